@@ -1,0 +1,180 @@
+package core
+
+// Session is the agent conversation that owns work (SPEC §3).
+type Session struct {
+	ID             string       `json:"id"`
+	Label          string       `json:"label"`
+	State          SessionState `json:"state"`
+	CreatedAt      Timestamp    `json:"created_at"`
+	LastActivityAt Timestamp    `json:"last_activity_at"`
+	PassivatedAt   Timestamp    `json:"passivated_at"`
+	Rev            int64        `json:"-"` // optimistic-concurrency revision, bumped by every update
+}
+
+// Task is one task run (SPEC §3). IDs are UUIDv7 strings.
+type Task struct {
+	ID              string         `json:"id"`
+	Runtime         Runtime        `json:"runtime"`
+	Kind            string         `json:"kind"`
+	Status          TaskStatus     `json:"status"`
+	DeliveryStatus  DeliveryStatus `json:"delivery_status"`
+	NotifyPolicy    NotifyPolicy   `json:"notify_policy"`
+	RunID           string         `json:"run_id"`
+	SourceID        string         `json:"source_id"`
+	OwnerSession    string         `json:"owner_session"`
+	ChildSession    string         `json:"child_session"`
+	ParentTaskID    string         `json:"parent_task_id"`
+	Label           string         `json:"label"`
+	Task            string         `json:"task"`
+	Error           string         `json:"error"`
+	ResultSubtype   string         `json:"result_subtype"`
+	ProgressSummary string         `json:"progress_summary"`
+	ExpectsOutput   bool           `json:"expects_output"`
+	OutputCount     int64          `json:"output_count"`
+	CreatedAt       Timestamp      `json:"created_at"`
+	StartedAt       Timestamp      `json:"started_at"`
+	LastEventAt     Timestamp      `json:"last_event_at"`
+	EndedAt         Timestamp      `json:"ended_at"`
+	CleanupAfter    Timestamp      `json:"cleanup_after"`
+	Rev             int64          `json:"-"`
+}
+
+// LastActivity is last_event_at ?? started_at ?? created_at (SPEC R5).
+func (t *Task) LastActivity() Timestamp {
+	return Coalesce(t.LastEventAt, t.StartedAt, t.CreatedAt)
+}
+
+// Session returns the session that backs the task: child_session, else
+// owner_session (SPEC R5).
+func (t *Task) BackingSession() string {
+	if t.ChildSession != "" {
+		return t.ChildSession
+	}
+	return t.OwnerSession
+}
+
+// Run is a subagent run (SPEC §3). It is running until EndedAt is set.
+type Run struct {
+	RunID                  string     `json:"run_id"`
+	ChildSession           string     `json:"child_session"`
+	RequesterSession       string     `json:"requester_session"`
+	Label                  string     `json:"label"`
+	StartedAt              Timestamp  `json:"started_at"`
+	LastProgressAt         Timestamp  `json:"last_progress_at"`
+	InactivityBudgetMs     int64      `json:"inactivity_budget_ms"`
+	PendingApprovalWaits   int64      `json:"pending_approval_waits"`
+	EndedAt                Timestamp  `json:"ended_at"`
+	Outcome                RunOutcome `json:"outcome"`
+	EndedReason            string     `json:"ended_reason"`
+	SuppressAnnounceReason string     `json:"suppress_announce_reason"`
+	CleanupHandled         bool       `json:"cleanup_handled"`
+	Error                  string     `json:"error"`
+	CleanupAfter           Timestamp  `json:"cleanup_after"`
+	Rev                    int64      `json:"-"`
+}
+
+// Running reports whether the run has not ended.
+func (r *Run) Running() bool { return r.EndedAt == 0 }
+
+// DefaultInactivityBudgetMs is the watchdog budget when none is given (SPEC §3): 60 s.
+const DefaultInactivityBudgetMs = 60_000
+
+// Approval is a tool call waiting for (or given) a human decision (SPEC §3).
+type Approval struct {
+	ID           string         `json:"id"`
+	Session      string         `json:"session"`
+	RunID        string         `json:"run_id"`
+	TaskID       string         `json:"task_id"`
+	Tool         string         `json:"tool"`
+	Command      string         `json:"command"`
+	Rationale    string         `json:"rationale"`
+	Cwd          string         `json:"cwd"`
+	Pattern      string         `json:"pattern"`
+	Status       ApprovalStatus `json:"status"`
+	Scope        Scope          `json:"scope"`
+	Reason       string         `json:"reason"`
+	DecidedBy    string         `json:"decided_by"`
+	RequestedAt  Timestamp      `json:"requested_at"`
+	DecidedAt    Timestamp      `json:"decided_at"`
+	ExpiresAt    Timestamp      `json:"expires_at"`
+	CleanupAfter Timestamp      `json:"cleanup_after"`
+	Rev          int64          `json:"-"`
+}
+
+// Grant is a remembered approval (SPEC §3): a request whose tool and verb chain
+// match is approved at once with decided_by "grant:<id>". Session is set only
+// for ScopeSession grants.
+type Grant struct {
+	ID        string    `json:"id"`
+	Tool      string    `json:"tool"`
+	Pattern   string    `json:"pattern"`
+	Scope     Scope     `json:"scope"`
+	Session   string    `json:"session"`
+	CreatedBy string    `json:"created_by"`
+	CreatedAt Timestamp `json:"created_at"`
+}
+
+// Job is a background job run as a detached process (SPEC §3, §6). IDs are 12
+// lowercase hex characters.
+type Job struct {
+	ID              string    `json:"id"`
+	Session         string    `json:"session"`
+	Command         []string  `json:"command"` // argv
+	Cwd             string    `json:"cwd"`
+	Rationale       string    `json:"rationale"`
+	Status          JobStatus `json:"status"`
+	ExitCode        *int      `json:"exit_code"`
+	TimeoutS        int64     `json:"timeout_s"` // 0 = no kill timer (SPEC J6)
+	PID             int       `json:"pid"`
+	PGID            int       `json:"pgid"`
+	SupervisorPID   int       `json:"supervisor_pid"`
+	SupervisorStart int64     `json:"supervisor_start"` // process start time (clock ticks since boot, /proc/<pid>/stat field 22) to tell a reused pid
+	CreatedAt       Timestamp `json:"created_at"`
+	StartedAt       Timestamp `json:"started_at"`
+	CompletedAt     Timestamp `json:"completed_at"`
+	LogPath         string    `json:"log_path"`
+	CaptureError    string    `json:"capture_error"`
+	SurfacedAt      Timestamp `json:"surfaced_at"`
+	CleanupAfter    Timestamp `json:"cleanup_after"`
+	Rev             int64     `json:"-"`
+}
+
+// Notification tells a session (and the operator) about something that needs
+// attention (SPEC §3, §7). DedupKey is unique: inserting a duplicate is a no-op.
+type Notification struct {
+	ID           int64            `json:"id"`
+	Session      string           `json:"session"`
+	Kind         NotificationKind `json:"kind"`
+	SubjectID    string           `json:"subject_id"`
+	Text         string           `json:"text"`
+	DedupKey     string           `json:"dedup_key"`
+	CreatedAt    Timestamp        `json:"created_at"`
+	DeliveredAt  Timestamp        `json:"delivered_at"`
+	CleanupAfter Timestamp        `json:"cleanup_after"`
+}
+
+// Entity names used in the event journal.
+const (
+	EntitySession      = "session"
+	EntityTask         = "task"
+	EntityRun          = "run"
+	EntityApproval     = "approval"
+	EntityGrant        = "grant"
+	EntityJob          = "job"
+	EntityNotification = "notification"
+)
+
+// Event is one row of the event journal (SPEC §3): every change appends one, in
+// the same transaction as the change. A refused change is journaled with
+// Applied=false and its reason.
+type Event struct {
+	ID       int64     `json:"id"`
+	At       Timestamp `json:"at"`
+	Entity   string    `json:"entity"`
+	EntityID string    `json:"entity_id"`
+	From     string    `json:"from"`
+	To       string    `json:"to"`
+	Actor    Actor     `json:"actor"`
+	Reason   string    `json:"reason"`
+	Applied  bool      `json:"applied"`
+}

@@ -1,0 +1,49 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Callers test them with errors.Is; main maps them to the
+// exit codes of SPEC §8.
+var (
+	// ErrNotFound: no row matches the id or prefix (exit 4).
+	ErrNotFound = errors.New("not found")
+	// ErrAmbiguous: an id prefix matches more than one row (exit 4).
+	ErrAmbiguous = errors.New("ambiguous id prefix")
+	// ErrInvalid: bad input — unknown status, malformed value, missing field (exit 2).
+	ErrInvalid = errors.New("invalid input")
+	// ErrConflict: a conditional update lost a race; the caller may re-read and retry.
+	ErrConflict = errors.New("conflict: row changed concurrently")
+	// ErrNewerSchema: the database was written by a newer clawpit (exit 1).
+	ErrNewerSchema = errors.New("database schema is newer than this clawpit")
+	// ErrBusy: the database stayed locked past the busy timeout (exit 1).
+	ErrBusy = errors.New("database is locked")
+	// ErrReadOnly: the database or its directory cannot be written (exit 1).
+	ErrReadOnly = errors.New("database is read-only")
+)
+
+// Invalidf returns an error wrapping ErrInvalid with a message that names the bad value.
+func Invalidf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
+}
+
+// NotFoundf returns an error wrapping ErrNotFound.
+func NotFoundf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrNotFound, fmt.Sprintf(format, args...))
+}
+
+// AmbiguousError reports an id prefix that matches several rows.
+type AmbiguousError struct {
+	Entity  string   // "task", "run", "approval", "job", ...
+	Prefix  string   // what the user typed
+	Matches []string // some of the matching ids (at most a handful)
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%s id prefix %q is ambiguous: matches %v", e.Entity, e.Prefix, e.Matches)
+}
+
+// Unwrap makes errors.Is(err, ErrAmbiguous) true.
+func (e *AmbiguousError) Unwrap() error { return ErrAmbiguous }

@@ -1,0 +1,105 @@
+package core
+
+import (
+	"context"
+	"time"
+)
+
+// Registry is the use-case layer: every state change of sessions, tasks, runs,
+// approvals and grants goes through it. It decides what the rules allow and
+// asks the Store to apply it atomically, journaling each change (or refusal)
+// in the same transaction.
+type Registry struct {
+	store Store
+	clock Clock
+	th    Thresholds
+	jobs  JobController
+}
+
+// NewRegistry returns a Registry over s using clock c and thresholds th.
+func NewRegistry(s Store, c Clock, th Thresholds) *Registry {
+	return &Registry{store: s, clock: c, th: th}
+}
+
+// Store returns the underlying store.
+func (r *Registry) Store() Store { return r.store }
+
+// Clock returns the registry's clock.
+func (r *Registry) Clock() Clock { return r.clock }
+
+// Thresholds returns the maintenance thresholds.
+func (r *Registry) Thresholds() Thresholds { return r.th }
+
+// SetJobController installs the job supervisor used by task cancel (R3) and
+// session passivate/close (J7). Without one, those rules only update rows.
+func (r *Registry) SetJobController(j JobController) { r.jobs = j }
+
+// JobController signals job processes. The background-jobs work implements it.
+type JobController interface {
+	// CancelJob ends a job as cancelled (SPEC J6: SIGTERM to its process
+	// group, SIGKILL after 5 s). It is a no-op for a terminal job.
+	CancelJob(ctx context.Context, id string, actor Actor) (*Job, Result, error)
+	// ReapSession kills every pending or running job of session and marks it
+	// reaped (SPEC J7), waiting at most 5 s for the processes to exit.
+	ReapSession(ctx context.Context, session string, actor Actor) (ReapReport, error)
+}
+
+// ReapReport says what a reap did (SPEC J7).
+type ReapReport struct {
+	Reaped   []Job `json:"reaped"`    // jobs marked reaped by this call
+	TimedOut bool  `json:"timed_out"` // some process outlived the 5 s wait; the reap proceeded anyway
+}
+
+// Result reports whether a mutation was applied and, when not, why (SPEC §3:
+// a refused update is not an error; it is journaled as ignored).
+type Result struct {
+	Applied bool   `json:"applied"`
+	Reason  string `json:"reason"`
+}
+
+// NewTask is the input of CreateTask (SPEC §8 `task create`).
+type NewTask struct {
+	ID            string // optional; a UUIDv7 is generated when empty
+	Runtime       Runtime
+	RunID         string
+	SourceID      string
+	OwnerSession  string
+	ChildSession  string
+	ParentTaskID  string
+	Kind          string
+	Label         string
+	Task          string
+	NotifyPolicy  NotifyPolicy // default done_only
+	ExpectsOutput *bool        // default: true for cron, false otherwise
+}
+
+// Finish is the input of FinishTask (SPEC §8 `task finish`, R4). Either Status
+// is set, or Subtype (a Claude / Agent SDK result subtype) with IsError.
+type Finish struct {
+	Status  TaskStatus
+	Subtype string
+	IsError bool
+	Error   string
+	Text    string // result text, counted as one output when non-empty
+}
+
+// NewRun is the input of RegisterRun (SPEC §8 `run register`).
+type NewRun struct {
+	RunID            string
+	ChildSession     string
+	RequesterSession string
+	Label            string
+	InactivityBudget time.Duration // default 60 s
+}
+
+// NewApproval is the input of RequestApproval (SPEC §8 `approval request`).
+type NewApproval struct {
+	Session   string
+	RunID     string
+	TaskID    string
+	Tool      string
+	Command   string
+	Rationale string
+	Cwd       string
+	ExpiresIn time.Duration // 0 = never expires
+}

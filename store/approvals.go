@@ -1,0 +1,66 @@
+package store
+
+import "github.com/clawpit/clawpit/core"
+
+const approvalCols = `id, session, run_id, task_id, tool, command, rationale, cwd, pattern, status, scope,
+ reason, decided_by, requested_at, decided_at, expires_at, cleanup_after, rev`
+
+func scanApproval(r rowScanner, a *core.Approval) error {
+	return r.Scan(&a.ID, &a.Session, nstr{&a.RunID}, nstr{&a.TaskID}, &a.Tool, &a.Command, &a.Rationale, &a.Cwd,
+		&a.Pattern, &a.Status, &a.Scope, &a.Reason, &a.DecidedBy, &a.RequestedAt, nts{&a.DecidedAt},
+		nts{&a.ExpiresAt}, nts{&a.CleanupAfter}, &a.Rev)
+}
+
+// approvalArgs are the values of every column but id and rev, in approvalCols order.
+func approvalArgs(a *core.Approval) []any {
+	return []any{a.Session, strArg(a.RunID), strArg(a.TaskID), a.Tool, a.Command, a.Rationale, a.Cwd,
+		a.Pattern, string(a.Status), string(a.Scope), a.Reason, a.DecidedBy, int64(a.RequestedAt),
+		tsArg(a.DecidedAt), tsArg(a.ExpiresAt), tsArg(a.CleanupAfter)}
+}
+
+// GetApproval returns the approval id; wrapped core.ErrNotFound when unknown.
+func (t *tx) GetApproval(id string) (*core.Approval, error) {
+	return getRow(t, core.EntityApproval, id, "SELECT "+approvalCols+" FROM approvals WHERE id = ?", scanApproval)
+}
+
+// InsertApproval stores a with Rev 1; core.ErrConflict when the id exists.
+func (t *tx) InsertApproval(a *core.Approval) error {
+	args := append([]any{a.ID}, approvalArgs(a)...)
+	_, err := t.insert(core.EntityApproval, a.ID,
+		"INSERT INTO approvals ("+approvalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", args...)
+	if err != nil {
+		return err
+	}
+	a.Rev = 1
+	return nil
+}
+
+// UpdateApproval writes every field of a when its row still has revision
+// a.Rev, then bumps a.Rev; core.ErrConflict otherwise.
+func (t *tx) UpdateApproval(a *core.Approval) error {
+	args := append(approvalArgs(a), a.ID, a.Rev)
+	err := t.condUpdate(core.EntityApproval, a.ID, a.Rev,
+		`UPDATE approvals SET session = ?, run_id = ?, task_id = ?, tool = ?, command = ?, rationale = ?, cwd = ?,
+		 pattern = ?, status = ?, scope = ?, reason = ?, decided_by = ?, requested_at = ?,
+		 decided_at = ?, expires_at = ?, cleanup_after = ?, rev = rev + 1
+		 WHERE id = ? AND rev = ?`, args...)
+	if err != nil {
+		return err
+	}
+	a.Rev++
+	return nil
+}
+
+// ListApprovals returns approvals matching f, newest first (requested_at DESC).
+func (t *tx) ListApprovals(f core.ApprovalFilter) ([]core.Approval, error) {
+	var w where
+	in(&w, "status", f.Statuses)
+	if f.Session != "" {
+		w.add("session = ?", f.Session)
+	}
+	if f.RunID != "" {
+		w.add("run_id = ?", f.RunID)
+	}
+	q := "SELECT " + approvalCols + " FROM approvals" + w.clause() + " ORDER BY requested_at DESC, id DESC" + limitClause(f.Limit)
+	return queryAll(t, q, w.args, scanApproval)
+}

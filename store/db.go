@@ -1,0 +1,282 @@
+// Package store is clawpit's SQLite persistence (SPEC §1–§2): schema
+// migrations, queries, atomic conditional transitions, the event journal and
+// change detection. It implements core.Store; it knows no screen.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/clawpit/clawpit/core"
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+//go:embed migrations/*.sql
+var migrationFS embed.FS
+
+// BusyTimeoutMs is how long a connection waits for a lock before giving up
+// (SPEC §2: at least 5 s).
+const BusyTimeoutMs = 5000
+
+// Options tune Open.
+type Options struct {
+	// MustExist refuses to create a missing database (used by headless sweeps,
+	// where a missing file is an operator error, not a first run).
+	MustExist bool
+	// ReadOnly opens the database for reading only (console --readonly).
+	ReadOnly bool
+	// BusyTimeoutMs overrides BusyTimeoutMs when positive (tests).
+	BusyTimeoutMs int
+}
+
+// DB is an open registry. It implements core.Store. Safe for concurrent use.
+type DB struct {
+	path  string
+	write *sql.DB // one connection, BEGIN IMMEDIATE transactions
+	read  *sql.DB // a few connections, deferred read transactions
+
+	dvMu   sync.Mutex
+	dvConn *sql.Conn // dedicated connection for PRAGMA data_version
+}
+
+var _ core.Store = (*DB)(nil)
+
+// Open opens (creating when allowed) the registry at path: directory 0700, file
+// 0600, WAL, busy_timeout, foreign keys, and migrates an older schema forward.
+// Errors: core.ErrNewerSchema for a database written by a newer clawpit,
+// core.ErrNotFound when MustExist and the file is missing, core.ErrReadOnly,
+// core.ErrBusy, and a wrapped error naming the path for anything else
+// (corrupt file, not a database).
+func Open(ctx context.Context, path string, opt Options) (*DB, error) {
+	if path == "" {
+		return nil, core.Invalidf("empty database path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("database path %q: %w", path, err)
+	}
+	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+		if opt.MustExist || opt.ReadOnly {
+			return nil, core.NotFoundf("no registry database at %s", abs)
+		}
+		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+			return nil, fmt.Errorf("create registry directory %s: %w", filepath.Dir(abs), mapErr(err))
+		}
+		f, err := os.OpenFile(abs, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("create registry %s: %w", abs, mapErr(err))
+		}
+		if f != nil {
+			f.Close()
+		}
+	}
+	busy := BusyTimeoutMs
+	if opt.BusyTimeoutMs > 0 {
+		busy = opt.BusyTimeoutMs
+	}
+	base := "file:" + abs + fmt.Sprintf("?_busy_timeout=%d&_foreign_keys=on&_synchronous=NORMAL", busy)
+	mode := ""
+	if opt.ReadOnly {
+		mode = "&mode=ro"
+	}
+	write, err := sql.Open("sqlite3", base+"&_journal_mode=WAL&_txlock=immediate"+mode)
+	if err != nil {
+		return nil, fmt.Errorf("open registry %s: %w", abs, err)
+	}
+	write.SetMaxOpenConns(1)
+	read, err := sql.Open("sqlite3", base+"&_txlock=deferred"+mode)
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open registry %s: %w", abs, err)
+	}
+	read.SetMaxOpenConns(4)
+	db := &DB{path: abs, write: write, read: read}
+	if err := db.init(ctx, opt.ReadOnly); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open registry %s: %w", abs, err)
+	}
+	return db, nil
+}
+
+// Path returns the absolute database path.
+func (db *DB) Path() string { return db.path }
+
+// Close releases every connection.
+func (db *DB) Close() error {
+	db.dvMu.Lock()
+	if db.dvConn != nil {
+		db.dvConn.Close()
+		db.dvConn = nil
+	}
+	db.dvMu.Unlock()
+	err1 := db.write.Close()
+	err2 := db.read.Close()
+	return errors.Join(err1, err2)
+}
+
+// SchemaVersion is the schema version this build writes (PRAGMA user_version).
+func SchemaVersion() int {
+	n, _ := migrations()
+	return len(n)
+}
+
+func migrations() ([]string, error) {
+	ents, err := migrationFS.ReadDir("migrations")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// init checks the file is a database, refuses a newer schema and applies
+// forward-only migrations, each in its own BEGIN IMMEDIATE transaction.
+func (db *DB) init(ctx context.Context, readOnly bool) error {
+	names, err := migrations()
+	if err != nil {
+		return err
+	}
+	var v int
+	if err := db.write.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return mapErr(err)
+	}
+	if v > len(names) {
+		return fmt.Errorf("%w: schema version %d, this build knows up to %d; upgrade clawpit", core.ErrNewerSchema, v, len(names))
+	}
+	if v < len(names) && readOnly {
+		return fmt.Errorf("%w: schema version %d needs migrating to %d, which a read-only open cannot do", core.ErrReadOnly, v, len(names))
+	}
+	for i := v; i < len(names); i++ {
+		body, err := migrationFS.ReadFile("migrations/" + names[i])
+		if err != nil {
+			return err
+		}
+		tx, err := db.write.BeginTx(ctx, nil)
+		if err != nil {
+			return mapErr(err)
+		}
+		// Re-check under the write lock: another process may have migrated.
+		var cur int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
+			tx.Rollback()
+			return mapErr(err)
+		}
+		if cur > i {
+			tx.Rollback()
+			i = cur - 1
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", names[i], mapErr(err))
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
+			tx.Rollback()
+			return mapErr(err)
+		}
+		if err := tx.Commit(); err != nil {
+			return mapErr(err)
+		}
+	}
+	return nil
+}
+
+// Update runs fn in one BEGIN IMMEDIATE transaction (SPEC §2).
+func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
+	sqlTx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr(err)
+	}
+	t := &tx{ctx: ctx, tx: sqlTx}
+	if err := fn(t); err != nil {
+		sqlTx.Rollback()
+		return mapErr(err)
+	}
+	if err := sqlTx.Commit(); err != nil {
+		sqlTx.Rollback()
+		return mapErr(err)
+	}
+	return nil
+}
+
+// View runs fn in a read-only transaction over one snapshot.
+func (db *DB) View(ctx context.Context, fn func(core.Tx) error) error {
+	sqlTx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return mapErr(err)
+	}
+	defer sqlTx.Rollback()
+	t := &tx{ctx: ctx, tx: sqlTx, readOnly: true}
+	if err := fn(t); err != nil {
+		return mapErr(err)
+	}
+	return nil
+}
+
+// DataVersion returns PRAGMA data_version on a dedicated connection; the value
+// changes when any other connection (in any process) commits.
+func (db *DB) DataVersion(ctx context.Context) (int64, error) {
+	db.dvMu.Lock()
+	defer db.dvMu.Unlock()
+	if db.dvConn == nil {
+		c, err := db.read.Conn(ctx)
+		if err != nil {
+			return 0, mapErr(err)
+		}
+		db.dvConn = c
+	}
+	var v int64
+	if err := db.dvConn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+		db.dvConn.Close()
+		db.dvConn = nil
+		return 0, mapErr(err)
+	}
+	return v, nil
+}
+
+// mapErr turns SQLite and file-system errors into core's sentinels, keeping the
+// original text. Errors already carrying a core sentinel pass through.
+func mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se sqlite3.Error
+	if errors.As(err, &se) {
+		switch se.Code {
+		case sqlite3.ErrBusy, sqlite3.ErrLocked:
+			return fmt.Errorf("%w (busy timeout %d ms exceeded): %v", core.ErrBusy, BusyTimeoutMs, err)
+		case sqlite3.ErrReadonly:
+			return fmt.Errorf("%w: %v", core.ErrReadOnly, err)
+		case sqlite3.ErrCantOpen:
+			return fmt.Errorf("cannot open database file: %v", err)
+		case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
+			return fmt.Errorf("database file is corrupt or not a clawpit registry: %v", err)
+		case sqlite3.ErrFull:
+			return fmt.Errorf("disk full: %v", err)
+		}
+	}
+	if errors.Is(err, os.ErrPermission) || strings.Contains(err.Error(), "read-only file system") {
+		return fmt.Errorf("%w: %v", core.ErrReadOnly, err)
+	}
+	return err
+}
+
+// tx implements core.Tx over one *sql.Tx. Methods live in files named after
+// what they hold (tasks.go, runs.go, ...).
+type tx struct {
+	ctx      context.Context
+	tx       *sql.Tx
+	readOnly bool
+}

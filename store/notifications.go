@@ -1,0 +1,90 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+const notificationCols = "id, session, kind, subject_id, text, dedup_key, created_at, delivered_at, cleanup_after"
+
+func scanNotification(r rowScanner, n *core.Notification) error {
+	return r.Scan(&n.ID, &n.Session, &n.Kind, &n.SubjectID, &n.Text, &n.DedupKey, &n.CreatedAt,
+		nts{&n.DeliveredAt}, nts{&n.CleanupAfter})
+}
+
+// InsertNotification stores n and sets n.ID; it returns false, no error and
+// leaves n.ID unchanged when a notification with n.DedupKey already exists
+// (INSERT … ON CONFLICT(dedup_key) DO NOTHING).
+func (t *tx) InsertNotification(n *core.Notification) (bool, error) {
+	if n.DedupKey == "" {
+		return false, core.Invalidf("notification %s %s: empty dedup key", n.Kind, n.SubjectID)
+	}
+	res, err := t.insert(core.EntityNotification, n.DedupKey,
+		`INSERT INTO notifications (session, kind, subject_id, text, dedup_key, created_at, delivered_at, cleanup_after)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedup_key) DO NOTHING`,
+		n.Session, string(n.Kind), n.SubjectID, n.Text, n.DedupKey, int64(n.CreatedAt),
+		tsArg(n.DeliveredAt), tsArg(n.CleanupAfter))
+	if err != nil {
+		return false, err
+	}
+	c, err := res.RowsAffected()
+	if err != nil {
+		return false, mapErr(err)
+	}
+	if c == 0 {
+		return false, nil
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return false, mapErr(err)
+	}
+	n.ID = id
+	return true, nil
+}
+
+// ListNotifications returns notifications matching f, oldest first (id ASC).
+func (t *tx) ListNotifications(f core.NotificationFilter) ([]core.Notification, error) {
+	var w where
+	if f.UndeliveredOnly {
+		w.add("delivered_at IS NULL")
+	}
+	if f.Session != "" {
+		w.add("session = ?", f.Session)
+	}
+	if f.AfterID > 0 {
+		w.add("id > ?", f.AfterID)
+	}
+	q := "SELECT " + notificationCols + " FROM notifications" + w.clause() + " ORDER BY id" + limitClause(f.Limit)
+	return queryAll(t, q, w.args, scanNotification)
+}
+
+// MarkNotificationDelivered sets delivered_at = at where it is still NULL. It
+// returns false when the notification was already delivered (idempotent) and
+// a wrapped core.ErrNotFound when no notification has that id.
+func (t *tx) MarkNotificationDelivered(id int64, at core.Timestamp) (bool, error) {
+	if err := t.checkWritable("mark notification delivered"); err != nil {
+		return false, err
+	}
+	res, err := t.exec("UPDATE notifications SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL", int64(at), id)
+	if err != nil {
+		return false, err
+	}
+	c, err := res.RowsAffected()
+	if err != nil {
+		return false, mapErr(err)
+	}
+	if c > 0 {
+		return true, nil
+	}
+	var one int
+	err = t.tx.QueryRowContext(t.ctx, "SELECT 1 FROM notifications WHERE id = ?", id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, core.NotFoundf("no notification with id %d", id)
+	}
+	if err != nil {
+		return false, mapErr(err)
+	}
+	return false, nil
+}

@@ -1,0 +1,90 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// MinPrefixLen is the shortest id prefix accepted (SPEC §3: 4+ characters).
+const MinPrefixLen = 4
+
+// maxAmbiguous is how many matches an AmbiguousError lists.
+const maxAmbiguous = 5
+
+// idTables maps an entity name to its table and primary-key column.
+var idTables = map[string][2]string{
+	core.EntitySession:  {"sessions", "id"},
+	core.EntityTask:     {"tasks", "id"},
+	core.EntityRun:      {"runs", "run_id"},
+	core.EntityApproval: {"approvals", "id"},
+	core.EntityGrant:    {"grants", "id"},
+	core.EntityJob:      {"jobs", "id"},
+}
+
+// ResolveID turns an exact id, or a unique prefix of at least MinPrefixLen
+// characters, into the full id of entity. The prefix lookup is a range scan on
+// the primary key (id >= prefix AND id < successor(prefix)), so it uses the
+// index. Errors: wrapped core.ErrNotFound ("no task matches id prefix
+// \"abcd\""), *core.AmbiguousError listing up to 5 matches, core.ErrInvalid for
+// an unknown entity or a non-exact prefix shorter than 4 characters.
+func (t *tx) ResolveID(entity, prefix string) (string, error) {
+	tc, ok := idTables[entity]
+	if !ok {
+		return "", core.Invalidf("unknown entity %q", entity)
+	}
+	table, col := tc[0], tc[1]
+	if prefix == "" {
+		return "", core.Invalidf("empty %s id", entity)
+	}
+	var id string
+	err := t.tx.QueryRowContext(t.ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s = ?", col, table, col), prefix).Scan(&id)
+	switch {
+	case err == nil:
+		return id, nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", mapErr(err)
+	}
+	if len(prefix) < MinPrefixLen {
+		return "", core.Invalidf("%s id prefix %q is too short: give at least %d characters", entity, prefix, MinPrefixLen)
+	}
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE %s >= ?", col, table, col)
+	args := []any{prefix}
+	if succ, ok := successor(prefix); ok {
+		q += fmt.Sprintf(" AND %s < ?", col)
+		args = append(args, succ)
+	}
+	q += fmt.Sprintf(" ORDER BY %s LIMIT %d", col, maxAmbiguous+1)
+	matches, err := queryAll(t, q, args, func(r rowScanner, s *string) error { return r.Scan(s) })
+	if err != nil {
+		return "", err
+	}
+	switch len(matches) {
+	case 0:
+		return "", core.NotFoundf("no %s matches id prefix %q", entity, prefix)
+	case 1:
+		return matches[0], nil
+	}
+	if len(matches) > maxAmbiguous {
+		matches = matches[:maxAmbiguous]
+	}
+	return "", &core.AmbiguousError{Entity: entity, Prefix: prefix, Matches: matches}
+}
+
+// successor returns the smallest string greater than every string that starts
+// with p (byte-wise, as SQLite's BINARY collation compares): p with its last
+// byte incremented after dropping trailing 0xff bytes. ok is false when p is
+// all 0xff bytes (no upper bound).
+func successor(p string) (string, bool) {
+	b := []byte(p)
+	for len(b) > 0 && b[len(b)-1] == 0xff {
+		b = b[:len(b)-1]
+	}
+	if len(b) == 0 {
+		return "", false
+	}
+	b[len(b)-1]++
+	return string(b), true
+}
