@@ -1,0 +1,264 @@
+package tailer
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// File names inside a job's log directory (SPEC §2, J3).
+const (
+	// CurrentLog is the file being written: <dir>/output.log.
+	CurrentLog = "output.log"
+	// RotatedLog is the previous generation: <dir>/output.1.log. Rotation
+	// renames CurrentLog onto it, replacing the older one.
+	RotatedLog = "output.1.log"
+)
+
+// Defaults for WriterOptions (SPEC J2, J3).
+const (
+	DefaultMaxBytes = 5 << 20  // rotate at 5 MiB
+	DefaultMaxLine  = 64 << 10 // split lines longer than 64 KiB
+)
+
+// WriterOptions configures a RotatingWriter. Zero values select the defaults.
+type WriterOptions struct {
+	// MaxBytes is the rotation threshold in bytes (default 5 MiB). A line is
+	// never split across files: the file rotates before the line that would
+	// take it past MaxBytes.
+	MaxBytes int64
+	// MaxLine is the longest line written, in bytes without the newline
+	// (default 64 KiB). Longer lines are split into several lines.
+	MaxLine int
+	// BufferSize is the user-space buffer in bytes (default 64 KiB). Lines
+	// reach the file on Flush, when the buffer fills, and on rotation/Close.
+	BufferSize int
+}
+
+// RotatingWriter appends lines to <dir>/output.log and rotates it to
+// <dir>/output.1.log when it reaches MaxBytes (SPEC J2/J3). It is the generic
+// log writer used by the job supervisor's output pump; it does NOT redact —
+// the caller redacts each line first (one core.LineRedactor per stream).
+//
+// Semantics:
+//   - WriteLine buffers; Flush pushes buffered lines to the kernel. The pump
+//     should Flush after each read from the child's pipes, so a kill -9 of the
+//     supervisor loses nothing that was flushed.
+//   - Rotation: flush, close, rename output.log → output.1.log, create a new
+//     output.log (mode 0600). A failed rename is not fatal: writing continues
+//     on the current file and rotation is retried after another MaxBytes; the
+//     error is reported by RotateErr.
+//   - A failed write (or failed creation of the new file after a rename) is
+//     sticky: every later call returns the same error without writing, so the
+//     caller can keep draining the child's pipes and record capture_error.
+//
+// Safe for concurrent use (stdout and stderr pumps may share one writer);
+// each WriteLine is atomic with respect to other WriteLine calls.
+type RotatingWriter struct {
+	mu        sync.Mutex
+	dir       string
+	opt       WriterOptions
+	f         *os.File
+	bw        *bufio.Writer
+	size      int64 // bytes in the current file, including buffered ones
+	rotateAt  int64 // size at which the next rotation is attempted
+	err       error // sticky write error
+	rotateErr error // last failed rotation (not fatal)
+	rotations int
+}
+
+// OpenWriter creates dir (mode 0700) if needed and opens <dir>/output.log for
+// appending (mode 0600), creating it, so the log exists before the command
+// starts (SPEC J2). An existing output.log is appended to.
+func OpenWriter(dir string, opt WriterOptions) (*RotatingWriter, error) {
+	if opt.MaxBytes <= 0 {
+		opt.MaxBytes = DefaultMaxBytes
+	}
+	if opt.MaxLine <= 0 {
+		opt.MaxLine = DefaultMaxLine
+	}
+	if opt.BufferSize <= 0 {
+		opt.BufferSize = 64 << 10
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create log directory: %w", err)
+	}
+	w := &RotatingWriter{dir: dir, opt: opt}
+	if err := w.open(); err != nil {
+		return nil, err
+	}
+	w.rotateAt = opt.MaxBytes
+	return w, nil
+}
+
+func (w *RotatingWriter) open() error {
+	f, err := os.OpenFile(filepath.Join(w.dir, CurrentLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open log: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("stat log: %w", err)
+	}
+	w.f = f
+	w.size = st.Size()
+	if w.bw == nil {
+		w.bw = bufio.NewWriterSize(f, w.opt.BufferSize)
+	} else {
+		w.bw.Reset(f)
+	}
+	return nil
+}
+
+// Path returns <dir>/output.log.
+func (w *RotatingWriter) Path() string { return filepath.Join(w.dir, CurrentLog) }
+
+// WriteLine appends line plus "\n". line must not contain '\n' (a trailing
+// one is dropped; inner ones are written as they are, i.e. become several
+// lines). Lines longer than MaxLine are split into MaxLine-sized lines.
+// Returns the sticky write error, if any.
+func (w *RotatingWriter) WriteLine(line []byte) error {
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	for {
+		chunk := line
+		if len(chunk) > w.opt.MaxLine {
+			chunk = chunk[:w.opt.MaxLine]
+		}
+		if err := w.writeOne(chunk); err != nil {
+			return err
+		}
+		line = line[len(chunk):]
+		if len(line) == 0 {
+			return nil
+		}
+	}
+}
+
+func (w *RotatingWriter) writeOne(chunk []byte) error {
+	n := int64(len(chunk) + 1)
+	if w.size > 0 && w.size+n > w.rotateAt {
+		w.rotate()
+		if w.err != nil {
+			return w.err
+		}
+	}
+	if _, err := w.bw.Write(chunk); err != nil {
+		return w.fail(err)
+	}
+	if err := w.bw.WriteByte('\n'); err != nil {
+		return w.fail(err)
+	}
+	w.size += n
+	return nil
+}
+
+func (w *RotatingWriter) fail(err error) error {
+	w.err = fmt.Errorf("write log: %w", err)
+	return w.err
+}
+
+// rotate is called with mu held.
+func (w *RotatingWriter) rotate() {
+	if err := w.bw.Flush(); err != nil {
+		w.fail(err)
+		return
+	}
+	cur := filepath.Join(w.dir, CurrentLog)
+	if err := os.Rename(cur, filepath.Join(w.dir, RotatedLog)); err != nil {
+		// Not fatal (SPEC J3): keep writing here, retry at the next threshold.
+		w.rotateErr = fmt.Errorf("rotate log: %w", err)
+		w.rotateAt = w.size + w.opt.MaxBytes
+		return
+	}
+	old := w.f
+	w.f = nil
+	if err := w.open(); err != nil {
+		// The renamed file is complete; we have nowhere to write next.
+		old.Close()
+		w.err = err
+		return
+	}
+	old.Close()
+	w.rotations++
+	w.rotateErr = nil
+	w.rotateAt = w.opt.MaxBytes
+}
+
+// Flush writes buffered lines to the file. Returns the sticky write error.
+func (w *RotatingWriter) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return w.err
+	}
+	if err := w.bw.Flush(); err != nil {
+		return w.fail(err)
+	}
+	return nil
+}
+
+// Err returns the sticky write error, or nil.
+func (w *RotatingWriter) Err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// RotateErr returns the last rotation failure since the last successful
+// rotation (not fatal: capture continued on the current file), or nil.
+func (w *RotatingWriter) RotateErr() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.rotateErr
+}
+
+// Rotations returns how many rotations succeeded.
+func (w *RotatingWriter) Rotations() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.rotations
+}
+
+// Close flushes and closes the file. It returns the sticky write error, if
+// any, or the flush/close error. Close is idempotent.
+func (w *RotatingWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		if w.err == errClosed {
+			return nil
+		}
+		return w.err
+	}
+	ferr := error(nil)
+	if w.err == nil {
+		ferr = w.bw.Flush()
+	}
+	cerr := w.f.Close()
+	w.f = nil
+	if w.err != nil {
+		return w.err
+	}
+	if ferr == nil {
+		ferr = cerr
+	}
+	if ferr != nil {
+		w.err = fmt.Errorf("close log: %w", ferr)
+		return w.err
+	}
+	w.err = errClosed
+	return nil
+}
+
+var errClosed = errors.New("log writer closed")
