@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -102,4 +103,55 @@ type NewApproval struct {
 	Rationale string
 	Cwd       string
 	ExpiresIn time.Duration // 0 = never expires
+}
+
+// now is the registry clock's current time as a Timestamp (ms).
+func (r *Registry) now() Timestamp { return TS(r.clock.Now()) }
+
+// journal appends one event row in tx (SPEC §3 event journal). Applied=false
+// rows record refusals and anomalies with their reason.
+func journal(tx Tx, at Timestamp, entity, id, from, to string, actor Actor, reason string, applied bool) error {
+	err := tx.AppendEvent(Event{
+		At: at, Entity: entity, EntityID: id, From: from, To: to,
+		Actor: actor, Reason: reason, Applied: applied,
+	})
+	if err != nil {
+		return fmt.Errorf("journal %s %s: %w", entity, id, err)
+	}
+	return nil
+}
+
+// refuse journals a refused change (applied=false, SPEC §3) and returns the
+// Result reported to the caller.
+func refuse(tx Tx, at Timestamp, entity, id, from, to string, actor Actor, reason string) (Result, error) {
+	if err := journal(tx, at, entity, id, from, to, actor, reason, false); err != nil {
+		return Result{}, err
+	}
+	return Result{Applied: false, Reason: reason}, nil
+}
+
+// applied is the Result of a change that took effect.
+func applied(note string) Result { return Result{Applied: true, Reason: note} }
+
+// resolve turns an id or unique prefix (≥ 4 characters) into a full id of
+// entity. Errors: ErrNotFound, *AmbiguousError, ErrInvalid (SPEC §3 IDs).
+func resolve(tx Tx, entity, prefix string) (string, error) {
+	if prefix == "" {
+		return "", Invalidf("empty %s id", entity)
+	}
+	id, err := tx.ResolveID(entity, prefix)
+	if err != nil {
+		return "", fmt.Errorf("%s %q: %w", entity, prefix, err)
+	}
+	return id, nil
+}
+
+// wrapWrite names the row a failed write was about. ErrConflict cannot
+// normally happen inside Update (BEGIN IMMEDIATE serialises writers) but is
+// passed up wrapped, never hidden.
+func wrapWrite(what, id string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("write %s %s: %w", what, id, err)
 }

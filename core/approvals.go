@@ -1,0 +1,469 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// DefaultApprovalPoll is the poll interval WaitApproval uses when given none.
+const DefaultApprovalPoll = 200 * time.Millisecond
+
+// RequestApproval records a tool call that needs a human decision (SPEC §3
+// Approval, §8 `approval request`). Its pattern is VerbChain(command). When a
+// grant matches tool, pattern and session (Tx.FindGrant) the approval is
+// approved at once with decided_by "grant:<id>" and the grant's scope, and no
+// wait is counted. Otherwise it is pending, and when bound to a running run it
+// pauses that run's watchdog: pending_approval_waits + 1 (SPEC R6). Never
+// approved by a grant: an empty pattern, or a command with shell control
+// syntax (; & | ` $( < > newline) — a grant for "git status" must not
+// approve "git status; rm -rf ~". ExpiresIn > 0 sets expires_at (R9).
+// Errors: ErrInvalid for a missing session, tool or command, or a negative
+// ExpiresIn.
+func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Actor) (*Approval, error) {
+	switch {
+	case na.Session == "":
+		return nil, Invalidf("approval request needs a session")
+	case strings.TrimSpace(na.Tool) == "":
+		return nil, Invalidf("approval request needs a tool")
+	case strings.TrimSpace(na.Command) == "":
+		return nil, Invalidf("approval request needs a non-empty command")
+	case na.ExpiresIn < 0:
+		return nil, Invalidf("approval expiry %s is negative", na.ExpiresIn)
+	}
+	pattern := VerbChain(na.Command)
+	var out *Approval
+	err := r.store.Update(ctx, func(tx Tx) error {
+		now := r.now()
+		a := &Approval{
+			ID: NewShortID(), Session: na.Session, RunID: na.RunID, TaskID: na.TaskID,
+			Tool: na.Tool, Command: na.Command, Rationale: na.Rationale, Cwd: na.Cwd,
+			Pattern: pattern, Status: ApprovalPending, RequestedAt: now,
+		}
+		if na.ExpiresIn > 0 {
+			a.ExpiresAt = now.Add(na.ExpiresIn)
+		}
+		var g *Grant
+		if pattern != "" && !hasShellControl(na.Command) {
+			var err error
+			if g, err = tx.FindGrant(na.Tool, pattern, na.Session); err != nil {
+				return fmt.Errorf("find grant for %s %q: %w", na.Tool, pattern, err)
+			}
+		}
+		if g != nil {
+			a.Status = ApprovalApproved
+			a.Scope = g.Scope
+			a.DecidedBy = "grant:" + g.ID
+			a.DecidedAt = now
+			a.Reason = fmt.Sprintf("matched %s grant %s (%s %q)", g.Scope, g.ID, g.Tool, g.Pattern)
+			a.CleanupAfter = now.Add(r.th.Retention)
+		}
+		if err := tx.InsertApproval(a); err != nil {
+			return wrapWrite("approval", a.ID, err)
+		}
+		out = a
+		if g != nil {
+			return journal(tx, now, EntityApproval, a.ID, "", string(ApprovalApproved), actor, "requested; "+a.Reason, true)
+		}
+		if err := journal(tx, now, EntityApproval, a.ID, "", string(ApprovalPending), actor, "requested", true); err != nil {
+			return err
+		}
+		if a.RunID == "" {
+			return nil
+		}
+		run, err := tx.GetRun(a.RunID)
+		if errors.Is(err, ErrNotFound) {
+			return nil // bound to a run we do not know: nothing to pause
+		} else if err != nil {
+			return fmt.Errorf("run %s: %w", a.RunID, err)
+		}
+		if !holdsWait(a, run) {
+			return nil
+		}
+		return r.holdApprovalWait(tx, run, a, actor, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// holdsWait reports whether approval a counts in run's pending_approval_waits
+// (SPEC R6): it was requested while the run was running — registered no
+// later than the request, and not ended before it. The counter has no
+// per-approval column, so this timestamp rule decides, at resolution, whether
+// there is a wait to release. A request made in the same millisecond as the
+// run's end counts as after it.
+func holdsWait(a *Approval, run *Run) bool {
+	return a.RunID == run.RunID && run.StartedAt <= a.RequestedAt &&
+		(run.Running() || a.RequestedAt < run.EndedAt)
+}
+
+// holdApprovalWait is the R6 increment: one more approval wait pauses the
+// run's inactivity watchdog.
+func (r *Registry) holdApprovalWait(tx Tx, run *Run, a *Approval, actor Actor, now Timestamp) error {
+	from := run.PendingApprovalWaits
+	run.PendingApprovalWaits++
+	if err := tx.UpdateRun(run); err != nil {
+		return wrapWrite("run", run.RunID, err)
+	}
+	return journal(tx, now, EntityRun, run.RunID, waits(from), waits(run.PendingApprovalWaits), actor,
+		"approval "+a.ID+" pending: watchdog paused", true)
+}
+
+// releaseApprovalWait is the R6 decrement, the one place every resolution
+// (approve, deny, expire, cancel) releases the wait its approval holds. When
+// the last wait is released from a running run, last_progress_at = now
+// (re-armed). A decrement at 0 is refused and journaled as an anomaly
+// (applied=false, "approval wait counter underflow …") — never clamped.
+func (r *Registry) releaseApprovalWait(tx Tx, run *Run, a *Approval, actor Actor, now Timestamp) error {
+	from := run.PendingApprovalWaits
+	if from <= 0 {
+		return journal(tx, now, EntityRun, run.RunID, waits(from), waits(from-1), actor,
+			fmt.Sprintf("approval wait counter underflow: approval %s %s with pending_approval_waits already %d; decrement refused", a.ID, a.Status, from), false)
+	}
+	run.PendingApprovalWaits--
+	reason := "approval " + a.ID + " " + string(a.Status)
+	if run.PendingApprovalWaits == 0 && run.Running() {
+		run.LastProgressAt = now
+		reason += ": last wait resolved, watchdog re-armed"
+	}
+	if err := tx.UpdateRun(run); err != nil {
+		return wrapWrite("run", run.RunID, err)
+	}
+	return journal(tx, now, EntityRun, run.RunID, waits(from), waits(run.PendingApprovalWaits), actor, reason, true)
+}
+
+func waits(n int64) string { return fmt.Sprintf("pending_approval_waits=%d", n) }
+
+// approvalDecision is how a pending approval is resolved.
+type approvalDecision struct {
+	to        ApprovalStatus
+	scope     Scope
+	reason    string
+	decidedBy string
+}
+
+// resolveApproval decides a pending approval inside tx: status, scope,
+// reason, decided_at = now, decided_by, cleanup_after = decided_at + retention
+// (SPEC R8), the journal row, and the R6 release of the wait it holds. run, when
+// non-nil, is the approval's run already read by the caller (KillRun), updated
+// in place; otherwise the run is read here.
+func (r *Registry) resolveApproval(tx Tx, a *Approval, d approvalDecision, actor Actor, now Timestamp, run *Run) error {
+	from := a.Status
+	a.Status = d.to
+	a.Scope = d.scope
+	a.Reason = d.reason
+	a.DecidedAt = now
+	a.DecidedBy = d.decidedBy
+	a.CleanupAfter = now.Add(r.th.Retention)
+	if err := tx.UpdateApproval(a); err != nil {
+		return wrapWrite("approval", a.ID, err)
+	}
+	if err := journal(tx, now, EntityApproval, a.ID, string(from), string(d.to), actor, d.reason, true); err != nil {
+		return err
+	}
+	if a.RunID == "" {
+		return nil
+	}
+	if run == nil {
+		got, err := tx.GetRun(a.RunID)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("run %s: %w", a.RunID, err)
+		}
+		run = got
+	}
+	if !holdsWait(a, run) {
+		return nil
+	}
+	return r.releaseApprovalWait(tx, run, a, actor, now)
+}
+
+// approvalOp runs fn on the resolved approval inside one write transaction.
+func (r *Registry) approvalOp(ctx context.Context, id string, fn func(tx Tx, a *Approval, now Timestamp) (Result, error)) (*Approval, Result, error) {
+	var (
+		out *Approval
+		res Result
+	)
+	err := r.store.Update(ctx, func(tx Tx) error {
+		full, err := resolve(tx, EntityApproval, id)
+		if err != nil {
+			return err
+		}
+		a, err := tx.GetApproval(full)
+		if err != nil {
+			return fmt.Errorf("approval %s: %w", full, err)
+		}
+		if res, err = fn(tx, a, r.now()); err != nil {
+			return err
+		}
+		out = a
+		return nil
+	})
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return out, res, nil
+}
+
+// decidable refuses a decision on an approval that is no longer pending
+// ("already <status>") or that is past its expires_at, which it expires on the
+// spot (SPEC R9) so a late click never approves an expired request. ok is
+// true when the decision may proceed.
+func (r *Registry) decidable(tx Tx, a *Approval, to ApprovalStatus, actor Actor, now Timestamp) (bool, Result, error) {
+	if a.Status != ApprovalPending {
+		res, err := refuse(tx, now, EntityApproval, a.ID, string(a.Status), string(to), actor, "already "+string(a.Status))
+		return false, res, err
+	}
+	if a.ExpiresAt != 0 && now >= a.ExpiresAt {
+		if _, err := r.expireApproval(tx, a, now); err != nil {
+			return false, Result{}, err
+		}
+		res, err := refuse(tx, now, EntityApproval, a.ID, string(ApprovalExpired), string(to), actor,
+			"already expired (expires_at "+a.ExpiresAt.String()+")")
+		return false, res, err
+	}
+	return true, Result{}, nil
+}
+
+// ApproveApproval approves a pending approval with scope (default once) by
+// actor, releasing its R6 wait. Scope session or always also remembers a
+// Grant for its tool and pattern (session grants only for the approval's
+// session; created_by actor) unless an identical grant exists, which is then
+// returned; scope once returns a nil Grant. A non-pending approval is refused
+// ("already <status>"); one past expires_at is expired instead (SPEC R9).
+// Errors: ErrInvalid for an unknown scope.
+func (r *Registry) ApproveApproval(ctx context.Context, id string, scope Scope, actor Actor) (*Approval, *Grant, Result, error) {
+	if scope == "" {
+		scope = ScopeOnce
+	}
+	scope, err := ParseScope(string(scope))
+	if err != nil {
+		return nil, nil, Result{}, err
+	}
+	var g *Grant
+	a, res, err := r.approvalOp(ctx, id, func(tx Tx, a *Approval, now Timestamp) (Result, error) {
+		g = nil
+		if ok, res, err := r.decidable(tx, a, ApprovalApproved, actor, now); !ok {
+			return res, err
+		}
+		reason := "approved (" + string(scope) + ")"
+		if scope != ScopeOnce {
+			var err error
+			if g, err = r.ensureGrant(tx, a, scope, actor, now); err != nil {
+				return Result{}, err
+			}
+			reason += "; grant " + g.ID
+		}
+		return applied(""), r.resolveApproval(tx, a, approvalDecision{to: ApprovalApproved, scope: scope, reason: reason, decidedBy: string(actor)}, actor, now, nil)
+	})
+	if err != nil {
+		return nil, nil, Result{}, err
+	}
+	return a, g, res, nil
+}
+
+// ensureGrant returns the grant remembering a's tool and pattern with scope,
+// creating and journaling it unless an identical one exists (SPEC §3 Grant).
+func (r *Registry) ensureGrant(tx Tx, a *Approval, scope Scope, actor Actor, now Timestamp) (*Grant, error) {
+	session := ""
+	if scope == ScopeSession {
+		session = a.Session
+	}
+	all, err := tx.ListGrants()
+	if err != nil {
+		return nil, fmt.Errorf("list grants: %w", err)
+	}
+	for i := range all {
+		g := &all[i]
+		if g.Tool == a.Tool && g.Pattern == a.Pattern && g.Scope == scope && g.Session == session {
+			return g, nil
+		}
+	}
+	g := &Grant{ID: NewShortID(), Tool: a.Tool, Pattern: a.Pattern, Scope: scope, Session: session,
+		CreatedBy: string(actor), CreatedAt: now}
+	if err := tx.InsertGrant(g); err != nil {
+		return nil, wrapWrite("grant", g.ID, err)
+	}
+	where := "everywhere"
+	if session != "" {
+		where = "in session " + session
+	}
+	return g, journal(tx, now, EntityGrant, g.ID, "", string(scope), actor,
+		fmt.Sprintf("%s %q approved %s (from approval %s)", g.Tool, g.Pattern, where, a.ID), true)
+}
+
+// DenyApproval denies a pending approval with reason, releasing its R6 wait.
+// A non-pending approval is refused ("already <status>"); one past
+// expires_at is expired instead (SPEC R9).
+func (r *Registry) DenyApproval(ctx context.Context, id, reason string, actor Actor) (*Approval, Result, error) {
+	return r.approvalOp(ctx, id, func(tx Tx, a *Approval, now Timestamp) (Result, error) {
+		if ok, res, err := r.decidable(tx, a, ApprovalDenied, actor, now); !ok {
+			return res, err
+		}
+		why := reason
+		if why == "" {
+			why = "denied"
+		}
+		return applied(""), r.resolveApproval(tx, a, approvalDecision{to: ApprovalDenied, reason: why, decidedBy: string(actor)}, actor, now, nil)
+	})
+}
+
+// ExpireApproval is the sweeper API of SPEC R9: a pending approval past its
+// expires_at becomes expired (actor sweeper), releases its R6 wait, and
+// raises one approval_expired notification for its session (dedup key
+// "approval_expired:<id>"). Refused: not pending ("already <status>"), no
+// expiry, or not yet due.
+func (r *Registry) ExpireApproval(ctx context.Context, id string) (*Approval, Result, error) {
+	return r.approvalOp(ctx, id, func(tx Tx, a *Approval, now Timestamp) (Result, error) {
+		return r.expireApproval(tx, a, now)
+	})
+}
+
+func (r *Registry) expireApproval(tx Tx, a *Approval, now Timestamp) (Result, error) {
+	from, to := string(a.Status), string(ApprovalExpired)
+	switch {
+	case a.Status != ApprovalPending:
+		return refuse(tx, now, EntityApproval, a.ID, from, to, ActorSweeper, "already "+from)
+	case a.ExpiresAt == 0:
+		return refuse(tx, now, EntityApproval, a.ID, from, to, ActorSweeper, "approval has no expiry")
+	case now < a.ExpiresAt:
+		return refuse(tx, now, EntityApproval, a.ID, from, to, ActorSweeper, "not yet expired (expires_at "+a.ExpiresAt.String()+")")
+	}
+	if err := r.resolveApproval(tx, a, approvalDecision{to: ApprovalExpired, reason: "expired at " + a.ExpiresAt.String(), decidedBy: string(ActorSweeper)}, ActorSweeper, now, nil); err != nil {
+		return Result{}, err
+	}
+	return applied(""), notify(tx, &Notification{
+		Session: a.Session, Kind: NotifyApprovalExpired, SubjectID: a.ID,
+		Text:     fmt.Sprintf("Approval %s expired without a decision: %s %s", a.ID, a.Tool, a.Command),
+		DedupKey: "approval_expired:" + a.ID, CreatedAt: now,
+	})
+}
+
+// cancelApprovals cancels every pending approval matching f inside tx (SPEC
+// R9: session close, run kill), each releasing its R6 wait. It returns how
+// many it cancelled.
+func (r *Registry) cancelApprovals(tx Tx, f ApprovalFilter, reason string, actor Actor, now Timestamp) (int, error) {
+	f.Statuses = []ApprovalStatus{ApprovalPending}
+	pending, err := tx.ListApprovals(f)
+	if err != nil {
+		return 0, fmt.Errorf("pending approvals: %w", err)
+	}
+	for i := range pending {
+		if err := r.resolveApproval(tx, &pending[i], approvalDecision{to: ApprovalCancelled, reason: reason, decidedBy: string(actor)}, actor, now, nil); err != nil {
+			return 0, err
+		}
+	}
+	return len(pending), nil
+}
+
+// WaitApproval polls the approval every poll (default 200 ms) until it is no
+// longer pending and returns it; it returns ctx.Err() when ctx ends first.
+// Reads run in View transactions, so waiting never holds the write lock.
+func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Duration) (*Approval, error) {
+	if poll <= 0 {
+		poll = DefaultApprovalPoll
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	full := id
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		var a *Approval
+		err := r.store.View(ctx, func(tx Tx) error {
+			var err error
+			if full, err = resolve(tx, EntityApproval, full); err != nil {
+				return err
+			}
+			a, err = tx.GetApproval(full)
+			return err
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, err
+		}
+		if a.Status != ApprovalPending {
+			return a, nil
+		}
+		t.Reset(poll)
+	}
+}
+
+// GetApproval returns an approval by id or unique prefix with its journal.
+func (r *Registry) GetApproval(ctx context.Context, id string) (*Approval, []Event, error) {
+	var (
+		a   *Approval
+		evs []Event
+	)
+	err := r.store.View(ctx, func(tx Tx) error {
+		full, err := resolve(tx, EntityApproval, id)
+		if err != nil {
+			return err
+		}
+		if a, err = tx.GetApproval(full); err != nil {
+			return fmt.Errorf("approval %s: %w", full, err)
+		}
+		evs, err = tx.Events(EntityApproval, full)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, evs, nil
+}
+
+// ListApprovals returns the approvals matching f, newest first.
+func (r *Registry) ListApprovals(ctx context.Context, f ApprovalFilter) ([]Approval, error) {
+	var out []Approval
+	err := r.store.View(ctx, func(tx Tx) (err error) {
+		out, err = tx.ListApprovals(f)
+		return err
+	})
+	return out, err
+}
+
+// ListGrants returns every grant.
+func (r *Registry) ListGrants(ctx context.Context) ([]Grant, error) {
+	var out []Grant
+	err := r.store.View(ctx, func(tx Tx) (err error) {
+		out, err = tx.ListGrants()
+		return err
+	})
+	return out, err
+}
+
+// RevokeGrant deletes a grant (by id or unique prefix) and journals it; later
+// requests are no longer approved by it. Returns the deleted grant.
+func (r *Registry) RevokeGrant(ctx context.Context, id string, actor Actor) (*Grant, error) {
+	var out *Grant
+	err := r.store.Update(ctx, func(tx Tx) error {
+		full, err := resolve(tx, EntityGrant, id)
+		if err != nil {
+			return err
+		}
+		g, err := tx.GetGrant(full)
+		if err != nil {
+			return fmt.Errorf("grant %s: %w", full, err)
+		}
+		if err := tx.DeleteGrant(full); err != nil {
+			return wrapWrite("grant", full, err)
+		}
+		out = g
+		return journal(tx, r.now(), EntityGrant, full, string(g.Scope), "revoked", actor,
+			fmt.Sprintf("revoked %s %q", g.Tool, g.Pattern), true)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,42 @@
+package core
+
+import (
+	"context"
+	"fmt"
+)
+
+// notify stores n inside tx (SPEC §7). Notifications are deduplicated by
+// DedupKey: a duplicate is silently skipped (no error), so a rule that fires
+// again — after a restart, or from a second sweeper — never re-notifies
+// (SPEC R7). The caller sets CreatedAt.
+func notify(tx Tx, n *Notification) error {
+	if n.DedupKey == "" {
+		return fmt.Errorf("notification %s for %s has no dedup key", n.Kind, n.SubjectID)
+	}
+	if _, err := tx.InsertNotification(n); err != nil {
+		return fmt.Errorf("insert notification %s: %w", n.DedupKey, err)
+	}
+	return nil
+}
+
+// ListNotifications returns the notifications matching f, oldest first.
+func (r *Registry) ListNotifications(ctx context.Context, f NotificationFilter) ([]Notification, error) {
+	var out []Notification
+	err := r.store.View(ctx, func(tx Tx) (err error) {
+		out, err = tx.ListNotifications(f)
+		return err
+	})
+	return out, err
+}
+
+// AckNotification marks notification id delivered now (SPEC §7 `--ack`,
+// `--notify-cmd`); false when it was already delivered or does not exist.
+// Acks are not journaled: they carry no actor and change no status.
+func (r *Registry) AckNotification(ctx context.Context, id int64) (bool, error) {
+	var ok bool
+	err := r.store.Update(ctx, func(tx Tx) (err error) {
+		ok, err = tx.MarkNotificationDelivered(id, r.now())
+		return err
+	})
+	return ok, err
+}

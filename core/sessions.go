@@ -1,0 +1,257 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// OpenSession creates session id (state active) or re-activates a passivated
+// one, updating its label when a non-empty different one is given (SPEC §3,
+// §8 `session open`). The id is the runtime's session key, taken exactly (no
+// prefix matching). Refused: an active session with nothing to change
+// ("already active") and a closed session ("session closed": closed stays
+// closed). Errors: ErrInvalid for an empty id.
+func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Actor) (*Session, Result, error) {
+	if id == "" {
+		return nil, Result{}, Invalidf("session id is required")
+	}
+	var (
+		out *Session
+		res Result
+	)
+	err := r.store.Update(ctx, func(tx Tx) error {
+		now := r.now()
+		s, err := tx.GetSession(id)
+		if errors.Is(err, ErrNotFound) {
+			s = &Session{ID: id, Label: label, State: SessionActive, CreatedAt: now, LastActivityAt: now}
+			if err := tx.InsertSession(s); err != nil {
+				return wrapWrite("session", id, err)
+			}
+			out, res = s, applied("")
+			return journal(tx, now, EntitySession, id, "", string(SessionActive), actor, "opened", true)
+		} else if err != nil {
+			return fmt.Errorf("session %s: %w", id, err)
+		}
+		out = s
+		from := string(s.State)
+		relabel := label != "" && label != s.Label
+		switch {
+		case s.State == SessionClosed:
+			res, err = refuse(tx, now, EntitySession, id, from, string(SessionActive), actor, "session closed")
+			return err
+		case s.State == SessionActive && !relabel:
+			res, err = refuse(tx, now, EntitySession, id, from, from, actor, "already active")
+			return err
+		}
+		why := "re-opened"
+		if relabel {
+			why = joinReason(why, "label "+label)
+			s.Label = label
+		}
+		s.State = SessionActive
+		s.LastActivityAt = now
+		if err := tx.UpdateSession(s); err != nil {
+			return wrapWrite("session", id, err)
+		}
+		res = applied("")
+		return journal(tx, now, EntitySession, id, from, string(SessionActive), actor, why, true)
+	})
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return out, res, nil
+}
+
+// sessionOp runs fn on the resolved session inside one write transaction.
+func (r *Registry) sessionOp(ctx context.Context, id string, fn func(tx Tx, s *Session, now Timestamp) (Result, error)) (*Session, Result, error) {
+	var (
+		out *Session
+		res Result
+	)
+	err := r.store.Update(ctx, func(tx Tx) error {
+		full, err := resolve(tx, EntitySession, id)
+		if err != nil {
+			return err
+		}
+		s, err := tx.GetSession(full)
+		if err != nil {
+			return fmt.Errorf("session %s: %w", full, err)
+		}
+		if res, err = fn(tx, s, r.now()); err != nil {
+			return err
+		}
+		out = s
+		return nil
+	})
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return out, res, nil
+}
+
+// setSessionState moves s to state inside tx and journals it.
+func setSessionState(tx Tx, s *Session, to SessionState, actor Actor, reason string, now Timestamp) error {
+	from := s.State
+	s.State = to
+	s.LastActivityAt = now
+	if to == SessionPassivated {
+		s.PassivatedAt = now
+	}
+	if err := tx.UpdateSession(s); err != nil {
+		return wrapWrite("session", s.ID, err)
+	}
+	return journal(tx, now, EntitySession, s.ID, string(from), string(to), actor, reason, true)
+}
+
+// reap asks the job supervisor to reap session's jobs (SPEC J7), after the
+// session's own transaction committed. Without a JobController it does nothing.
+func (r *Registry) reap(ctx context.Context, session string, actor Actor) (ReapReport, error) {
+	if r.jobs == nil {
+		return ReapReport{}, nil
+	}
+	rep, err := r.jobs.ReapSession(ctx, session, actor)
+	if err != nil {
+		return rep, fmt.Errorf("reap jobs of session %s: %w", session, err)
+	}
+	return rep, nil
+}
+
+// PassivateSession moves an active session to passivated (passivated_at =
+// now) and then reaps its pending and running jobs (SPEC J7) through the
+// JobController — also when the session was already passivated, since reaping
+// is idempotent. Pending approvals are left alone (R9 cancels them on close
+// only). Refused: "already passivated", "session closed".
+func (r *Registry) PassivateSession(ctx context.Context, id string, actor Actor) (*Session, ReapReport, Result, error) {
+	s, res, err := r.sessionOp(ctx, id, func(tx Tx, s *Session, now Timestamp) (Result, error) {
+		switch s.State {
+		case SessionPassivated:
+			return refuse(tx, now, EntitySession, s.ID, string(s.State), string(SessionPassivated), actor, "already passivated")
+		case SessionClosed:
+			return refuse(tx, now, EntitySession, s.ID, string(s.State), string(SessionPassivated), actor, "session closed")
+		}
+		return applied(""), setSessionState(tx, s, SessionPassivated, actor, "passivated", now)
+	})
+	if err != nil {
+		return nil, ReapReport{}, Result{}, err
+	}
+	if s.State == SessionClosed {
+		return s, ReapReport{}, res, nil
+	}
+	rep, err := r.reap(ctx, s.ID, actor)
+	return s, rep, res, err
+}
+
+// ResumeSession re-activates a passivated session and returns the session's
+// reaped jobs that were not yet surfaced, setting their surfaced_at in the
+// same transaction so the next resume lists none (SPEC J7). An already active
+// session is refused ("already active") but still surfaces its reaped jobs; a
+// closed one is refused ("session closed") and surfaces nothing.
+func (r *Registry) ResumeSession(ctx context.Context, id string, actor Actor) (*Session, []Job, Result, error) {
+	var surfaced []Job
+	s, res, err := r.sessionOp(ctx, id, func(tx Tx, s *Session, now Timestamp) (Result, error) {
+		surfaced = nil
+		var res Result
+		switch s.State {
+		case SessionClosed:
+			return refuse(tx, now, EntitySession, s.ID, string(s.State), string(SessionActive), actor, "session closed")
+		case SessionActive:
+			var err error
+			if res, err = refuse(tx, now, EntitySession, s.ID, string(s.State), string(SessionActive), actor, "already active"); err != nil {
+				return Result{}, err
+			}
+		default:
+			if err := setSessionState(tx, s, SessionActive, actor, "resumed", now); err != nil {
+				return Result{}, err
+			}
+			res = applied("")
+		}
+		reaped, err := tx.ListJobs(JobFilter{Statuses: []JobStatus{JobReaped}, Session: s.ID})
+		if err != nil {
+			return Result{}, fmt.Errorf("reaped jobs of session %s: %w", s.ID, err)
+		}
+		for i := range reaped {
+			j := &reaped[i]
+			if j.SurfacedAt != 0 {
+				continue
+			}
+			j.SurfacedAt = now
+			if err := tx.UpdateJob(j); err != nil {
+				return Result{}, wrapWrite("job", j.ID, err)
+			}
+			if err := journal(tx, now, EntityJob, j.ID, string(j.Status), string(j.Status), actor, "surfaced by session resume", true); err != nil {
+				return Result{}, err
+			}
+			surfaced = append(surfaced, *j)
+		}
+		return res, nil
+	})
+	if err != nil {
+		return nil, nil, Result{}, err
+	}
+	return s, surfaced, res, nil
+}
+
+// CloseSession closes an active or passivated session for good, cancels its
+// pending approvals (SPEC R9, each releasing its R6 wait) in the same
+// transaction, and then reaps its jobs (J7) through the JobController. A
+// closed session is refused ("already closed") and nothing else happens.
+func (r *Registry) CloseSession(ctx context.Context, id string, actor Actor) (*Session, ReapReport, Result, error) {
+	s, res, err := r.sessionOp(ctx, id, func(tx Tx, s *Session, now Timestamp) (Result, error) {
+		if s.State == SessionClosed {
+			return refuse(tx, now, EntitySession, s.ID, string(s.State), string(SessionClosed), actor, "already closed")
+		}
+		if err := setSessionState(tx, s, SessionClosed, actor, "closed", now); err != nil {
+			return Result{}, err
+		}
+		n, err := r.cancelApprovals(tx, ApprovalFilter{Session: s.ID}, "session "+s.ID+" closed", actor, now)
+		if err != nil {
+			return Result{}, err
+		}
+		if n > 0 {
+			return applied(fmt.Sprintf("%d pending approvals cancelled", n)), nil
+		}
+		return applied(""), nil
+	})
+	if err != nil {
+		return nil, ReapReport{}, Result{}, err
+	}
+	if !res.Applied {
+		return s, ReapReport{}, res, nil
+	}
+	rep, err := r.reap(ctx, s.ID, actor)
+	return s, rep, res, err
+}
+
+// GetSession returns a session by id or unique prefix with its journal.
+func (r *Registry) GetSession(ctx context.Context, id string) (*Session, []Event, error) {
+	var (
+		s   *Session
+		evs []Event
+	)
+	err := r.store.View(ctx, func(tx Tx) error {
+		full, err := resolve(tx, EntitySession, id)
+		if err != nil {
+			return err
+		}
+		if s, err = tx.GetSession(full); err != nil {
+			return fmt.Errorf("session %s: %w", full, err)
+		}
+		evs, err = tx.Events(EntitySession, full)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, evs, nil
+}
+
+// ListSessions returns the sessions matching f.
+func (r *Registry) ListSessions(ctx context.Context, f SessionFilter) ([]Session, error) {
+	var out []Session
+	err := r.store.View(ctx, func(tx Tx) (err error) {
+		out, err = tx.ListSessions(f)
+		return err
+	})
+	return out, err
+}

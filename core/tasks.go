@@ -1,0 +1,512 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// DefaultCancelError is the error a cancelled task carries when the operator
+// gives no reason (SPEC R3).
+const DefaultCancelError = "Cancelled by operator."
+
+// CreateTask records a new task run (SPEC §3, §8 `task create`). Defaults:
+// a UUIDv7 id; status queued; delivery_status pending with an owner session,
+// not_applicable without one; notify_policy done_only; expects_output true for
+// cron, false otherwise. Errors: ErrInvalid for a missing or unknown runtime,
+// an unknown notify policy, or an id that already exists.
+func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Task, error) {
+	if nt.Runtime == "" {
+		return nil, Invalidf("task runtime is required (want one of: subagent, cli, cron, acp)")
+	}
+	rt, err := ParseRuntime(string(nt.Runtime))
+	if err != nil {
+		return nil, err
+	}
+	policy := NotifyDoneOnly
+	if nt.NotifyPolicy != "" {
+		if policy, err = ParseNotifyPolicy(string(nt.NotifyPolicy)); err != nil {
+			return nil, err
+		}
+	}
+	id := nt.ID
+	if id == "" {
+		id = NewTaskID()
+	} else if strings.TrimSpace(id) != id || id == "" {
+		return nil, Invalidf("task id %q has surrounding whitespace", id)
+	}
+	expects := rt == RuntimeCron
+	if nt.ExpectsOutput != nil {
+		expects = *nt.ExpectsOutput
+	}
+	delivery := DeliveryNotApplicable
+	if nt.OwnerSession != "" {
+		delivery = DeliveryPending
+	}
+	var out *Task
+	err = r.store.Update(ctx, func(tx Tx) error {
+		now := r.now()
+		if _, err := tx.GetTask(id); err == nil {
+			return Invalidf("task id %q already exists", id)
+		} else if !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("check task id %s: %w", id, err)
+		}
+		t := &Task{
+			ID: id, Runtime: rt, Kind: nt.Kind, Status: TaskQueued,
+			DeliveryStatus: delivery, NotifyPolicy: policy,
+			RunID: nt.RunID, SourceID: nt.SourceID,
+			OwnerSession: nt.OwnerSession, ChildSession: nt.ChildSession,
+			ParentTaskID: nt.ParentTaskID, Label: nt.Label, Task: nt.Task,
+			ExpectsOutput: expects, CreatedAt: now,
+		}
+		if err := tx.InsertTask(t); err != nil {
+			if errors.Is(err, ErrConflict) {
+				return Invalidf("task id %q already exists", id)
+			}
+			return wrapWrite("task", id, err)
+		}
+		out = t
+		return journal(tx, now, EntityTask, id, "", string(TaskQueued), actor, "created (runtime "+string(rt)+")", true)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// taskChange is one status change of a task, applied by setTaskStatus.
+type taskChange struct {
+	to     TaskStatus
+	reason string      // journal reason (why the change was asked for)
+	edit   func(*Task) // extra field edits, applied only when the transition is allowed
+}
+
+// setTaskStatus applies one task status change through the transition rule
+// (SPEC §3, CanTransitionTask) inside tx: a refusal is journaled with
+// applied=false and returned as Result{Applied:false}. An allowed terminal
+// transition stamps ended_at (if unset) and cleanup_after = ended_at +
+// retention(status) (SPEC R8); an upgrade from lost (inferred) to an
+// authoritative status clears the lost-derived error before edit runs and
+// says so in the journal (SPEC R2). t is updated in place.
+func (r *Registry) setTaskStatus(tx Tx, t *Task, c taskChange, actor Actor, now Timestamp) (Result, error) {
+	from := t.Status
+	if ok, why := CanTransitionTask(from, c.to, actor); !ok {
+		return refuse(tx, now, EntityTask, t.ID, string(from), string(c.to), actor, why)
+	}
+	reason := c.reason
+	if from == TaskLost {
+		t.Error = ""
+		reason = joinReason(reason, "authoritative "+string(c.to)+" replaces inferred lost; lost-derived error cleared, cleanup_after recomputed")
+	}
+	t.Status = c.to
+	if c.to == TaskRunning && t.StartedAt == 0 {
+		t.StartedAt = now
+	}
+	if c.edit != nil {
+		c.edit(t)
+	}
+	if c.to.Terminal() {
+		if t.EndedAt == 0 {
+			t.EndedAt = now
+		}
+		t.CleanupAfter = t.EndedAt.Add(r.th.TaskRetention(c.to))
+	}
+	if err := tx.UpdateTask(t); err != nil {
+		return Result{}, wrapWrite("task", t.ID, err)
+	}
+	if err := journal(tx, now, EntityTask, t.ID, string(from), string(c.to), actor, reason, true); err != nil {
+		return Result{}, err
+	}
+	return applied(""), nil
+}
+
+func joinReason(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+// taskOp runs fn on the resolved task inside one write transaction and returns
+// the task as it stands after fn.
+func (r *Registry) taskOp(ctx context.Context, id string, fn func(tx Tx, t *Task, now Timestamp) (Result, error)) (*Task, Result, error) {
+	var (
+		out *Task
+		res Result
+	)
+	err := r.store.Update(ctx, func(tx Tx) error {
+		full, err := resolve(tx, EntityTask, id)
+		if err != nil {
+			return err
+		}
+		t, err := tx.GetTask(full)
+		if err != nil {
+			return fmt.Errorf("task %s: %w", full, err)
+		}
+		if res, err = fn(tx, t, r.now()); err != nil {
+			return err
+		}
+		out = t
+		return nil
+	})
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return out, res, nil
+}
+
+// StartTask moves a task queued → running (SPEC §3), stamping started_at and
+// last_event_at and recording summary as its progress summary when given.
+// Any other starting status is refused by the transition rule.
+func (r *Registry) StartTask(ctx context.Context, id, summary string, actor Actor) (*Task, Result, error) {
+	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
+		return r.setTaskStatus(tx, t, taskChange{
+			to: TaskRunning, reason: joinReason("started", summary),
+			edit: func(t *Task) {
+				t.LastEventAt = now
+				if summary != "" {
+					t.ProgressSummary = summary
+				}
+			},
+		}, actor, now)
+	})
+}
+
+// ProgressTask records that an active task is alive: last_event_at = now and
+// the progress summary when given (SPEC R5 last activity). A terminal task is
+// refused ("task already <status>"); progress does not change the status.
+func (r *Registry) ProgressTask(ctx context.Context, id, summary string, actor Actor) (*Task, Result, error) {
+	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
+		st := string(t.Status)
+		if !t.Status.Active() {
+			return refuse(tx, now, EntityTask, t.ID, st, st, actor, "progress refused: task already "+st)
+		}
+		t.LastEventAt = now
+		if summary != "" {
+			t.ProgressSummary = summary
+		}
+		if err := tx.UpdateTask(t); err != nil {
+			return Result{}, wrapWrite("task", t.ID, err)
+		}
+		return applied(""), journal(tx, now, EntityTask, t.ID, st, st, actor, joinReason("progress", summary), true)
+	})
+}
+
+// AddTaskOutput adds n (≥ 1) to a task's output_count (SPEC R4: each non-empty
+// assistant text block counts one output; R7 silent tasks). Output is counted
+// in any status, because a late text block is still output. Errors: ErrInvalid
+// for n < 1.
+func (r *Registry) AddTaskOutput(ctx context.Context, id string, n int64, actor Actor) (*Task, Result, error) {
+	if n < 1 {
+		return nil, Result{}, Invalidf("output count %d must be at least 1", n)
+	}
+	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
+		t.OutputCount += n
+		if t.Status.Active() {
+			t.LastEventAt = now
+		}
+		if err := tx.UpdateTask(t); err != nil {
+			return Result{}, wrapWrite("task", t.ID, err)
+		}
+		st := string(t.Status)
+		return applied(""), journal(tx, now, EntityTask, t.ID, st, st, actor,
+			fmt.Sprintf("output +%d (output_count %d)", n, t.OutputCount), true)
+	})
+}
+
+// finishPlan is what a Finish asks for, decided before touching the store.
+type finishPlan struct {
+	to      TaskStatus
+	subtype string // result_subtype to record ("" for a plain status)
+	errText string
+	why     string // "<subtype or reason>" of the task_failed notification
+}
+
+// planFinish maps a Finish to a status (SPEC R4):
+//   - Status given: that status (succeeded, failed, timed_out or cancelled),
+//     error = Finish.Error;
+//   - Subtype "success" and !IsError → succeeded;
+//   - any "error_*" subtype → failed, result_subtype set, error "Task did not
+//     complete: <subtype>";
+//   - IsError with any other subtype (notably "success") → failed, error "Task
+//     did not complete: <subtype> (is_error: true)", so the text says why a
+//     "success" result failed;
+//   - any other subtype → ErrInvalid naming it.
+//
+// A non-empty Finish.Error with a subtype is appended to the error after ": ".
+func planFinish(f Finish) (finishPlan, error) {
+	if f.Status != "" && f.Subtype != "" {
+		return finishPlan{}, Invalidf("finish takes a status or a result subtype, not both (status %q, subtype %q)", f.Status, f.Subtype)
+	}
+	if f.Status != "" {
+		st, err := ParseTaskStatus(string(f.Status))
+		if err != nil {
+			return finishPlan{}, err
+		}
+		switch st {
+		case TaskSucceeded, TaskFailed, TaskTimedOut, TaskCancelled:
+		default:
+			return finishPlan{}, Invalidf("finish status %q is not a terminal report (want one of: succeeded, failed, timed_out, cancelled)", st)
+		}
+		why := f.Error
+		if why == "" {
+			why = string(st)
+		}
+		return finishPlan{to: st, errText: f.Error, why: why}, nil
+	}
+	if f.Subtype == "" {
+		return finishPlan{}, Invalidf("finish needs a status or a result subtype")
+	}
+	withDetail := func(s string) string {
+		if f.Error != "" {
+			return s + ": " + f.Error
+		}
+		return s
+	}
+	switch {
+	case strings.HasPrefix(f.Subtype, "error_") || (f.IsError && f.Subtype != "success"):
+		return finishPlan{to: TaskFailed, subtype: f.Subtype,
+			errText: withDetail("Task did not complete: " + f.Subtype), why: f.Subtype}, nil
+	case f.Subtype == "success" && f.IsError:
+		label := f.Subtype + " (is_error: true)"
+		return finishPlan{to: TaskFailed, subtype: f.Subtype,
+			errText: withDetail("Task did not complete: " + label), why: label}, nil
+	case f.Subtype == "success":
+		return finishPlan{to: TaskSucceeded, subtype: f.Subtype}, nil
+	}
+	return finishPlan{}, Invalidf("unknown result subtype %q (want success or error_*)", f.Subtype)
+}
+
+// FinishTask applies a task's terminal report (SPEC R4) through the transition
+// rule: a lost task is upgraded (R2: error cleared, cleanup_after recomputed),
+// a succeeded or otherwise final task is not changed (Result{Applied:false}).
+// Non-empty Finish.Text counts one output. When the task becomes failed here
+// (by subtype, is_error, or an explicit failed status such as the CLI's
+// "stream ended without terminal result …"), one task_failed notification is
+// raised for its owner session — "Task <label or id> did not complete:
+// <subtype or reason>", dedup key "task_failed:<id>" — unless its notify
+// policy is silent. Errors: ErrInvalid for a bad Finish (see planFinish).
+func (r *Registry) FinishTask(ctx context.Context, id string, f Finish, actor Actor) (*Task, Result, error) {
+	p, err := planFinish(f)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
+		reason := "finished"
+		if p.subtype != "" {
+			reason = "result " + p.subtype
+			if f.IsError {
+				reason += " (is_error)"
+			}
+		}
+		res, err := r.setTaskStatus(tx, t, taskChange{
+			to: p.to, reason: reason,
+			edit: func(t *Task) {
+				t.LastEventAt = now
+				if p.errText != "" || p.to == TaskSucceeded {
+					t.Error = p.errText
+				}
+				if p.subtype != "" {
+					t.ResultSubtype = p.subtype
+				}
+				if f.Text != "" {
+					t.OutputCount++
+				}
+			},
+		}, actor, now)
+		if err != nil || !res.Applied || p.to != TaskFailed || t.NotifyPolicy == NotifySilent {
+			return res, err
+		}
+		return res, notify(tx, &Notification{
+			Session: t.OwnerSession, Kind: NotifyTaskFailed, SubjectID: t.ID,
+			Text:     fmt.Sprintf("Task %s did not complete: %s", taskName(t), p.why),
+			DedupKey: "task_failed:" + t.ID, CreatedAt: now,
+		})
+	})
+}
+
+// taskName is the label of a task, else its id, for notification texts.
+func taskName(t *Task) string {
+	if t.Label != "" {
+		return t.Label
+	}
+	return t.ID
+}
+
+// DeliverTask records whether a task's result reached its owner session
+// (SPEC §3 delivery status). Refused: the same status ("already <status>"),
+// and any change of a not_applicable delivery (no owner session, or a killed
+// run, which never announces — SPEC R1). Errors: ErrInvalid for an unknown
+// delivery status.
+func (r *Registry) DeliverTask(ctx context.Context, id string, ds DeliveryStatus, actor Actor) (*Task, Result, error) {
+	ds, err := ParseDeliveryStatus(string(ds))
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
+		from, to := "delivery_status="+string(t.DeliveryStatus), "delivery_status="+string(ds)
+		switch {
+		case t.DeliveryStatus == ds:
+			return refuse(tx, now, EntityTask, t.ID, from, to, actor, "already "+string(ds))
+		case t.DeliveryStatus == DeliveryNotApplicable:
+			return refuse(tx, now, EntityTask, t.ID, from, to, actor, "delivery not applicable for this task")
+		}
+		t.DeliveryStatus = ds
+		if err := tx.UpdateTask(t); err != nil {
+			return Result{}, wrapWrite("task", t.ID, err)
+		}
+		return applied(""), journal(tx, now, EntityTask, t.ID, from, to, actor, "delivery reported", true)
+	})
+}
+
+// CancelTask ends any active task as cancelled with error reason (default
+// "Cancelled by operator.") whether or not its run or job still exists, then —
+// after that transaction commits — kills what backs it (SPEC R3): its run via
+// KillRun (R1) when task.RunID (or, for a cli peer row, task.SourceID) names a
+// running run, and its job via the JobController (J6) when task.SourceID names
+// an active job. A terminal task answers Result{false, "already <status>"} and
+// nothing else happens. An error from the follow-ups is returned together with
+// the cancelled task and its Result.
+func (r *Registry) CancelTask(ctx context.Context, id, reason string, actor Actor) (*Task, Result, error) {
+	if reason == "" {
+		reason = DefaultCancelError
+	}
+	t, res, err := r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
+		if t.Status.Terminal() {
+			return refuse(tx, now, EntityTask, t.ID, string(t.Status), string(TaskCancelled), actor, "already "+string(t.Status))
+		}
+		return r.setTaskStatus(tx, t, taskChange{
+			to: TaskCancelled, reason: "cancel: " + reason,
+			edit: func(t *Task) { t.Error = reason },
+		}, actor, now)
+	})
+	if err != nil || !res.Applied {
+		return t, res, err
+	}
+	notes, err := r.cancelBacking(ctx, t, reason, actor)
+	res.Reason = strings.Join(notes, "; ")
+	return t, res, err
+}
+
+// cancelBacking kills the run and cancels the job behind a cancelled task
+// (SPEC R3) and returns what it did, for the Result.
+func (r *Registry) cancelBacking(ctx context.Context, t *Task, reason string, actor Actor) ([]string, error) {
+	var (
+		run   *Run
+		job   *Job
+		notes []string
+	)
+	err := r.store.View(ctx, func(tx Tx) error {
+		for _, rid := range []string{t.RunID, cliPeerRunID(t)} {
+			if rid == "" || run != nil {
+				continue
+			}
+			got, err := tx.GetRun(rid)
+			switch {
+			case errors.Is(err, ErrNotFound):
+			case err != nil:
+				return fmt.Errorf("run %s: %w", rid, err)
+			case got.Running():
+				run = got
+			}
+		}
+		if r.jobs == nil || t.SourceID == "" {
+			return nil
+		}
+		got, err := tx.GetJob(t.SourceID)
+		switch {
+		case errors.Is(err, ErrNotFound):
+		case err != nil:
+			return fmt.Errorf("job %s: %w", t.SourceID, err)
+		case got.Status.Active():
+			job = got
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("task %s cancelled, but looking up what backs it failed: %w", t.ID, err)
+	}
+	var errs []error
+	if run != nil {
+		_, kres, err := r.KillRun(ctx, run.RunID, "task "+t.ID+" cancelled: "+reason, actor)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("task %s cancelled, but killing run %s failed: %w", t.ID, run.RunID, err))
+		case kres.Applied:
+			notes = append(notes, "run "+run.RunID+" killed")
+		}
+	}
+	if job != nil {
+		_, jres, err := r.jobs.CancelJob(ctx, job.ID, actor)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("task %s cancelled, but cancelling job %s failed: %w", t.ID, job.ID, err))
+		case jres.Applied:
+			notes = append(notes, "job "+job.ID+" cancelled")
+		}
+	}
+	return notes, errors.Join(errs...)
+}
+
+// cliPeerRunID is the run a cli peer row mirrors through its source_id
+// (SPEC §3 mirrored task rows), or "".
+func cliPeerRunID(t *Task) string {
+	if t.Runtime == RuntimeCLI {
+		return t.SourceID
+	}
+	return ""
+}
+
+// MarkTaskLost is the maintenance API (actor sweeper) that infers an active
+// task lost (SPEC R5) with error reason (default "marked lost by
+// maintenance"), stamping ended_at and cleanup_after = ended_at + lost
+// retention (R8). A task that is not active is refused.
+func (r *Registry) MarkTaskLost(ctx context.Context, id, reason string) (*Task, Result, error) {
+	if reason == "" {
+		reason = "marked lost by maintenance"
+	}
+	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
+		return r.setTaskStatus(tx, t, taskChange{
+			to: TaskLost, reason: reason,
+			edit: func(t *Task) { t.Error = reason },
+		}, ActorSweeper, now)
+	})
+}
+
+// GetTask returns a task by id or unique prefix with its event journal, oldest
+// first. Errors: ErrNotFound, *AmbiguousError, ErrInvalid.
+func (r *Registry) GetTask(ctx context.Context, id string) (*Task, []Event, error) {
+	var (
+		t   *Task
+		evs []Event
+	)
+	err := r.store.View(ctx, func(tx Tx) error {
+		full, err := resolve(tx, EntityTask, id)
+		if err != nil {
+			return err
+		}
+		if t, err = tx.GetTask(full); err != nil {
+			return fmt.Errorf("task %s: %w", full, err)
+		}
+		evs, err = tx.Events(EntityTask, full)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, evs, nil
+}
+
+// ListTasks returns the tasks matching f, newest first.
+func (r *Registry) ListTasks(ctx context.Context, f TaskFilter) ([]Task, error) {
+	var out []Task
+	err := r.store.View(ctx, func(tx Tx) (err error) {
+		out, err = tx.ListTasks(f)
+		return err
+	})
+	return out, err
+}
