@@ -1,0 +1,350 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file reads Claude Code / Agent SDK stream-json (`--output-format
+// stream-json`): one JSON object per line, each with a "type" ("system",
+// "assistant", "user", "stream_event", "result", ...). It is the pure half of
+// `clawpit task track` (SPEC R4): no I/O and no registry; the CLI feeds it
+// lines as they arrive and turns what it learns into registry calls.
+
+// MaxStreamLine is the longest stream-json line the tracker parses (bytes).
+// Real tool results can run to several MB; a longer line is counted as invalid
+// rather than buffered without bound.
+const MaxStreamLine = 32 << 20
+
+// maxStreamText caps the strings the tracker keeps from a line (subtype,
+// result text, activity), so memory stays bounded whatever the input.
+const (
+	maxStreamName     = 64
+	maxStreamText     = 4096
+	maxStreamActivity = 120
+)
+
+// StreamLineKind classifies one input line.
+type StreamLineKind int
+
+const (
+	// StreamBlank is an empty or whitespace-only line (tolerated, counted).
+	StreamBlank StreamLineKind = iota
+	// StreamInvalid is a line that is not a JSON object (tolerated, counted).
+	StreamInvalid
+	// StreamKnown is an event of a type this reader knows.
+	StreamKnown
+	// StreamUnknown is a JSON object of an unknown or missing type (tolerated,
+	// counted; it still counts as an event).
+	StreamUnknown
+)
+
+// knownStreamTypes are the top-level event types of Claude Code and the Agent
+// SDK. Anything else is reported as unknown, never rejected.
+var knownStreamTypes = map[string]bool{
+	"system": true, "assistant": true, "user": true, "result": true,
+	"stream_event": true, "rate_limit_event": true, "tool_progress": true,
+	"tool_use_summary": true, "auth_status": true, "keep_alive": true,
+	"control_request": true, "control_response": true, "control_cancel_request": true,
+	"prompt_suggestion": true,
+}
+
+// StreamEvent is what one line told the tracker.
+type StreamEvent struct {
+	Kind    StreamLineKind
+	Type    string // event type ("" for blank/invalid lines)
+	Subtype string // system/result subtype, "" when none
+	// Outputs is the number of non-blank text blocks in an assistant event's
+	// message.content (SPEC R4: each counts one output). stream_event deltas
+	// carry the same text again and count nothing.
+	Outputs int
+	// Terminal is true for the first `result` event: the stream's verdict.
+	Terminal bool
+	// AfterResult is true for an event that arrived after the terminal result
+	// (it changes nothing).
+	AfterResult bool
+	// Activity is a short one-line description for progress summaries ("text:
+	// All tests pass…", "tool: Bash"), "" when the event has none.
+	Activity string
+}
+
+// IsEvent reports whether the line was a JSON object (known or unknown type).
+func (e StreamEvent) IsEvent() bool { return e.Kind == StreamKnown || e.Kind == StreamUnknown }
+
+// StreamResult is the terminal `result` event of a stream.
+type StreamResult struct {
+	Subtype string // "success", "error_max_turns", "error_during_execution", ...
+	IsError bool   // the CLI reports API errors as subtype success with is_error true
+	Text    string // the "result" text, capped at 4096 bytes; "" when absent
+}
+
+// StreamSummary is the running tally of a stream.
+type StreamSummary struct {
+	Lines       int64 // every line fed, blank and invalid included
+	Events      int64 // JSON objects (known and unknown types)
+	Blank       int64
+	Invalid     int64
+	Unknown     int64
+	AfterResult int64 // events after the terminal result
+	Outputs     int64 // non-blank assistant text blocks before the result
+	LastType    string
+	LastSubtype string
+	Result      *StreamResult // nil until a result event arrives
+}
+
+// LastEvent is "<type>/<subtype>" (or "<type>") of the last event, "none" when
+// there was no event at all.
+func (s StreamSummary) LastEvent() string {
+	switch {
+	case s.LastType == "":
+		return "none"
+	case s.LastSubtype == "":
+		return s.LastType
+	}
+	return s.LastType + "/" + s.LastSubtype
+}
+
+// Finish turns the stream's verdict into a FinishTask input (SPEC R4): the
+// result's subtype and is_error when there was a result; otherwise status
+// failed with "stream ended without terminal result (last event: <type/subtype>)".
+// A result without a subtype counts as "success", or "error" when is_error is
+// set; a subtype other than success or error_* is reported with IsError set,
+// so an unfamiliar verdict never counts as success. Text is left empty: the result text repeats the last assistant text
+// block, which is already counted as an output.
+func (s StreamSummary) Finish() Finish {
+	if s.Result == nil {
+		return Finish{
+			Status: TaskFailed,
+			Error:  fmt.Sprintf("stream ended without terminal result (last event: %s)", s.LastEvent()),
+		}
+	}
+	sub := s.Result.Subtype
+	if sub == "" {
+		sub = "success"
+		if s.Result.IsError {
+			sub = "error"
+		}
+	}
+	isErr := s.Result.IsError
+	if sub != "success" && !strings.HasPrefix(sub, "error_") {
+		// An unfamiliar verdict never counts as success.
+		isErr = true
+	}
+	return Finish{Subtype: sub, IsError: isErr}
+}
+
+// Status is the task status the stream's verdict maps to (SPEC R4): succeeded
+// for a result of subtype success without is_error, failed otherwise —
+// including a stream without a result.
+func (s StreamSummary) Status() TaskStatus {
+	f := s.Finish()
+	if f.Status != "" {
+		return f.Status
+	}
+	if f.Subtype == "success" && !f.IsError {
+		return TaskSucceeded
+	}
+	return TaskFailed
+}
+
+// StreamTracker parses stream-json line by line. The zero value is ready to
+// use. It keeps only counters and a few capped strings, so its memory is
+// bounded whatever it is fed. Not safe for concurrent use.
+type StreamTracker struct {
+	sum StreamSummary
+}
+
+// Summary returns the tally so far.
+func (t *StreamTracker) Summary() StreamSummary {
+	s := t.sum
+	if s.Result != nil {
+		r := *s.Result
+		s.Result = &r
+	}
+	return s
+}
+
+// Done reports whether the terminal result has been seen.
+func (t *StreamTracker) Done() bool { return t.sum.Result != nil }
+
+// ErrStreamLine is wrapped by Feed's errors for lines it could not read. They
+// are never fatal: the line is counted as invalid and the stream goes on.
+var ErrStreamLine = errors.New("invalid stream-json line")
+
+// streamHead is the part of an event the tracker reads first. Values stay raw
+// so a field of an unexpected JSON type spoils only that field, not the line.
+type streamHead struct {
+	Type    json.RawMessage `json:"type"`
+	Subtype json.RawMessage `json:"subtype"`
+	IsError json.RawMessage `json:"is_error"`
+	Result  json.RawMessage `json:"result"`
+}
+
+// streamMessage is the part of an assistant event that holds content blocks.
+type streamMessage struct {
+	Message struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+type streamBlock struct {
+	Type json.RawMessage `json:"type"`
+	Text json.RawMessage `json:"text"`
+	Name json.RawMessage `json:"name"`
+}
+
+// Feed reads one line (a trailing "\n" or "\r\n" is ignored) and updates the
+// tally. The error, when not nil, wraps ErrStreamLine and says why the line
+// was counted invalid; it is informational, never fatal.
+func (t *StreamTracker) Feed(line []byte) (StreamEvent, error) {
+	t.sum.Lines++
+	line = bytes.TrimRight(line, "\r\n")
+	if t.sum.Lines == 1 {
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) // UTF-8 BOM
+	}
+	trimmed := bytes.TrimSpace(line)
+	if len(trimmed) == 0 {
+		t.sum.Blank++
+		return StreamEvent{Kind: StreamBlank}, nil
+	}
+	if len(trimmed) > MaxStreamLine {
+		t.sum.Invalid++
+		return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: line of %d bytes exceeds %d", ErrStreamLine, len(trimmed), MaxStreamLine)
+	}
+	if trimmed[0] != '{' {
+		t.sum.Invalid++
+		return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: not a JSON object", ErrStreamLine)
+	}
+	var h streamHead
+	if err := json.Unmarshal(trimmed, &h); err != nil {
+		t.sum.Invalid++
+		return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: %v", ErrStreamLine, err)
+	}
+	ev := StreamEvent{
+		Kind:    StreamUnknown,
+		Type:    rawString(h.Type, maxStreamName),
+		Subtype: rawString(h.Subtype, maxStreamName),
+	}
+	if knownStreamTypes[ev.Type] {
+		ev.Kind = StreamKnown
+	} else {
+		t.sum.Unknown++
+	}
+	t.sum.Events++
+	t.sum.LastType, t.sum.LastSubtype = ev.Type, ev.Subtype
+	if ev.Type == "" {
+		t.sum.LastType = "unknown"
+	}
+	if t.sum.Result != nil {
+		ev.AfterResult = true
+		t.sum.AfterResult++
+		return ev, nil
+	}
+	switch ev.Type {
+	case "assistant":
+		ev.Outputs, ev.Activity = assistantOutputs(trimmed)
+		t.sum.Outputs += int64(ev.Outputs)
+	case "result":
+		ev.Terminal = true
+		r := &StreamResult{Subtype: ev.Subtype, Text: rawString(h.Result, maxStreamText)}
+		var b bool
+		if len(h.IsError) > 0 && json.Unmarshal(h.IsError, &b) == nil {
+			r.IsError = b
+		}
+		t.sum.Result = r
+	}
+	return ev, nil
+}
+
+// assistantOutputs counts the non-blank text blocks of an assistant event and
+// describes its last block. message.content is normally an array of blocks; a
+// plain string counts as one text block.
+func assistantOutputs(line []byte) (int, string) {
+	var m streamMessage
+	if json.Unmarshal(line, &m) != nil || len(m.Message.Content) == 0 {
+		return 0, ""
+	}
+	c := bytes.TrimSpace(m.Message.Content)
+	switch {
+	case len(c) > 0 && c[0] == '"':
+		if s := rawString(c, maxStreamText); strings.TrimSpace(s) != "" {
+			return 1, "text: " + oneLine(s, maxStreamActivity)
+		}
+		return 0, ""
+	case len(c) == 0 || c[0] != '[':
+		return 0, ""
+	}
+	var blocks []streamBlock
+	if json.Unmarshal(c, &blocks) != nil {
+		return 0, ""
+	}
+	n, activity := 0, ""
+	for _, b := range blocks {
+		switch rawString(b.Type, maxStreamName) {
+		case "text":
+			if s := rawString(b.Text, maxStreamText); strings.TrimSpace(s) != "" {
+				n++
+				activity = "text: " + oneLine(s, maxStreamActivity)
+			}
+		case "tool_use", "server_tool_use":
+			if name := rawString(b.Name, maxStreamName); name != "" {
+				activity = "tool: " + oneLine(name, maxStreamActivity)
+			}
+		}
+	}
+	return n, activity
+}
+
+// rawString decodes a JSON string value, capped at max bytes (on a rune
+// boundary); "" when raw is absent, null or not a string.
+func rawString(raw json.RawMessage, max int) string {
+	if len(raw) == 0 || raw[0] != '"' {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return capString(s, max)
+}
+
+// capString cuts s to at most max bytes without splitting a rune.
+func capString(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// oneLine collapses whitespace runs (newlines included) to single spaces, drops
+// other control characters and caps the result at max bytes with "…".
+func oneLine(s string, max int) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t' || r == ' ':
+			space = b.Len() > 0
+			continue
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+		if b.Len() > max {
+			return capString(b.String(), max) + "…"
+		}
+	}
+	return b.String()
+}
