@@ -199,15 +199,23 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 	if err != nil {
 		return mapErr(err)
 	}
+	// Roll back on every path that does not commit, a panic in fn included:
+	// the write pool has a single connection, so a leaked transaction would
+	// block every later Update of this process.
+	committed := false
+	defer func() {
+		if !committed {
+			sqlTx.Rollback()
+		}
+	}()
 	t := &tx{ctx: ctx, tx: sqlTx}
 	if err := fn(t); err != nil {
-		sqlTx.Rollback()
 		return mapErr(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
-		sqlTx.Rollback()
 		return mapErr(err)
 	}
+	committed = true
 	return nil
 }
 
