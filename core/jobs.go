@@ -1,0 +1,533 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Background jobs (SPEC §6 J1–J9). A job is a command run as a detached
+// process: `job run` records it `pending`, creates its log and starts a
+// supervisor — the clawpit binary itself, in its own session (setsid) — and
+// returns at once. The supervisor runs the command in its own process group
+// with stdin closed, pumps its output into a live, redacted, rotating log
+// (J2–J4), and records the outcome (J6, J9). Cancel (J6), reap (J7) and the
+// sweeper's lost inference (J8) work from any process through the registry
+// and signals to the job's process group.
+//
+// Status changes are conditional updates, each journaled: whoever writes a
+// terminal status first wins. Cancel, reap and the timeout write their status
+// *before* signalling, so the supervisor, when the process finally exits,
+// finds the job terminal and only fills in exit_code and completed_at: a
+// cancelled job ends `cancelled`, never `failed` with exit code 143.
+
+// Job supervision defaults (SPEC J3, J6, J8).
+const (
+	// SuperviseCommand is the hidden clawpit subcommand that runs a job's
+	// supervisor: `clawpit __supervise --db <registry> <job-id>`.
+	SuperviseCommand = "__supervise"
+	// JobKillGrace is how long SIGTERM has before SIGKILL (SPEC J6, J7).
+	JobKillGrace = 5 * time.Second
+	// DefaultJobLostGrace is how long a pending job may go without its
+	// supervisor recording itself before a sweep calls it lost (SPEC J8), so
+	// a sweep right after `job run` does not kill a job that is starting.
+	DefaultJobLostGrace = 30 * time.Second
+	// DefaultLogRotateBytes is the rotation threshold of a job log (SPEC J3).
+	DefaultLogRotateBytes = 5 << 20
+	// MaxLogLine is the longest line written to a job log, in bytes without
+	// the newline; longer output lines are split (SPEC J2).
+	MaxLogLine = 64 << 10
+	// JobNotifyTailChars is how much of the log a finish notification quotes
+	// (SPEC J9): the last 2,000 characters.
+	JobNotifyTailChars = 2000
+	// LogName and RotatedLogName are the files of a job's log directory (SPEC §2).
+	LogName        = "output.log"
+	RotatedLogName = "output.1.log"
+	// EnvJobRotateBytes, when set to a positive integer, overrides the
+	// rotation threshold of supervisors started from this environment (a
+	// hidden knob for tests and benchmarks).
+	EnvJobRotateBytes = "CLAWPIT_JOB_ROTATE_BYTES"
+)
+
+// LogSink is the rotating log a supervisor writes redacted lines to (SPEC J2,
+// J3). tailer.RotatingWriter implements it; core cannot import tailer, so the
+// CLI injects it through JobsOptions.OpenLog.
+type LogSink interface {
+	// WriteLine appends one line (without its newline). After a write error
+	// every call returns that (sticky) error without writing.
+	WriteLine(line []byte) error
+	// Flush pushes buffered lines to the file.
+	Flush() error
+	// Err returns the sticky write error, or nil.
+	Err() error
+	// RotateErr returns the last failed rotation (not fatal), or nil.
+	RotateErr() error
+	Close() error
+}
+
+// JobsOptions configure NewJobs. Zero values select the defaults.
+type JobsOptions struct {
+	// Dir is the jobs directory; a job's log lives in <Dir>/<job-id>/. Default:
+	// "jobs" beside the registry database — $CLAWPIT_HOME/jobs for the default
+	// database (SPEC §2), and a directory next to a --db file otherwise, so a
+	// registry and its logs always travel together.
+	Dir string
+	// SupervisorArgv returns the command line that supervises job id. Default:
+	// [os.Executable(), SuperviseCommand, "--db", <registry path>, id].
+	SupervisorArgv func(id string) ([]string, error)
+	// SupervisorEnv is appended to the supervisor's environment (which the
+	// job inherits).
+	SupervisorEnv []string
+	// OpenLog opens the rotating log in dir with rotation threshold maxBytes.
+	// Required by Supervise (the CLI passes tailer.OpenWriter).
+	OpenLog func(dir string, maxBytes int64) (LogSink, error)
+	// RotateBytes is the rotation threshold (default 5 MiB, or
+	// $CLAWPIT_JOB_ROTATE_BYTES).
+	RotateBytes int64
+	// KillGrace is the SIGTERM → SIGKILL delay (default 5 s).
+	KillGrace time.Duration
+	// LostGrace is how long a pending job may lack a supervisor (default 30 s).
+	LostGrace time.Duration
+	// PollInterval is how often a supervisor re-reads its job to notice a
+	// cancel or reap written by another process (default 500 ms).
+	PollInterval time.Duration
+	// DrainAfterExit is how long a supervisor keeps reading output after the
+	// command exits before it kills what is left of its process group
+	// (default 2 s).
+	DrainAfterExit time.Duration
+}
+
+// Jobs runs and controls background jobs. It implements JobController (for the
+// registry) and JobLiveness (for the sweeper). Safe for concurrent use.
+type Jobs struct {
+	reg  *Registry
+	opts JobsOptions
+}
+
+var _ JobController = (*Jobs)(nil)
+
+// NewJobs returns the job supervisor front end over reg.
+func NewJobs(reg *Registry, opts JobsOptions) *Jobs {
+	if opts.Dir == "" {
+		opts.Dir = filepath.Join(filepath.Dir(reg.Store().Path()), "jobs")
+	}
+	if opts.RotateBytes <= 0 {
+		opts.RotateBytes = DefaultLogRotateBytes
+		var n int64
+		if _, err := fmt.Sscan(os.Getenv(EnvJobRotateBytes), &n); err == nil && n > 0 {
+			opts.RotateBytes = n
+		}
+	}
+	if opts.KillGrace <= 0 {
+		opts.KillGrace = JobKillGrace
+	}
+	if opts.LostGrace <= 0 {
+		opts.LostGrace = DefaultJobLostGrace
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 500 * time.Millisecond
+	}
+	if opts.DrainAfterExit <= 0 {
+		opts.DrainAfterExit = 2 * time.Second
+	}
+	return &Jobs{reg: reg, opts: opts}
+}
+
+// Dir returns the jobs directory.
+func (j *Jobs) Dir() string { return j.opts.Dir }
+
+// Registry returns the registry the jobs are recorded in.
+func (j *Jobs) Registry() *Registry { return j.reg }
+
+// JobSpec is the input of Run (SPEC §8 `job run`).
+type JobSpec struct {
+	Session   string        // owning session (required)
+	Cwd       string        // working directory; default the caller's; must exist
+	Timeout   time.Duration // kill timer; 0 = none (SPEC J6: no default timer); rounded up to whole seconds
+	Rationale string
+	Command   []string // argv (required, argv[0] non-empty)
+}
+
+// CanTransitionJob is the job status rule. Pending → running is the
+// supervisor's; only maintenance infers lost; cancelled, reaped, completed,
+// failed and timed_out are final; lost (an inference) yields to the
+// supervisor's authoritative completed, failed or timed_out — a supervisor the
+// sweeper wrongly believed dead reports what really happened. It returns
+// whether from → to is allowed and, when not, the reason journaled.
+func CanTransitionJob(from, to JobStatus, actor Actor) (bool, string) {
+	if from == to {
+		return false, "already " + string(from)
+	}
+	switch from {
+	case JobPending, JobRunning:
+		switch to {
+		case JobPending:
+			return false, "a started job cannot return to pending"
+		case JobRunning:
+			if from != JobPending || actor != ActorSupervisor {
+				return false, "only the supervisor starts a job"
+			}
+		case JobLost:
+			if !actor.IsMaintenance() {
+				return false, "only maintenance may mark a job lost"
+			}
+		}
+		return true, ""
+	case JobLost:
+		switch to {
+		case JobCompleted, JobFailed, JobTimedOut:
+			if actor == ActorSupervisor {
+				return true, ""
+			}
+		}
+		return false, "lost is final except for the supervisor's own report"
+	case JobCompleted, JobFailed, JobCancelled, JobTimedOut, JobReaped:
+		return false, string(from) + " is final"
+	}
+	return false, "unknown status " + string(from)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// CommandLine renders argv as one shell-quoted line for display.
+func CommandLine(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// Run starts a background job (SPEC J1) and returns it `pending` at once; the
+// supervisor moves it to running. Nothing is written when the input is bad:
+// ErrInvalid for an empty command, a missing session, a negative timeout, or
+// a cwd that does not exist (the message carries a `mkdir -p -- '<dir>'`
+// hint). The log directory (0700) and an empty output.log (0600) exist before
+// the command starts. The registry stores the command with J4 secrets
+// redacted; the real argv reaches the supervisor through a pipe on its stdin.
+// When the supervisor cannot be started the job is recorded `failed` with
+// capture_error saying why, and the error is returned with it.
+func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error) {
+	if strings.TrimSpace(spec.Session) == "" {
+		return nil, Invalidf("a job needs a session (--session)")
+	}
+	if len(spec.Command) == 0 || spec.Command[0] == "" {
+		return nil, Invalidf("empty command: give it after -- (job run --session S -- CMD ARGS…)")
+	}
+	if spec.Timeout < 0 {
+		return nil, Invalidf("negative timeout %s", spec.Timeout)
+	}
+	cwd := spec.Cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("current directory: %w", err)
+		}
+		cwd = wd
+	}
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, Invalidf("cwd %q: %v", spec.Cwd, err)
+	}
+	if st, err := os.Stat(cwd); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, Invalidf("cwd %s does not exist (create it with: mkdir -p -- %s)", cwd, shellQuote(cwd))
+		}
+		return nil, Invalidf("cwd %s: %v", cwd, err)
+	} else if !st.IsDir() {
+		return nil, Invalidf("cwd %s is not a directory", cwd)
+	}
+	timeoutS := int64((spec.Timeout + time.Second - 1) / time.Second)
+
+	id := NewShortID()
+	dir := filepath.Join(j.opts.Dir, id)
+	if err := os.MkdirAll(j.opts.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create jobs directory: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create job log directory: %w", err)
+	}
+	logPath := filepath.Join(dir, LogName)
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("create job log: %w", err)
+	}
+	f.Close()
+
+	stored := make([]string, len(spec.Command))
+	for i, a := range spec.Command {
+		stored[i] = redactBlock(a)
+	}
+	job := &Job{
+		ID: id, Session: spec.Session, Command: stored, Cwd: cwd, Rationale: redactBlock(spec.Rationale),
+		Status: JobPending, TimeoutS: timeoutS, LogPath: logPath,
+	}
+	err = j.reg.store.Update(ctx, func(tx Tx) error {
+		if s, err := tx.GetSession(spec.Session); err == nil && s.State == SessionClosed {
+			return Invalidf("session %s is closed", spec.Session)
+		} else if err != nil && !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("session %s: %w", spec.Session, err)
+		}
+		job.CreatedAt = j.reg.now()
+		if err := tx.InsertJob(job); err != nil {
+			return wrapWrite("job", id, err)
+		}
+		reason := "job run: " + CommandLine(stored)
+		if timeoutS > 0 {
+			reason += fmt.Sprintf(" (timeout %ds)", timeoutS)
+		}
+		return journal(tx, job.CreatedAt, EntityJob, id, "", string(JobPending), actor, reason, true)
+	})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := j.spawnSupervisor(job, spec.Command); err != nil {
+		failed, ferr := j.failToStart(ctx, id, "start supervisor: "+err.Error())
+		if ferr != nil {
+			return job, errors.Join(err, ferr)
+		}
+		return failed, fmt.Errorf("job %s: start supervisor: %w", id, err)
+	}
+	return job, nil
+}
+
+// spawnSupervisor starts the supervisor of job in its own session with
+// stdout/stderr on /dev/null and the argv as JSON on its stdin, and does not
+// wait for it: a goroutine reaps it if this process outlives it (the console,
+// the demo); a CLI process simply exits and the supervisor is re-parented.
+func (j *Jobs) spawnSupervisor(job *Job, argv []string) error {
+	var sargv []string
+	var err error
+	if j.opts.SupervisorArgv != nil {
+		sargv, err = j.opts.SupervisorArgv(job.ID)
+	} else {
+		var exe string
+		exe, err = os.Executable()
+		sargv = []string{exe, SuperviseCommand, "--db", j.reg.Store().Path(), job.ID}
+	}
+	if err != nil {
+		return err
+	}
+	payload, err := json.Marshal(argv)
+	if err != nil {
+		return err
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd := &exec.Cmd{
+		Path:        sargv[0],
+		Args:        sargv,
+		Dir:         job.Cwd,
+		Env:         append(os.Environ(), j.opts.SupervisorEnv...),
+		Stdin:       pr,
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return err
+	}
+	pr.Close()
+	go cmd.Wait()
+	// A pipe holds 64 KiB; a larger argv waits for the supervisor to read it.
+	_, werr := pw.Write(payload)
+	pw.Close()
+	if werr != nil {
+		return fmt.Errorf("pass the command to the supervisor: %w", werr)
+	}
+	return nil
+}
+
+// failToStart records a job whose supervisor could not start as failed.
+func (j *Jobs) failToStart(ctx context.Context, id, why string) (*Job, error) {
+	var out *Job
+	err := j.reg.store.Update(ctx, func(tx Tx) error {
+		job, err := tx.GetJob(id)
+		if err != nil {
+			return err
+		}
+		out = job
+		if !job.Status.Active() {
+			return nil
+		}
+		now := j.reg.now()
+		from := job.Status
+		job.Status = JobFailed
+		job.CaptureError = why
+		job.CompletedAt = now
+		job.CleanupAfter = now.Add(j.reg.th.JobRetention)
+		if err := tx.UpdateJob(job); err != nil {
+			return wrapWrite("job", id, err)
+		}
+		return journal(tx, now, EntityJob, id, string(from), string(JobFailed), ActorSupervisor, why, true)
+	})
+	return out, err
+}
+
+// GetJob returns a job by id or unique prefix (≥ 4 characters) with its
+// journal. Errors: ErrNotFound, *AmbiguousError, ErrInvalid.
+func (j *Jobs) GetJob(ctx context.Context, id string) (*Job, []Event, error) {
+	var (
+		job *Job
+		evs []Event
+	)
+	err := j.reg.store.View(ctx, func(tx Tx) error {
+		full, err := resolve(tx, EntityJob, id)
+		if err != nil {
+			return err
+		}
+		if job, err = tx.GetJob(full); err != nil {
+			return err
+		}
+		evs, err = tx.Events(EntityJob, full)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return job, evs, nil
+}
+
+// ListJobs returns the jobs matching f, newest first.
+func (j *Jobs) ListJobs(ctx context.Context, f JobFilter) ([]Job, error) {
+	var out []Job
+	err := j.reg.store.View(ctx, func(tx Tx) (err error) {
+		out, err = tx.ListJobs(f)
+		return err
+	})
+	return out, err
+}
+
+// endJob moves job to the terminal status to (conditionally, journaled) inside
+// tx, stamping completed_at and cleanup_after (SPEC R8: terminal jobs are kept
+// 24 h). A refused transition is journaled as ignored and reported.
+func (j *Jobs) endJob(tx Tx, job *Job, to JobStatus, actor Actor, reason string, now Timestamp) (Result, error) {
+	from := job.Status
+	if ok, why := CanTransitionJob(from, to, actor); !ok {
+		return refuse(tx, now, EntityJob, job.ID, string(from), string(to), actor, why)
+	}
+	job.Status = to
+	job.CompletedAt = now
+	job.CleanupAfter = now.Add(j.reg.th.JobRetention)
+	if err := tx.UpdateJob(job); err != nil {
+		return Result{}, wrapWrite("job", job.ID, err)
+	}
+	return applied(""), journal(tx, now, EntityJob, job.ID, string(from), string(to), actor, reason, true)
+}
+
+// CancelJob ends a job as cancelled (SPEC J6): it writes `cancelled` first
+// (conditional, journaled), then sends SIGTERM to the job's process group and
+// SIGKILL after 5 s if anything is left, waiting for that. A terminal job
+// answers Result{false, "already <status>"} and nothing is signalled. A job
+// still pending (no process group yet) is killed by its supervisor, which
+// re-checks the status before and after starting the command. When no live
+// supervisor will report the end, CancelJob raises the job_finished
+// notification itself (J9).
+func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Result, error) {
+	var (
+		job *Job
+		res Result
+	)
+	err := j.reg.store.Update(ctx, func(tx Tx) error {
+		full, err := resolve(tx, EntityJob, id)
+		if err != nil {
+			return err
+		}
+		if job, err = tx.GetJob(full); err != nil {
+			return err
+		}
+		if !job.Status.Active() {
+			res, err = refuse(tx, j.reg.now(), EntityJob, job.ID, string(job.Status), string(JobCancelled), actor, "already "+string(job.Status))
+			return err
+		}
+		res, err = j.endJob(tx, job, JobCancelled, actor, "cancel", j.reg.now())
+		return err
+	})
+	if err != nil || !res.Applied {
+		return job, res, err
+	}
+	superAlive := job.SupervisorPID != 0 && ProcessAlive(job.SupervisorPID, job.SupervisorStart)
+	switch {
+	case job.PGID > 1:
+		survivors := KillGroups([]int{job.PGID}, j.opts.KillGrace)
+		if len(survivors) > 0 {
+			res.Reason = fmt.Sprintf("SIGTERM to process group %d; SIGKILL after %s", job.PGID, j.opts.KillGrace)
+		} else {
+			res.Reason = fmt.Sprintf("SIGTERM to process group %d", job.PGID)
+		}
+	case superAlive:
+		res.Reason = "the supervisor stops the command as it starts"
+	default:
+		res.Reason = "no process was running"
+	}
+	if !superAlive {
+		if err := j.notifyFinished(ctx, job.ID); err != nil {
+			return job, res, err
+		}
+	}
+	return job, res, nil
+}
+
+// ReapSession kills every pending or running job of session and marks it
+// reaped (SPEC J7): the statuses are written first in one transaction (each a
+// conditional, journaled change), then every job's process group gets SIGTERM;
+// after at most 5 s in total whatever is left gets SIGKILL and the reap
+// proceeds anyway, saying so in ReapReport.TimedOut. Reaped jobs raise no
+// job_finished notification. Idempotent: a second call reaps nothing.
+func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (ReapReport, error) {
+	if session == "" {
+		return ReapReport{}, Invalidf("reap needs a session")
+	}
+	var rep ReapReport
+	err := j.reg.store.Update(ctx, func(tx Tx) error {
+		rep.Reaped = nil
+		active, err := tx.ListJobs(JobFilter{Statuses: []JobStatus{JobPending, JobRunning}, Session: session})
+		if err != nil {
+			return fmt.Errorf("jobs of session %s: %w", session, err)
+		}
+		now := j.reg.now()
+		for i := range active {
+			job := &active[i]
+			res, err := j.endJob(tx, job, JobReaped, actor, "session "+session+" reaped", now)
+			if err != nil {
+				return err
+			}
+			if res.Applied {
+				rep.Reaped = append(rep.Reaped, *job)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return ReapReport{}, err
+	}
+	var groups []int
+	for _, job := range rep.Reaped {
+		if job.PGID > 1 {
+			groups = append(groups, job.PGID)
+		}
+	}
+	if len(groups) > 0 {
+		rep.TimedOut = len(KillGroups(groups, j.opts.KillGrace)) > 0
+	}
+	return rep, nil
+}

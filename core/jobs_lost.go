@@ -1,0 +1,101 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+)
+
+// JobLostReason says why an active job's supervisor is considered gone (SPEC
+// J8), or "" when the job is not lost: a recorded supervisor whose pid is dead
+// (a zombie counts as dead) or now belongs to a process with another start
+// time; or a pending job whose supervisor never recorded itself within
+// LostGrace of its creation (measured on the registry clock).
+func (j *Jobs) JobLostReason(job *Job, now Timestamp) string {
+	if !job.Status.Active() {
+		return ""
+	}
+	if job.SupervisorPID == 0 {
+		if now.Sub(job.CreatedAt) < j.opts.LostGrace {
+			return ""
+		}
+		return fmt.Sprintf("supervisor never started (pending for %s)", now.Sub(job.CreatedAt).Round(1e9))
+	}
+	st, err := readProcStat(job.SupervisorPID)
+	switch {
+	case err != nil, st.State == 'Z', st.State == 'X':
+		return fmt.Sprintf("supervisor pid %d is gone", job.SupervisorPID)
+	case job.SupervisorStart != 0 && st.StartTime != job.SupervisorStart:
+		return fmt.Sprintf("supervisor pid %d was reused by another process", job.SupervisorPID)
+	}
+	return ""
+}
+
+// LostJobs lists the pending and running jobs whose supervisor is gone (SPEC
+// J8; see JobLostReason). Read-only: the sweeper plans with it and applies
+// each with MarkJobLost. Its cost grows with the number of active jobs only.
+func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
+	active, err := j.ListJobs(ctx, JobFilter{Statuses: []JobStatus{JobPending, JobRunning}})
+	if err != nil {
+		return nil, err
+	}
+	now := j.reg.now()
+	var out []Job
+	for _, job := range active {
+		if j.JobLostReason(&job, now) != "" {
+			out = append(out, job)
+		}
+	}
+	return out, nil
+}
+
+// MarkJobLost marks j lost if its row is still active with the same Rev
+// (conditional update + journal, actor sweeper; SPEC J8), kills with SIGKILL
+// whatever is left in its process group, and raises one job_lost notification
+// naming the log path (dedup "job_lost:<id>"). reason defaults to
+// JobLostReason. It returns false and no error when it raced: the row changed
+// since LostJobs read it, or the supervisor turned out to be alive after all.
+func (j *Jobs) MarkJobLost(ctx context.Context, job Job, reason string) (bool, error) {
+	var (
+		marked bool
+		cur    *Job
+	)
+	err := j.reg.store.Update(ctx, func(tx Tx) error {
+		marked = false
+		var err error
+		cur, err = tx.GetJob(job.ID)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		now := j.reg.now()
+		if cur.Rev != job.Rev || !cur.Status.Active() {
+			return nil
+		}
+		why := j.JobLostReason(cur, now)
+		if why == "" {
+			return nil // the supervisor is alive (or still within its grace)
+		}
+		if reason == "" {
+			reason = why
+		}
+		res, err := j.endJob(tx, cur, JobLost, ActorSweeper, reason, now)
+		if err != nil || !res.Applied {
+			return err
+		}
+		marked = true
+		return j.notifyJob(tx, cur, "Reason: "+reason, now)
+	})
+	if err != nil || !marked {
+		return false, err
+	}
+	if cur.PGID > 1 && GroupAlive(cur.PGID) {
+		if err := SignalGroup(cur.PGID, syscall.SIGKILL); err != nil {
+			return true, fmt.Errorf("job %s marked lost, but killing its process group failed: %w", cur.ID, err)
+		}
+	}
+	return true, nil
+}

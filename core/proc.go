@@ -1,0 +1,185 @@
+package core
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Process helpers for the job supervisor (SPEC J1, J6–J8). They read Linux's
+// /proc directly: clawpit's job supervision is Linux-only.
+
+// procStat is the part of /proc/<pid>/stat the supervisor needs.
+type procStat struct {
+	State     byte  // field 3: R, S, D, Z, T, ...
+	PGID      int   // field 5
+	StartTime int64 // field 22: start time in clock ticks since boot
+}
+
+// readProcStat parses /proc/<pid>/stat. The command name (field 2) may hold
+// spaces and parentheses, so fields are counted from the last ')'.
+func readProcStat(pid int) (procStat, error) {
+	if pid <= 0 {
+		return procStat{}, fmt.Errorf("invalid pid %d", pid)
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procStat{}, err
+	}
+	return parseProcStat(b)
+}
+
+func parseProcStat(b []byte) (procStat, error) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 > len(b) {
+		return procStat{}, errors.New("malformed /proc stat: no command name")
+	}
+	f := bytes.Fields(b[i+1:])
+	// f[0] is field 3 (state), so field n is f[n-3].
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procStat{}, errors.New("malformed /proc stat: too few fields")
+	}
+	pgid, err := strconv.Atoi(string(f[2]))
+	if err != nil {
+		return procStat{}, fmt.Errorf("malformed /proc stat pgrp: %w", err)
+	}
+	start, err := strconv.ParseInt(string(f[19]), 10, 64)
+	if err != nil {
+		return procStat{}, fmt.Errorf("malformed /proc stat starttime: %w", err)
+	}
+	return procStat{State: f[0][0], PGID: pgid, StartTime: start}, nil
+}
+
+// ProcStartTime returns the start time of process pid in clock ticks since
+// boot (/proc/<pid>/stat field 22). Together with the pid it names one
+// process: a pid reused by a later process has a different start time
+// (SPEC J8). Errors wrap os.ErrNotExist when the process does not exist.
+func ProcStartTime(pid int) (int64, error) {
+	st, err := readProcStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	return st.StartTime, nil
+}
+
+// ProcessAlive reports whether pid is a live process and, when start is not
+// 0, whether it is the same process that started at start (clock ticks since
+// boot) rather than a later one that reused the pid. A zombie (exited, not yet
+// reaped by its parent) counts as dead.
+func ProcessAlive(pid int, start int64) bool {
+	st, err := readProcStat(pid)
+	if err != nil {
+		return false
+	}
+	if st.State == 'Z' || st.State == 'X' {
+		return false
+	}
+	return start == 0 || st.StartTime == start
+}
+
+// GroupMembers returns the live (non-zombie) processes of process group pgid,
+// found by scanning /proc. Empty when the group is gone. Its cost grows with
+// the number of processes on the machine, not with any job history.
+func GroupMembers(pgid int) []int {
+	if pgid <= 0 {
+		return nil
+	}
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, n := range names {
+		if n == "" || n[0] < '0' || n[0] > '9' {
+			continue
+		}
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		st, err := readProcStat(pid)
+		if err != nil || st.PGID != pgid || st.State == 'Z' || st.State == 'X' {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// GroupAlive reports whether process group pgid still has a live member.
+func GroupAlive(pgid int) bool {
+	if pgid <= 0 {
+		return false
+	}
+	// kill(-pgid, 0) is cheap, but it succeeds on zombies; confirm with /proc
+	// only when it says the group exists.
+	if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+		return false
+	}
+	return len(GroupMembers(pgid)) > 0
+}
+
+// SignalGroup sends sig to every process of group pgid. A group that no longer
+// exists is not an error.
+func SignalGroup(pgid int, sig syscall.Signal) error {
+	if pgid <= 1 {
+		return fmt.Errorf("refusing to signal process group %d", pgid)
+	}
+	err := syscall.Kill(-pgid, sig)
+	if err == nil || errors.Is(err, syscall.ESRCH) {
+		return nil
+	}
+	return fmt.Errorf("signal %v to process group %d: %w", sig, pgid, err)
+}
+
+// KillGroups ends the process groups pgids (SPEC J6/J7): SIGTERM to each, a
+// wait of at most grace for all of them to exit, then SIGKILL to whatever is
+// left. It returns the groups that were still alive after grace (and got
+// SIGKILL), and waits up to one more second for those to go. Groups <= 1 are
+// skipped.
+func KillGroups(pgids []int, grace time.Duration) (survivors []int) {
+	var live []int
+	for _, g := range pgids {
+		if g > 1 {
+			_ = SignalGroup(g, syscall.SIGTERM)
+			live = append(live, g)
+		}
+	}
+	live = waitGroups(live, grace)
+	if len(live) == 0 {
+		return nil
+	}
+	for _, g := range live {
+		_ = SignalGroup(g, syscall.SIGKILL)
+	}
+	waitGroups(live, time.Second)
+	return live
+}
+
+// waitGroups polls until every group in pgids is gone or d elapses, and
+// returns the groups still alive.
+func waitGroups(pgids []int, d time.Duration) []int {
+	deadline := time.Now().Add(d)
+	for {
+		var live []int
+		for _, g := range pgids {
+			if GroupAlive(g) {
+				live = append(live, g)
+			}
+		}
+		if len(live) == 0 || !time.Now().Before(deadline) {
+			return live
+		}
+		pgids = live
+		time.Sleep(25 * time.Millisecond)
+	}
+}

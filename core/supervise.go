@@ -1,0 +1,447 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// ErrJobNotPending is returned by Supervise when the job is no longer pending
+// when its supervisor starts (cancelled, reaped or marked lost meanwhile):
+// the command is not run.
+var ErrJobNotPending = errors.New("job is no longer pending")
+
+// maxArgvPayload bounds the argv JSON a supervisor reads from its stdin.
+const maxArgvPayload = 16 << 20
+
+// discardSink stands in for a log that could not be opened: every write fails
+// with the open error, so the pumps only drain the pipes.
+type discardSink struct{ err error }
+
+func (d discardSink) WriteLine([]byte) error { return d.err }
+func (d discardSink) Flush() error           { return d.err }
+func (d discardSink) Err() error             { return d.err }
+func (d discardSink) RotateErr() error       { return nil }
+func (d discardSink) Close() error           { return nil }
+
+// Supervise is the body of a job's supervisor process (`clawpit __supervise`,
+// SPEC J1–J3, J6, J9), started by Run in its own session. argvIn carries the
+// command's real argv as a JSON array (the registry stores it redacted); nil
+// or unreadable input falls back to the stored command.
+//
+// It records itself (supervisor_pid, supervisor_start), runs the command in
+// its own process group with stdin on /dev/null, the job's cwd and the
+// inherited environment, marks the job running (pid, pgid, started_at), and
+// pumps stdout and stderr ("[stderr] " lines) through redaction into the
+// rotating log. It arms the kill timer when the job has a timeout (then writes
+// timed_out, SIGTERM, SIGKILL after 5 s), and re-reads the job every
+// PollInterval so a cancel or reap written by another process stops the
+// command even if that process died before signalling. When the command
+// exits it keeps draining its output for up to DrainAfterExit, SIGKILLs what
+// is left of its process group (a job ends with its command), fsyncs the log
+// and records the outcome: exit 0 → completed, otherwise failed with exit_code
+// (a command killed by signal N has exit code 128+N). A status written
+// meanwhile by cancel, reap or the timer is kept (only exit_code,
+// completed_at and capture_error are filled in); `lost` yields to this
+// authoritative result. Then it raises the job_finished notification (none
+// for reaped).
+//
+// ctx cancellation is ignored: the supervisor lives as long as its command.
+// It returns ErrJobNotPending when the job had already ended before it
+// started; any other error means the outcome could not be recorded.
+func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error {
+	ctx = context.WithoutCancel(ctx)
+	if j.opts.OpenLog == nil {
+		return errors.New("jobs: no log writer configured (JobsOptions.OpenLog)")
+	}
+	var argv []string
+	if argvIn != nil {
+		if b, err := io.ReadAll(io.LimitReader(argvIn, maxArgvPayload)); err == nil && len(b) > 0 {
+			if json.Unmarshal(b, &argv) != nil {
+				argv = nil
+			}
+		}
+	}
+
+	// Record ourselves; refuse a job that is no longer pending.
+	self := os.Getpid()
+	selfStart, _ := ProcStartTime(self)
+	var job *Job
+	err := j.retryUpdate(ctx, func(tx Tx) error {
+		var err error
+		if job, err = tx.GetJob(id); err != nil {
+			return err
+		}
+		if job.Status != JobPending {
+			return ErrJobNotPending
+		}
+		job.SupervisorPID, job.SupervisorStart = self, selfStart
+		if err := tx.UpdateJob(job); err != nil {
+			return wrapWrite("job", id, err)
+		}
+		return journal(tx, j.reg.now(), EntityJob, id, string(JobPending), string(JobPending), ActorSupervisor,
+			fmt.Sprintf("supervisor started (pid %d)", self), true)
+	})
+	if err != nil {
+		return err
+	}
+	if len(argv) == 0 || argv[0] == "" {
+		argv = job.Command
+	}
+
+	dir := filepath.Dir(job.LogPath)
+	s := &supervision{j: j, ctx: ctx, id: id, dir: dir}
+	sink, err := j.opts.OpenLog(dir, j.opts.RotateBytes)
+	if err != nil || sink == nil {
+		if err == nil {
+			err = errors.New("no log writer")
+		}
+		s.addCaptureError("cannot open log: " + err.Error())
+		sink = discardSink{err: err}
+	}
+	s.sink = sink
+
+	cmd, outR, errR, startErr := startJobCommand(argv, job.Cwd)
+	if startErr != nil {
+		_ = sink.WriteLine([]byte("[clawpit] cannot start " + redactBlock(CommandLine(argv)) + ": " + redactBlock(startErr.Error())))
+		code := 126
+		if errors.Is(startErr, exec.ErrNotFound) || errors.Is(startErr, os.ErrNotExist) {
+			code = 127
+		}
+		s.finishLog()
+		return s.record(code, "cannot start: "+startErr.Error())
+	}
+	s.pgid = cmd.Process.Pid
+
+	var pumps sync.WaitGroup
+	pumps.Add(2)
+	go func() { defer pumps.Done(); PumpLog(outR, sink, "") }()
+	go func() { defer pumps.Done(); PumpLog(errR, sink, StderrPrefix) }()
+	pumpsDone := make(chan struct{})
+	go func() { pumps.Wait(); close(pumpsDone) }()
+
+	// pending → running, unless a cancel or reap got there first.
+	if err := s.markRunning(cmd.Process.Pid); err != nil {
+		s.kill() // we cannot record the job; do not leave it running unseen
+	}
+	exited := make(chan struct{})
+	if job.TimeoutS > 0 {
+		t := time.AfterFunc(time.Duration(job.TimeoutS)*time.Second, s.timeout)
+		defer t.Stop()
+	}
+	go s.watch(exited)
+
+	werr := cmd.Wait()
+	close(exited)
+	code := exitCodeOf(cmd, werr)
+
+	// Drain what the command left in its pipes; then end the group.
+	select {
+	case <-pumpsDone:
+	case <-time.After(j.opts.DrainAfterExit):
+	}
+	if GroupAlive(s.pgid) {
+		_ = SignalGroup(s.pgid, syscall.SIGKILL)
+	}
+	select {
+	case <-pumpsDone:
+	case <-time.After(time.Second):
+		// Something outside the process group holds the pipes open.
+		outR.Close()
+		errR.Close()
+		<-pumpsDone
+		s.addCaptureError("stopped reading: the output pipes were held open by a process outside the job's process group")
+	}
+	outR.Close()
+	errR.Close()
+	s.finishLog()
+	return s.record(code, describeExit(cmd, werr))
+}
+
+// startJobCommand starts argv in cwd in a new process group with stdin on
+// /dev/null and stdout/stderr on fresh pipes, returning the read ends.
+func startJobCommand(argv []string, cwd string) (*exec.Cmd, *os.File, *os.File, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, nil, nil, errors.New("empty command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if errors.Is(cmd.Err, exec.ErrDot) {
+		cmd.Err = nil // the job asked for ./x in its own cwd
+	}
+	cmd.Dir = cwd
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		outR.Close()
+		errR.Close()
+		return nil, nil, nil, err
+	}
+	return cmd, outR, errR, nil
+}
+
+// exitCodeOf is the command's exit status, 128+N when killed by signal N.
+func exitCodeOf(cmd *exec.Cmd, werr error) int {
+	if cmd.ProcessState == nil {
+		return 1
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// describeExit is the journal reason for the command's end.
+func describeExit(cmd *exec.Cmd, werr error) string {
+	if cmd.ProcessState == nil {
+		return "wait failed: " + fmt.Sprint(werr)
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return fmt.Sprintf("killed by signal %s (exit code %d)", ws.Signal(), 128+int(ws.Signal()))
+	}
+	return fmt.Sprintf("exited with code %d", cmd.ProcessState.ExitCode())
+}
+
+// supervision is the state of one Supervise call shared by its goroutines.
+type supervision struct {
+	j    *Jobs
+	ctx  context.Context
+	id   string
+	dir  string // the job's log directory
+	sink LogSink
+	pgid int
+
+	mu          sync.Mutex
+	captureErrs []string
+	recordedErr string // capture_error last written to the row
+	timedOut    bool
+	killOnce    sync.Once
+}
+
+func (s *supervision) addCaptureError(msg string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range s.captureErrs {
+		if m == msg {
+			return
+		}
+	}
+	s.captureErrs = append(s.captureErrs, msg)
+}
+
+// captureError is capture_error as it stands: the errors noted so far plus
+// the sink's sticky write error and last failed rotation.
+func (s *supervision) captureError() string {
+	if s.sink != nil {
+		if err := s.sink.Err(); err != nil {
+			if _, discard := s.sink.(discardSink); !discard {
+				s.addCaptureError("log write failed, output after this point was discarded: " + err.Error())
+			}
+		}
+		if err := s.sink.RotateErr(); err != nil {
+			s.addCaptureError("log rotation failed (capture continued on " + LogName + "): " + err.Error())
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Join(s.captureErrs, "; ")
+}
+
+// kill ends the command's process group: SIGTERM, SIGKILL after KillGrace.
+// Only the first call acts; it returns at once.
+func (s *supervision) kill() {
+	s.killOnce.Do(func() {
+		if s.pgid > 1 {
+			go KillGroups([]int{s.pgid}, s.j.opts.KillGrace)
+		}
+	})
+}
+
+// markRunning moves the job pending → running with pid and pgid. When the job
+// was cancelled or reaped meanwhile it kills the command instead.
+func (s *supervision) markRunning(pid int) error {
+	stop := false
+	err := s.j.retryUpdate(s.ctx, func(tx Tx) error {
+		stop = false
+		job, err := tx.GetJob(s.id)
+		if err != nil {
+			return err
+		}
+		now := s.j.reg.now()
+		if job.Status != JobPending {
+			stop = true
+			return journal(tx, now, EntityJob, s.id, string(job.Status), string(job.Status), ActorSupervisor,
+				fmt.Sprintf("command started (pid %d) after the job became %s: stopping it", pid, job.Status), true)
+		}
+		job.Status, job.PID, job.PGID, job.StartedAt = JobRunning, pid, pid, now
+		if err := tx.UpdateJob(job); err != nil {
+			return wrapWrite("job", s.id, err)
+		}
+		return journal(tx, now, EntityJob, s.id, string(JobPending), string(JobRunning), ActorSupervisor,
+			fmt.Sprintf("started (pid %d, process group %d)", pid, pid), true)
+	})
+	if stop {
+		s.kill()
+	}
+	return err
+}
+
+// timeout is the kill timer (SPEC J6): write timed_out, then kill.
+func (s *supervision) timeout() {
+	s.mu.Lock()
+	s.timedOut = true
+	s.mu.Unlock()
+	_ = s.j.retryUpdate(s.ctx, func(tx Tx) error {
+		job, err := tx.GetJob(s.id)
+		if err != nil || !job.Status.Active() {
+			return err
+		}
+		_, err = s.j.endJob(tx, job, JobTimedOut, ActorSupervisor,
+			fmt.Sprintf("timeout after %ds", job.TimeoutS), s.j.reg.now())
+		return err
+	})
+	s.kill()
+}
+
+// watch re-reads the job every PollInterval until the command exits: a
+// terminal status written by another process (cancel, reap, lost) stops the
+// command, and a new capture error is written to the row as it happens.
+func (s *supervision) watch(exited <-chan struct{}) {
+	t := time.NewTicker(s.j.opts.PollInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-exited:
+			return
+		case <-t.C:
+		}
+		var job *Job
+		err := s.j.reg.store.View(s.ctx, func(tx Tx) (err error) {
+			job, err = tx.GetJob(s.id)
+			return err
+		})
+		if err != nil {
+			continue
+		}
+		if !job.Status.Active() {
+			s.kill()
+		}
+		if ce := s.captureError(); ce != "" && ce != job.CaptureError {
+			_ = s.j.retryUpdate(s.ctx, func(tx Tx) error {
+				job, err := tx.GetJob(s.id)
+				if err != nil {
+					return err
+				}
+				job.CaptureError = ce
+				if err := tx.UpdateJob(job); err != nil {
+					return err
+				}
+				return journal(tx, s.j.reg.now(), EntityJob, s.id, string(job.Status), string(job.Status),
+					ActorSupervisor, "capture error: "+ce, true)
+			})
+		}
+	}
+}
+
+// finishLog closes the log and fsyncs both files so a crash after the outcome
+// is recorded loses no line.
+func (s *supervision) finishLog() {
+	if err := s.sink.Close(); err != nil && !errors.Is(err, s.sink.Err()) {
+		if _, discard := s.sink.(discardSink); !discard {
+			s.addCaptureError("closing the log failed: " + err.Error())
+		}
+	}
+	for _, name := range []string{LogName, RotatedLogName} {
+		if f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_RDONLY, 0); err == nil {
+			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+				_ = f.Sync()
+			}
+			f.Close()
+		}
+	}
+}
+
+// record writes the outcome (see Supervise) and raises the notification.
+func (s *supervision) record(code int, how string) error {
+	ce := s.captureError()
+	s.mu.Lock()
+	timedOut := s.timedOut
+	s.mu.Unlock()
+	return s.j.retryUpdate(s.ctx, func(tx Tx) error {
+		job, err := tx.GetJob(s.id)
+		if err != nil {
+			return err
+		}
+		now := s.j.reg.now()
+		c := code
+		job.ExitCode = &c
+		job.CaptureError = ce
+		from := job.Status
+		switch from {
+		case JobPending, JobRunning, JobLost:
+			to := JobCompleted
+			switch {
+			case timedOut:
+				to = JobTimedOut
+			case code != 0:
+				to = JobFailed
+			}
+			res, err := s.j.endJob(tx, job, to, ActorSupervisor, how, now)
+			if err != nil || !res.Applied {
+				return err
+			}
+		case JobCancelled, JobReaped, JobTimedOut:
+			job.CompletedAt = now
+			job.CleanupAfter = now.Add(s.j.reg.th.JobRetention)
+			if err := tx.UpdateJob(job); err != nil {
+				return wrapWrite("job", s.id, err)
+			}
+			if err := journal(tx, now, EntityJob, s.id, string(from), string(from), ActorSupervisor, how, true); err != nil {
+				return err
+			}
+		default:
+			return journal(tx, now, EntityJob, s.id, string(from), string(from), ActorSupervisor,
+				"late report ignored ("+string(from)+" is final): "+how, false)
+		}
+		return s.j.notifyJob(tx, job, "", now)
+	})
+}
+
+// retryUpdate runs fn in a write transaction, retrying for up to about a
+// minute while the database is busy: a supervisor must not lose a job's
+// outcome to a momentary lock.
+func (j *Jobs) retryUpdate(ctx context.Context, fn func(Tx) error) error {
+	delay := 100 * time.Millisecond
+	deadline := time.Now().Add(time.Minute)
+	for {
+		err := j.reg.store.Update(ctx, fn)
+		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, ErrConflict)) || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(delay)
+		if delay < 2*time.Second {
+			delay *= 2
+		}
+	}
+}
