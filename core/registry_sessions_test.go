@@ -1,0 +1,107 @@
+package core_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+func TestSessionLifecycle(t *testing.T) {
+	f := newRegFixture(t)
+	op := core.OperatorActor()
+	s, res, err := f.reg.OpenSession(f.ctx, "sess-main", "main chat", core.ActorRuntime)
+	if err != nil || !res.Applied || s.State != core.SessionActive || s.Label != "main chat" || s.CreatedAt != f.now() {
+		t.Fatalf("open: %v %+v %+v", err, res, s)
+	}
+	if _, res, _ := f.reg.OpenSession(f.ctx, "sess-main", "", core.ActorRuntime); res.Applied || res.Reason != "already active" {
+		t.Fatalf("reopen active: %+v", res)
+	}
+	if _, _, err := f.reg.OpenSession(f.ctx, "", "", core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
+		t.Fatalf("empty id: %v", err)
+	}
+	f.insertJob("aaaaaaaaaaaa", "sess-main", core.JobRunning)
+	f.insertJob("bbbbbbbbbbbb", "sess-main", core.JobCompleted)
+	f.insertJob("cccccccccccc", "other", core.JobRunning)
+	f.clock.Advance(time.Minute)
+	s, rep, res, err := f.reg.PassivateSession(f.ctx, "sess", op)
+	if err != nil || !res.Applied || s.State != core.SessionPassivated || s.PassivatedAt != f.now() {
+		t.Fatalf("passivate: %v %+v %+v", err, res, s)
+	}
+	if len(rep.Reaped) != 1 || rep.Reaped[0].ID != "aaaaaaaaaaaa" {
+		t.Fatalf("reap report: %+v", rep)
+	}
+	if _, _, res, _ := f.reg.PassivateSession(f.ctx, "sess-main", op); res.Applied || res.Reason != "already passivated" {
+		t.Fatalf("passivate twice: %+v", res)
+	}
+	if len(f.jobs.reaped) != 2 {
+		t.Fatalf("reap calls: %v (passivation reaps idempotently)", f.jobs.reaped)
+	}
+	f.clock.Advance(time.Minute)
+	s, jobs, res, err := f.reg.ResumeSession(f.ctx, "sess-main", op)
+	if err != nil || !res.Applied || s.State != core.SessionActive {
+		t.Fatalf("resume: %v %+v %+v", err, res, s)
+	}
+	if len(jobs) != 1 || jobs[0].ID != "aaaaaaaaaaaa" || jobs[0].SurfacedAt != f.now() {
+		t.Fatalf("surfaced jobs: %+v", jobs)
+	}
+	_, jobs, res, err = f.reg.ResumeSession(f.ctx, "sess-main", op)
+	if err != nil || res.Applied || res.Reason != "already active" || len(jobs) != 0 {
+		t.Fatalf("second resume: %v %+v %+v", err, res, jobs)
+	}
+	// Reopening a passivated session re-activates it.
+	_, _, _, err = f.reg.PassivateSession(f.ctx, "sess-main", op)
+	f.must(err)
+	if s, res, err := f.reg.OpenSession(f.ctx, "sess-main", "renamed", core.ActorRuntime); err != nil || !res.Applied || s.State != core.SessionActive || s.Label != "renamed" {
+		t.Fatalf("reopen passivated: %v %+v %+v", err, res, s)
+	}
+	s, _, res, err = f.reg.CloseSession(f.ctx, "sess-main", op)
+	if err != nil || !res.Applied || s.State != core.SessionClosed {
+		t.Fatalf("close: %v %+v", err, res)
+	}
+	if _, res, _ := f.reg.OpenSession(f.ctx, "sess-main", "", core.ActorRuntime); res.Applied || res.Reason != "session closed" {
+		t.Fatalf("reopen closed: %+v", res)
+	}
+	if _, _, res, _ := f.reg.ResumeSession(f.ctx, "sess-main", op); res.Applied || res.Reason != "session closed" {
+		t.Fatalf("resume closed: %+v", res)
+	}
+	if _, _, res, _ := f.reg.CloseSession(f.ctx, "sess-main", op); res.Applied || res.Reason != "already closed" {
+		t.Fatalf("close twice: %+v", res)
+	}
+	_, evs, err := f.reg.GetSession(f.ctx, "sess-main")
+	f.must(err)
+	if len(evs) < 6 {
+		t.Fatalf("journal: %+v", evs)
+	}
+	list, err := f.reg.ListSessions(f.ctx, core.SessionFilter{States: []core.SessionState{core.SessionClosed}})
+	f.must(err)
+	if len(list) != 1 {
+		t.Fatalf("closed sessions: %+v", list)
+	}
+	if _, _, _, err := f.reg.PassivateSession(f.ctx, "nope-nope", op); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("passivate unknown: %v", err)
+	}
+}
+
+func TestNotificationsAck(t *testing.T) {
+	f := newRegFixture(t)
+	tk := f.task(core.NewTask{OwnerSession: "o"})
+	_, _, err := f.reg.FinishTask(f.ctx, tk.ID, core.Finish{Subtype: "error_max_turns"}, core.ActorRuntime)
+	f.must(err)
+	ns, err := f.reg.ListNotifications(f.ctx, core.NotificationFilter{UndeliveredOnly: true})
+	f.must(err)
+	if len(ns) != 1 {
+		t.Fatalf("%+v", ns)
+	}
+	ok, err := f.reg.AckNotification(f.ctx, ns[0].ID)
+	if err != nil || !ok {
+		t.Fatalf("ack: %v %v", ok, err)
+	}
+	if ok, _ := f.reg.AckNotification(f.ctx, ns[0].ID); ok {
+		t.Fatal("second ack reported true")
+	}
+	if ns, _ := f.reg.ListNotifications(f.ctx, core.NotificationFilter{UndeliveredOnly: true}); len(ns) != 0 {
+		t.Fatalf("still undelivered: %+v", ns)
+	}
+}
