@@ -1,0 +1,37 @@
+package store
+
+import "github.com/clawpit/clawpit/core"
+
+// Compile-time check: *tx implements the console's optional queries.
+var _ core.ConsoleTx = (*tx)(nil)
+
+// MaxEventID returns the newest journal row id, 0 for an empty journal. It
+// reads the rowid b-tree's last entry (constant time).
+func (t *tx) MaxEventID() (int64, error) {
+	var id int64
+	if err := t.tx.QueryRowContext(t.ctx, "SELECT COALESCE(MAX(id), 0) FROM events").Scan(&id); err != nil {
+		return 0, mapErr(err)
+	}
+	return id, nil
+}
+
+// EachTask streams every task, newest first (created_at DESC, id DESC), to
+// fn, scanning into one reused core.Task.
+func (t *tx) EachTask(fn func(*core.Task) error) error {
+	rows, err := t.tx.QueryContext(t.ctx, "SELECT "+taskCols+" FROM tasks ORDER BY created_at DESC, id DESC")
+	if err != nil {
+		return mapErr(err)
+	}
+	defer rows.Close()
+	var k core.Task
+	for rows.Next() {
+		k = core.Task{}
+		if err := scanTask(rows, &k); err != nil {
+			return mapErr(err)
+		}
+		if err := fn(&k); err != nil {
+			return err
+		}
+	}
+	return mapErr(rows.Err())
+}

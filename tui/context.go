@@ -1,0 +1,155 @@
+// Package tui is clawpit's Bubble Tea console (SPEC §9): one root model, one
+// component per pane (Tasks, Runs, Approvals, Jobs, Alerts), a detail view,
+// dialogs, help and the job log view. Every read and write runs in a tea.Cmd;
+// Update and View never touch the database.
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"context"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/themes"
+)
+
+// Context is what every component shares (gh-dash's ProgramContext): the
+// screen size, theme, key map, read-only flag and operator identity. The root
+// model owns it; components hold a pointer and read it at render time.
+type Context struct {
+	Width, Height int
+	Theme         *themes.Theme
+	Keys          *KeyMap
+	ReadOnly      bool
+	Operator      core.Actor
+	Clock         core.Clock
+	DBPath        string
+}
+
+// now is the context clock's time in epoch ms.
+func (c *Context) now() core.Timestamp { return core.TS(c.Clock.Now()) }
+
+// Kind is the entity a row or a detail view is about.
+type Kind uint8
+
+// The five panes, in tab order.
+const (
+	KindTask Kind = iota
+	KindRun
+	KindApproval
+	KindJob
+	KindAlert
+	numKinds
+)
+
+func (k Kind) String() string {
+	switch k {
+	case KindTask:
+		return "task"
+	case KindRun:
+		return "run"
+	case KindApproval:
+		return "approval"
+	case KindJob:
+		return "job"
+	case KindAlert:
+		return "alert"
+	}
+	return "?"
+}
+
+// Target is the row an action applies to: the selected row of the active
+// pane, or the entity of the open detail view.
+type Target struct {
+	Kind    Kind
+	ID      string // full id (for alerts, the decimal notification id)
+	Short   string // the id as shown in tables
+	Status  string // status word as shown
+	Session string // the session whose jobs `reap` would reap
+	RunID   string // the run a task mirrors (kill from a task row)
+	LogPath string // jobs: the log file
+	Name    string // label / command, sanitised, one line
+}
+
+// Actions are the registry mutations the console offers (SPEC §9). Every call
+// carries the operator's identity for the journal. *core.Registry implements it.
+type Actions interface {
+	ApproveApproval(ctx context.Context, id string, scope core.Scope, actor core.Actor) (*core.Approval, *core.Grant, core.Result, error)
+	DenyApproval(ctx context.Context, id, reason string, actor core.Actor) (*core.Approval, core.Result, error)
+	CancelTask(ctx context.Context, id, reason string, actor core.Actor) (*core.Task, core.Result, error)
+	KillRun(ctx context.Context, runID, reason string, actor core.Actor) (*core.Run, core.Result, error)
+}
+
+// JobActions cancel and reap background jobs (SPEC J6, J7). *core.Jobs
+// implements it (it is core.JobController).
+type JobActions = core.JobController
+
+// Plan is a maintenance plan as the console shows it: one line per planned
+// action and finding, and an opaque value handed back to Apply.
+type Plan struct {
+	Summary string   // one line: what applying would do
+	Lines   []string // one per action and audit finding
+	Empty   bool     // nothing to apply
+	Raw     any      // the maintainer's own plan
+}
+
+// SweepResult is what a sweep, an applied plan or a watchdog run reports.
+type SweepResult struct {
+	Short string   // compact, for the header ("3 lost · 12 pruned", "nothing to do")
+	Text  string   // the full one-line report (SPEC §5 first line)
+	Lines []string // one per action and finding
+	Wrote bool     // something was written (the console reloads everything)
+}
+
+// Maintenance is the embedded sweeper (SPEC §5). cmd_console adapts
+// *core.Sweeper to it.
+type Maintenance interface {
+	// Plan builds the maintenance plan without writing (the dry run of `m`).
+	Plan(ctx context.Context) (*Plan, error)
+	// Apply executes a plan from Plan (conditional updates; raced are counted).
+	Apply(ctx context.Context, p *Plan) (SweepResult, error)
+	// Sweep plans and applies in one go (the periodic sweep).
+	Sweep(ctx context.Context) (SweepResult, error)
+	// Watchdog runs the R6 inactivity step alone.
+	Watchdog(ctx context.Context) (SweepResult, error)
+}
+
+// Options configure the console.
+type Options struct {
+	Source      Source
+	Actions     Actions     // nil with ReadOnly
+	Jobs        JobActions  // nil: cancel/reap of jobs answer that jobs are unavailable
+	Maintenance Maintenance // nil: no sweeper, `m` answers it is unavailable
+	Theme       *themes.Theme
+	Keys        KeyMap
+	ReadOnly    bool
+	Operator    core.Actor
+	Clock       core.Clock // nil: the system clock
+
+	SweepInterval    time.Duration // 0 disables the embedded sweeper
+	WatchdogInterval time.Duration // 0 disables the watchdog
+	PollInterval     time.Duration // data_version poll; default 200 ms
+
+	// Notify, when set, is called in a Cmd with each batch of new
+	// notifications (the --notify-cmd hook). It returns the ids it delivered.
+	Notify func(ctx context.Context, ns []core.Notification) ([]int64, error)
+
+	// LogView builds the job log view; nil uses a built-in placeholder.
+	LogView func(ctx *Context, job Target) LogComponent
+}
+
+// LogComponent is the job log view as the root model drives it (an adapter
+// over tui/logview).
+type LogComponent interface {
+	Init() tea.Cmd
+	Update(msg tea.Msg) (LogComponent, tea.Cmd)
+	View() string
+	SetSize(w, h int)
+	Close()
+	// Editing reports whether it takes every key (its search prompt): then
+	// esc and q are its own, not "close".
+	Editing() bool
+	ShortHelp() []key.Binding
+	FullHelp() [][]key.Binding
+}

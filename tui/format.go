@@ -1,0 +1,174 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/clawpit/clawpit/core"
+)
+
+// age is the relative age of t at now: 12s, 4m, 2h, 3d (SPEC §9); "-" when
+// absent; "0s" for a time in the future (clock skew between processes).
+func age(now, t core.Timestamp) string {
+	if t == 0 {
+		return "-"
+	}
+	return shortDur(now.Sub(t))
+}
+
+// shortDur formats d as 12s, 4m, 2h or 3d (floor, one unit).
+func shortDur(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	case d < 24*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h"
+	default:
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	}
+}
+
+// until is the relative time from now to t ("in 4m"), "expired" when past,
+// "-" when absent.
+func until(now, t core.Timestamp) string {
+	if t == 0 {
+		return "-"
+	}
+	if t <= now {
+		return "past"
+	}
+	return "in " + shortDur(t.Sub(now))
+}
+
+// width is the number of cells s takes (s is sanitised text, no escapes).
+func width(s string) int {
+	if isPlain(s) {
+		return len(s)
+	}
+	return ansi.StringWidth(s)
+}
+
+// fit pads or truncates s (sanitised text) to exactly w cells.
+func fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	n := width(s)
+	if n > w {
+		s = ansi.Truncate(s, w, "…")
+		n = width(s)
+	}
+	if n < w {
+		return s + spaces(w-n)
+	}
+	return s
+}
+
+// fitRight right-aligns s in w cells.
+func fitRight(s string, w int) string {
+	n := width(s)
+	if n >= w {
+		return fit(s, w)
+	}
+	return spaces(w-n) + s
+}
+
+const blank = "                                                                                                                                "
+
+func spaces(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if n <= len(blank) {
+		return blank[:n]
+	}
+	return strings.Repeat(" ", n)
+}
+
+// truncLeft keeps the end of s within w cells ("…/state/clawpit/registry.db").
+func truncLeft(s string, w int) string {
+	if width(s) <= w {
+		return s
+	}
+	if w <= 1 {
+		return ansi.Truncate(s, w, "")
+	}
+	return "…" + ansi.TruncateLeft(s, width(s)-w+1, "")
+}
+
+// column describes a table column. Fixed columns have Width cells; flexible
+// ones (Flex > 0) share what is left, at least Width cells. A column is shown
+// only when the screen is at least MinScreen cells wide, so narrow terminals
+// drop the least important columns first.
+type column struct {
+	Title     string
+	Width     int
+	Flex      int
+	MinScreen int
+	Right     bool
+}
+
+// layoutColumns returns each column's width at screen width w (0 = hidden).
+// Columns are separated by one space.
+func layoutColumns(cols []column, w int) []int {
+	out := make([]int, len(cols))
+	used, flex, shown := 0, 0, 0
+	for i, c := range cols {
+		if c.MinScreen > w {
+			continue
+		}
+		out[i] = c.Width
+		used += c.Width
+		flex += c.Flex
+		shown++
+	}
+	if shown > 1 {
+		used += shown - 1
+	}
+	rest := w - used
+	if rest > 0 && flex > 0 {
+		given := 0
+		last := -1
+		for i, c := range cols {
+			if out[i] == 0 || c.Flex == 0 {
+				continue
+			}
+			add := rest * c.Flex / flex
+			out[i] += add
+			given += add
+			last = i
+		}
+		if last >= 0 {
+			out[last] += rest - given
+		}
+	}
+	return out
+}
+
+// shortID is the id as shown in tables: task UUIDv7s keep 13 characters
+// (8+1+4: the millisecond timestamp part, unique enough to type as a prefix);
+// other ids are short already.
+func shortID(id string) string {
+	if len(id) > 13 {
+		return id[:13]
+	}
+	return id
+}
+
+// intern returns the canonical copy of s from set, so 100,000 rows share one
+// string per status instead of one each.
+func intern[T ~string](s T, set []T) T {
+	for _, v := range set {
+		if v == s {
+			return v
+		}
+	}
+	return s
+}

@@ -1,0 +1,164 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap is every key binding of the console. The defaults live in the
+// clawpit command (keymap.go); the config file may rebind any action by its
+// name (see Actions).
+type KeyMap struct {
+	// Navigation.
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+	// Panes.
+	NextPane, PrevPane                   key.Binding
+	Tasks, Runs, Approvals, Jobs, Alerts key.Binding
+	// Views.
+	Detail, Info, Log, Filter, Sort, Back key.Binding
+	// Actions (removed by --readonly).
+	Approve, Deny, Cancel, Kill, Reap, Maintenance key.Binding
+	// Dialogs.
+	Confirm, Left, Right key.Binding
+	// General.
+	Help, Quit key.Binding
+}
+
+// Action names, as written in the config file's [keys] table, in help order.
+var actionNames = []string{
+	"up", "down", "page_up", "page_down", "top", "bottom",
+	"next_pane", "prev_pane", "tasks", "runs", "approvals", "jobs", "alerts",
+	"detail", "info", "log", "filter", "sort", "back",
+	"approve", "deny", "cancel", "kill", "reap", "maintenance",
+	"confirm", "left", "right",
+	"help", "quit",
+}
+
+// ActionNames lists the names of every bindable action (the config file's keys).
+func ActionNames() []string { return append([]string(nil), actionNames...) }
+
+// Binding returns the binding of the named action, or nil for an unknown name.
+func (k *KeyMap) Binding(action string) *key.Binding {
+	switch action {
+	case "up":
+		return &k.Up
+	case "down":
+		return &k.Down
+	case "page_up":
+		return &k.PageUp
+	case "page_down":
+		return &k.PageDown
+	case "top":
+		return &k.Top
+	case "bottom":
+		return &k.Bottom
+	case "next_pane":
+		return &k.NextPane
+	case "prev_pane":
+		return &k.PrevPane
+	case "tasks":
+		return &k.Tasks
+	case "runs":
+		return &k.Runs
+	case "approvals":
+		return &k.Approvals
+	case "jobs":
+		return &k.Jobs
+	case "alerts":
+		return &k.Alerts
+	case "detail":
+		return &k.Detail
+	case "info":
+		return &k.Info
+	case "log":
+		return &k.Log
+	case "filter":
+		return &k.Filter
+	case "sort":
+		return &k.Sort
+	case "back":
+		return &k.Back
+	case "approve":
+		return &k.Approve
+	case "deny":
+		return &k.Deny
+	case "cancel":
+		return &k.Cancel
+	case "kill":
+		return &k.Kill
+	case "reap":
+		return &k.Reap
+	case "maintenance":
+		return &k.Maintenance
+	case "confirm":
+		return &k.Confirm
+	case "left":
+		return &k.Left
+	case "right":
+		return &k.Right
+	case "help":
+		return &k.Help
+	case "quit":
+		return &k.Quit
+	}
+	return nil
+}
+
+// Rebind replaces the keys of the named actions (the config file's [keys]
+// table: action name → keys). The help text shows the new keys and keeps the
+// description. Errors name an unknown action, an empty key list, or a key
+// bound to two actions that are active at the same time.
+func (k *KeyMap) Rebind(overrides map[string][]string) error {
+	names := make([]string, 0, len(overrides))
+	for n := range overrides {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b := k.Binding(n)
+		if b == nil {
+			return fmt.Errorf("keys: unknown action %q (want one of: %s)", n, strings.Join(actionNames, ", "))
+		}
+		keys := overrides[n]
+		if len(keys) == 0 {
+			return fmt.Errorf("keys: action %q has no keys", n)
+		}
+		b.SetKeys(keys...)
+		b.SetHelp(strings.Join(keys, "/"), b.Help().Desc)
+	}
+	return k.Validate()
+}
+
+// mainActions are the actions matched on the main screen, where one key
+// must not mean two things. Dialog keys (confirm, left, right) and back
+// overlap with them on purpose: a dialog takes the keys first.
+var mainActions = []string{
+	"up", "down", "page_up", "page_down", "top", "bottom",
+	"next_pane", "prev_pane", "tasks", "runs", "approvals", "jobs", "alerts",
+	"detail", "info", "log", "filter", "sort",
+	"approve", "deny", "cancel", "kill", "reap", "maintenance",
+	"help", "quit",
+}
+
+// Validate reports a key bound to two main-screen actions, or an action with
+// no key at all.
+func (k *KeyMap) Validate() error {
+	seen := map[string]string{}
+	for _, n := range actionNames {
+		if len(k.Binding(n).Keys()) == 0 {
+			return fmt.Errorf("keys: action %q has no keys", n)
+		}
+	}
+	for _, n := range mainActions {
+		for _, key := range k.Binding(n).Keys() {
+			if other, ok := seen[key]; ok {
+				return fmt.Errorf("keys: %q is bound to both %q and %q", key, other, n)
+			}
+			seen[key] = n
+		}
+	}
+	return nil
+}

@@ -1,0 +1,607 @@
+package tui
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/clawpit/clawpit/core"
+)
+
+// sortKey is one sort order of a pane: a comparison (ties are broken by id,
+// newest first, so every order is total and stable across reloads).
+type sortKey[R any] struct {
+	name string
+	cmp  func(a, b *R) int
+}
+
+// listSpec is what makes a list a Tasks, Runs, ... pane.
+type listSpec[R any] struct {
+	kind      Kind
+	title     string
+	columns   []column
+	statusCol int
+	sorts     []sortKey[R] // sorts[0] is the default: urgency, then recency
+	id        func(*R) string
+	status    func(*R) string
+	cells     func(r *R, now core.Timestamp, dst []string) []string
+	hay       func(r *R, dst []byte) []byte // appends the row's searchable text
+	target    func(*R) Target
+	actions   func(k *KeyMap) []key.Binding // this pane's action keys, for help
+	openLog   bool                          // enter opens the log view (jobs)
+}
+
+// span locates a row's lowercased search text in the list's arena.
+type span struct{ off, n uint32 }
+
+// list is the generic live table behind every pane. Rows are compact structs
+// with their display strings computed (and sanitised) once at load; the
+// sorted order and the filtered view are slices of row slots, so a key press
+// touches only the rows on screen, and a filter keystroke that extends the
+// query narrows the current view instead of rescanning everything.
+type list[R any] struct {
+	ctx  *Context
+	spec *listSpec[R]
+
+	rows  []R
+	gone  []bool // slot deleted (compacted at the next full load)
+	ids   map[string]int32
+	hays  []span
+	arena []byte // lowercased search text of every row, back to back
+	live  int    // rows not gone
+
+	order []int32 // live slots in sort order
+	view  []int32 // order filtered by query (aliases order when no filter)
+
+	sort    int
+	query   []byte // lowercased filter
+	input   lineInput
+	editing bool
+
+	cursor, offset int
+	selID          string // id under the cursor, kept across reloads
+	w, h           int    // h counts the column header row
+	widths         []int
+	cellBuf        []string
+}
+
+func newList[R any](ctx *Context, spec *listSpec[R]) *list[R] {
+	return &list[R]{ctx: ctx, spec: spec, ids: map[string]int32{}}
+}
+
+// SetSize sets the table's size; h includes the column header row.
+func (l *list[R]) SetSize(w, h int) {
+	l.w, l.h = w, h
+	l.widths = layoutColumns(l.spec.columns, w)
+	l.clamp()
+}
+
+func (l *list[R]) pageRows() int { return max(1, l.h-1) }
+
+// setAll replaces every row (a full load).
+func (l *list[R]) setAll(rows []R) {
+	l.rows = rows
+	l.gone = make([]bool, len(rows))
+	l.ids = make(map[string]int32, len(rows))
+	l.hays = make([]span, len(rows))
+	l.arena = l.arena[:0]
+	if c := len(rows) * 64; cap(l.arena) < c {
+		l.arena = make([]byte, 0, c)
+	}
+	l.order = make([]int32, len(rows))
+	for i := range rows {
+		l.ids[l.spec.id(&rows[i])] = int32(i)
+		l.index(int32(i))
+		l.order[i] = int32(i)
+	}
+	l.live = len(rows)
+	l.sortOrder(l.order)
+	l.refilter()
+	l.restoreCursor()
+}
+
+// index (re)computes a slot's search text.
+func (l *list[R]) index(slot int32) {
+	start := len(l.arena)
+	l.arena = l.spec.hay(&l.rows[slot], l.arena)
+	lowerASCII(l.arena[start:])
+	if !isPlainBytes(l.arena[start:]) {
+		low := bytes.ToLower(l.arena[start:])
+		l.arena = append(l.arena[:start], low...)
+	}
+	l.hays[slot] = span{uint32(start), uint32(len(l.arena) - start)}
+}
+
+// apply merges a delta: rows changed or added, and ids that are gone. Only
+// the touched rows are re-sorted; they are merged into the order.
+func (l *list[R]) apply(up []R, goneIDs []string) {
+	if len(up) == 0 && len(goneIDs) == 0 {
+		return
+	}
+	touched := make(map[int32]bool, len(up)+len(goneIDs))
+	for _, id := range goneIDs {
+		if s, ok := l.ids[id]; ok && !l.gone[s] {
+			l.gone[s] = true
+			delete(l.ids, id)
+			touched[s] = true
+			l.live--
+		}
+	}
+	var fresh []int32
+	for i := range up {
+		id := l.spec.id(&up[i])
+		s, ok := l.ids[id]
+		if !ok {
+			s = int32(len(l.rows))
+			l.rows = append(l.rows, up[i])
+			l.gone = append(l.gone, false)
+			l.hays = append(l.hays, span{})
+			l.ids[id] = s
+			l.live++
+		} else {
+			l.rows[s] = up[i]
+		}
+		l.index(s)
+		if !touched[s] {
+			fresh = append(fresh, s)
+		}
+		touched[s] = true
+	}
+	// Keep the order without the touched slots, then merge them back in.
+	kept := make([]int32, 0, len(l.order)+len(fresh))
+	for _, s := range l.order {
+		if !touched[s] {
+			kept = append(kept, s)
+		}
+	}
+	l.sortOrder(fresh)
+	l.order = l.merge(kept, fresh)
+	l.compactArena()
+	l.refilter()
+	l.restoreCursor()
+}
+
+// compactArena drops stale search text once it is more than half the arena.
+func (l *list[R]) compactArena() {
+	used := 0
+	for s, h := range l.hays {
+		if !l.gone[s] {
+			used += int(h.n)
+		}
+	}
+	if used*2 >= len(l.arena) {
+		return
+	}
+	fresh := make([]byte, 0, used+used/4)
+	for s, h := range l.hays {
+		if l.gone[s] {
+			l.hays[s] = span{}
+			continue
+		}
+		start := len(fresh)
+		fresh = append(fresh, l.arena[h.off:h.off+h.n]...)
+		l.hays[s] = span{uint32(start), h.n}
+	}
+	l.arena = fresh
+}
+
+func (l *list[R]) cmp(a, b int32) int {
+	ra, rb := &l.rows[a], &l.rows[b]
+	if c := l.spec.sorts[l.sort].cmp(ra, rb); c != 0 {
+		return c
+	}
+	return strings.Compare(l.spec.id(rb), l.spec.id(ra))
+}
+
+func (l *list[R]) sortOrder(s []int32) { slices.SortFunc(s, l.cmp) }
+
+func (l *list[R]) merge(a, b []int32) []int32 {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]int32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if l.cmp(b[j], a[i]) < 0 {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// cycleSort switches to the next sort key.
+func (l *list[R]) cycleSort() {
+	l.sort = (l.sort + 1) % len(l.spec.sorts)
+	l.sortOrder(l.order)
+	l.refilter()
+	l.restoreCursor()
+}
+
+// setQuery filters by a case-insensitive substring. A query that extends
+// the previous one narrows the current view (each keystroke scans only what
+// still matches).
+func (l *list[R]) setQuery(q string) {
+	low := []byte(strings.ToLower(q))
+	prev := l.query
+	l.query = low
+	switch {
+	case len(low) == 0:
+		l.view = l.order
+	case len(prev) > 0 && bytes.HasPrefix(low, prev):
+		l.view = l.filter(l.view, true)
+	default:
+		l.view = l.filter(l.order, false)
+	}
+	l.restoreCursor()
+}
+
+func (l *list[R]) refilter() {
+	if len(l.query) == 0 {
+		l.view = l.order
+		return
+	}
+	l.view = l.filter(l.order, false)
+}
+
+// filter returns the slots of from whose text contains the query; inPlace
+// reuses from's storage (only for the view, never the order).
+func (l *list[R]) filter(from []int32, inPlace bool) []int32 {
+	var out []int32
+	if inPlace {
+		out = from[:0]
+	} else {
+		out = make([]int32, 0, len(from)/4)
+	}
+	q := l.query
+	for _, s := range from {
+		h := l.hays[s]
+		if bytes.Contains(l.arena[h.off:h.off+h.n], q) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// restoreCursor puts the cursor back on the row it was on (by id), or keeps
+// its position when that row is gone or filtered out.
+func (l *list[R]) restoreCursor() {
+	if l.selID != "" {
+		if s, ok := l.ids[l.selID]; ok {
+			// Near the old position first: reloads rarely move the row far.
+			lo, hi := max(0, l.cursor-64), min(len(l.view), l.cursor+64)
+			if i := slices.Index(l.view[lo:hi], s); i >= 0 {
+				l.cursor = lo + i
+				l.clamp()
+				return
+			}
+			if i := slices.Index(l.view, s); i >= 0 {
+				l.cursor = i
+				l.clamp()
+				return
+			}
+		}
+	}
+	l.clamp()
+}
+
+// clamp keeps cursor and offset in range and the cursor on screen, and
+// records the selected id.
+func (l *list[R]) clamp() {
+	n := len(l.view)
+	l.cursor = max(0, min(l.cursor, n-1))
+	page := l.pageRows()
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if l.cursor >= l.offset+page {
+		l.offset = l.cursor - page + 1
+	}
+	l.offset = max(0, min(l.offset, n-page))
+	if n > 0 {
+		l.selID = l.spec.id(&l.rows[l.view[l.cursor]])
+	} else {
+		l.selID = ""
+	}
+}
+
+func (l *list[R]) move(d int) {
+	l.cursor += d
+	l.clamp()
+}
+
+// selected returns the row under the cursor.
+func (l *list[R]) selected() (*R, bool) {
+	if len(l.view) == 0 {
+		return nil, false
+	}
+	return &l.rows[l.view[l.cursor]], true
+}
+
+// Selected returns the action target of the row under the cursor.
+func (l *list[R]) Selected() (Target, bool) {
+	r, ok := l.selected()
+	if !ok {
+		return Target{}, false
+	}
+	return l.spec.target(r), true
+}
+
+// Counts returns the rows shown (after the filter) and all live rows.
+func (l *list[R]) Counts() (int, int) { return len(l.view), l.live }
+
+// Editing reports whether the filter prompt has the keyboard.
+func (l *list[R]) Editing() bool { return l.editing }
+
+// Filtered reports whether a filter is applied.
+func (l *list[R]) Filtered() bool { return len(l.query) > 0 }
+
+// Title is the pane's name.
+func (l *list[R]) Title() string { return l.spec.title }
+
+// Kind is the pane's entity kind.
+func (l *list[R]) Kind() Kind { return l.spec.kind }
+
+// SortName names the current sort key.
+func (l *list[R]) SortName() string { return l.spec.sorts[l.sort].name }
+
+// Update handles navigation, filter and sort keys. It reports whether the
+// key was used; other keys are left to the root (actions, panes, quit).
+func (l *list[R]) Update(msg tea.Msg) (bool, tea.Cmd) {
+	if l.editing {
+		switch l.input.update(msg) {
+		case inputChanged:
+			l.setQuery(l.input.value())
+			return true, nil
+		case inputSubmit:
+			l.editing = false
+			return true, nil
+		case inputCancel:
+			l.editing = false
+			l.input.set("")
+			l.setQuery("")
+			return true, nil
+		case inputSame:
+			return true, nil
+		}
+		return false, nil
+	}
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return false, nil
+	}
+	keys := l.ctx.Keys
+	switch {
+	case key.Matches(k, keys.Up):
+		l.move(-1)
+	case key.Matches(k, keys.Down):
+		l.move(1)
+	case key.Matches(k, keys.PageUp):
+		l.move(-l.pageRows())
+	case key.Matches(k, keys.PageDown):
+		l.move(l.pageRows())
+	case key.Matches(k, keys.Top):
+		l.cursor = 0
+		l.clamp()
+	case key.Matches(k, keys.Bottom):
+		l.cursor = len(l.view) - 1
+		l.clamp()
+	case key.Matches(k, keys.Filter):
+		l.editing = true
+	case key.Matches(k, keys.Sort):
+		l.cycleSort()
+	case key.Matches(k, keys.Back) && l.Filtered():
+		l.input.set("")
+		l.setQuery("")
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// View renders the column titles and the visible rows, exactly h lines of w
+// cells (empty rows are blank lines).
+func (l *list[R]) View() string {
+	var b strings.Builder
+	b.Grow((l.w + 32) * l.h)
+	th := l.ctx.Theme
+	b.WriteString(th.TableHead.Render(l.headerLine()))
+	now := l.ctx.now()
+	end := min(len(l.view), l.offset+l.pageRows())
+	for i := l.offset; i < end; i++ {
+		b.WriteByte('\n')
+		r := &l.rows[l.view[i]]
+		l.cellBuf = l.spec.cells(r, now, l.cellBuf[:0])
+		if i == l.cursor {
+			b.WriteString(th.Selected.Render(l.line(l.cellBuf, "")))
+		} else {
+			b.WriteString(l.line(l.cellBuf, l.spec.status(r)))
+		}
+	}
+	for i := end - l.offset; i < l.pageRows(); i++ {
+		b.WriteByte('\n')
+		if i == 0 && len(l.view) == 0 {
+			b.WriteString(l.ctx.Theme.Muted.Render(fit(l.emptyText(), l.w)))
+		}
+	}
+	return b.String()
+}
+
+func (l *list[R]) emptyText() string {
+	if l.Filtered() {
+		return "  no " + l.spec.kind.String() + "s match the filter (esc clears it)"
+	}
+	return "  no " + l.spec.kind.String() + "s"
+}
+
+func (l *list[R]) headerLine() string {
+	var b strings.Builder
+	for i, c := range l.spec.columns {
+		w := l.widths[i]
+		if w == 0 {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		if c.Right {
+			b.WriteString(fitRight(c.Title, w))
+		} else {
+			b.WriteString(fit(c.Title, w))
+		}
+	}
+	return fit(b.String(), l.w)
+}
+
+// line lays out one row; status, when not empty, colours the status cell.
+func (l *list[R]) line(cells []string, status string) string {
+	var b strings.Builder
+	b.Grow(l.w + 24)
+	first := true
+	for i, c := range l.spec.columns {
+		w := l.widths[i]
+		if w == 0 {
+			continue
+		}
+		if !first {
+			b.WriteByte(' ')
+		}
+		first = false
+		var s string
+		if c.Right {
+			s = fitRight(cells[i], w)
+		} else {
+			s = fit(cells[i], w)
+		}
+		if status != "" && i == l.spec.statusCol {
+			s = l.ctx.Theme.Status(status).Render(s)
+		}
+		b.WriteString(s)
+	}
+	return b.String()
+}
+
+// InfoLine is the line under the table: the filter (or prompt), the sort
+// key and the counts.
+func (l *list[R]) InfoLine(w int) string {
+	th := l.ctx.Theme
+	shown, total := l.Counts()
+	right := "sort: " + l.SortName() + "  " + counts(shown, total)
+	var left string
+	switch {
+	case l.editing:
+		left = th.Filter.Render("filter: ") + l.input.view(th.Input, max(8, w-width(right)-12))
+	case l.Filtered():
+		left = th.Filter.Render("filter: "+l.input.value()) + th.Muted.Render("  (esc clears)")
+	default:
+		left = th.Muted.Render("/ filter")
+	}
+	gap := w - lipgloss.Width(left) - width(right)
+	if gap < 1 {
+		gap = 1
+	}
+	return left + spaces(gap) + th.Muted.Render(right)
+}
+
+func counts(shown, total int) string {
+	if shown == total {
+		return thousands(total) + " rows"
+	}
+	return thousands(shown) + " of " + thousands(total)
+}
+
+// thousands formats n with commas (100,000).
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if len(s) <= 3 {
+		return s
+	}
+	var b strings.Builder
+	pre := len(s) % 3
+	if pre > 0 {
+		b.WriteString(s[:pre])
+	}
+	for i := pre; i < len(s); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(s[i : i+3])
+	}
+	return b.String()
+}
+
+// lowerASCII lowercases ASCII letters in place.
+func lowerASCII(b []byte) {
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+}
+
+func isPlainBytes(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// enterBinding is what enter does in this pane, for help.
+func (l *list[R]) enterBinding() key.Binding {
+	b := l.ctx.Keys.Detail
+	if l.spec.openLog {
+		b.SetHelp(b.Help().Key, "log")
+	}
+	return b
+}
+
+// actionKeys are the pane's action bindings; none in a read-only console.
+func (l *list[R]) actionKeys() []key.Binding {
+	if l.ctx.ReadOnly {
+		return nil
+	}
+	return l.spec.actions(l.ctx.Keys)
+}
+
+// ShortHelp implements help.KeyMap: the keys worth a reminder in this pane.
+func (l *list[R]) ShortHelp() []key.Binding {
+	k := l.ctx.Keys
+	out := []key.Binding{l.enterBinding()}
+	if l.spec.openLog {
+		out = append(out, k.Info)
+	}
+	out = append(out, l.actionKeys()...)
+	return append(out, k.Filter, k.Sort, k.Help, k.Quit)
+}
+
+// FullHelp implements help.KeyMap: every key of this pane, by group.
+func (l *list[R]) FullHelp() [][]key.Binding {
+	k := l.ctx.Keys
+	view := []key.Binding{l.enterBinding(), k.Info}
+	if l.spec.openLog {
+		view = append(view, k.Log)
+	}
+	view = append(view, k.Filter, k.Sort, k.Back)
+	groups := [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.NextPane, k.PrevPane, k.Tasks, k.Runs, k.Approvals, k.Jobs, k.Alerts},
+		view,
+	}
+	if acts := l.actionKeys(); len(acts) > 0 || !l.ctx.ReadOnly {
+		if !l.ctx.ReadOnly {
+			acts = append(acts, k.Maintenance)
+		}
+		groups = append(groups, acts)
+	}
+	return append(groups, []key.Binding{k.Help, k.Quit})
+}

@@ -1,0 +1,436 @@
+package tui
+
+import (
+	"cmp"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/clawpit/clawpit/core"
+)
+
+// pane is one of the five tables. Each is a component in soft-serve's sense:
+// it updates on messages, renders itself, takes its size and lists its keys
+// for help (help.KeyMap).
+type pane interface {
+	Update(msg tea.Msg) (bool, tea.Cmd)
+	View() string
+	SetSize(w, h int)
+	ShortHelp() []key.Binding
+	FullHelp() [][]key.Binding
+	Title() string
+	Kind() Kind
+	Selected() (Target, bool)
+	Counts() (shown, total int)
+	Editing() bool
+	Filtered() bool
+	SortName() string
+	InfoLine(w int) string
+}
+
+// ---- rows -------------------------------------------------------------
+
+// taskRow is a task as the Tasks pane keeps it: only what it shows, sanitised.
+type taskRow struct {
+	id       string
+	status   core.TaskStatus
+	runtime  core.Runtime
+	delivery core.DeliveryStatus
+	name     string // label, else kind, else what was asked
+	session  string // backing session: child, else owner (SPEC R5)
+	runID    string
+	err      string
+	created  core.Timestamp
+	activity core.Timestamp // last_event_at ?? started_at ?? created_at
+	ended    core.Timestamp
+}
+
+func taskRowOf(t *core.Task) taskRow {
+	name := t.Label
+	if name == "" {
+		name = t.Kind
+	}
+	if name == "" {
+		name = t.Task
+	}
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	return taskRow{
+		id:       oneLine(t.ID),
+		status:   intern(t.Status, core.TaskStatuses),
+		runtime:  intern(t.Runtime, core.Runtimes),
+		delivery: intern(t.DeliveryStatus, core.DeliveryStatuses),
+		name:     oneLine(name),
+		session:  oneLine(t.BackingSession()),
+		runID:    oneLine(t.RunID),
+		err:      oneLine(clip(t.Error, 300)),
+		created:  t.CreatedAt,
+		activity: t.LastActivity(),
+		ended:    t.EndedAt,
+	}
+}
+
+// runRow is a subagent run as the Runs pane keeps it.
+type runRow struct {
+	id, label, child, requester string
+	state                       string // running | waiting | the outcome
+	waits                       int64
+	started, progress, ended    core.Timestamp
+	reason                      string
+}
+
+func runRowOf(r *core.Run) runRow {
+	state := string(r.Outcome)
+	switch {
+	case r.Running() && r.PendingApprovalWaits > 0:
+		state = "waiting"
+	case r.Running():
+		state = "running"
+	case state == "":
+		state = "ended"
+	}
+	reason := r.EndedReason
+	if r.Error != "" {
+		reason = joinNonEmpty(": ", reason, r.Error)
+	}
+	return runRow{
+		id: oneLine(r.RunID), label: oneLine(r.Label), child: oneLine(r.ChildSession),
+		requester: oneLine(r.RequesterSession), state: internStr(state), waits: r.PendingApprovalWaits,
+		started: r.StartedAt, progress: r.LastProgressAt, ended: r.EndedAt, reason: oneLine(clip(reason, 300)),
+	}
+}
+
+// last is when the run last did something: its end, else its last progress.
+func (r *runRow) last() core.Timestamp { return core.Coalesce(r.ended, r.progress, r.started) }
+
+// approvalRow is an approval as the Approvals pane keeps it.
+type approvalRow struct {
+	id, session, tool, command, runID, taskID, decidedBy string
+	status                                               core.ApprovalStatus
+	scope                                                core.Scope
+	requested, decided, expires                          core.Timestamp
+}
+
+func approvalRowOf(a *core.Approval) approvalRow {
+	return approvalRow{
+		id: oneLine(a.ID), session: oneLine(a.Session), tool: oneLine(a.Tool), command: oneLine(clip(a.Command, 500)),
+		runID: oneLine(a.RunID), taskID: oneLine(a.TaskID), decidedBy: oneLine(a.DecidedBy),
+		status: intern(a.Status, core.ApprovalStatuses), scope: intern(a.Scope, core.Scopes),
+		requested: a.RequestedAt, decided: a.DecidedAt, expires: a.ExpiresAt,
+	}
+}
+
+// jobRow is a background job as the Jobs pane keeps it.
+type jobRow struct {
+	id, session, command, logPath string
+	status                        core.JobStatus
+	exit                          string
+	created, started, completed   core.Timestamp
+}
+
+func jobRowOf(j *core.Job) jobRow {
+	exit := "-"
+	if j.ExitCode != nil {
+		exit = strconv.Itoa(*j.ExitCode)
+	}
+	return jobRow{
+		id: oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(j.Command), 500)),
+		logPath: j.LogPath, status: intern(j.Status, core.JobStatuses), exit: exit,
+		created: j.CreatedAt, started: j.StartedAt, completed: j.CompletedAt,
+	}
+}
+
+// alertRow is a notification as the Alerts pane keeps it.
+type alertRow struct {
+	id                     int64
+	idStr                  string
+	kind                   string
+	session, subject, text string
+	created, delivered     core.Timestamp
+}
+
+func alertRowOf(n *core.Notification) alertRow {
+	return alertRow{
+		id: n.ID, idStr: strconv.FormatInt(n.ID, 10), kind: internStr(string(n.Kind)),
+		session: oneLine(n.Session), subject: oneLine(n.SubjectID), text: oneLine(clip(n.Text, 500)),
+		created: n.CreatedAt, delivered: n.DeliveredAt,
+	}
+}
+
+func (a *alertRow) state() string {
+	if a.delivered == 0 {
+		return "unread"
+	}
+	return "read"
+}
+
+// ---- specs ------------------------------------------------------------
+
+var taskRank = rankOf([]core.TaskStatus{core.TaskRunning, core.TaskQueued, core.TaskLost, core.TaskFailed,
+	core.TaskTimedOut, core.TaskCancelled, core.TaskSucceeded})
+
+var jobRank = rankOf([]core.JobStatus{core.JobRunning, core.JobPending, core.JobLost, core.JobFailed,
+	core.JobTimedOut, core.JobCancelled, core.JobReaped, core.JobCompleted})
+
+var runRank = map[string]int{"waiting": 0, "running": 1, "error": 2, "timeout": 2, "killed": 3,
+	"reset": 3, "deleted": 3, "ended": 3, "ok": 4}
+
+func rankOf[T comparable](order []T) map[T]int {
+	m := make(map[T]int, len(order))
+	for i, s := range order {
+		m[s] = i
+	}
+	return m
+}
+
+func rank[T comparable](m map[T]int, s T) int {
+	if r, ok := m[s]; ok {
+		return r
+	}
+	return len(m)
+}
+
+func newest(a, b core.Timestamp) int { return cmp.Compare(b, a) }
+
+var taskSpec = &listSpec[taskRow]{
+	kind:  KindTask,
+	title: "Tasks",
+	columns: []column{
+		{Title: "ID", Width: 13},
+		{Title: "STATUS", Width: 9},
+		{Title: "RUNTIME", Width: 8},
+		{Title: "LABEL", Width: 12, Flex: 2},
+		{Title: "SESSION", Width: 16, MinScreen: 110},
+		{Title: "DELIVERY", Width: 14, MinScreen: 140},
+		{Title: "ERROR", Width: 10, Flex: 1, MinScreen: 120},
+		{Title: "IDLE", Width: 4, Right: true},
+		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
+	},
+	statusCol: 1,
+	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Cancel, k.Kill, k.Reap} },
+	sorts: []sortKey[taskRow]{
+		{"urgency", func(a, b *taskRow) int {
+			return cmp.Or(cmp.Compare(rank(taskRank, a.status), rank(taskRank, b.status)), newest(a.activity, b.activity))
+		}},
+		{"recent", func(a, b *taskRow) int { return newest(a.activity, b.activity) }},
+		{"created", func(a, b *taskRow) int { return newest(a.created, b.created) }},
+		{"label", func(a, b *taskRow) int { return strings.Compare(a.name, b.name) }},
+	},
+	id:     func(r *taskRow) string { return r.id },
+	status: func(r *taskRow) string { return string(r.status) },
+	cells: func(r *taskRow, now core.Timestamp, dst []string) []string {
+		return append(dst, shortID(r.id), string(r.status), string(r.runtime), r.name, r.session,
+			string(r.delivery), r.err, age(now, r.activity), age(now, r.created))
+	},
+	hay: func(r *taskRow, dst []byte) []byte {
+		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.name, r.session, string(r.delivery), r.err)
+	},
+	target: func(r *taskRow) Target {
+		return Target{Kind: KindTask, ID: r.id, Short: shortID(r.id), Status: string(r.status),
+			Session: r.session, RunID: r.runID, Name: r.name}
+	},
+}
+
+var runSpec = &listSpec[runRow]{
+	kind:  KindRun,
+	title: "Runs",
+	columns: []column{
+		{Title: "RUN", Width: 14},
+		{Title: "STATE", Width: 9},
+		{Title: "LABEL", Width: 12, Flex: 2},
+		{Title: "CHILD SESSION", Width: 16, MinScreen: 100},
+		{Title: "WAITS", Width: 5, Right: true, MinScreen: 90},
+		{Title: "REASON", Width: 10, Flex: 1, MinScreen: 120},
+		{Title: "LAST", Width: 4, Right: true},
+		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
+	},
+	statusCol: 1,
+	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Kill} },
+	sorts: []sortKey[runRow]{
+		{"urgency", func(a, b *runRow) int {
+			return cmp.Or(cmp.Compare(rank(runRank, a.state), rank(runRank, b.state)), newest(a.last(), b.last()))
+		}},
+		{"recent", func(a, b *runRow) int { return newest(a.last(), b.last()) }},
+		{"started", func(a, b *runRow) int { return newest(a.started, b.started) }},
+		{"label", func(a, b *runRow) int { return strings.Compare(a.label, b.label) }},
+	},
+	id:     func(r *runRow) string { return r.id },
+	status: func(r *runRow) string { return r.state },
+	cells: func(r *runRow, now core.Timestamp, dst []string) []string {
+		return append(dst, r.id, r.state, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
+			age(now, r.last()), age(now, r.started))
+	},
+	hay: func(r *runRow, dst []byte) []byte {
+		return appendWords(dst, r.id, r.state, r.label, r.child, r.reason)
+	},
+	target: func(r *runRow) Target {
+		return Target{Kind: KindRun, ID: r.id, Short: r.id, Status: r.state, Session: r.child, RunID: r.id, Name: r.label}
+	},
+}
+
+var approvalSpec = &listSpec[approvalRow]{
+	kind:  KindApproval,
+	title: "Approvals",
+	columns: []column{
+		{Title: "ID", Width: 12},
+		{Title: "STATUS", Width: 9},
+		{Title: "TOOL", Width: 10},
+		{Title: "COMMAND", Width: 12, Flex: 1},
+		{Title: "SESSION", Width: 16, MinScreen: 100},
+		{Title: "SCOPE", Width: 7, MinScreen: 110},
+		{Title: "DECIDED BY", Width: 18, MinScreen: 140},
+		{Title: "EXPIRES", Width: 7, Right: true, MinScreen: 120},
+		{Title: "AGE", Width: 4, Right: true},
+	},
+	statusCol: 1,
+	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Approve, k.Deny} },
+	sorts: []sortKey[approvalRow]{
+		{"urgency", func(a, b *approvalRow) int {
+			return cmp.Or(cmp.Compare(boolRank(a.status == core.ApprovalPending), boolRank(b.status == core.ApprovalPending)),
+				newest(a.requested, b.requested))
+		}},
+		{"recent", func(a, b *approvalRow) int { return newest(a.requested, b.requested) }},
+		{"tool", func(a, b *approvalRow) int { return strings.Compare(a.tool, b.tool) }},
+	},
+	id:     func(r *approvalRow) string { return r.id },
+	status: func(r *approvalRow) string { return string(r.status) },
+	cells: func(r *approvalRow, now core.Timestamp, dst []string) []string {
+		exp := "-"
+		if r.status == core.ApprovalPending {
+			exp = until(now, r.expires)
+		}
+		return append(dst, r.id, string(r.status), r.tool, r.command, r.session, string(r.scope), r.decidedBy,
+			exp, age(now, r.requested))
+	},
+	hay: func(r *approvalRow, dst []byte) []byte {
+		return appendWords(dst, r.id, string(r.status), r.tool, r.command, r.session, string(r.scope), r.decidedBy)
+	},
+	target: func(r *approvalRow) Target {
+		return Target{Kind: KindApproval, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
+			RunID: r.runID, Name: r.tool + ": " + r.command}
+	},
+}
+
+var jobSpec = &listSpec[jobRow]{
+	kind:  KindJob,
+	title: "Jobs",
+	columns: []column{
+		{Title: "ID", Width: 12},
+		{Title: "STATUS", Width: 9},
+		{Title: "EXIT", Width: 4, Right: true},
+		{Title: "COMMAND", Width: 12, Flex: 1},
+		{Title: "SESSION", Width: 16, MinScreen: 100},
+		{Title: "RAN", Width: 5, Right: true, MinScreen: 110},
+		{Title: "AGE", Width: 4, Right: true},
+	},
+	statusCol: 1,
+	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Cancel, k.Reap} },
+	openLog:   true,
+	sorts: []sortKey[jobRow]{
+		{"urgency", func(a, b *jobRow) int {
+			return cmp.Or(cmp.Compare(rank(jobRank, a.status), rank(jobRank, b.status)), newest(a.created, b.created))
+		}},
+		{"recent", func(a, b *jobRow) int { return newest(a.created, b.created) }},
+		{"command", func(a, b *jobRow) int { return strings.Compare(a.command, b.command) }},
+	},
+	id:     func(r *jobRow) string { return r.id },
+	status: func(r *jobRow) string { return string(r.status) },
+	cells: func(r *jobRow, now core.Timestamp, dst []string) []string {
+		ran := "-"
+		if r.started != 0 {
+			end := r.completed
+			if end == 0 {
+				end = now
+			}
+			ran = shortDur(end.Sub(r.started))
+		}
+		return append(dst, r.id, string(r.status), r.exit, r.command, r.session, ran, age(now, r.created))
+	},
+	hay: func(r *jobRow, dst []byte) []byte {
+		return appendWords(dst, r.id, string(r.status), r.command, r.session)
+	},
+	target: func(r *jobRow) Target {
+		return Target{Kind: KindJob, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
+			LogPath: r.logPath, Name: r.command}
+	},
+}
+
+var alertSpec = &listSpec[alertRow]{
+	kind:  KindAlert,
+	title: "Alerts",
+	columns: []column{
+		{Title: "ID", Width: 6, Right: true},
+		{Title: "STATE", Width: 6},
+		{Title: "KIND", Width: 16},
+		{Title: "TEXT", Width: 12, Flex: 1},
+		{Title: "SESSION", Width: 16, MinScreen: 110},
+		{Title: "SUBJECT", Width: 13, MinScreen: 130},
+		{Title: "AGE", Width: 4, Right: true},
+	},
+	statusCol: 1,
+	actions:   func(k *KeyMap) []key.Binding { return nil },
+	sorts: []sortKey[alertRow]{
+		{"urgency", func(a, b *alertRow) int {
+			return cmp.Or(cmp.Compare(boolRank(a.delivered == 0), boolRank(b.delivered == 0)), cmp.Compare(b.id, a.id))
+		}},
+		{"recent", func(a, b *alertRow) int { return cmp.Compare(b.id, a.id) }},
+		{"kind", func(a, b *alertRow) int { return strings.Compare(a.kind, b.kind) }},
+	},
+	id:     func(r *alertRow) string { return r.idStr },
+	status: func(r *alertRow) string { return r.state() },
+	cells: func(r *alertRow, now core.Timestamp, dst []string) []string {
+		return append(dst, r.idStr, r.state(), r.kind, r.text, r.session, shortID(r.subject), age(now, r.created))
+	},
+	hay: func(r *alertRow, dst []byte) []byte {
+		return appendWords(dst, r.idStr, r.state(), r.kind, r.text, r.session, r.subject)
+	},
+	target: func(r *alertRow) Target {
+		return Target{Kind: KindAlert, ID: r.idStr, Short: r.idStr, Status: r.state(), Session: r.session, Name: r.text}
+	},
+}
+
+// boolRank orders true before false.
+func boolRank(b bool) int {
+	if b {
+		return 0
+	}
+	return 1
+}
+
+// appendWords appends the words separated by a byte no query can contain
+// across words (a newline: queries are one line).
+func appendWords(dst []byte, words ...string) []byte {
+	for i, w := range words {
+		if i > 0 {
+			dst = append(dst, '\n')
+		}
+		dst = append(dst, w...)
+	}
+	return dst
+}
+
+// clip caps s at n bytes (before sanitising, so huge fields cost little).
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+var internSet = []string{"running", "waiting", "ended", "ok", "error", "timeout", "killed", "reset", "deleted",
+	string(core.NotifyJobFinished), string(core.NotifyJobLost), string(core.NotifyTaskFailed),
+	string(core.NotifyTaskSilent), string(core.NotifyRunTimedOut), string(core.NotifyApprovalExpired)}
+
+func internStr(s string) string { return intern(s, internSet) }
