@@ -45,20 +45,32 @@ func TestConcurrentKillCompleteCancel(t *testing.T) {
 	errs := make(chan error, runs*8)
 	for i, rw := range rows {
 		ops := []func(r *core.Registry) error{
-			func(r *core.Registry) error { _, _, err := r.KillRun(f.ctx, rw.run, "", core.OperatorActor()); return err },
+			func(r *core.Registry) error {
+				_, _, err := r.KillRun(f.ctx, rw.run, "", core.OperatorActor())
+				return err
+			},
 			func(r *core.Registry) error {
 				_, _, _, err := r.CompleteRun(f.ctx, rw.run, core.OutcomeOK, "", core.ActorRuntime)
 				return err
 			},
-			func(r *core.Registry) error { _, _, err := r.MarkTaskLost(f.ctx, rw.sub, "subagent run ended (killed)"); return err },
-			func(r *core.Registry) error { _, _, err := r.MarkTaskLost(f.ctx, rw.peer, "subagent run ended (killed)"); return err },
+			func(r *core.Registry) error {
+				_, _, err := r.MarkTaskLost(f.ctx, rw.sub, "subagent run ended (killed)")
+				return err
+			},
+			func(r *core.Registry) error {
+				_, _, err := r.MarkTaskLost(f.ctx, rw.peer, "subagent run ended (killed)")
+				return err
+			},
 			func(r *core.Registry) error {
 				_, _, _, err := r.CompleteRun(f.ctx, rw.run, core.OutcomeError, "late boom", core.ActorRuntime)
 				return err
 			},
 		}
 		if i%3 == 0 {
-			ops = append(ops, func(r *core.Registry) error { _, _, err := r.CancelTask(f.ctx, rw.peer, "", core.OperatorActor()); return err })
+			ops = append(ops, func(r *core.Registry) error {
+				_, _, err := r.CancelTask(f.ctx, rw.peer, "", core.OperatorActor())
+				return err
+			})
 		}
 		for j, op := range ops {
 			wg.Add(1)
