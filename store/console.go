@@ -35,3 +35,18 @@ func (t *tx) EachTask(fn func(*core.Task) error) error {
 	}
 	return mapErr(rows.Err())
 }
+
+// CountRows counts the rows of tasks, runs, approvals, jobs and
+// notifications in one statement (each COUNT(*) walks the table's smallest
+// index).
+func (t *tx) CountRows() (core.TableCounts, error) {
+	var c core.TableCounts
+	err := t.tx.QueryRowContext(t.ctx, `SELECT
+		(SELECT COUNT(*) FROM tasks), (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM approvals),
+		(SELECT COUNT(*) FROM jobs), (SELECT COUNT(*) FROM notifications)`).
+		Scan(&c.Tasks, &c.Runs, &c.Approvals, &c.Jobs, &c.Notifications)
+	if err != nil {
+		return c, mapErr(err)
+	}
+	return c, nil
+}

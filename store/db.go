@@ -264,7 +264,7 @@ func mapErr(err error) error {
 	if errors.As(err, &se) {
 		switch se.Code {
 		case sqlite3.ErrBusy, sqlite3.ErrLocked:
-			return fmt.Errorf("%w (busy timeout %d ms exceeded): %v", core.ErrBusy, BusyTimeoutMs, err)
+			return fmt.Errorf("%w (still locked after the busy timeout): %v", core.ErrBusy, err)
 		case sqlite3.ErrReadonly:
 			return fmt.Errorf("%w: %v", core.ErrReadOnly, err)
 		case sqlite3.ErrCantOpen:

@@ -355,3 +355,42 @@ func TestMapErr(t *testing.T) {
 		t.Errorf("sentinel did not pass through: %v", err)
 	}
 }
+
+// TestBusyPastTimeout: a writer that holds the lock longer than another
+// handle's busy timeout makes that handle's Update fail with core.ErrBusy.
+func TestBusyPastTimeout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "registry.db")
+	holder, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	impatient, err := Open(context.Background(), path, Options{BusyTimeoutMs: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer impatient.Close()
+
+	locked, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- holder.Update(context.Background(), func(tx core.Tx) error {
+			close(locked)
+			<-release
+			return nil
+		})
+	}()
+	<-locked
+	err = impatient.Update(context.Background(), func(tx core.Tx) error {
+		return tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
+	})
+	// Readers are not blocked by a writer in WAL mode.
+	view(t, impatient, func(tx core.Tx) error { _, err := tx.ListSessions(core.SessionFilter{}); return err })
+	close(release)
+	if !errors.Is(err, core.ErrBusy) {
+		t.Errorf("err = %v, want ErrBusy", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

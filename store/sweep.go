@@ -1,0 +1,349 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// The maintenance sweeper's queries (core.SweepTx). Every statement reads
+// through an index whose size follows active or due rows — partial indexes of
+// 0001_init.sql and 0002_sweep_indexes.sql — never a scan of the history
+// (SPEC §5, P1). sweep_test.go checks each statement of sweepSQL with EXPLAIN
+// QUERY PLAN over a populated database.
+
+var _ core.SweepTx = (*tx)(nil)
+
+// retentionTable describes one table retention and audit cover.
+type retentionTable struct {
+	table    string
+	idCol    string
+	status   string // status column (outcome for runs, kind for notifications)
+	end      string // end-time column
+	finished string // predicate: the row is finished (matches the partial indexes)
+	hasRev   bool
+	extra    string // extra selected column (log_path for jobs) or "''"
+	created  string // creation column for inconsistent_timestamps ("" when none)
+	started  string // start column ("" when none)
+	// inconsistent is the partial-index predicate of <table>_inconsistent.
+	inconsistent string
+}
+
+var retentionTables = map[string]retentionTable{
+	core.EntityTask: {table: "tasks", idCol: "id", status: "status", end: "ended_at",
+		finished: "status NOT IN ('queued','running')", hasRev: true, extra: "''",
+		created: "created_at", started: "started_at",
+		inconsistent: "(started_at < created_at OR ended_at < started_at OR ended_at < created_at OR (ended_at IS NOT NULL AND status IN ('queued','running')))"},
+	core.EntityRun: {table: "runs", idCol: "run_id", status: "outcome", end: "ended_at",
+		finished: "ended_at IS NOT NULL", hasRev: true, extra: "''",
+		created: "", started: "started_at",
+		inconsistent: "(ended_at < started_at)"},
+	core.EntityApproval: {table: "approvals", idCol: "id", status: "status", end: "decided_at",
+		finished: "status <> 'pending'", hasRev: true, extra: "''",
+		created: "requested_at", started: "",
+		inconsistent: "(decided_at < requested_at OR (decided_at IS NOT NULL AND status = 'pending'))"},
+	core.EntityNotification: {table: "notifications", idCol: "id", status: "kind", end: "delivered_at",
+		finished: "delivered_at IS NOT NULL", hasRev: false, extra: "''"},
+	core.EntityJob: {table: "jobs", idCol: "id", status: "status", end: "completed_at",
+		finished: "status NOT IN ('pending','running')", hasRev: true, extra: "log_path",
+		created: "created_at", started: "started_at",
+		inconsistent: "(started_at < created_at OR completed_at < started_at OR completed_at < created_at OR (completed_at IS NOT NULL AND status IN ('pending','running')))"},
+}
+
+// activeTaskSelect reads active tasks with what backs them. tasks is the outer
+// loop (LEFT JOINs keep it there); each join is a primary-key lookup.
+const activeTaskSelect = `SELECT t.id, t.runtime, t.status, COALESCE(t.run_id, ''), COALESCE(t.source_id, ''),
+ COALESCE(t.owner_session, ''), COALESCE(t.child_session, ''),
+ t.created_at, t.started_at, t.ended_at, t.activity_at, t.rev,
+ r.run_id IS NOT NULL, r.ended_at, COALESCE(r.outcome, ''),
+ rs.run_id IS NOT NULL, rs.ended_at, COALESCE(rs.outcome, ''),
+ COALESCE(j.status, ''), COALESCE(s.state, '')
+FROM tasks t
+LEFT JOIN runs r ON r.run_id = t.run_id
+LEFT JOIN runs rs ON t.runtime = 'cli' AND rs.run_id = t.source_id
+LEFT JOIN jobs j ON j.id = t.source_id
+LEFT JOIN sessions s ON s.id = COALESCE(t.child_session, t.owner_session)
+WHERE t.status IN ('queued','running')`
+
+// sweepSQL holds every fixed maintenance statement by name; the per-table
+// retention and audit statements are built by the functions below and listed
+// by sweepStatements.
+var sweepSQL = map[string]string{
+	"overdue_runs": "SELECT " + runCols + ` FROM runs
+ WHERE ended_at IS NULL AND last_progress_at < ? AND pending_approval_waits = 0
+ AND last_progress_at + inactivity_budget_ms < ? ORDER BY last_progress_at LIMIT ?`,
+	"active_tasks": activeTaskSelect + " ORDER BY t.activity_at",
+	"active_task":  activeTaskSelect + " AND t.id = ?",
+	"expired_approvals": "SELECT " + approvalCols + ` FROM approvals
+ WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
+	"silent_tasks": "SELECT " + taskCols + ` FROM tasks
+ WHERE expects_output = 1 AND output_count = 0 AND status IN ('succeeded','failed') AND ended_at >= ?
+ AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.dedup_key = 'task_silent:' || tasks.id)
+ ORDER BY ended_at LIMIT ?`,
+	"delivery_failed": `SELECT id, COALESCE(owner_session, ''), label FROM tasks
+ WHERE delivery_status = 'failed' ORDER BY id LIMIT ?`,
+	"prune_events": "DELETE FROM events WHERE entity = ? AND entity_id = ?",
+}
+
+func unstampedSQL(rt retentionTable) string {
+	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s WHERE cleanup_after IS NULL AND %s AND %s IS NOT NULL LIMIT ?",
+		rt.idCol, rt.status, rt.end, revCol(rt), rt.extra, rt.table, rt.finished, rt.end)
+}
+
+func missingEndSQL(rt retentionTable) string {
+	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s WHERE cleanup_after IS NULL AND %s AND %s IS NULL LIMIT ?",
+		rt.idCol, rt.status, rt.end, revCol(rt), rt.extra, rt.table, rt.finished, rt.end)
+}
+
+func dueSQL(rt retentionTable) string {
+	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s, cleanup_after FROM %s WHERE cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s ORDER BY cleanup_after LIMIT ?",
+		rt.idCol, rt.status, rt.end, revCol(rt), rt.extra, rt.table, rt.finished)
+}
+
+func inconsistentSQL(rt retentionTable) string {
+	col := func(c string) string {
+		if c == "" {
+			return "NULL"
+		}
+		return c
+	}
+	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s WHERE %s LIMIT ?",
+		rt.idCol, rt.status, col(rt.created), col(rt.started), rt.end, rt.table, rt.inconsistent)
+}
+
+func stampSQL(rt retentionTable) string {
+	if rt.hasRev {
+		return fmt.Sprintf("UPDATE %s SET cleanup_after = ?, rev = rev + 1 WHERE %s = ? AND rev = ? AND cleanup_after IS NULL AND %s",
+			rt.table, rt.idCol, rt.finished)
+	}
+	return fmt.Sprintf("UPDATE %s SET cleanup_after = ? WHERE %s = ? AND cleanup_after IS NULL AND %s", rt.table, rt.idCol, rt.finished)
+}
+
+func pruneSQL(rt retentionTable) string {
+	if rt.hasRev {
+		return fmt.Sprintf("DELETE FROM %s WHERE %s = ? AND rev = ? AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s",
+			rt.table, rt.idCol, rt.finished)
+	}
+	return fmt.Sprintf("DELETE FROM %s WHERE %s = ? AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s",
+		rt.table, rt.idCol, rt.finished)
+}
+
+func revCol(rt retentionTable) string {
+	if rt.hasRev {
+		return "rev"
+	}
+	return "0"
+}
+
+// sweepStatements lists every statement SweepTx runs, by name, for the
+// EXPLAIN QUERY PLAN test.
+func sweepStatements() map[string]string {
+	out := map[string]string{}
+	for k, v := range sweepSQL {
+		out[k] = v
+	}
+	for ent, rt := range retentionTables {
+		out["unstamped/"+ent] = unstampedSQL(rt)
+		out["due/"+ent] = dueSQL(rt)
+		out["stamp/"+ent] = stampSQL(rt)
+		out["prune/"+ent] = pruneSQL(rt)
+		if rt.created != "" {
+			out["missing_end/"+ent] = missingEndSQL(rt)
+		}
+		if rt.inconsistent != "" {
+			out["inconsistent/"+ent] = inconsistentSQL(rt)
+		}
+	}
+	return out
+}
+
+func retentionOf(entity string) (retentionTable, error) {
+	rt, ok := retentionTables[entity]
+	if !ok {
+		return retentionTable{}, core.Invalidf("sweep: unknown entity %q", entity)
+	}
+	return rt, nil
+}
+
+// limitArg turns limit 0 (no cap) into SQLite's LIMIT -1.
+func limitArg(n int) int64 {
+	if n <= 0 {
+		return -1
+	}
+	return int64(n)
+}
+
+// SweepOverdueRuns implements core.SweepTx (SPEC R6).
+func (t *tx) SweepOverdueRuns(now core.Timestamp, limit int) ([]core.Run, error) {
+	return queryAll(t, sweepSQL["overdue_runs"], []any{int64(now), int64(now), limitArg(limit)}, scanRun)
+}
+
+func scanActiveTask(s rowScanner, r *core.ActiveTaskRow) error {
+	return s.Scan(&r.ID, &r.Runtime, &r.Status, &r.RunID, &r.SourceID, &r.OwnerSession, &r.ChildSession,
+		&r.CreatedAt, nts{&r.StartedAt}, nts{&r.EndedAt}, &r.ActivityAt, &r.Rev,
+		&r.Run.Exists, nts{&r.Run.EndedAt}, &r.Run.Outcome,
+		&r.SourceRun.Exists, nts{&r.SourceRun.EndedAt}, &r.SourceRun.Outcome,
+		&r.JobStatus, &r.Session)
+}
+
+// SweepActiveTasks implements core.SweepTx (SPEC R5, R10).
+func (t *tx) SweepActiveTasks() ([]core.ActiveTaskRow, error) {
+	return queryAll(t, sweepSQL["active_tasks"], nil, scanActiveTask)
+}
+
+// SweepActiveTask implements core.SweepTx.
+func (t *tx) SweepActiveTask(id string) (*core.ActiveTaskRow, error) {
+	var r core.ActiveTaskRow
+	err := scanActiveTask(t.tx.QueryRowContext(t.ctx, sweepSQL["active_task"], id), &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return &r, nil
+}
+
+// SweepExpiredApprovals implements core.SweepTx (SPEC R9).
+func (t *tx) SweepExpiredApprovals(now core.Timestamp, limit int) ([]core.Approval, error) {
+	return queryAll(t, sweepSQL["expired_approvals"], []any{int64(now), limitArg(limit)}, scanApproval)
+}
+
+// SweepSilentTasks implements core.SweepTx (SPEC R7).
+func (t *tx) SweepSilentTasks(endedSince core.Timestamp, limit int) ([]core.Task, error) {
+	return queryAll(t, sweepSQL["silent_tasks"], []any{int64(endedSince), limitArg(limit)}, scanTask)
+}
+
+func scanRetention(s rowScanner, r *core.RetentionRow) error {
+	return s.Scan(&r.ID, &r.Status, nts{&r.EndAt}, &r.Rev, &r.LogPath)
+}
+
+func scanDue(s rowScanner, r *core.RetentionRow) error {
+	return s.Scan(&r.ID, &r.Status, nts{&r.EndAt}, &r.Rev, &r.LogPath, nts{&r.CleanupAfter})
+}
+
+// SweepUnstamped implements core.SweepTx (SPEC R8 stamp).
+func (t *tx) SweepUnstamped(entity string, limit int) ([]core.RetentionRow, error) {
+	rt, err := retentionOf(entity)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(t, unstampedSQL(rt), []any{limitArg(limit)}, scanRetention)
+}
+
+// SweepMissingEnd implements core.SweepTx (SPEC R10 missing_cleanup).
+func (t *tx) SweepMissingEnd(entity string, limit int) ([]core.RetentionRow, error) {
+	rt, err := retentionOf(entity)
+	if err != nil {
+		return nil, err
+	}
+	if rt.created == "" {
+		return nil, nil // runs and notifications are finished by their end time
+	}
+	return queryAll(t, missingEndSQL(rt), []any{limitArg(limit)}, scanRetention)
+}
+
+// SweepDue implements core.SweepTx (SPEC R8 prune).
+func (t *tx) SweepDue(entity string, now core.Timestamp, limit int) ([]core.RetentionRow, error) {
+	rt, err := retentionOf(entity)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(t, dueSQL(rt), []any{int64(now), limitArg(limit)}, scanDue)
+}
+
+// SweepDeliveryFailed implements core.SweepTx (SPEC R10 delivery_failed).
+func (t *tx) SweepDeliveryFailed(limit int) ([]core.RetentionRow, error) {
+	return queryAll(t, sweepSQL["delivery_failed"], []any{limitArg(limit)}, func(s rowScanner, r *core.RetentionRow) error {
+		r.Status = "failed"
+		return s.Scan(&r.ID, &r.Session, &r.Label)
+	})
+}
+
+// SweepInconsistent implements core.SweepTx (SPEC R10 inconsistent_timestamps).
+func (t *tx) SweepInconsistent(entity string, limit int) ([]core.TimesRow, error) {
+	rt, err := retentionOf(entity)
+	if err != nil {
+		return nil, err
+	}
+	if rt.inconsistent == "" {
+		return nil, nil
+	}
+	return queryAll(t, inconsistentSQL(rt), []any{limitArg(limit)}, func(s rowScanner, r *core.TimesRow) error {
+		return s.Scan(&r.ID, &r.Status, nts{&r.Created}, nts{&r.Started}, nts{&r.Ended})
+	})
+}
+
+// idArg is the primary-key argument of entity: notification ids are integers.
+func idArg(entity, id string) (any, error) {
+	if entity != core.EntityNotification {
+		return id, nil
+	}
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return nil, core.Invalidf("notification id %q is not a number", id)
+	}
+	return n, nil
+}
+
+// changed runs a write and reports whether it touched a row.
+func (t *tx) changed(op, q string, args ...any) (bool, error) {
+	if err := t.checkWritable(op); err != nil {
+		return false, err
+	}
+	res, err := t.exec(q, args...)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, mapErr(err)
+	}
+	return n > 0, nil
+}
+
+// SweepStamp implements core.SweepTx (SPEC R8 stamp).
+func (t *tx) SweepStamp(entity, id string, rev int64, cleanupAfter core.Timestamp) (bool, error) {
+	rt, err := retentionOf(entity)
+	if err != nil {
+		return false, err
+	}
+	key, err := idArg(entity, id)
+	if err != nil {
+		return false, err
+	}
+	args := []any{int64(cleanupAfter), key}
+	if rt.hasRev {
+		args = append(args, rev)
+	}
+	return t.changed("stamp "+entity, stampSQL(rt), args...)
+}
+
+// SweepPrune implements core.SweepTx (SPEC R8 prune): the row, then its
+// journal.
+func (t *tx) SweepPrune(entity, id string, rev int64, now core.Timestamp) (bool, error) {
+	rt, err := retentionOf(entity)
+	if err != nil {
+		return false, err
+	}
+	key, err := idArg(entity, id)
+	if err != nil {
+		return false, err
+	}
+	args := []any{key}
+	if rt.hasRev {
+		args = append(args, rev)
+	}
+	args = append(args, int64(now))
+	ok, err := t.changed("prune "+entity, pruneSQL(rt), args...)
+	if err != nil || !ok {
+		return ok, err
+	}
+	if _, err := t.exec(sweepSQL["prune_events"], entity, id); err != nil {
+		return false, err
+	}
+	return true, nil
+}
