@@ -1,0 +1,785 @@
+package core
+
+import "strings"
+
+// Secret redaction (SPEC J4). Everything here is self-contained: no other core
+// code is used, and no regular expressions — one hand-written left-to-right
+// scan both finds the candidates (the cheap literal prefilter of SPEC P3) and
+// matches them, so a line without a trigger costs one table lookup per byte and
+// is returned as-is with zero allocation.
+//
+// What is redacted (the value only; keys, schemes, prefixes of URLs are kept):
+//
+//   - key/value secrets: an identifier whose normalised form (lower case,
+//     '_' '-' '.' removed) ENDS with one of redactKeywords (…token, …secret,
+//     …password, passwd, passphrase, …apikey, …accesskey, …secretkey,
+//     …privatekey, …signingkey, …encryptionkey, …masterkey, …accountkey,
+//     authorization, auth, credential(s), connectionstring), followed by
+//     optional quote, optional blanks, ':' / '=' / '=>' and a value:
+//     JSON `"api_key": "v"`, escaped JSON `\"token\": \"v\"`, env
+//     `export X_TOKEN=v`, YAML `password: v`, TOML `secret = "v"`, form
+//     `a=1&password=v`, headers `X-Api-Key: v`. A quoted value is redacted up
+//     to its closing quote (or the end of the line); an unquoted one up to
+//     blank, '&', a quote or a backtick. Values starting with '{' or '[',
+//     and null/true/false, are left alone. An auth scheme word (Bearer,
+//     Basic, Token, Digest, Bot, ApiKey, Negotiate) before the value is kept.
+//     Because the keyword must END the identifier, "tokenizer=", "max_tokens=",
+//     "passwordless=", "token_count:" are not secrets.
+//   - URL userinfo passwords: scheme://user:PASS@host (any scheme).
+//   - "Bearer <token>" anywhere, token ≥ 16 chars (shorter words such as
+//     "Bearer token required" are prose).
+//   - Slack webhooks: hooks.slack.com/services/<REDACTED>.
+//   - Well-known token prefixes, the whole token replaced, only at a word
+//     start (previous byte not a letter/digit, so "task-…" is no "sk-…"):
+//     sk-… (≥20), sk_live_/sk_test_/rk_live_/rk_test_… (≥10),
+//     xox[abeprs]-… (≥10), gh[pousr]_… (≥30), github_pat_… (≥20),
+//     AKIA/ASIA + exactly 16 [A-Z0-9], AIza + ≥35, whsec_… (≥10),
+//     npm_… (≥36), pypi-… (≥16), JWTs eyJ….….… (header ≥ 10 chars).
+//   - PEM private keys: in a single line, everything between
+//     "-----BEGIN … PRIVATE KEY-----" and "-----END" (or the end of the line);
+//     across lines, LineRedactor/Block replace every body line.
+//
+// Not redacted (by design, SPEC J4 "no entropy rules"): commit SHAs, UUIDs,
+// ordinary hex/base64, secrets in prose without a key/value separator
+// ("the password is hunter2"), cookies. A prose "token: expired" loses its
+// next word (over-redaction is the safe side).
+//
+// Idempotent: redacting an output again returns it unchanged.
+
+// Redacted replaces every secret value.
+const Redacted = "***REDACTED***"
+
+// Redactor applies the J4 rules. Build it once with NewRedactor; it is
+// immutable and safe for concurrent use.
+type Redactor struct {
+	keywords []string // normalised (lower, no separators), see keyMatch
+	lastByte [256]bool
+}
+
+// redactKeywords are the normalised identifier suffixes of key/value secrets.
+var redactKeywords = []string{
+	"token", "secret", "password", "passwd", "passphrase",
+	"apikey", "accesskey", "secretkey", "privatekey", "signingkey",
+	"encryptionkey", "masterkey", "accountkey",
+	"authorization", "auth", "credential", "credentials", "connectionstring",
+}
+
+// NewRedactor returns the redactor with the SPEC J4 rules.
+func NewRedactor() *Redactor {
+	r := &Redactor{keywords: redactKeywords}
+	for _, k := range r.keywords {
+		r.lastByte[k[len(k)-1]] = true
+	}
+	return r
+}
+
+// Line redacts one line (no '\n' inside expected; it is treated as a blank).
+// It returns b itself, without allocating, when nothing matches; otherwise a
+// new slice. Stateless: PEM bodies spanning lines need LineRedactor or Block.
+func (r *Redactor) Line(b []byte) []byte {
+	var buf [8]rspan
+	spans, _ := redactScan(r, b, buf[:0])
+	if len(spans) == 0 {
+		return b
+	}
+	return redactApply(make([]byte, 0, len(b)+len(spans)*len(Redacted)), b, spans)
+}
+
+// AppendLine appends the redaction of b to dst (no allocation when dst has
+// room) and returns it — for a pump that reuses one buffer.
+func (r *Redactor) AppendLine(dst, b []byte) []byte {
+	var buf [8]rspan
+	spans, _ := redactScan(r, b, buf[:0])
+	return redactApply(dst, b, spans)
+}
+
+// String is Line for strings: it returns s itself when nothing matches.
+func (r *Redactor) String(s string) string {
+	var buf [8]rspan
+	spans, _ := redactScan(r, s, buf[:0])
+	if len(spans) == 0 {
+		return s
+	}
+	return string(redactApply(make([]byte, 0, len(s)+len(spans)*len(Redacted)), s, spans))
+}
+
+// Block redacts multi-line text as a whole: each line as by Line, plus every
+// body line of a PEM private-key block (between a BEGIN … PRIVATE KEY line and
+// its END line) replaced by Redacted. Line structure (count, "\n", "\r\n")
+// is kept. It returns s itself when nothing matches. Every tail shown anywhere
+// goes through Block again (SPEC J4).
+func (r *Redactor) Block(s string) string {
+	lr := LineRedactor{r: r}
+	var sb strings.Builder
+	changed := false
+	start := 0
+	for start <= len(s) {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		line := s[start:end]
+		var buf [8]rspan
+		spans := lineRedactorStep(&lr, line, buf[:0])
+		if len(spans) > 0 && !changed {
+			changed = true
+			sb.Grow(len(s) + 64)
+			sb.WriteString(s[:start])
+		}
+		if changed {
+			var tmp [256]byte
+			sb.Write(redactApply(tmp[:0], line, spans))
+			if end < len(s) {
+				sb.WriteByte('\n')
+			}
+		}
+		start = end + 1
+	}
+	if !changed {
+		return s
+	}
+	return sb.String()
+}
+
+// LineRedactor is the stateful per-line redactor of the job output pump: like
+// Redactor.Line, and in addition, after a line that opens a PEM private-key
+// block (BEGIN … PRIVATE KEY without END on the same line), every following
+// body line is replaced by Redacted until the END line. A body line is a
+// base64 line, a PEM header ("Proc-Type: …"), or an already redacted line;
+// the state also ends (and the line is redacted normally) at the first line
+// of another shape, so an unterminated BEGIN does not swallow the rest of the
+// output. A leading "[stderr] " is kept and ignored for the shape test.
+// Use one per stream; not safe for concurrent use.
+type LineRedactor struct {
+	r     *Redactor
+	inPEM bool
+}
+
+// NewLineRedactor returns a LineRedactor in its initial (outside PEM) state.
+func (r *Redactor) NewLineRedactor() *LineRedactor { return &LineRedactor{r: r} }
+
+// InPEM reports whether the redactor is inside a PEM private-key block.
+func (l *LineRedactor) InPEM() bool { return l.inPEM }
+
+// Line redacts one line; it returns b itself, without allocating, when
+// nothing matches.
+func (l *LineRedactor) Line(b []byte) []byte {
+	var buf [8]rspan
+	spans := lineRedactorStep(l, b, buf[:0])
+	if len(spans) == 0 {
+		return b
+	}
+	return redactApply(make([]byte, 0, len(b)+len(spans)*len(Redacted)), b, spans)
+}
+
+// AppendLine appends the redaction of b to dst and returns it.
+func (l *LineRedactor) AppendLine(dst, b []byte) []byte {
+	var buf [8]rspan
+	spans := lineRedactorStep(l, b, buf[:0])
+	return redactApply(dst, b, spans)
+}
+
+// rtext is what the scanner reads: both instantiations index bytes directly.
+type rtext interface{ ~string | ~[]byte }
+
+// rspan is a half-open byte range [s, e) to replace with Redacted.
+type rspan struct{ s, e int }
+
+const stderrPrefix = "[stderr] "
+
+func lineRedactorStep[T rtext](l *LineRedactor, b T, spans []rspan) []rspan {
+	if l.inPEM {
+		body := 0
+		if hasPrefixT(b, stderrPrefix) {
+			body = len(stderrPrefix)
+		}
+		end := len(b)
+		for end > body && isBlankByte(b[end-1]) {
+			end--
+		}
+		switch {
+		case indexT(b[body:end], "-----END ") >= 0:
+			l.inPEM = false
+			// The END line itself is scanned normally below.
+		case isPEMBodyLine(b[body:end]):
+			if end > body && !equalT(b[body:end], Redacted) {
+				spans = append(spans, rspan{body, end})
+			}
+			return spans
+		default:
+			l.inPEM = false
+		}
+	}
+	spans, open := redactScan(l.r, b, spans)
+	if open {
+		l.inPEM = true
+	}
+	return spans
+}
+
+// isPEMBodyLine: empty, base64 (with blanks), a "Header-Name: value" line,
+// or the redaction marker.
+func isPEMBodyLine[T rtext](b T) bool {
+	if equalT(b, Redacted) {
+		return true
+	}
+	b64 := true
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if !(rIsAlnum(c) || c == '+' || c == '/' || c == '=' || c == ' ' || c == '\t') {
+			b64 = false
+			break
+		}
+	}
+	if b64 {
+		return true
+	}
+	// PEM / PGP armor headers: Proc-Type, DEK-Info, Version, Comment, Hash.
+	i := 0
+	for i < len(b) && (rIsAlnum(b[i]) || b[i] == '-') {
+		i++
+	}
+	return i > 0 && i+1 < len(b) && b[i] == ':' && b[i+1] == ' '
+}
+
+// redactApply appends b with spans (sorted, disjoint) replaced.
+func redactApply[T rtext](dst []byte, b T, spans []rspan) []byte {
+	last := 0
+	for _, sp := range spans {
+		dst = append(dst, b[last:sp.s]...)
+		dst = append(dst, Redacted...)
+		last = sp.e
+	}
+	return append(dst, b[last:]...)
+}
+
+// Character classes.
+const (
+	clsAlnum     = 1 << iota // [A-Za-z0-9]
+	clsIdent                 // [A-Za-z0-9_.-] identifier of a key
+	clsTokDash               // [A-Za-z0-9_-] base64url
+	clsBearer                // [A-Za-z0-9._~+/-]
+	clsB64                   // [A-Za-z0-9+/=]
+	clsUpDig                 // [A-Z0-9]
+	clsValEnd                // ends an unquoted value: blanks & " ' `
+	clsAuthEnd               // ends a URL authority: / ? # blanks quotes < >
+	clsSlack                 // [A-Za-z0-9_/-]
+	clsAlnumDash             // [A-Za-z0-9-]
+)
+
+var rcls = func() (t [256]uint16) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		alnum := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+		if alnum {
+			t[c] |= clsAlnum | clsIdent | clsTokDash | clsBearer | clsB64 | clsSlack | clsAlnumDash
+		}
+		if 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' {
+			t[c] |= clsUpDig
+		}
+		switch b {
+		case '_':
+			t[c] |= clsIdent | clsTokDash | clsSlack
+		case '-':
+			t[c] |= clsIdent | clsTokDash | clsBearer | clsSlack | clsAlnumDash
+		case '.':
+			t[c] |= clsIdent | clsBearer
+		case '~':
+			t[c] |= clsBearer
+		case '+':
+			t[c] |= clsBearer | clsB64
+		case '/':
+			t[c] |= clsBearer | clsB64 | clsAuthEnd | clsSlack
+		case '=':
+			t[c] |= clsB64
+		case ' ', '\t', '\r', '\n', '\v', '\f':
+			t[c] |= clsValEnd | clsAuthEnd
+		case '&', '`':
+			t[c] |= clsValEnd
+			if b == '`' {
+				t[c] |= clsAuthEnd
+			}
+		case '"', '\'':
+			t[c] |= clsValEnd | clsAuthEnd
+		case '?', '#', '<', '>':
+			t[c] |= clsAuthEnd
+		}
+	}
+	return
+}()
+
+// rtrig marks the bytes at which a rule can start (the prefilter), rnext
+// the bytes that can follow a trigger letter (bit d-'A').
+const (
+	trigColon = 1 + iota
+	trigEq
+	trigDash
+	trigLetter
+)
+
+var rtrig, rnext = func() (t [256]uint8, nx [256]uint64) {
+	t[':'], t['='], t['-'] = trigColon, trigEq, trigDash
+	for _, p := range []string{"sk", "rk", "xo", "gh", "gi", "AK", "AS", "AI", "wh", "np", "py", "ey", "Be", "ho"} {
+		t[p[0]] = trigLetter
+		nx[p[0]] |= 1 << (p[1] - 'A')
+	}
+	return
+}()
+
+func rIsAlnum(c byte) bool    { return rcls[c]&clsAlnum != 0 }
+func isBlankByte(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// redactScan appends the spans to redact in b and reports whether b opens a
+// PEM private-key block that it does not close.
+func redactScan[T rtext](r *Redactor, b T, spans []rspan) ([]rspan, bool) {
+	openPEM := false
+	jwtDead := 0
+	n := len(b)
+	for i := 0; i < n; i++ {
+		c := b[i]
+		t := rtrig[c]
+		if t == 0 {
+			continue
+		}
+		s, e := -1, -1
+		switch t {
+		case trigColon:
+			if i+2 < n && b[i+1] == '/' && b[i+2] == '/' {
+				s, e = urlPassword(b, i)
+			} else if i > 0 {
+				s, e = keyValue(r, b, i)
+			}
+		case trigEq:
+			if i > 0 {
+				s, e = keyValue(r, b, i)
+			}
+		case trigDash:
+			if i+10 < n && b[i+1] == '-' && b[i+5] == 'B' && hasPrefixAt(b, i, "-----BEGIN ") {
+				var open bool
+				s, e, open = pemInLine(b, i)
+				if open {
+					openPEM = true
+				}
+			}
+		default:
+			if i+1 >= n || i > 0 && rIsAlnum(b[i-1]) {
+				continue // tokens start at a word boundary
+			}
+			if d := b[i+1] - 'A'; d >= 64 || rnext[c]>>d&1 == 0 {
+				continue
+			}
+			if c == 'e' {
+				if i < jwtDead || !hasPrefixAt(b, i, "eyJ") {
+					continue
+				}
+				var dead int
+				if s, e, dead = jwtAt(b, i); s < 0 {
+					jwtDead = dead
+				}
+			} else {
+				s, e = tokenAt(b, i)
+			}
+		}
+		if s < 0 {
+			continue
+		}
+		if e > s {
+			spans = append(spans, rspan{s, e})
+		}
+		if e > i {
+			i = e - 1
+		}
+		if openPEM {
+			break
+		}
+	}
+	return spans, openPEM
+}
+
+// keyValue handles a ':' or '=' at i: if the identifier before it is a secret
+// key, it returns the value's span.
+func keyValue[T rtext](r *Redactor, b T, i int) (int, int) {
+	n := len(b)
+	if b[i] == ':' {
+		if i+1 < n && b[i+1] == ':' { // Rust/C++ path "Token::new"
+			return -1, -1
+		}
+	} else if i+1 < n && b[i+1] == '=' || i > 0 && (b[i-1] == '=' || b[i-1] == '!' || b[i-1] == '<' || b[i-1] == '>') {
+		return -1, -1 // comparison, not assignment
+	}
+	// Key end: skip blanks, a closing quote and its escaping backslash.
+	j := i
+	for j > 0 && (b[j-1] == ' ' || b[j-1] == '\t') {
+		j--
+	}
+	if j > 0 && (b[j-1] == '"' || b[j-1] == '\'') {
+		j--
+		if j > 0 && b[j-1] == '\\' {
+			j--
+		}
+	}
+	if j == 0 || !keyMatch(r, b, j) {
+		return -1, -1
+	}
+	// Value start.
+	k := i + 1
+	if k < n && (b[i] == '=' && b[k] == '>' || b[i] == ':' && b[k] == '=') {
+		k++ // "=>" (Ruby, Perl), ":=" (Go)
+	}
+	for k < n && (b[k] == ' ' || b[k] == '\t') {
+		k++
+	}
+	if k >= n {
+		return -1, -1
+	}
+	switch c := b[k]; {
+	case c == '"' || c == '\'' || c == '`':
+		vs := k + 1
+		ve := vs
+		for ve < n && !(b[ve] == c && b[ve-1] != '\\') {
+			ve++
+		}
+		vs = skipScheme(b, vs, ve)
+		return vs, ve
+	case c == '\\' && k+1 < n && (b[k+1] == '"' || b[k+1] == '\''):
+		q := b[k+1]
+		vs := k + 2
+		ve := vs
+		for ve < n && !(b[ve] == q && b[ve-1] == '\\') {
+			ve++
+		}
+		if ve < n {
+			ve-- // keep the escaping backslash of the closing quote
+		}
+		if ve < vs {
+			ve = vs
+		}
+		vs = skipScheme(b, vs, ve)
+		return vs, ve
+	case c == '{' || c == '[':
+		return -1, -1
+	}
+	if isJSONLiteral(b, k) {
+		return -1, -1
+	}
+	ve := k
+	for ve < n && rcls[b[ve]]&clsValEnd == 0 {
+		ve++
+	}
+	// Closing punctuation right after the value belongs to the syntax around
+	// it: {"token": 123}, (password=x), secret=y; — inner punctuation stays
+	// part of the value (over-redaction is the safe side).
+	for ve > k+1 && strings.IndexByte(",;)]}", b[ve-1]) >= 0 {
+		ve--
+	}
+	// "Authorization: Bearer x": keep the scheme, redact the next word.
+	if ve < n && b[ve] == ' ' && isAuthScheme(b[k:ve]) {
+		w := ve
+		for w < n && b[w] == ' ' {
+			w++
+		}
+		we := w
+		for we < n && rcls[b[we]]&clsValEnd == 0 {
+			we++
+		}
+		if we > w {
+			return w, we
+		}
+	}
+	return k, ve
+}
+
+// skipScheme moves a quoted value's start past a leading auth scheme word.
+func skipScheme[T rtext](b T, vs, ve int) int {
+	w := vs
+	for w < ve && rIsAlnum(b[w]) {
+		w++
+	}
+	if w == vs || w >= ve || b[w] != ' ' || !isAuthScheme(b[vs:w]) {
+		return vs
+	}
+	for w < ve && b[w] == ' ' {
+		w++
+	}
+	if w == ve {
+		return vs
+	}
+	return w
+}
+
+var authSchemes = []string{"bearer", "basic", "token", "digest", "bot", "apikey", "negotiate"}
+
+func isAuthScheme[T rtext](w T) bool {
+	for _, s := range authSchemes {
+		if equalFoldASCII(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// isJSONLiteral: null, true or false at s, not followed by an identifier byte.
+func isJSONLiteral[T rtext](b T, s int) bool {
+	w := s
+	for w < len(b) && w-s < 5 && 'a' <= b[w] && b[w] <= 'z' {
+		w++
+	}
+	if w < len(b) && rcls[b[w]]&clsIdent != 0 {
+		return false
+	}
+	v := b[s:w]
+	return equalT(v, "null") || equalT(v, "true") || equalT(v, "false")
+}
+
+// keyMatch reports whether the identifier ending at b[j-1] ends with a secret
+// keyword, ignoring case and the separators '_', '-', '.'.
+func keyMatch[T rtext](r *Redactor, b T, j int) bool {
+	c := b[j-1] | 0x20
+	if rcls[b[j-1]]&clsAlnum == 0 || !r.lastByte[c] {
+		return false
+	}
+	var norm [24]byte // reversed, lower-case, separators removed
+	m := 0
+	for k := j - 1; k >= 0 && m < len(norm) && j-k <= 64; k-- {
+		c := b[k]
+		if rcls[c]&clsIdent == 0 {
+			break
+		}
+		if c == '_' || c == '-' || c == '.' {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		norm[m] = c
+		m++
+	}
+outer:
+	for _, kw := range r.keywords {
+		if len(kw) > m {
+			continue
+		}
+		for x := 0; x < len(kw); x++ {
+			if norm[x] != kw[len(kw)-1-x] {
+				continue outer
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// urlPassword handles "://" at i: scheme://user:PASS@host → PASS.
+func urlPassword[T rtext](b T, i int) (int, int) {
+	n := len(b)
+	a := i + 3
+	at, e := -1, a
+	for ; e < n && rcls[b[e]]&clsAuthEnd == 0; e++ {
+		if b[e] == '@' {
+			at = e
+		}
+	}
+	if at < 0 {
+		// No userinfo. (The authority ends at the next '/', so a following
+		// "://" never rescans it: linear.) Hosts are scanned for other rules.
+		return i + 3, i + 3
+	}
+	// The first ':' before the LAST '@' separates user and password.
+	colon := -1
+	for k := a; k < at; k++ {
+		if b[k] == ':' {
+			colon = k
+			break
+		}
+	}
+	if colon < 0 || colon+1 == at {
+		return at, at
+	}
+	return colon + 1, at
+}
+
+// pemInLine handles "-----BEGIN " at i. For a private key it returns the span
+// from the end of the BEGIN marker to "-----END" or the end of the line, and
+// whether the block stays open past this line.
+func pemInLine[T rtext](b T, i int) (int, int, bool) {
+	n := len(b)
+	ls := i + len("-----BEGIN ")
+	le := ls
+	for le < n && le-ls <= 64 && !hasPrefixAt(b, le, "-----") {
+		le++
+	}
+	if le >= n || le-ls > 64 || indexT(b[ls:le], "PRIVATE KEY") < 0 {
+		return -1, -1, false
+	}
+	s := le + 5
+	for s < n && b[s] == '-' {
+		s++
+	}
+	if k := indexT(b[s:], "-----END"); k >= 0 {
+		return s, s + k, false
+	}
+	e := n
+	for e > s && isBlankByte(b[e-1]) {
+		e--
+	}
+	return s, e, true
+}
+
+// tokenAt matches a well-known token prefix at i (at a word start).
+func tokenAt[T rtext](b T, i int) (int, int) {
+	switch b[i] {
+	case 's':
+		if hasPrefixAt(b, i, "sk-") {
+			return runFrom(b, i, 3, clsTokDash, 20)
+		}
+		if hasPrefixAt(b, i, "sk_live_") || hasPrefixAt(b, i, "sk_test_") {
+			return runFrom(b, i, 8, clsAlnum, 10)
+		}
+	case 'r':
+		if hasPrefixAt(b, i, "rk_live_") || hasPrefixAt(b, i, "rk_test_") {
+			return runFrom(b, i, 8, clsAlnum, 10)
+		}
+	case 'x':
+		if i+4 < len(b) && b[i+1] == 'o' && b[i+2] == 'x' && b[i+4] == '-' && strings.IndexByte("abeprs", b[i+3]) >= 0 {
+			return runFrom(b, i, 5, clsAlnumDash, 10)
+		}
+	case 'g':
+		if i+3 < len(b) && b[i+1] == 'h' && b[i+3] == '_' && strings.IndexByte("pousr", b[i+2]) >= 0 {
+			return runFrom(b, i, 4, clsAlnum, 30)
+		}
+		if hasPrefixAt(b, i, "github_pat_") {
+			return runFrom(b, i, 11, clsTokDash, 20)
+		}
+	case 'A':
+		if hasPrefixAt(b, i, "AKIA") || hasPrefixAt(b, i, "ASIA") {
+			k := i + 4
+			for k < len(b) && k-i < 20 && rcls[b[k]]&clsUpDig != 0 {
+				k++
+			}
+			if k-i == 20 && (k == len(b) || !rIsAlnum(b[k])) {
+				return i, k
+			}
+			return -1, -1
+		}
+		if hasPrefixAt(b, i, "AIza") {
+			return runFrom(b, i, 4, clsTokDash, 35)
+		}
+	case 'w':
+		if hasPrefixAt(b, i, "whsec_") {
+			return runFrom(b, i, 6, clsB64, 10)
+		}
+	case 'n':
+		if hasPrefixAt(b, i, "npm_") {
+			return runFrom(b, i, 4, clsAlnum, 36)
+		}
+	case 'p':
+		if hasPrefixAt(b, i, "pypi-") {
+			return runFrom(b, i, 5, clsTokDash, 16)
+		}
+	case 'B':
+		if hasPrefixAt(b, i, "Bearer ") {
+			k := i + 7
+			for k < len(b) && b[k] == ' ' {
+				k++
+			}
+			s, e := runFrom(b, k, 0, clsBearer, 16)
+			if s < 0 {
+				return -1, -1
+			}
+			for e < len(b) && b[e] == '=' {
+				e++
+			}
+			return s, e
+		}
+	case 'h':
+		const hook = "hooks.slack.com/services/"
+		if hasPrefixAt(b, i, hook) {
+			s, e := runFrom(b, i+len(hook), 0, clsSlack, 1)
+			return s, e
+		}
+	}
+	return -1, -1
+}
+
+// runFrom matches b[i:i+pre] (already checked) followed by at least min bytes
+// of class cls; it returns [i, end) or -1, -1.
+func runFrom[T rtext](b T, i, pre int, cls uint16, min int) (int, int) {
+	k := i + pre
+	for k < len(b) && rcls[b[k]]&cls != 0 {
+		k++
+	}
+	if k-(i+pre) < min {
+		return -1, -1
+	}
+	return i, k
+}
+
+// jwtAt matches eyJ<seg>.<seg>.<seg?> with a header of at least 10 bytes.
+// On failure it returns dead, the end of the header run: any "eyJ" starting
+// before it fails the same way, so the caller skips those (linear scan).
+func jwtAt[T rtext](b T, i int) (s, e, dead int) {
+	n := len(b)
+	k := i
+	for seg := 0; seg < 3; seg++ {
+		st := k
+		for k < n && rcls[b[k]]&clsTokDash != 0 {
+			k++
+		}
+		if seg == 0 {
+			dead = k
+		}
+		if seg == 0 && k-st < 10 || seg == 1 && k-st < 2 {
+			return -1, -1, dead
+		}
+		if seg < 2 {
+			if k >= n || b[k] != '.' {
+				return -1, -1, dead
+			}
+			k++
+		}
+	}
+	return i, k, dead
+}
+
+func hasPrefixAt[T rtext](b T, i int, p string) bool {
+	if len(b)-i < len(p) {
+		return false
+	}
+	for k := 0; k < len(p); k++ {
+		if b[i+k] != p[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func hasPrefixT[T rtext](b T, p string) bool { return hasPrefixAt(b, 0, p) }
+
+func equalT[T rtext](b T, p string) bool { return len(b) == len(p) && hasPrefixAt(b, 0, p) }
+
+func equalFoldASCII[T rtext](b T, p string) bool {
+	if len(b) != len(p) {
+		return false
+	}
+	for k := 0; k < len(p); k++ {
+		c := b[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != p[k] {
+			return false
+		}
+	}
+	return true
+}
+
+func indexT[T rtext](b T, p string) int {
+	for i := 0; i+len(p) <= len(b); i++ {
+		if b[i] == p[0] && hasPrefixAt(b, i, p) {
+			return i
+		}
+	}
+	return -1
+}
