@@ -1,7 +1,648 @@
 package main
 
-import "github.com/spf13/cobra"
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/tailer"
+	"github.com/spf13/cobra"
+)
+
+// Background jobs on the command line (SPEC §6, §8 `job …`) and the hidden
+// supervisor command that `job run` starts.
+//
+// Log directory: <dir of the registry database>/jobs/<job-id>/ — that is
+// $CLAWPIT_HOME/jobs for the default registry (SPEC §2), and a "jobs"
+// directory next to a --db / $CLAWPIT_DB file otherwise, so a registry and
+// its logs always travel together.
+
+// jobsOptions are the JobsOptions every clawpit process uses: the rotating
+// writer of package tailer as the log, the defaults for the rest.
+func jobsOptions() core.JobsOptions {
+	return core.JobsOptions{OpenLog: openJobLog}
+}
+
+// openJobLog adapts tailer.OpenWriter to core.JobsOptions.OpenLog.
+func openJobLog(dir string, maxBytes int64) (core.LogSink, error) {
+	w, err := tailer.OpenWriter(dir, tailer.WriterOptions{MaxBytes: maxBytes, MaxLine: core.MaxLogLine})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// jobs opens the registry and returns the job supervisor over it, installed
+// as the registry's JobController (so task cancel and session passivate/close
+// signal job processes, SPEC R3, J7).
+func (a *app) jobs(ctx context.Context) (*core.Jobs, error) {
+	reg, err := a.registry(ctx)
+	if err != nil {
+		return nil, err
+	}
+	j := core.NewJobs(reg, jobsOptions())
+	reg.SetJobController(j)
+	return j, nil
+}
+
+// wireJobs installs the job supervisor as the JobController of an opened
+// registry (a no-op before the registry is open). app.open calls it right
+// after creating the registry.
+func (a *app) wireJobs() {
+	if a.reg != nil {
+		a.reg.SetJobController(core.NewJobs(a.reg, jobsOptions()))
+	}
+}
 
 // jobCommands returns `job …` and the hidden supervisor command (SPEC §6).
-// Owned by the background-jobs work.
-func jobCommands(a *app) []*cobra.Command { return nil }
+func jobCommands(a *app) []*cobra.Command {
+	job := &cobra.Command{
+		Use:   "job",
+		Short: "Run and control background jobs (detached processes with live logs)",
+		Long: `Background jobs run as detached processes: 'job run' returns at once with the
+job id and log path, and the job keeps running after the command, the console
+and the SSH connection are gone. Output goes, line by line and redacted, to
+<jobs dir>/<id>/output.log (rotated to output.1.log at 5 MiB). The jobs
+directory is "jobs" beside the registry database ($CLAWPIT_HOME/jobs by default).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	job.AddCommand(jobRunCmd(a), jobStatusCmd(a), jobShowCmd(a), jobTailCmd(a), jobFollowCmd(a),
+		jobCancelCmd(a), jobListCmd(a), jobReapCmd(a))
+	return []*cobra.Command{job, superviseCmd(a)}
+}
+
+// superviseCmd is the hidden `clawpit __supervise --db P ID`: the body of a
+// job's supervisor, started by `job run` in its own session.
+func superviseCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:    core.SuperviseCommand + " JOB_ID",
+		Short:  "Supervise one background job (started by 'job run'; not for direct use)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			j, err := a.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			err = j.Supervise(cmd.Context(), args[0], a.stdin)
+			if errors.Is(err, core.ErrJobNotPending) {
+				return nil
+			}
+			return err
+		},
+	}
+}
+
+// parseJobTimeout accepts a Go duration ("90s", "5m") or whole seconds ("30").
+func parseJobTimeout(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 {
+			return 0, core.Invalidf("--timeout %q is negative", s)
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, core.Invalidf("--timeout %q is not a duration (want e.g. 30s, 5m, 0 for no timer)", s)
+	}
+	if d < 0 {
+		return 0, core.Invalidf("--timeout %q is negative", s)
+	}
+	return d, nil
+}
+
+func jobRunCmd(a *app) *cobra.Command {
+	var session, cwd, timeout, rationale string
+	c := &cobra.Command{
+		Use:   "run --session S [--cwd D] [--timeout D] [--rationale R] -- CMD ARGS…",
+		Short: "Start a background job; prints its id and log path at once",
+		Long: `Start CMD as a background job owned by session S and return at once with the
+job id and log path. There is no kill timer unless --timeout is given (a dev
+server is a normal job). The job's stdin is closed; its stdout and stderr go to
+the log, redacted, stderr lines prefixed "[stderr] ".`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if session == "" {
+				return core.Invalidf("--session is required")
+			}
+			if len(args) == 0 || args[0] == "" {
+				return core.Invalidf("empty command: give it after -- (job run --session S -- CMD ARGS…)")
+			}
+			d, err := parseJobTimeout(timeout)
+			if err != nil {
+				return err
+			}
+			j, err := a.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			job, err := j.Run(cmd.Context(), core.JobSpec{
+				Session: session, Cwd: cwd, Timeout: d, Rationale: rationale, Command: args,
+			}, core.ActorRuntime)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(jobMutation{Applied: true, Job: job})
+			}
+			fmt.Fprintf(a.stdout, "job %s started\nlog: %s\n", job.ID, job.LogPath)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&session, "session", "", "owning session (required)")
+	c.Flags().StringVar(&cwd, "cwd", "", "working directory (must exist; default the current one)")
+	c.Flags().StringVar(&timeout, "timeout", "", "kill timer, e.g. 30s or 10m (default: none)")
+	c.Flags().StringVar(&rationale, "rationale", "", "why the job runs (shown in the console)")
+	return c
+}
+
+// jobMutation is the JSON of a job mutation (SPEC §8).
+type jobMutation struct {
+	Applied bool      `json:"applied"`
+	Reason  string    `json:"reason"`
+	Job     *core.Job `json:"job"`
+}
+
+// jobStatusLine is one line about a job: id, status, exit code, pid, age.
+func jobStatusLine(j *core.Job) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", j.ID, j.Status)
+	if j.ExitCode != nil {
+		fmt.Fprintf(&b, " (exit code %d)", *j.ExitCode)
+	}
+	if j.PID != 0 && j.Status == core.JobRunning {
+		fmt.Fprintf(&b, " pid %d", j.PID)
+	}
+	d := core.JobDuration(j, core.TS(time.Now())).Round(time.Second)
+	if j.Status.Active() {
+		fmt.Fprintf(&b, " for %s", d)
+	} else {
+		fmt.Fprintf(&b, " after %s", d)
+	}
+	return b.String()
+}
+
+func jobStatusCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status ID",
+		Short: "Print a job's status",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			j, err := a.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			job, _, err := j.GetJob(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(job)
+			}
+			fmt.Fprintln(a.stdout, jobStatusLine(job))
+			return nil
+		},
+	}
+}
+
+func jobShowCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show ID",
+		Short: "Print every field of a job and its event journal",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			j, err := a.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			job, evs, err := j.GetJob(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if evs == nil {
+				evs = []core.Event{}
+			}
+			if a.jsonOut {
+				return a.printJSON(struct {
+					*core.Job
+					Events []core.Event `json:"events"`
+				}{job, evs})
+			}
+			printJob(a.stdout, job, evs)
+			return nil
+		},
+	}
+}
+
+func printJob(w io.Writer, j *core.Job, evs []core.Event) {
+	exit := "-"
+	if j.ExitCode != nil {
+		exit = strconv.Itoa(*j.ExitCode)
+	}
+	ts := func(t core.Timestamp) string {
+		if t == 0 {
+			return "-"
+		}
+		return t.String()
+	}
+	rows := [][2]string{
+		{"id", j.ID}, {"session", j.Session}, {"status", string(j.Status)},
+		{"command", core.CommandLine(j.Command)}, {"cwd", j.Cwd}, {"rationale", j.Rationale},
+		{"exit_code", exit}, {"timeout_s", strconv.FormatInt(j.TimeoutS, 10)},
+		{"pid", strconv.Itoa(j.PID)}, {"pgid", strconv.Itoa(j.PGID)},
+		{"supervisor_pid", strconv.Itoa(j.SupervisorPID)}, {"supervisor_start", strconv.FormatInt(j.SupervisorStart, 10)},
+		{"created_at", ts(j.CreatedAt)}, {"started_at", ts(j.StartedAt)}, {"completed_at", ts(j.CompletedAt)},
+		{"log_path", j.LogPath}, {"capture_error", j.CaptureError}, {"surfaced_at", ts(j.SurfacedAt)},
+		{"cleanup_after", ts(j.CleanupAfter)},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%-16s %s\n", r[0], r[1])
+	}
+	fmt.Fprintln(w, "events:")
+	for _, e := range evs {
+		mark := ""
+		if !e.Applied {
+			mark = " (ignored)"
+		}
+		fmt.Fprintf(w, "  %s %s → %s by %s%s: %s\n", e.At, e.From, e.To, e.Actor, mark, e.Reason)
+	}
+}
+
+func jobTailCmd(a *app) *cobra.Command {
+	var lines, nbytes int
+	c := &cobra.Command{
+		Use:   "tail ID [--lines N] [--bytes N]",
+		Short: "Print the end of a job's log (redacted)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if lines < 0 || nbytes < 0 {
+				return core.Invalidf("--lines and --bytes must not be negative")
+			}
+			j, err := a.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			job, _, err := j.GetJob(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			text, note, err := jobTail(filepath.Dir(job.LogPath), lines, nbytes)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(struct {
+					ID           string `json:"id"`
+					Status       string `json:"status"`
+					LogPath      string `json:"log_path"`
+					CaptureError string `json:"capture_error"`
+					Note         string `json:"note"`
+					Text         string `json:"text"`
+				}{job.ID, string(job.Status), job.LogPath, job.CaptureError, note, text})
+			}
+			if note != "" {
+				fmt.Fprintln(a.stdout, note)
+			}
+			io.WriteString(a.stdout, text)
+			if text != "" && !strings.HasSuffix(text, "\n") {
+				fmt.Fprintln(a.stdout)
+			}
+			if job.CaptureError != "" {
+				fmt.Fprintf(a.stdout, "[log incomplete: %s]\n", job.CaptureError)
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVar(&lines, "lines", 50, "number of lines (0 with --bytes: no line limit)")
+	c.Flags().IntVar(&nbytes, "bytes", 0, "at most this many bytes (0: no byte limit)")
+	return c
+}
+
+func jobFollowCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "follow ID",
+		Short: "Print a job's log as it grows, across rotations, until the job ends",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			j, err := a.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			job, _, err := j.GetJob(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			return jobFollow(cmd.Context(), a, j, job)
+		},
+	}
+}
+
+func jobCancelCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Cancel a job: SIGTERM to its process group, SIGKILL after 5 s",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			j, err := a.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			job, res, err := j.CancelJob(cmd.Context(), args[0], core.OperatorActor())
+			if err != nil && job == nil {
+				return err
+			}
+			if a.jsonOut {
+				if perr := a.printJSON(jobMutation{Applied: res.Applied, Reason: res.Reason, Job: job}); perr != nil {
+					return perr
+				}
+				return err
+			}
+			if res.Applied {
+				fmt.Fprintf(a.stdout, "job %s cancelled", job.ID)
+				if res.Reason != "" {
+					fmt.Fprintf(a.stdout, " (%s)", res.Reason)
+				}
+				fmt.Fprintln(a.stdout)
+			} else {
+				fmt.Fprintf(a.stdout, "job %s not cancelled: %s\n", job.ID, res.Reason)
+			}
+			return err
+		},
+	}
+}
+
+func jobListCmd(a *app) *cobra.Command {
+	var session, statuses string
+	var limit int
+	c := &cobra.Command{
+		Use:   "list [--session S] [--status S,…]",
+		Short: "List jobs, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f := core.JobFilter{Session: session, Limit: limit}
+			for _, s := range strings.Split(statuses, ",") {
+				if s = strings.TrimSpace(s); s == "" {
+					continue
+				}
+				st, err := core.ParseJobStatus(s)
+				if err != nil {
+					return err
+				}
+				f.Statuses = append(f.Statuses, st)
+			}
+			j, err := a.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			list, err := j.ListJobs(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			if list == nil {
+				list = []core.Job{}
+			}
+			if a.jsonOut {
+				return a.printJSON(list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(a.stdout, "no jobs")
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "%-12s  %-9s  %-16s  %-8s  %s\n", "ID", "STATUS", "SESSION", "AGE", "COMMAND")
+			now := time.Now()
+			for i := range list {
+				jb := &list[i]
+				age := now.Sub(jb.CreatedAt.Time()).Round(time.Second)
+				fmt.Fprintf(a.stdout, "%-12s  %-9s  %-16s  %-8s  %s\n", jb.ID, jb.Status, jb.Session, age,
+					core.CommandLine(jb.Command))
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&session, "session", "", "only jobs of this session")
+	c.Flags().StringVar(&statuses, "status", "", "only these statuses (comma-separated)")
+	c.Flags().IntVar(&limit, "limit", 0, "at most this many jobs (0: all)")
+	return c
+}
+
+func jobReapCmd(a *app) *cobra.Command {
+	var session string
+	c := &cobra.Command{
+		Use:   "reap --session S",
+		Short: "Kill every pending or running job of a session and mark it reaped",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if session == "" {
+				return core.Invalidf("--session is required")
+			}
+			j, err := a.jobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rep, err := j.ReapSession(cmd.Context(), session, core.OperatorActor())
+			if err != nil {
+				return err
+			}
+			reason := ""
+			if rep.TimedOut {
+				reason = "some processes outlived the 5 s wait and got SIGKILL; the reap proceeded"
+			}
+			if rep.Reaped == nil {
+				rep.Reaped = []core.Job{}
+			}
+			if a.jsonOut {
+				return a.printJSON(struct {
+					Applied bool   `json:"applied"`
+					Reason  string `json:"reason"`
+					core.ReapReport
+				}{len(rep.Reaped) > 0, reason, rep})
+			}
+			if len(rep.Reaped) == 0 {
+				fmt.Fprintf(a.stdout, "no pending or running jobs in session %s\n", session)
+				return nil
+			}
+			ids := make([]string, len(rep.Reaped))
+			for i, jb := range rep.Reaped {
+				ids[i] = jb.ID
+			}
+			fmt.Fprintf(a.stdout, "reaped %d jobs of session %s: %s\n", len(ids), session, strings.Join(ids, ", "))
+			if reason != "" {
+				fmt.Fprintln(a.stdout, reason)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&session, "session", "", "the session whose jobs to reap (required)")
+	return c
+}
+
+// jobTail returns the redacted end of the log in dir: the last lines lines
+// (0: no line limit) within the last nbytes bytes (0: no byte limit; reading
+// is bounded by 1 MiB either way), and a note when the tail reaches into the
+// rotated log.
+func jobTail(dir string, lines, nbytes int) (string, string, error) {
+	max := int64(1 << 20)
+	if nbytes > 0 && int64(nbytes) < max {
+		max = int64(nbytes)
+	}
+	cur, err := readTailBytes(filepath.Join(dir, core.LogName), max)
+	if err != nil {
+		return "", "", err
+	}
+	note := ""
+	data := cur
+	if n := countLines(cur); int64(len(cur)) < max && (lines == 0 || n < lines) {
+		prev, err := readTailBytes(filepath.Join(dir, core.RotatedLogName), max-int64(len(cur)))
+		if err != nil {
+			return "", "", err
+		}
+		if len(prev) > 0 {
+			data = append(prev, cur...)
+			note = "[earlier output rotated to " + filepath.Join(dir, core.RotatedLogName) + "]"
+		}
+	}
+	text := string(data)
+	if lines > 0 {
+		t := strings.TrimSuffix(text, "\n")
+		parts := strings.Split(t, "\n")
+		if len(parts) > lines {
+			parts = parts[len(parts)-lines:]
+			if note != "" && len(parts) <= countLines(cur) {
+				note = ""
+			}
+		}
+		text = strings.Join(parts, "\n")
+		if t != "" {
+			text += "\n"
+		}
+	}
+	return core.NewRedactor().Block(text), note, nil
+}
+
+func countLines(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c == '\n' {
+			n++
+		}
+	}
+	return n
+}
+
+// readTailBytes returns the last max bytes of path (nil when missing).
+func readTailBytes(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	off := st.Size() - max
+	if off < 0 {
+		off = 0
+	}
+	buf := make([]byte, st.Size()-off)
+	n, err := f.ReadAt(buf, off)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// jobFollow prints the job's log as it grows, following rotation, until the
+// job is terminal and the log is drained.
+func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job) error {
+	path := job.LogPath
+	var f *os.File
+	defer func() {
+		if f != nil {
+			f.Close()
+		}
+	}()
+	buf := make([]byte, 64<<10)
+	red := core.NewRedactor().NewLineRedactor()
+	var partial []byte
+	emit := func(b []byte) {
+		data := append(partial, b...)
+		for {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				break
+			}
+			a.stdout.Write(append(red.Line(data[:i]), '\n'))
+			data = data[i+1:]
+		}
+		partial = append([]byte(nil), data...)
+	}
+	drain := func() error {
+		for f != nil {
+			n, err := f.Read(buf)
+			if n > 0 {
+				emit(buf[:n])
+			}
+			if err == io.EOF || n == 0 {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ended := false
+	for {
+		if f == nil {
+			if nf, err := os.Open(path); err == nil {
+				f = nf
+			}
+		}
+		if err := drain(); err != nil {
+			return err
+		}
+		// Rotation: the path now names another file; finish the old one first.
+		if f != nil {
+			if st1, err := f.Stat(); err == nil {
+				if st2, err := os.Stat(path); err == nil && !os.SameFile(st1, st2) {
+					drain()
+					f.Close()
+					f = nil
+					continue
+				}
+			}
+		}
+		if ended {
+			if len(partial) > 0 {
+				emit([]byte("\n"))
+			}
+			return nil
+		}
+		cur, _, err := j.GetJob(ctx, job.ID)
+		if err == nil && !cur.Status.Active() && cur.CompletedAt != 0 && !core.ProcessAlive(cur.SupervisorPID, cur.SupervisorStart) {
+			ended = true // one more drain, then stop
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}

@@ -236,6 +236,7 @@ type supervision struct {
 	captureErrs []string
 	recordedErr string // capture_error last written to the row
 	timedOut    bool
+	closed      bool // the sink is closed: its Err no longer means a write failed
 	killOnce    sync.Once
 }
 
@@ -253,7 +254,10 @@ func (s *supervision) addCaptureError(msg string) {
 // captureError is capture_error as it stands: the errors noted so far plus
 // the sink's sticky write error and last failed rotation.
 func (s *supervision) captureError() string {
-	if s.sink != nil {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if s.sink != nil && !closed {
 		if err := s.sink.Err(); err != nil {
 			if _, discard := s.sink.(discardSink); !discard {
 				s.addCaptureError("log write failed, output after this point was discarded: " + err.Error())
@@ -367,7 +371,12 @@ func (s *supervision) watch(exited <-chan struct{}) {
 // finishLog closes the log and fsyncs both files so a crash after the outcome
 // is recorded loses no line.
 func (s *supervision) finishLog() {
-	if err := s.sink.Close(); err != nil && !errors.Is(err, s.sink.Err()) {
+	s.captureError() // note the sink's errors before Close makes them "closed"
+	werr := s.sink.Err()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	if err := s.sink.Close(); err != nil && werr == nil {
 		if _, discard := s.sink.(discardSink); !discard {
 			s.addCaptureError("closing the log failed: " + err.Error())
 		}
