@@ -1,7 +1,1239 @@
 package main
 
-import "github.com/spf13/cobra"
+// The registry commands of SPEC §8: session, task, run, approval and grant.
+// Every command validates its flags before it opens the database, so bad
+// input exits 2 with nothing written; runtime-side commands act as
+// core.ActorRuntime, operator decisions as core.OperatorActor().
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of `approval wait` (SPEC §8).
+const (
+	exitApprovalDenied  = 10
+	exitApprovalExpired = 11 // expired or cancelled
+	exitWaitTimedOut    = 12
+)
+
+// defaultListLimit caps list output unless --limit says otherwise (0 = all):
+// a registry may hold a million rows.
+const defaultListLimit = 100
 
 // registryCommands returns the session, task, run, approval and grant commands
-// (SPEC §8). Owned by the registry CLI work.
-func registryCommands(a *app) []*cobra.Command { return nil }
+// (SPEC §8).
+func registryCommands(a *app) []*cobra.Command {
+	return []*cobra.Command{
+		sessionCommand(a),
+		taskCommand(a),
+		runCommand(a),
+		approvalCommand(a),
+		grantCommand(a),
+	}
+}
+
+// ---------------------------------------------------------------------------
+// validation helpers (exit 2, before the database is opened)
+
+// groupCommand is a parent command: without a subcommand it prints help; an
+// unknown subcommand is a usage error naming it.
+func groupCommand(use, short string) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unknown command %q for %q (see '%s --help')", args[0], cmd.CommandPath(), cmd.CommandPath())}
+			}
+			return cmd.Help()
+		},
+	}
+}
+
+// requireFlag fails with a usage error when flag was not given.
+func requireFlag(cmd *cobra.Command, names ...string) error {
+	for _, n := range names {
+		if !cmd.Flags().Changed(n) {
+			return usageError{fmt.Errorf("required flag --%s not set (see '%s --help')", n, cmd.CommandPath())}
+		}
+	}
+	return nil
+}
+
+// nonEmpty fails with ErrInvalid when a given flag holds an empty (or
+// whitespace-only) value.
+func nonEmpty(cmd *cobra.Command, names ...string) error {
+	for _, n := range names {
+		f := cmd.Flags().Lookup(n)
+		if f != nil && f.Changed && strings.TrimSpace(f.Value.String()) == "" {
+			return core.Invalidf("--%s must not be empty", n)
+		}
+	}
+	return nil
+}
+
+// idArg checks a positional id is not blank.
+func idArg(what, id string) (string, error) {
+	if strings.TrimSpace(id) == "" {
+		return "", core.Invalidf("empty %s id", what)
+	}
+	return id, nil
+}
+
+// parseDuration parses a Go duration flag ("90s", "5m", "1h30m"); a malformed
+// or negative value is ErrInvalid naming the flag and the value.
+func parseDuration(flag, s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, core.Invalidf("malformed duration %q for --%s (want e.g. 90s, 5m, 1h30m)", s, flag)
+	}
+	if d < 0 {
+		return 0, core.Invalidf("negative duration %q for --%s", s, flag)
+	}
+	return d, nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// parseList parses a comma-separated list of enum values with parse.
+func parseList[T any](s string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, p := range splitList(s) {
+		v, err := parse(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// limitFlag adds --limit to a list command.
+func limitFlag(cmd *cobra.Command, p *int) {
+	cmd.Flags().IntVar(p, "limit", defaultListLimit, "show at most N rows, newest first (0 = all)")
+}
+
+func checkLimit(n int) error {
+	if n < 0 {
+		return core.Invalidf("negative --limit %d", n)
+	}
+	return nil
+}
+
+// showJSON prints an entity object with an "events" array added (SPEC §8 show).
+func (a *app) showJSON(v any, evs []core.Event) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if evs == nil {
+		evs = []core.Event{}
+	}
+	e, err := json.Marshal(evs)
+	if err != nil {
+		return err
+	}
+	b = append(b[:len(b)-1], []byte(`,"events":`)...)
+	b = append(append(b, e...), '}')
+	return a.printJSON(json.RawMessage(b))
+}
+
+// listJSON prints a list as a JSON array, [] when empty.
+func listJSON[T any](a *app, items []T) error {
+	if items == nil {
+		items = []T{}
+	}
+	return a.printJSON(items)
+}
+
+// now is the wall clock for relative ages in human output.
+func now() time.Time { return time.Now() }
+
+// ---------------------------------------------------------------------------
+// session
+
+func sessionCommand(a *app) *cobra.Command {
+	c := groupCommand("session", "Agent sessions: open, passivate, resume, close, list, show")
+	var label string
+	open := &cobra.Command{
+		Use:   "open ID",
+		Short: "Create a session or re-activate a passivated one",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("session", args[0])
+			if err != nil {
+				return err
+			}
+			reg, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			s, res, err := reg.OpenSession(cmd.Context(), id, label, core.ActorRuntime)
+			if err != nil {
+				return err
+			}
+			return a.printMutation(res, "session", s, "session "+clean(s.ID, 80), string(s.State))
+		},
+	}
+	open.Flags().StringVar(&label, "label", "", "human label of the session")
+
+	passivate := &cobra.Command{
+		Use:   "passivate ID",
+		Short: "Passivate a session and reap its background jobs (SPEC J7)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.sessionEnd(cmd, args[0], false)
+		},
+	}
+	closeCmd := &cobra.Command{
+		Use:   "close ID",
+		Short: "Close a session: cancel its pending approvals (R9) and reap its jobs (J7)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.sessionEnd(cmd, args[0], true)
+		},
+	}
+	resume := &cobra.Command{
+		Use:   "resume ID",
+		Short: "Re-activate a passivated session and list jobs reaped meanwhile",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("session", args[0])
+			if err != nil {
+				return err
+			}
+			reg, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			s, jobs, res, err := reg.ResumeSession(cmd.Context(), id, core.ActorRuntime)
+			if err != nil {
+				return err
+			}
+			if jobs == nil {
+				jobs = []core.Job{}
+			}
+			if err := a.printMutation(res, "session", s, "session "+clean(s.ID, 80), string(s.State), field{"reaped_jobs", jobs}); err != nil || a.jsonOut {
+				return err
+			}
+			if len(jobs) > 0 {
+				fmt.Fprintf(a.stdout, "%d background jobs were reaped while the session was passivated:\n", len(jobs))
+				tw := newTable(a.stdout)
+				for _, j := range jobs {
+					row(tw, "  "+j.ID, age(now(), j.CompletedAt), clean(strings.Join(j.Command, " "), 100))
+				}
+				tw.Flush()
+			}
+			return nil
+		},
+	}
+
+	var states string
+	var limit int
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List sessions",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := parseList(states, parseSessionState)
+			if err != nil {
+				return err
+			}
+			if err := checkLimit(limit); err != nil {
+				return err
+			}
+			reg, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ss, err := reg.ListSessions(cmd.Context(), core.SessionFilter{States: st, Limit: limit})
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return listJSON(a, ss)
+			}
+			tw := newTable(a.stdout)
+			row(tw, "ID", "STATE", "CREATED", "ACTIVE", "LABEL")
+			n := now()
+			for _, s := range ss {
+				row(tw, clean(s.ID, 64), string(s.State), age(n, s.CreatedAt), age(n, s.LastActivityAt), clean(s.Label, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().StringVar(&states, "state", "", "only these states, comma-separated (active, passivated, closed)")
+	limitFlag(list, &limit)
+
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a session and its event journal",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("session", args[0])
+			if err != nil {
+				return err
+			}
+			reg, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			s, evs, err := reg.GetSession(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.showJSON(s, evs)
+			}
+			n := now()
+			printKV(a.stdout, []kv{
+				{"id", s.ID}, {"label", s.Label}, {"state", string(s.State)},
+				{"created_at", stamp(n, s.CreatedAt)}, {"last_activity_at", stamp(n, s.LastActivityAt)},
+				{"passivated_at", stamp(n, s.PassivatedAt)},
+			})
+			printEvents(a.stdout, n, evs)
+			return nil
+		},
+	}
+	c.AddCommand(open, passivate, resume, closeCmd, list, show)
+	return c
+}
+
+func parseSessionState(s string) (core.SessionState, error) {
+	switch st := core.SessionState(s); st {
+	case core.SessionActive, core.SessionPassivated, core.SessionClosed:
+		return st, nil
+	}
+	return "", core.Invalidf("unknown session state %q (want one of: active, passivated, closed)", s)
+}
+
+// sessionEnd runs session passivate or close (operator decisions).
+func (a *app) sessionEnd(cmd *cobra.Command, rawID string, closing bool) error {
+	id, err := idArg("session", rawID)
+	if err != nil {
+		return err
+	}
+	reg, err := a.registry(cmd.Context())
+	if err != nil {
+		return err
+	}
+	var (
+		s   *core.Session
+		rep core.ReapReport
+		res core.Result
+	)
+	if closing {
+		s, rep, res, err = reg.CloseSession(cmd.Context(), id, core.OperatorActor())
+	} else {
+		s, rep, res, err = reg.PassivateSession(cmd.Context(), id, core.OperatorActor())
+	}
+	if s == nil {
+		return err
+	}
+	if rep.Reaped == nil {
+		rep.Reaped = []core.Job{}
+	}
+	if perr := a.printMutation(res, "session", s, "session "+clean(s.ID, 80), string(s.State), field{"reap", rep}); perr != nil {
+		return perr
+	}
+	if !a.jsonOut && len(rep.Reaped) > 0 {
+		fmt.Fprintf(a.stdout, "reaped %d background jobs", len(rep.Reaped))
+		if rep.TimedOut {
+			fmt.Fprint(a.stdout, " (some processes outlived the 5 s wait; proceeded anyway)")
+		}
+		fmt.Fprintln(a.stdout)
+	}
+	return err
+}
+
+// ---------------------------------------------------------------------------
+// task
+
+// taskCreateFlags are the flags of `task create`, shared with `task track`.
+type taskCreateFlags struct {
+	id, runtime, runID, sourceID, session, child, parent, kind, label, task, notify string
+	expects, noExpects                                                              bool
+}
+
+func (f *taskCreateFlags) add(cmd *cobra.Command, withID bool) {
+	fl := cmd.Flags()
+	if withID {
+		fl.StringVar(&f.id, "id", "", "task id (default: a new UUIDv7)")
+	}
+	fl.StringVar(&f.runtime, "runtime", "", "what runs the task: subagent, cli, cron, acp")
+	fl.StringVar(&f.runID, "run-id", "", "the subagent run this task mirrors")
+	fl.StringVar(&f.sourceID, "source-id", "", "source id (a cli peer row's run id, or a job id)")
+	fl.StringVar(&f.session, "session", "", "owner session (delivery pending when set)")
+	fl.StringVar(&f.child, "child-session", "", "child session doing the work")
+	fl.StringVar(&f.parent, "parent-task", "", "parent task id")
+	fl.StringVar(&f.kind, "kind", "", "free-text kind")
+	fl.StringVar(&f.label, "label", "", "human label")
+	fl.StringVar(&f.task, "task", "", "what was asked")
+	fl.StringVar(&f.notify, "notify", "", "notify policy: done_only (default), state_changes, silent")
+	fl.BoolVar(&f.expects, "expects-output", false, "the task is expected to produce output (default for cron)")
+	fl.BoolVar(&f.noExpects, "no-expects-output", false, "the task is not expected to produce output")
+}
+
+// build validates the flags into a NewTask (ErrInvalid naming the bad value).
+func (f *taskCreateFlags) build(cmd *cobra.Command) (core.NewTask, error) {
+	if err := nonEmpty(cmd, "id", "runtime", "run-id", "source-id", "session", "child-session", "parent-task", "notify"); err != nil {
+		return core.NewTask{}, err
+	}
+	rt, err := core.ParseRuntime(f.runtime)
+	if err != nil {
+		return core.NewTask{}, err
+	}
+	nt := core.NewTask{
+		ID: f.id, Runtime: rt, RunID: f.runID, SourceID: f.sourceID,
+		OwnerSession: f.session, ChildSession: f.child, ParentTaskID: f.parent,
+		Kind: f.kind, Label: f.label, Task: f.task,
+	}
+	if f.notify != "" {
+		if nt.NotifyPolicy, err = core.ParseNotifyPolicy(f.notify); err != nil {
+			return core.NewTask{}, err
+		}
+	}
+	switch {
+	case f.expects && f.noExpects:
+		return core.NewTask{}, core.Invalidf("--expects-output and --no-expects-output contradict each other")
+	case f.expects:
+		nt.ExpectsOutput = new(true)
+	case f.noExpects:
+		nt.ExpectsOutput = new(false)
+	}
+	return nt, nil
+}
+
+func taskCommand(a *app) *cobra.Command {
+	c := groupCommand("task", "Task runs: create, start, progress, output, finish, deliver, cancel, track, list, show")
+
+	var cf taskCreateFlags
+	create := &cobra.Command{
+		Use:   "create --runtime R [flags]",
+		Short: "Record a new task (prints its id)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireFlag(cmd, "runtime"); err != nil {
+				return err
+			}
+			nt, err := cf.build(cmd)
+			if err != nil {
+				return err
+			}
+			reg, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			t, err := reg.CreateTask(cmd.Context(), nt, core.ActorRuntime)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(mutationJSON(core.Result{Applied: true}, "task", t))
+			}
+			fmt.Fprintln(a.stdout, t.ID)
+			return nil
+		},
+	}
+	cf.add(create, true)
+
+	var summary string
+	start := taskStatusCmd(a, "start ID", "Mark a task running (queued → running)", &summary,
+		func(ctx context.Context, reg *core.Registry, id string) (*core.Task, core.Result, error) {
+			return reg.StartTask(ctx, id, summary, core.ActorRuntime)
+		})
+	var psummary string
+	progress := taskStatusCmd(a, "progress ID", "Record that a task is alive (last_event_at = now)", &psummary,
+		func(ctx context.Context, reg *core.Registry, id string) (*core.Task, core.Result, error) {
+			return reg.ProgressTask(ctx, id, psummary, core.ActorRuntime)
+		})
+
+	var count int64
+	output := &cobra.Command{
+		Use:   "output ID",
+		Short: "Count output produced by a task (output_count += N)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if count < 1 {
+				return core.Invalidf("--count %d must be at least 1", count)
+			}
+			return a.taskMutation(cmd, args[0], func(ctx context.Context, reg *core.Registry, id string) (*core.Task, core.Result, error) {
+				return reg.AddTaskOutput(ctx, id, count, core.ActorRuntime)
+			}, func(t *core.Task) string { return fmt.Sprintf("output_count %d", t.OutputCount) })
+		},
+	}
+	output.Flags().Int64Var(&count, "count", 1, "number of outputs to add")
+
+	var fin struct {
+		status, subtype, text, errText string
+		isError                        bool
+	}
+	finish := &cobra.Command{
+		Use:   "finish ID (--status S | --subtype T [--is-error] [--text X]) [--error E]",
+		Short: "Report a task's terminal status or Claude result subtype (SPEC R4)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fl := cmd.Flags()
+			switch {
+			case fl.Changed("status") && fl.Changed("subtype"):
+				return usageError{errors.New("give --status or --subtype, not both")}
+			case !fl.Changed("status") && !fl.Changed("subtype"):
+				return usageError{fmt.Errorf("required flag --status or --subtype not set (see '%s --help')", cmd.CommandPath())}
+			case fl.Changed("status") && (fl.Changed("is-error") || fl.Changed("text")):
+				return usageError{errors.New("--is-error and --text go with --subtype, not --status")}
+			}
+			if err := nonEmpty(cmd, "status", "subtype"); err != nil {
+				return err
+			}
+			f := core.Finish{Subtype: fin.subtype, IsError: fin.isError, Text: fin.text, Error: fin.errText}
+			if fin.status != "" {
+				st, err := core.ParseTaskStatus(fin.status)
+				if err != nil {
+					return err
+				}
+				switch st {
+				case core.TaskSucceeded, core.TaskFailed, core.TaskTimedOut, core.TaskCancelled:
+				default:
+					return core.Invalidf("finish status %q is not a terminal report (want one of: succeeded, failed, timed_out, cancelled)", st)
+				}
+				f.Status = st
+			} else if f.Subtype != "success" && !strings.HasPrefix(f.Subtype, "error_") && !f.IsError {
+				return core.Invalidf("unknown result subtype %q (want success or error_*, or pass --is-error)", f.Subtype)
+			}
+			return a.taskMutation(cmd, args[0], func(ctx context.Context, reg *core.Registry, id string) (*core.Task, core.Result, error) {
+				return reg.FinishTask(ctx, id, f, core.ActorRuntime)
+			}, taskDone)
+		},
+	}
+	finish.Flags().StringVar(&fin.status, "status", "", "terminal status: succeeded, failed, timed_out, cancelled")
+	finish.Flags().StringVar(&fin.subtype, "subtype", "", "Claude / Agent SDK result subtype: success, error_max_turns, …")
+	finish.Flags().BoolVar(&fin.isError, "is-error", false, "the result had is_error: true (fails even a success subtype)")
+	finish.Flags().StringVar(&fin.text, "text", "", "result text (counts one output when non-empty)")
+	finish.Flags().StringVar(&fin.errText, "error", "", "error text")
+
+	var dstatus string
+	deliver := &cobra.Command{
+		Use:   "deliver ID --status delivered|failed|session_queued",
+		Short: "Record whether a task's result reached its owner session",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireFlag(cmd, "status"); err != nil {
+				return err
+			}
+			ds, err := core.ParseDeliveryStatus(dstatus)
+			if err != nil {
+				return err
+			}
+			switch ds {
+			case core.DeliveryDelivered, core.DeliveryFailed, core.DeliverySessionQueued:
+			default:
+				return core.Invalidf("delivery status %q cannot be reported (want one of: delivered, failed, session_queued)", ds)
+			}
+			return a.taskMutation(cmd, args[0], func(ctx context.Context, reg *core.Registry, id string) (*core.Task, core.Result, error) {
+				return reg.DeliverTask(ctx, id, ds, core.ActorRuntime)
+			}, func(t *core.Task) string { return "delivery " + string(t.DeliveryStatus) })
+		},
+	}
+	deliver.Flags().StringVar(&dstatus, "status", "", "delivered, failed or session_queued")
+
+	var reason string
+	cancel := &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Cancel a task and kill what backs it (SPEC R3)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.taskMutation(cmd, args[0], func(ctx context.Context, reg *core.Registry, id string) (*core.Task, core.Result, error) {
+				return reg.CancelTask(ctx, id, reason, core.OperatorActor())
+			}, taskDone)
+		},
+	}
+	cancel.Flags().StringVar(&reason, "reason", "", "why (default \""+core.DefaultCancelError+"\")")
+
+	var lf struct {
+		status, runtime, session, runID string
+		limit                           int
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List tasks, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := nonEmpty(cmd, "status", "runtime", "session", "run-id"); err != nil {
+				return err
+			}
+			st, err := parseList(lf.status, core.ParseTaskStatus)
+			if err != nil {
+				return err
+			}
+			f := core.TaskFilter{Statuses: st, Session: lf.session, RunID: lf.runID, Limit: lf.limit}
+			if lf.runtime != "" {
+				if f.Runtime, err = core.ParseRuntime(lf.runtime); err != nil {
+					return err
+				}
+			}
+			if err := checkLimit(lf.limit); err != nil {
+				return err
+			}
+			reg, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ts, err := reg.ListTasks(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return listJSON(a, ts)
+			}
+			tw := newTable(a.stdout)
+			row(tw, "ID", "STATUS", "RUNTIME", "DELIVERY", "OUT", "AGE", "ACTIVE", "LABEL")
+			n := now()
+			for _, t := range ts {
+				row(tw, t.ID, string(t.Status), string(t.Runtime), string(t.DeliveryStatus),
+					fmt.Sprint(t.OutputCount), age(n, t.CreatedAt), age(n, t.LastActivity()), clean(orDash(t.Label), 60))
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().StringVar(&lf.status, "status", "", "only these statuses, comma-separated")
+	list.Flags().StringVar(&lf.runtime, "runtime", "", "only this runtime")
+	list.Flags().StringVar(&lf.session, "session", "", "only tasks of this owner or child session")
+	list.Flags().StringVar(&lf.runID, "run-id", "", "only tasks with this run id")
+	limitFlag(list, &lf.limit)
+
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a task and its event journal",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("task", args[0])
+			if err != nil {
+				return err
+			}
+			reg, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			t, evs, err := reg.GetTask(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.showJSON(t, evs)
+			}
+			n := now()
+			printKV(a.stdout, []kv{
+				{"id", t.ID}, {"status", string(t.Status)}, {"runtime", string(t.Runtime)}, {"kind", t.Kind},
+				{"label", t.Label}, {"task", t.Task}, {"delivery_status", string(t.DeliveryStatus)},
+				{"notify_policy", string(t.NotifyPolicy)}, {"run_id", t.RunID}, {"source_id", t.SourceID},
+				{"owner_session", t.OwnerSession}, {"child_session", t.ChildSession}, {"parent_task_id", t.ParentTaskID},
+				{"error", t.Error}, {"result_subtype", t.ResultSubtype}, {"progress_summary", t.ProgressSummary},
+				{"expects_output", yesNo(t.ExpectsOutput)}, {"output_count", fmt.Sprint(t.OutputCount)},
+				{"created_at", stamp(n, t.CreatedAt)}, {"started_at", stamp(n, t.StartedAt)},
+				{"last_event_at", stamp(n, t.LastEventAt)}, {"ended_at", stamp(n, t.EndedAt)},
+				{"cleanup_after", stamp(n, t.CleanupAfter)},
+			})
+			printEvents(a.stdout, n, evs)
+			return nil
+		},
+	}
+
+	c.AddCommand(create, start, progress, output, finish, deliver, cancel, trackCommand(a), list, show)
+	return c
+}
+
+// taskDone describes a task's state after a status change: "failed (Task did
+// not complete: error_max_turns)".
+func taskDone(t *core.Task) string {
+	s := string(t.Status)
+	if t.Status.Terminal() && t.Error != "" {
+		s += " (" + clean(t.Error, 200) + ")"
+	}
+	return s
+}
+
+// taskStatusCmd builds `task start|progress ID [--summary S]`.
+func taskStatusCmd(a *app, use, short string, summary *string,
+	op func(context.Context, *core.Registry, string) (*core.Task, core.Result, error)) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   use + " [--summary S]",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.taskMutation(cmd, args[0], op, taskDone)
+		},
+	}
+	cmd.Flags().StringVar(summary, "summary", "", "progress summary")
+	return cmd
+}
+
+// taskMutation opens the registry, applies op to task rawID and prints the
+// §8 mutation result.
+func (a *app) taskMutation(cmd *cobra.Command, rawID string,
+	op func(context.Context, *core.Registry, string) (*core.Task, core.Result, error), done func(*core.Task) string) error {
+	id, err := idArg("task", rawID)
+	if err != nil {
+		return err
+	}
+	reg, err := a.registry(cmd.Context())
+	if err != nil {
+		return err
+	}
+	t, res, err := op(cmd.Context(), reg, id)
+	if t == nil {
+		return err
+	}
+	if perr := a.printMutation(res, "task", t, "task "+t.ID, done(t)); perr != nil {
+		return perr
+	}
+	return err
+}
+
+// ---------------------------------------------------------------------------
+// run
+
+func runCommand(a *app) *cobra.Command {
+	c := groupCommand("run", "Subagent runs: register, progress, complete, kill, list, show")
+
+	var reg struct{ session, requester, label, inactivity string }
+	register := &cobra.Command{
+		Use:   "register RUN_ID --session CHILD",
+		Short: "Record a running subagent run",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("run", args[0])
+			if err != nil {
+				return err
+			}
+			if err := requireFlag(cmd, "session"); err != nil {
+				return err
+			}
+			if err := nonEmpty(cmd, "session", "requester", "inactivity"); err != nil {
+				return err
+			}
+			nr := core.NewRun{RunID: id, ChildSession: reg.session, RequesterSession: reg.requester, Label: reg.label}
+			if reg.inactivity != "" {
+				d, err := parseDuration("inactivity", reg.inactivity)
+				if err != nil {
+					return err
+				}
+				if d < time.Millisecond {
+					return core.Invalidf("--inactivity %q must be at least 1ms", reg.inactivity)
+				}
+				nr.InactivityBudget = d
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			run, err := r.RegisterRun(cmd.Context(), nr, core.ActorRuntime)
+			if err != nil {
+				return err
+			}
+			return a.printMutation(core.Result{Applied: true}, "run", run, "run "+clean(run.RunID, 80),
+				fmt.Sprintf("running (child session %s, inactivity budget %s)", clean(run.ChildSession, 80), time.Duration(run.InactivityBudgetMs)*time.Millisecond))
+		},
+	}
+	register.Flags().StringVar(&reg.session, "session", "", "the run's child session (required)")
+	register.Flags().StringVar(&reg.requester, "requester", "", "the session that requested the run")
+	register.Flags().StringVar(&reg.label, "label", "", "human label")
+	register.Flags().StringVar(&reg.inactivity, "inactivity", "", "inactivity watchdog budget (default 60s)")
+
+	progress := &cobra.Command{
+		Use:   "progress RUN_ID",
+		Short: "Record that a run is alive (re-arms the inactivity watchdog)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runMutation(cmd, args[0], func(ctx context.Context, r *core.Registry, id string) (*core.Run, core.Result, error) {
+				return r.ProgressRun(ctx, id, core.ActorRuntime)
+			})
+		},
+	}
+
+	var outcome, errText string
+	complete := &cobra.Command{
+		Use:   "complete RUN_ID --outcome ok|error|timeout",
+		Short: "Record a run's completion; applies to its mirrored tasks (SPEC R2)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("run", args[0])
+			if err != nil {
+				return err
+			}
+			if err := requireFlag(cmd, "outcome"); err != nil {
+				return err
+			}
+			o := core.RunOutcome(outcome)
+			switch o {
+			case core.OutcomeOK, core.OutcomeError, core.OutcomeTimeout:
+			default:
+				return core.Invalidf("unknown outcome %q (want one of: ok, error, timeout)", outcome)
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			run, tasks, res, err := r.CompleteRun(cmd.Context(), id, o, errText, core.ActorRuntime)
+			if err != nil {
+				return err
+			}
+			if tasks == nil {
+				tasks = []core.Task{}
+			}
+			done := "ended (" + string(run.Outcome) + ")"
+			if err := a.printMutation(res, "run", run, "run "+clean(run.RunID, 80), done, field{"tasks", tasks}); err != nil || a.jsonOut {
+				return err
+			}
+			for _, t := range tasks {
+				fmt.Fprintf(a.stdout, "  task %s %s\n", t.ID, taskDone(&t))
+			}
+			return nil
+		},
+	}
+	complete.Flags().StringVar(&outcome, "outcome", "", "ok, error or timeout (required)")
+	complete.Flags().StringVar(&errText, "error", "", "error text")
+
+	var kreason string
+	kill := &cobra.Command{
+		Use:   "kill RUN_ID",
+		Short: "Kill a run: ends it, never announces, leaves task status to the sweeper (SPEC R1)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runMutation(cmd, args[0], func(ctx context.Context, r *core.Registry, id string) (*core.Run, core.Result, error) {
+				return r.KillRun(ctx, id, kreason, core.OperatorActor())
+			})
+		},
+	}
+	kill.Flags().StringVar(&kreason, "reason", "", "why")
+
+	var lf struct {
+		running bool
+		session string
+		limit   int
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List runs, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkLimit(lf.limit); err != nil {
+				return err
+			}
+			if err := nonEmpty(cmd, "session"); err != nil {
+				return err
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			runs, err := r.ListRuns(cmd.Context(), core.RunFilter{RunningOnly: lf.running, Session: lf.session, Limit: lf.limit})
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return listJSON(a, runs)
+			}
+			tw := newTable(a.stdout)
+			row(tw, "RUN", "STATE", "CHILD", "STARTED", "PROGRESS", "WAITS", "LABEL")
+			n := now()
+			for _, run := range runs {
+				state := "running"
+				if !run.Running() {
+					state = string(run.Outcome)
+				}
+				row(tw, clean(run.RunID, 64), state, clean(run.ChildSession, 40), age(n, run.StartedAt),
+					age(n, run.LastProgressAt), fmt.Sprint(run.PendingApprovalWaits), clean(orDash(run.Label), 60))
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().BoolVar(&lf.running, "running", false, "only runs that have not ended")
+	list.Flags().StringVar(&lf.session, "session", "", "only runs of this child or requester session")
+	limitFlag(list, &lf.limit)
+
+	show := &cobra.Command{
+		Use:   "show RUN_ID",
+		Short: "Show a run and its event journal",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("run", args[0])
+			if err != nil {
+				return err
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			run, evs, err := r.GetRun(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.showJSON(run, evs)
+			}
+			n := now()
+			printKV(a.stdout, []kv{
+				{"run_id", run.RunID}, {"label", run.Label}, {"child_session", run.ChildSession},
+				{"requester_session", run.RequesterSession}, {"outcome", orDash(string(run.Outcome))},
+				{"started_at", stamp(n, run.StartedAt)}, {"last_progress_at", stamp(n, run.LastProgressAt)},
+				{"inactivity_budget", (time.Duration(run.InactivityBudgetMs) * time.Millisecond).String()},
+				{"pending_approval_waits", fmt.Sprint(run.PendingApprovalWaits)},
+				{"ended_at", stamp(n, run.EndedAt)}, {"ended_reason", run.EndedReason}, {"error", run.Error},
+				{"suppress_announce_reason", run.SuppressAnnounceReason}, {"cleanup_handled", yesNo(run.CleanupHandled)},
+				{"cleanup_after", stamp(n, run.CleanupAfter)},
+			})
+			printEvents(a.stdout, n, evs)
+			return nil
+		},
+	}
+	c.AddCommand(register, progress, complete, kill, list, show)
+	return c
+}
+
+// runMutation opens the registry, applies op to run rawID and prints the
+// mutation result.
+func (a *app) runMutation(cmd *cobra.Command, rawID string, op func(context.Context, *core.Registry, string) (*core.Run, core.Result, error)) error {
+	id, err := idArg("run", rawID)
+	if err != nil {
+		return err
+	}
+	r, err := a.registry(cmd.Context())
+	if err != nil {
+		return err
+	}
+	run, res, err := op(cmd.Context(), r, id)
+	if err != nil {
+		return err
+	}
+	done := "running"
+	if !run.Running() {
+		done = "ended (" + string(run.Outcome) + ")"
+	}
+	return a.printMutation(res, "run", run, "run "+clean(run.RunID, 80), done)
+}
+
+// ---------------------------------------------------------------------------
+// approval and grant
+
+func approvalCommand(a *app) *cobra.Command {
+	c := groupCommand("approval", "Approvals: request, wait, approve, deny, list, show")
+
+	var rq struct{ session, runID, taskID, tool, command, rationale, cwd, expiresIn string }
+	request := &cobra.Command{
+		Use:   "request --session S --tool T --command C [flags]",
+		Short: "Ask for a human decision on a tool call (prints the approval id)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := requireFlag(cmd, "session", "tool", "command"); err != nil {
+				return err
+			}
+			if err := nonEmpty(cmd, "session", "tool", "command", "run-id", "task", "expires-in"); err != nil {
+				return err
+			}
+			na := core.NewApproval{Session: rq.session, RunID: rq.runID, TaskID: rq.taskID, Tool: rq.tool,
+				Command: rq.command, Rationale: rq.rationale, Cwd: rq.cwd}
+			if rq.expiresIn != "" {
+				d, err := parseDuration("expires-in", rq.expiresIn)
+				if err != nil {
+					return err
+				}
+				na.ExpiresIn = d
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ap, err := r.RequestApproval(cmd.Context(), na, core.ActorRuntime)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(mutationJSON(core.Result{Applied: true, Reason: ap.Reason}, "approval", ap))
+			}
+			fmt.Fprintln(a.stdout, ap.ID)
+			if ap.Status != core.ApprovalPending {
+				fmt.Fprintf(a.stderr, "approval %s %s at once by %s\n", ap.ID, ap.Status, clean(ap.DecidedBy, 80))
+			}
+			return nil
+		},
+	}
+	fl := request.Flags()
+	fl.StringVar(&rq.session, "session", "", "the requesting session (required)")
+	fl.StringVar(&rq.runID, "run-id", "", "the run waiting for it (pauses its inactivity watchdog, R6)")
+	fl.StringVar(&rq.taskID, "task", "", "the task it belongs to")
+	fl.StringVar(&rq.tool, "tool", "", "tool name, e.g. Bash (required)")
+	fl.StringVar(&rq.command, "command", "", "the command to approve (required)")
+	fl.StringVar(&rq.rationale, "rationale", "", "why the agent wants it")
+	fl.StringVar(&rq.cwd, "cwd", "", "working directory of the command")
+	fl.StringVar(&rq.expiresIn, "expires-in", "", "expire after this long (default: never)")
+
+	var timeout string
+	wait := &cobra.Command{
+		Use:   "wait ID [--timeout D]",
+		Short: "Wait for a decision: exit 0 approved, 10 denied, 11 expired or cancelled, 12 wait timed out",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("approval", args[0])
+			if err != nil {
+				return err
+			}
+			var d time.Duration
+			if cmd.Flags().Changed("timeout") {
+				if d, err = parseDuration("timeout", timeout); err != nil {
+					return err
+				}
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if d > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, d)
+				defer cancel()
+			}
+			ap, err := r.WaitApproval(ctx, id, 0)
+			if errors.Is(err, context.DeadlineExceeded) && cmd.Context().Err() == nil {
+				return &exitError{code: exitWaitTimedOut, msg: fmt.Sprintf("approval %s still pending after %s", id, d)}
+			}
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				if err := a.printJSON(ap); err != nil {
+					return err
+				}
+			} else {
+				line := fmt.Sprintf("approval %s %s", ap.ID, ap.Status)
+				if ap.Status == core.ApprovalApproved {
+					line += " (" + string(ap.Scope) + ")"
+				}
+				if ap.DecidedBy != "" {
+					line += " by " + clean(ap.DecidedBy, 80)
+				}
+				if ap.Reason != "" && ap.Status != core.ApprovalApproved {
+					line += ": " + clean(ap.Reason, 200)
+				}
+				fmt.Fprintln(a.stdout, line)
+			}
+			switch ap.Status {
+			case core.ApprovalApproved:
+				return nil
+			case core.ApprovalDenied:
+				return &exitError{code: exitApprovalDenied}
+			default:
+				return &exitError{code: exitApprovalExpired}
+			}
+		},
+	}
+	wait.Flags().StringVar(&timeout, "timeout", "", "give up after this long (exit 12); default: wait forever")
+
+	var scope string
+	approve := &cobra.Command{
+		Use:   "approve ID [--scope once|session|always]",
+		Short: "Approve a pending request; session/always scope remembers a grant",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("approval", args[0])
+			if err != nil {
+				return err
+			}
+			sc, err := core.ParseScope(scope)
+			if err != nil {
+				return err
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ap, g, res, err := r.ApproveApproval(cmd.Context(), id, sc, core.OperatorActor())
+			if err != nil {
+				return err
+			}
+			done := string(ap.Status)
+			if ap.Status == core.ApprovalApproved {
+				done += " (" + string(ap.Scope) + ")"
+			}
+			if g != nil {
+				done += "; grant " + g.ID + " remembers " + clean(g.Tool+" "+g.Pattern, 100)
+			}
+			return a.printMutation(res, "approval", ap, "approval "+ap.ID, done, field{"grant", g})
+		},
+	}
+	approve.Flags().StringVar(&scope, "scope", string(core.ScopeOnce), "once, session or always")
+
+	var dreason string
+	deny := &cobra.Command{
+		Use:   "deny ID [--reason R]",
+		Short: "Deny a pending request",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("approval", args[0])
+			if err != nil {
+				return err
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ap, res, err := r.DenyApproval(cmd.Context(), id, dreason, core.OperatorActor())
+			if err != nil {
+				return err
+			}
+			return a.printMutation(res, "approval", ap, "approval "+ap.ID, string(ap.Status))
+		},
+	}
+	deny.Flags().StringVar(&dreason, "reason", "", "why")
+
+	var lf struct {
+		status, session, runID string
+		limit                  int
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List approvals, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := nonEmpty(cmd, "status", "session", "run-id"); err != nil {
+				return err
+			}
+			st, err := parseList(lf.status, core.ParseApprovalStatus)
+			if err != nil {
+				return err
+			}
+			if err := checkLimit(lf.limit); err != nil {
+				return err
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			aps, err := r.ListApprovals(cmd.Context(), core.ApprovalFilter{Statuses: st, Session: lf.session, RunID: lf.runID, Limit: lf.limit})
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return listJSON(a, aps)
+			}
+			tw := newTable(a.stdout)
+			row(tw, "ID", "STATUS", "SESSION", "TOOL", "AGE", "EXPIRES", "COMMAND")
+			n := now()
+			for _, ap := range aps {
+				row(tw, ap.ID, string(ap.Status), clean(ap.Session, 40), clean(ap.Tool, 30), age(n, ap.RequestedAt),
+					age(n, ap.ExpiresAt), clean(ap.Command, 80))
+			}
+			return tw.Flush()
+		},
+	}
+	list.Flags().StringVar(&lf.status, "status", "", "only these statuses, comma-separated")
+	list.Flags().StringVar(&lf.session, "session", "", "only this session")
+	list.Flags().StringVar(&lf.runID, "run-id", "", "only this run")
+	limitFlag(list, &lf.limit)
+
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show an approval and its event journal",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("approval", args[0])
+			if err != nil {
+				return err
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			ap, evs, err := r.GetApproval(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.showJSON(ap, evs)
+			}
+			n := now()
+			printKV(a.stdout, []kv{
+				{"id", ap.ID}, {"status", string(ap.Status)}, {"session", ap.Session}, {"run_id", ap.RunID},
+				{"task_id", ap.TaskID}, {"tool", ap.Tool}, {"command", ap.Command}, {"pattern", ap.Pattern},
+				{"rationale", ap.Rationale}, {"cwd", ap.Cwd}, {"scope", string(ap.Scope)}, {"reason", ap.Reason},
+				{"decided_by", ap.DecidedBy}, {"requested_at", stamp(n, ap.RequestedAt)},
+				{"decided_at", stamp(n, ap.DecidedAt)}, {"expires_at", stamp(n, ap.ExpiresAt)},
+				{"cleanup_after", stamp(n, ap.CleanupAfter)},
+			})
+			printEvents(a.stdout, n, evs)
+			return nil
+		},
+	}
+	c.AddCommand(request, wait, approve, deny, list, show)
+	return c
+}
+
+func grantCommand(a *app) *cobra.Command {
+	c := groupCommand("grant", "Remembered approvals: list, revoke")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List grants",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			gs, err := r.ListGrants(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return listJSON(a, gs)
+			}
+			tw := newTable(a.stdout)
+			row(tw, "ID", "SCOPE", "SESSION", "TOOL", "PATTERN", "AGE", "CREATED BY")
+			n := now()
+			for _, g := range gs {
+				row(tw, g.ID, string(g.Scope), clean(orDash(g.Session), 40), clean(g.Tool, 30), clean(g.Pattern, 60),
+					age(n, g.CreatedAt), clean(g.CreatedBy, 60))
+			}
+			return tw.Flush()
+		},
+	}
+	revoke := &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Delete a grant; later requests are no longer approved by it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg("grant", args[0])
+			if err != nil {
+				return err
+			}
+			r, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			g, err := r.RevokeGrant(cmd.Context(), id, core.OperatorActor())
+			if err != nil {
+				return err
+			}
+			return a.printMutation(core.Result{Applied: true}, "grant", g, "grant "+g.ID, "revoked ("+clean(g.Tool+" "+g.Pattern, 100)+")")
+		},
+	}
+	c.AddCommand(list, revoke)
+	return c
+}

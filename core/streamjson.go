@@ -77,9 +77,9 @@ func (e StreamEvent) IsEvent() bool { return e.Kind == StreamKnown || e.Kind == 
 
 // StreamResult is the terminal `result` event of a stream.
 type StreamResult struct {
-	Subtype string // "success", "error_max_turns", "error_during_execution", ...
-	IsError bool   // the CLI reports API errors as subtype success with is_error true
-	Text    string // the "result" text, capped at 4096 bytes; "" when absent
+	Subtype string `json:"subtype"`  // "success", "error_max_turns", "error_during_execution", ...
+	IsError bool   `json:"is_error"` // the CLI reports API errors as subtype success with is_error true
+	Text    string `json:"text"`     // the "result" text, capped at 4096 bytes; "" when absent
 }
 
 // StreamSummary is the running tally of a stream.
@@ -258,6 +258,14 @@ func (t *StreamTracker) Feed(line []byte) (StreamEvent, error) {
 		t.sum.Result = r
 	}
 	return ev, nil
+}
+
+// FeedTooLong counts a line of n bytes that the caller did not buffer because
+// it exceeds MaxStreamLine: it is tallied as invalid, like Feed would.
+func (t *StreamTracker) FeedTooLong(n int64) (StreamEvent, error) {
+	t.sum.Lines++
+	t.sum.Invalid++
+	return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: line of %d bytes exceeds %d", ErrStreamLine, n, MaxStreamLine)
 }
 
 // assistantOutputs counts the non-blank text blocks of an assistant event and

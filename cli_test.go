@@ -1,0 +1,629 @@
+package main
+
+// Tests of the registry CLI through the real binary (built once in TestMain),
+// each on its own database in t.TempDir().
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store"
+)
+
+// clawpitBin is the binary under test, built by TestMain.
+var clawpitBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "clawpit-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	clawpitBin = filepath.Join(dir, "clawpit")
+	build := exec.Command("go", "build", "-o", clawpitBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building clawpit:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// cli runs the binary against one database.
+type cli struct {
+	t    testing.TB
+	db   string
+	home string
+}
+
+func newCLI(t testing.TB) *cli {
+	t.Helper()
+	dir := t.TempDir()
+	return &cli{t: t, db: filepath.Join(dir, "registry.db"), home: filepath.Join(dir, "home")}
+}
+
+// out is one finished command.
+type out struct {
+	stdout, stderr string
+	code           int
+}
+
+func (o out) String() string {
+	return fmt.Sprintf("exit %d\nstdout: %s\nstderr: %s", o.code, o.stdout, o.stderr)
+}
+
+// command prepares the binary with --db and a private CLAWPIT_HOME.
+func (c *cli) command(stdin io.Reader, args ...string) *exec.Cmd {
+	cmd := exec.Command(clawpitBin, append([]string{"--db", c.db}, args...)...)
+	cmd.Env = append(os.Environ(), "CLAWPIT_HOME="+c.home, "USER=tester", "SSH_CONNECTION=")
+	cmd.Stdin = stdin
+	return cmd
+}
+
+func (c *cli) runIn(stdin io.Reader, args ...string) out {
+	c.t.Helper()
+	cmd := c.command(stdin, args...)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	o := out{stdout: so.String(), stderr: se.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		o.code = ee.ExitCode()
+	} else if err != nil {
+		c.t.Fatalf("clawpit %v: %v", args, err)
+	}
+	return o
+}
+
+func (c *cli) run(args ...string) out {
+	c.t.Helper()
+	return c.runIn(nil, args...)
+}
+
+// ok runs a command that must exit 0 and returns its trimmed stdout.
+func (c *cli) ok(args ...string) string {
+	c.t.Helper()
+	o := c.run(args...)
+	if o.code != 0 {
+		c.t.Fatalf("clawpit %v: %s", args, o)
+	}
+	return strings.TrimSpace(o.stdout)
+}
+
+// json runs a command with --json that must exit 0 and decodes its output.
+func (c *cli) json(v any, args ...string) {
+	c.t.Helper()
+	s := c.ok(append([]string{"--json"}, args...)...)
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		c.t.Fatalf("clawpit %v: decoding %q: %v", args, s, err)
+	}
+}
+
+// taskJSON is a task as printed by `task show --json`.
+type taskJSON struct {
+	core.Task
+	Events []core.Event `json:"events"`
+}
+
+func (c *cli) task(id string) taskJSON {
+	c.t.Helper()
+	var t taskJSON
+	c.json(&t, "task", "show", id)
+	return t
+}
+
+type runJSON struct {
+	core.Run
+	Events []core.Event `json:"events"`
+}
+
+func (c *cli) runRow(id string) runJSON {
+	c.t.Helper()
+	var r runJSON
+	c.json(&r, "run", "show", id)
+	return r
+}
+
+// mutation is the §8 mutation output.
+type mutation struct {
+	Applied bool        `json:"applied"`
+	Reason  string      `json:"reason"`
+	Task    *core.Task  `json:"task"`
+	Run     *core.Run   `json:"run"`
+	Tasks   []core.Task `json:"tasks"`
+}
+
+// registry opens the same database in-process (the Go API, for what the CLI
+// does not offer: the maintenance API, bulk setup).
+func (c *cli) registry() (*core.Registry, func()) {
+	c.t.Helper()
+	db, err := store.Open(context.Background(), c.db, store.Options{})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds()), func() { db.Close() }
+}
+
+// snapshot renders every row of every table, to prove a failed command
+// changed nothing.
+func (c *cli) snapshot() string {
+	c.t.Helper()
+	// A read-write connection (used only for SELECT): closing the last
+	// connection then checkpoints and removes -wal/-shm, which a mode=ro
+	// connection would leave behind.
+	db, err := sql.Open("sqlite3", "file:"+c.db)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer db.Close()
+	tables := []string{"sessions", "tasks", "runs", "approvals", "grants", "events", "notifications", "jobs"}
+	var b strings.Builder
+	for _, tb := range tables {
+		rows, err := db.Query("SELECT * FROM " + tb + " ORDER BY rowid")
+		if err != nil {
+			c.t.Fatalf("snapshot %s: %v", tb, err)
+		}
+		cols, _ := rows.Columns()
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		n := 0
+		for rows.Next() {
+			if err := rows.Scan(ptrs...); err != nil {
+				c.t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "%s %v\n", tb, vals)
+			n++
+		}
+		rows.Close()
+		fmt.Fprintf(&b, "%s: %d rows\n", tb, n)
+	}
+	return b.String()
+}
+
+// seedRun registers run R with a started subagent task (run_id=R) and a
+// started cli peer task (source_id=R) through the CLI.
+func (c *cli) seedRun(runID string) (sub, peer string) {
+	c.t.Helper()
+	c.ok("session", "open", "owner-"+runID)
+	c.ok("run", "register", runID, "--session", "child-"+runID, "--requester", "owner-"+runID)
+	sub = c.ok("task", "create", "--runtime", "subagent", "--run-id", runID, "--session", "owner-"+runID, "--child-session", "child-"+runID, "--label", "sub "+runID)
+	peer = c.ok("task", "create", "--runtime", "cli", "--source-id", runID, "--session", "owner-"+runID, "--label", "peer "+runID)
+	c.ok("task", "start", sub)
+	c.ok("task", "start", peer)
+	return sub, peer
+}
+
+// TestSeed000KillThenLateCompletion is the seed-000 story (SPEC R1, R2, R5):
+// kill leaves the mirrored rows running with delivery not_applicable; the
+// maintenance API marks them lost; the late `run complete --outcome ok`
+// upgrades both to succeeded with the error cleared and cleanup_after
+// recomputed; a second kill changes nothing.
+func TestSeed000KillThenLateCompletion(t *testing.T) {
+	c := newCLI(t)
+	sub, peer := c.seedRun("R")
+
+	var m mutation
+	c.json(&m, "run", "kill", "R", "--reason", "operator kill")
+	if !m.Applied || m.Run.Outcome != core.OutcomeKilled || m.Run.EndedReason != "subagent-killed" ||
+		!m.Run.CleanupHandled || m.Run.SuppressAnnounceReason != "killed" || m.Run.EndedAt == 0 {
+		t.Fatalf("kill: %+v run %+v", m, m.Run)
+	}
+	for _, id := range []string{sub, peer} {
+		tk := c.task(id)
+		if tk.Status != core.TaskRunning || tk.DeliveryStatus != core.DeliveryNotApplicable {
+			t.Fatalf("after kill, task %s: status %s delivery %s; want running, not_applicable", id, tk.Status, tk.DeliveryStatus)
+		}
+	}
+
+	reg, closeReg := c.registry()
+	for _, id := range []string{sub, peer} {
+		tk, res, err := reg.MarkTaskLost(context.Background(), id, "subagent run ended (killed)")
+		if err != nil || !res.Applied || tk.Status != core.TaskLost {
+			t.Fatalf("MarkTaskLost %s: %+v %+v %v", id, tk, res, err)
+		}
+	}
+	closeReg()
+	lostEnded := c.task(sub).EndedAt
+
+	c.json(&m, "run", "complete", "R", "--outcome", "ok")
+	if m.Run.Outcome != core.OutcomeKilled {
+		t.Errorf("late completion changed the run record: outcome %s", m.Run.Outcome)
+	}
+	if len(m.Tasks) != 2 {
+		t.Fatalf("complete returned %d tasks, want 2", len(m.Tasks))
+	}
+	for _, id := range []string{sub, peer} {
+		tk := c.task(id)
+		if tk.Status != core.TaskSucceeded || tk.Error != "" {
+			t.Errorf("task %s: status %s error %q; want succeeded, error cleared", id, tk.Status, tk.Error)
+		}
+		if tk.EndedAt == 0 || tk.CleanupAfter != tk.EndedAt.Add(7*24*time.Hour) {
+			t.Errorf("task %s: ended_at %s cleanup_after %s; want ended_at + 7 days", id, tk.EndedAt, tk.CleanupAfter)
+		}
+		if id == sub && tk.EndedAt != lostEnded {
+			t.Errorf("ended_at moved from %s to %s (stamped only if unset)", lostEnded, tk.EndedAt)
+		}
+	}
+
+	before := c.snapshot()
+	o := c.run("--json", "run", "kill", "R")
+	if o.code != 0 {
+		t.Fatalf("second kill: %s", o)
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &m); err != nil || m.Applied || !strings.Contains(m.Reason, "already ended") {
+		t.Fatalf("second kill: %+v %v (%s)", m, err, o.stdout)
+	}
+	if strings.Count(c.snapshot(), "\n") != strings.Count(before, "\n")+1 {
+		t.Errorf("second kill should add exactly one journal row (the refusal)")
+	}
+	human := c.run("run", "kill", "R")
+	if human.code != 0 || !strings.Contains(human.stdout, "not applied: run already ended (killed)") {
+		t.Errorf("human second kill: %s", human)
+	}
+}
+
+// TestFinishSubtypeAndNoDowngrade: R4 subtypes through `task finish`, and a
+// late failure never downgrades a succeeded task (SPEC §3): applied false,
+// journaled as ignored.
+func TestFinishSubtypeAndNoDowngrade(t *testing.T) {
+	c := newCLI(t)
+	a := c.ok("task", "create", "--runtime", "cli", "--label", "maxturns")
+	c.ok("task", "start", a)
+	var m mutation
+	c.json(&m, "task", "finish", a, "--subtype", "error_max_turns", "--is-error")
+	if !m.Applied || m.Task.Status != core.TaskFailed || m.Task.ResultSubtype != "error_max_turns" ||
+		m.Task.Error != "Task did not complete: error_max_turns" {
+		t.Fatalf("finish error_max_turns: %+v task %+v", m, m.Task)
+	}
+
+	b := c.ok("task", "create", "--runtime", "cli")
+	c.ok("task", "start", b)
+	line := c.ok("task", "finish", b, "--subtype", "success", "--text", "all done")
+	if !strings.Contains(line, "succeeded") {
+		t.Errorf("human finish line %q", line)
+	}
+	if tk := c.task(b); tk.Status != core.TaskSucceeded || tk.OutputCount != 1 {
+		t.Fatalf("after success: %+v", tk.Task)
+	}
+	o := c.run("--json", "task", "finish", b, "--status", "failed", "--error", "late failure")
+	if o.code != 0 {
+		t.Fatalf("late failure must exit 0: %s", o)
+	}
+	if err := json.Unmarshal([]byte(o.stdout), &m); err != nil || m.Applied || m.Task.Status != core.TaskSucceeded {
+		t.Fatalf("late failure: %+v %v", m, err)
+	}
+	if !strings.Contains(m.Reason, "no downgrade") {
+		t.Errorf("reason %q", m.Reason)
+	}
+	tk := c.task(b)
+	if tk.Status != core.TaskSucceeded || tk.Error != "" {
+		t.Errorf("task changed: %+v", tk.Task)
+	}
+	last := tk.Events[len(tk.Events)-1]
+	if last.Applied || last.From != "succeeded" || last.To != "failed" || last.Reason != m.Reason {
+		t.Errorf("last journal row %+v, want an ignored succeeded → failed", last)
+	}
+	human := c.run("task", "show", b)
+	if !strings.Contains(human.stdout, "ignored") || !strings.Contains(human.stdout, "succeeded → failed") {
+		t.Errorf("task show does not print the ignored row:\n%s", human.stdout)
+	}
+}
+
+// TestBadInput: each bad input names the bad value, exits with the §8 code
+// and changes nothing.
+func TestBadInput(t *testing.T) {
+	c := newCLI(t)
+	sub, _ := c.seedRun("R1")
+	c.ok("task", "create", "--runtime", "cli", "--id", "abcd-1")
+	c.ok("task", "create", "--runtime", "cli", "--id", "abcd-2")
+
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string // substrings of stderr
+	}{
+		{"unknown status", []string{"task", "finish", sub, "--status", "bogus"}, 2, []string{`"bogus"`, "succeeded"}},
+		{"unknown list status", []string{"task", "list", "--status", "running,nope"}, 2, []string{`"nope"`}},
+		{"non-terminal finish status", []string{"task", "finish", sub, "--status", "running"}, 2, []string{`"running"`}},
+		{"unknown runtime", []string{"task", "create", "--runtime", "martian"}, 2, []string{`"martian"`, "subagent"}},
+		{"unknown notify policy", []string{"task", "create", "--runtime", "cli", "--notify", "loud"}, 2, []string{`"loud"`}},
+		{"unknown outcome", []string{"run", "complete", "R1", "--outcome", "killed"}, 2, []string{`"killed"`}},
+		{"unknown scope", []string{"approval", "approve", "abcd", "--scope", "forever"}, 2, []string{`"forever"`}},
+		{"unknown subtype", []string{"task", "finish", sub, "--subtype", "meh"}, 2, []string{`"meh"`}},
+		{"bad duration", []string{"run", "register", "R2", "--session", "c", "--inactivity", "10parsecs"}, 2, []string{`"10parsecs"`, "--inactivity"}},
+		{"bad wait timeout", []string{"approval", "wait", "abcd", "--timeout", "soon"}, 2, []string{`"soon"`}},
+		{"missing required flag", []string{"task", "create", "--label", "x"}, 2, []string{"--runtime"}},
+		{"missing outcome", []string{"run", "complete", "R1"}, 2, []string{"--outcome"}},
+		{"missing session", []string{"approval", "request", "--tool", "Bash", "--command", "ls"}, 2, []string{"--session"}},
+		{"empty command", []string{"approval", "request", "--session", "s", "--tool", "Bash", "--command", " "}, 2, []string{"--command"}},
+		{"empty session", []string{"run", "register", "R3", "--session", ""}, 2, []string{"--session"}},
+		{"status and subtype", []string{"task", "finish", sub, "--status", "failed", "--subtype", "success"}, 2, []string{"not both"}},
+		{"unknown flag", []string{"task", "start", sub, "--bogus-flag"}, 2, []string{"--bogus-flag"}},
+		{"unknown subcommand", []string{"task", "explode"}, 2, []string{`"explode"`}},
+		{"missing id", []string{"task", "start"}, 2, []string{"arg"}},
+		{"zero output count", []string{"task", "output", sub, "--count", "0"}, 2, []string{"--count 0"}},
+		{"unknown id", []string{"task", "start", "deadbeef"}, 4, []string{`"deadbeef"`, "no task"}},
+		{"unknown run", []string{"run", "kill", "nosuchrun"}, 4, []string{`"nosuchrun"`}},
+		{"ambiguous prefix", []string{"task", "cancel", "abcd"}, 4, []string{"ambiguous", "abcd-1", "abcd-2"}},
+		{"short prefix", []string{"task", "show", "ab"}, 2, []string{`"ab"`, "too short"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := c.snapshot()
+			o := c.run(tc.args...)
+			if o.code != tc.code {
+				t.Fatalf("exit %d, want %d: %s", o.code, tc.code, o)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(o.stderr, w) {
+					t.Errorf("stderr lacks %q: %s", w, o.stderr)
+				}
+			}
+			if after := c.snapshot(); after != before {
+				t.Errorf("database changed:\nbefore:\n%s\nafter:\n%s", before, after)
+			}
+		})
+	}
+}
+
+// TestNewerSchema: a database written by a newer clawpit is refused (exit 1),
+// untouched.
+func TestNewerSchema(t *testing.T) {
+	c := newCLI(t)
+	id := c.ok("task", "create", "--runtime", "cli")
+	db, err := sql.Open("sqlite3", c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before := c.snapshot()
+	for _, args := range [][]string{{"task", "start", id}, {"task", "list"}} {
+		o := c.run(args...)
+		if o.code != 1 || !strings.Contains(o.stderr, "newer") || !strings.Contains(o.stderr, "99") {
+			t.Errorf("%v: %s", args, o)
+		}
+	}
+	if after := c.snapshot(); after != before {
+		t.Errorf("database changed")
+	}
+}
+
+// TestLockedDatabase: a database locked past the busy timeout (5 s) fails
+// with exit 1 and a clear message, and nothing is written.
+func TestLockedDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the 5 s busy timeout")
+	}
+	c := newCLI(t)
+	id := c.ok("task", "create", "--runtime", "cli")
+	db, err := sql.Open("sqlite3", "file:"+c.db+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := c.run("task", "start", id)
+	tx.Rollback()
+	if o.code != 1 || !strings.Contains(o.stderr, "database is locked") {
+		t.Fatalf("locked: %s", o)
+	}
+	if tk := c.task(id); tk.Status != core.TaskQueued {
+		t.Errorf("task changed to %s", tk.Status)
+	}
+}
+
+// TestApprovalWaitExitCodes: approval wait exits 0 approved, 10 denied, 11
+// expired or cancelled, 12 when the wait times out (SPEC §8).
+func TestApprovalWaitExitCodes(t *testing.T) {
+	c := newCLI(t)
+	c.ok("session", "open", "s")
+	req := func() string {
+		return c.ok("approval", "request", "--session", "s", "--tool", "Bash", "--command", "rm -rf build", "--rationale", "clean")
+	}
+	a := req()
+	if o := c.run("approval", "wait", a, "--timeout", "300ms"); o.code != 12 || !strings.Contains(o.stderr, "still pending") {
+		t.Errorf("timeout: %s", o)
+	}
+	decide := func(args ...string) {
+		go func() {
+			time.Sleep(300 * time.Millisecond)
+			c.command(nil, args...).Run()
+		}()
+	}
+	decide("approval", "approve", a, "--scope", "session")
+	if o := c.run("approval", "wait", a, "--timeout", "10s"); o.code != 0 || !strings.Contains(o.stdout, "approved (session)") {
+		t.Errorf("approved: %s", o)
+	}
+	var grants []core.Grant
+	c.json(&grants, "grant", "list")
+	if len(grants) != 1 || grants[0].Pattern != "rm" {
+		t.Fatalf("grants %+v", grants)
+	}
+	// The grant approves the next matching request at once.
+	b := req()
+	if o := c.run("approval", "wait", b); o.code != 0 || !strings.Contains(o.stdout, "grant:"+grants[0].ID) {
+		t.Errorf("grant approval: %s", o)
+	}
+	c.ok("grant", "revoke", grants[0].ID[:6])
+
+	d := req()
+	decide("approval", "deny", d, "--reason", "not now")
+	if o := c.run("approval", "wait", d, "--timeout", "10s"); o.code != 10 || !strings.Contains(o.stdout, "not now") {
+		t.Errorf("denied: %s", o)
+	}
+	e := req()
+	c.ok("session", "close", "s")
+	if o := c.run("approval", "wait", e); o.code != 11 || !strings.Contains(o.stdout, "cancelled") {
+		t.Errorf("cancelled: %s", o)
+	}
+	if o := c.run("approval", "wait", "ffffffffffff"); o.code != 4 {
+		t.Errorf("unknown approval: %s", o)
+	}
+}
+
+// TestHumanAndJSONShapes: list prints an array, show an object with events,
+// mutations {"applied","reason","<entity>"} (SPEC §8); text tables align.
+func TestHumanAndJSONShapes(t *testing.T) {
+	c := newCLI(t)
+	sub, peer := c.seedRun("R9")
+	var raw []map[string]any
+	c.json(&raw, "task", "list", "--runtime", "subagent")
+	if len(raw) != 1 || raw[0]["id"] != sub || raw[0]["ended_at"] != nil {
+		t.Errorf("task list --json: %v", raw)
+	}
+	c.json(&raw, "task", "list", "--status", "succeeded")
+	if raw == nil || len(raw) != 0 {
+		t.Errorf("empty list must be [], got %v", raw)
+	}
+	var obj map[string]any
+	c.json(&obj, "session", "show", "owner-R9")
+	if _, ok := obj["events"].([]any); !ok || obj["state"] != "active" {
+		t.Errorf("session show --json: %v", obj)
+	}
+	s := c.ok("--json", "task", "cancel", peer, "--reason", "no longer needed")
+	if !strings.HasPrefix(s, "{\n  \"applied\": true,\n  \"reason\": ") || !strings.Contains(s, `"task": {`) {
+		t.Errorf("mutation shape:\n%s", s)
+	}
+	// Cancelling the cli peer killed its run (R3 → R1).
+	if r := c.runRow("R9"); r.Outcome != core.OutcomeKilled {
+		t.Errorf("run after cancel: %+v", r.Run)
+	}
+	if again := c.ok("task", "cancel", peer); !strings.Contains(again, "not applied: already cancelled") {
+		t.Errorf("second cancel: %q", again)
+	}
+	list := c.ok("task", "list")
+	lines := strings.Split(list, "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID ") {
+		t.Fatalf("task list:\n%s", list)
+	}
+	col := strings.Index(lines[0], "STATUS")
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l[col:], "running") && !strings.HasPrefix(l[col:], "cancelled") {
+			t.Errorf("columns not aligned:\n%s", list)
+		}
+	}
+	show := c.ok("task", "show", sub[:13])
+	for _, w := range []string{"status:", "running", "events (", "queued → running", "runtime"} {
+		if !strings.Contains(show, w) {
+			t.Errorf("task show lacks %q:\n%s", w, show)
+		}
+	}
+}
+
+func TestAge(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		d    time.Duration
+		want string
+	}{
+		{12 * time.Second, "12s"}, {4*time.Minute + 30*time.Second, "4m"}, {2 * time.Hour, "2h"},
+		{47 * time.Hour, "47h"}, {3 * 24 * time.Hour, "3d"}, {-4 * time.Minute, "in 4m"},
+	}
+	for _, c := range cases {
+		if got := age(now, core.TS(now.Add(-c.d))); got != c.want {
+			t.Errorf("age(%s) = %q, want %q", c.d, got, c.want)
+		}
+	}
+	if age(now, 0) != "-" {
+		t.Error("absent age")
+	}
+}
+
+func TestClean(t *testing.T) {
+	cases := map[string]string{
+		"plain":                       "plain",
+		"a\nb\tc":                     "a b c",
+		"\x1b]52;c;ZXZpbA==\x07title": "]52;c;ZXZpbA==title",
+		"bidi\u202eevil":              "bidievil",
+		"bad\xffutf8":                 "bad\uFFFDutf8",
+		"c1\u009bx":                   "c1x",
+	}
+	for in, want := range cases {
+		if got := clean(in, 100); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := clean(strings.Repeat("x", 50), 10); got != strings.Repeat("x", 10)+"…" {
+		t.Errorf("cap: %q", got)
+	}
+}
+
+// TestReadOnlyDatabase: a registry the process cannot write fails with exit
+// 1 and a message saying it is read-only, and nothing changes. How: the
+// database file is made 0444 in a 0555 directory; because root ignores
+// permission bits, when the test runs as root the binary is started as user
+// nobody (65534) — so the open really hits a read-only file, not a simulated
+// error.
+func TestReadOnlyDatabase(t *testing.T) {
+	c := newCLI(t)
+	id := c.ok("task", "create", "--runtime", "cli")
+	before := c.snapshot()
+	dir := filepath.Dir(c.db)
+	if err := os.Chmod(c.db, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755); os.Chmod(c.db, 0o644) })
+	var cred *syscall.Credential
+	if os.Geteuid() == 0 {
+		cred = &syscall.Credential{Uid: 65534, Gid: 65534}
+		// nobody must be able to reach the database and the binary.
+		for _, d := range []string{dir, filepath.Dir(dir), filepath.Dir(clawpitBin)} {
+			if d != dir {
+				if err := os.Chmod(d, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	for _, args := range [][]string{
+		{"task", "start", id},
+		{"task", "create", "--runtime", "cli"},
+	} {
+		cmd := c.command(nil, args...)
+		cmd.Dir = "/"
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		var so, se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &so, &se
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != 1 || !strings.Contains(se.String(), "read-only") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 naming read-only", args, code, se.String())
+		}
+	}
+	if after := c.snapshot(); after != before {
+		t.Errorf("database changed:\n%s\n%s", before, after)
+	}
+}

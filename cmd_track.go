@@ -1,0 +1,390 @@
+package main
+
+// `clawpit task track` (SPEC R4): follow a Claude Code / Agent SDK
+// stream-json run on stdin and keep its task row up to date as the lines
+// arrive. The parsing is core.StreamTracker; this file does the I/O and the
+// registry calls.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// trackFlushEvery throttles the registry writes of a tracked stream: outputs
+// and progress are written at most once per interval (and always before the
+// task is finished), not once per line.
+const trackFlushEvery = time.Second
+
+// trackInterruptGrace is how long track keeps reading after SIGINT/SIGTERM:
+// the producer usually got the same signal and still writes its `result`.
+const trackInterruptGrace = 5 * time.Second
+
+func trackCommand(a *app) *cobra.Command {
+	var (
+		cf  taskCreateFlags
+		id  string
+		tee bool
+	)
+	cmd := &cobra.Command{
+		Use:   "track [--id ID | create flags] [--tee]",
+		Short: "Track a Claude stream-json run read from stdin (SPEC R4)",
+		Long: `Reads Claude Code / Agent SDK stream-json (--output-format stream-json) on stdin
+as it arrives and keeps a task up to date: it creates the task (create flags;
+--runtime defaults to cli) or uses --id of an existing one, marks it running at
+the first event, counts each non-empty assistant text block as one output, and
+finishes it at the result event (success → succeeded; error_* or is_error →
+failed). A stream that ends without a result fails the task with "stream ended
+without terminal result (last event: <type/subtype>)". Blank, invalid and
+unknown lines are tolerated and reported on stderr at the end.
+
+--tee copies every input line to stdout unchanged as it arrives; the task id
+and the summary then go to stderr only.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("id") {
+				if err := nonEmpty(cmd, "id"); err != nil {
+					return err
+				}
+				var set []string
+				cmd.Flags().Visit(func(f *pflag.Flag) {
+					if f.Name != "id" && f.Name != "tee" && f.Name != "db" && f.Name != "json" {
+						set = append(set, "--"+f.Name)
+					}
+				})
+				if len(set) > 0 {
+					return usageError{fmt.Errorf("--id tracks an existing task; it does not take create flags (%s)", strings.Join(set, ", "))}
+				}
+				return a.track(cmd, "", core.NewTask{}, id, tee)
+			}
+			if cf.runtime == "" && !cmd.Flags().Changed("runtime") {
+				cf.runtime = string(core.RuntimeCLI)
+			}
+			nt, err := cf.build(cmd)
+			if err != nil {
+				return err
+			}
+			return a.track(cmd, "create", nt, "", tee)
+		},
+	}
+	cf.add(cmd, false)
+	cmd.Flags().StringVar(&id, "id", "", "track this existing task (id or unique prefix) instead of creating one")
+	cmd.Flags().BoolVar(&tee, "tee", false, "copy stdin to stdout unchanged as it arrives")
+	return cmd
+}
+
+// trackLine is what the reader goroutine reports for one line.
+type trackLine struct {
+	ev      core.StreamEvent
+	err     error // why the line was invalid (never fatal)
+	readErr error // reading stdin failed; the stream ends here
+	sum     core.StreamSummary
+}
+
+// track runs `task track` once the flags are valid.
+func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string, tee bool) error {
+	sigCtx := cmd.Context()
+	// Registry writes must still happen after a signal, to finish the task.
+	ctx := context.WithoutCancel(sigCtx)
+	reg, err := a.registry(ctx)
+	if err != nil {
+		return err
+	}
+	var task *core.Task
+	if mode == "create" {
+		if task, err = reg.CreateTask(ctx, nt, core.ActorRuntime); err != nil {
+			return err
+		}
+	} else if task, _, err = reg.GetTask(ctx, id); err != nil {
+		return err
+	}
+	id = task.ID
+	fmt.Fprintf(a.stderr, "clawpit: tracking task %s\n", id)
+
+	var out io.Writer
+	if tee {
+		// A reader that goes away must not kill us (SIGPIPE) before the
+		// task is finished: writes then fail with EPIPE and teeing stops.
+		signal.Ignore(syscall.SIGPIPE)
+		out = a.stdout
+	}
+	lines := make(chan trackLine, 256)
+	teeErr := make(chan error, 1)
+	go func() {
+		defer close(lines)
+		var tr core.StreamTracker
+		err := readStreamLines(a.stdin, out, core.MaxStreamLine, func(line []byte, tooLong int64) {
+			var l trackLine
+			if tooLong > 0 {
+				l.ev, l.err = tr.FeedTooLong(tooLong)
+			} else {
+				l.ev, l.err = tr.Feed(line)
+			}
+			l.sum = tr.Summary()
+			lines <- l
+		}, teeErr)
+		if err != nil {
+			lines <- trackLine{readErr: fmt.Errorf("reading stdin: %w", err), sum: tr.Summary()}
+		}
+	}()
+
+	t := &tracker{a: a, reg: reg, ctx: ctx, id: id, warned: map[string]bool{}}
+	ticker := time.NewTicker(trackFlushEvery)
+	defer ticker.Stop()
+	var (
+		sum       core.StreamSummary
+		grace     <-chan time.Time
+		sigDone   = sigCtx.Done()
+		readErr   error
+		interrupt bool
+		firstBad  string
+	)
+loop:
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				break loop
+			}
+			sum = l.sum
+			if l.readErr != nil {
+				readErr = l.readErr
+				continue
+			}
+			if l.err != nil && firstBad == "" {
+				firstBad = fmt.Sprintf("line %d: %v", sum.Lines, l.err)
+			}
+			t.event(l.ev)
+			if l.ev.Terminal {
+				t.finish(sum.Finish())
+			}
+		case <-ticker.C:
+			t.flush(false)
+		case <-sigDone:
+			sigDone = nil
+			grace = time.After(trackInterruptGrace)
+		case <-grace:
+			interrupt = true
+			break loop
+		}
+	}
+	select {
+	case err := <-teeErr:
+		t.warn("tee", fmt.Sprintf("stopped copying stdin to stdout: %v", err))
+	default:
+	}
+	if readErr != nil {
+		t.warn("read", readErr.Error())
+	}
+	if !t.finished {
+		f := sum.Finish()
+		if interrupt {
+			f = core.Finish{Status: core.TaskFailed, Error: fmt.Sprintf(
+				"stream ended without terminal result (last event: %s): tracking interrupted", sum.LastEvent())}
+		}
+		t.finish(f)
+	}
+	if t.finishErr != nil {
+		return t.finishErr
+	}
+	return a.trackReport(t, sum, firstBad, tee)
+}
+
+// tracker holds the registry side of one tracked stream.
+type tracker struct {
+	a   *app
+	reg *core.Registry
+	ctx context.Context
+	id  string
+
+	started   bool
+	pending   int64  // outputs counted but not yet written
+	dirty     bool   // events seen since the last progress write
+	activity  string // latest progress summary
+	finished  bool
+	task      *core.Task
+	res       core.Result
+	finishErr error
+	warned    map[string]bool
+}
+
+// warn prints a non-fatal problem once per kind.
+func (t *tracker) warn(kind, msg string) {
+	if t.warned[kind] {
+		return
+	}
+	t.warned[kind] = true
+	fmt.Fprintf(t.a.stderr, "clawpit: task track: %s\n", msg)
+}
+
+// event applies one line: running at the first event, outputs batched.
+func (t *tracker) event(ev core.StreamEvent) {
+	if !ev.IsEvent() || ev.AfterResult || t.finished {
+		return
+	}
+	if !t.started {
+		t.started = true
+		if _, _, err := t.reg.StartTask(t.ctx, t.id, "", core.ActorRuntime); err != nil {
+			t.warn("start", fmt.Sprintf("could not mark task %s running: %v", t.id, err))
+		}
+	}
+	t.pending += int64(ev.Outputs)
+	t.dirty = true
+	if ev.Activity != "" {
+		t.activity = ev.Activity
+	}
+}
+
+// flush writes batched outputs and progress. Without force it writes
+// progress only when something happened since the last flush.
+func (t *tracker) flush(force bool) {
+	if t.finished || !t.started {
+		return
+	}
+	if t.pending > 0 {
+		if _, _, err := t.reg.AddTaskOutput(t.ctx, t.id, t.pending, core.ActorRuntime); err != nil {
+			t.warn("output", fmt.Sprintf("could not count output of task %s (will retry): %v", t.id, err))
+		} else {
+			t.pending = 0
+		}
+	}
+	if t.dirty && !force {
+		if _, _, err := t.reg.ProgressTask(t.ctx, t.id, t.activity, core.ActorRuntime); err != nil {
+			t.warn("progress", fmt.Sprintf("could not record progress of task %s: %v", t.id, err))
+		} else {
+			t.dirty = false
+		}
+	}
+}
+
+// finish writes the remaining outputs and the stream's verdict.
+func (t *tracker) finish(f core.Finish) {
+	t.flush(true)
+	t.finished = true
+	t.task, t.res, t.finishErr = t.reg.FinishTask(t.ctx, t.id, f, core.ActorRuntime)
+	if t.finishErr == nil && t.pending > 0 {
+		t.finishErr = fmt.Errorf("task %s finished, but %d outputs could not be counted", t.id, t.pending)
+	}
+}
+
+// trackReport prints the end-of-stream summary: one line on stderr, e.g.
+// "tracked task <id>: failed (error_max_turns), 2 outputs, 110 events, 1
+// invalid line", and with --json (not --tee) the §8 mutation object with a
+// "stream" tally on stdout.
+func (a *app) trackReport(t *tracker, sum core.StreamSummary, firstBad string, tee bool) error {
+	task := t.task
+	verdict := string(task.Status)
+	if r := sum.Result; r != nil && task.Status != core.TaskSucceeded {
+		if r.IsError && !strings.HasPrefix(r.Subtype, "error_") {
+			verdict += " (" + r.Subtype + ", is_error)"
+		} else {
+			verdict += " (" + r.Subtype + ")"
+		}
+	} else if sum.Result == nil && task.Status.Terminal() {
+		verdict += " (no result, last event: " + sum.LastEvent() + ")"
+	}
+	if !t.res.Applied {
+		verdict = "not applied: " + t.res.Reason + "; task stays " + string(task.Status)
+	}
+	parts := []string{verdict, plural(sum.Outputs, "output"), plural(sum.Events, "event")}
+	for _, c := range []struct {
+		n    int64
+		what string
+	}{{sum.Invalid, "invalid line"}, {sum.Blank, "blank line"}, {sum.Unknown, "unknown event"}, {sum.AfterResult, "event after the result"}} {
+		if c.n > 0 {
+			parts = append(parts, plural(c.n, c.what))
+		}
+	}
+	fmt.Fprintf(a.stderr, "tracked task %s: %s\n", task.ID, strings.Join(parts, ", "))
+	if firstBad != "" {
+		fmt.Fprintf(a.stderr, "  first invalid %s\n", clean(firstBad, 300))
+	}
+	if a.jsonOut && !tee {
+		stream := orderedObject{
+			{"lines", sum.Lines}, {"events", sum.Events}, {"outputs", sum.Outputs}, {"blank", sum.Blank},
+			{"invalid", sum.Invalid}, {"unknown", sum.Unknown}, {"after_result", sum.AfterResult},
+			{"last_event", sum.LastEvent()}, {"result", sum.Result},
+		}
+		return a.printJSON(mutationJSON(t.res, "task", task, field{"stream", stream}))
+	}
+	return nil
+}
+
+// plural renders "1 output" or "2 outputs"; what is singular and the plural
+// adds "s" to its first word ("2 events after the result").
+func plural(n int64, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	head, tail, ok := strings.Cut(what, " ")
+	if ok && (head == "event") {
+		return fmt.Sprintf("%d %ss %s", n, head, tail)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// readStreamLines reads r line by line as data arrives (a bufio.Reader, not
+// a Scanner with its 64 KiB limit), copying every chunk to tee unchanged as
+// soon as it is read. fn gets each line without buffering more than max
+// bytes: a longer line is reported as tooLong (its length) instead. A tee
+// write error stops the copying (reported once on teeErr), never the reading.
+func readStreamLines(r io.Reader, tee io.Writer, max int, fn func(line []byte, tooLong int64), teeErr chan<- error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var (
+		buf  []byte
+		size int64
+	)
+	emit := func() {
+		if size > int64(max) {
+			fn(nil, size)
+		} else {
+			fn(buf, 0)
+		}
+		if cap(buf) > 1<<20 {
+			buf = nil // do not pin a huge buffer after one long line
+		}
+		buf, size = buf[:0], 0
+	}
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			if tee != nil {
+				if _, werr := tee.Write(chunk); werr != nil {
+					tee = nil
+					teeErr <- werr
+				}
+			}
+			size += int64(len(chunk))
+			if size <= int64(max) {
+				buf = append(buf, chunk...)
+			} else {
+				buf = buf[:0]
+			}
+		}
+		switch {
+		case err == nil:
+			emit()
+		case errors.Is(err, bufio.ErrBufferFull):
+		case errors.Is(err, io.EOF):
+			if size > 0 {
+				emit()
+			}
+			return nil
+		default:
+			if size > 0 {
+				emit()
+			}
+			return err
+		}
+	}
+}

@@ -1,0 +1,225 @@
+package main
+
+// Shared output helpers for every command (SPEC §8): mutation results as
+// {"applied", "reason", "<entity>"}, relative ages, aligned tables, key: value
+// blocks and the event journal. Other command files may call these.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// field is one key of a JSON object printed in a fixed order.
+type field struct {
+	Key   string
+	Value any
+}
+
+// orderedObject marshals as a JSON object whose keys keep the given order, so
+// mutation output always reads "applied", "reason", then the entity.
+type orderedObject []field
+
+func (o orderedObject) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := json.Marshal(f.Key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := json.Marshal(f.Value)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.Key, err)
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// mutationJSON is the §8 shape of a mutation: {"applied": bool, "reason":
+// "...", "<entity>": {...}} plus any extra fields (a grant, mirrored tasks).
+func mutationJSON(res core.Result, entity string, v any, extra ...field) orderedObject {
+	o := orderedObject{{"applied", res.Applied}, {"reason", res.Reason}, {entity, v}}
+	return append(o, extra...)
+}
+
+// printMutation prints a mutation: the §8 JSON object with --json, else the
+// human line (with " — <reason>" appended when applied with a note, or
+// "<subject>: not applied: <reason>" when refused).
+func (a *app) printMutation(res core.Result, entity string, v any, subject, done string, extra ...field) error {
+	if a.jsonOut {
+		return a.printJSON(mutationJSON(res, entity, v, extra...))
+	}
+	switch {
+	case !res.Applied:
+		why := res.Reason
+		if why == "" {
+			why = "nothing changed"
+		}
+		fmt.Fprintf(a.stdout, "%s: not applied: %s\n", subject, clean(why, 300))
+	case res.Reason != "":
+		fmt.Fprintf(a.stdout, "%s %s (%s)\n", subject, done, clean(res.Reason, 300))
+	default:
+		fmt.Fprintf(a.stdout, "%s %s\n", subject, done)
+	}
+	return nil
+}
+
+// age is a compact relative age of ts against now: "12s", "4m", "2h", "3d";
+// "in 4m" for a time in the future; "-" when ts is absent.
+func age(now time.Time, ts core.Timestamp) string {
+	if ts.IsZero() {
+		return "-"
+	}
+	d := now.Sub(ts.Time())
+	if d < 0 {
+		return "in " + shortDuration(-d)
+	}
+	return shortDuration(d)
+}
+
+// shortDuration renders d with one unit: s below a minute, m below an hour, h
+// below two days, then d.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+}
+
+// stamp is an absolute time with its relative age: "2026-11-22T10:04:05.123Z
+// (4m ago)", or "-" when absent.
+func stamp(now time.Time, ts core.Timestamp) string {
+	if ts.IsZero() {
+		return "-"
+	}
+	a := age(now, ts)
+	if strings.HasPrefix(a, "in ") {
+		return ts.String() + " (" + a + ")"
+	}
+	return ts.String() + " (" + a + " ago)"
+}
+
+// newTable returns a tabwriter for aligned columns; cells are separated by
+// '\t' and the caller must Flush.
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+}
+
+// row writes one tab-separated table row.
+func row(w io.Writer, cells ...string) {
+	fmt.Fprintln(w, strings.Join(cells, "\t"))
+}
+
+// kv is one "key: value" line of a show block.
+type kv struct{ K, V string }
+
+// printKV prints key: value lines with the values aligned. Values are
+// cleaned (untrusted text never reaches the terminal raw); empty values print
+// as "-".
+func printKV(w io.Writer, pairs []kv) {
+	width := 0
+	for _, p := range pairs {
+		width = max(width, len(p.K))
+	}
+	for _, p := range pairs {
+		v := clean(p.V, 2000)
+		if v == "" {
+			v = "-"
+		}
+		fmt.Fprintf(w, "%-*s  %s\n", width+1, p.K+":", v)
+	}
+}
+
+// printEvents prints an entity's event journal, oldest first: time, age,
+// from → to, actor, "ignored" for refused changes, and the reason.
+func printEvents(w io.Writer, now time.Time, evs []core.Event) {
+	fmt.Fprintf(w, "\nevents (%d):\n", len(evs))
+	tw := newTable(w)
+	for _, e := range evs {
+		change := e.To
+		if e.From != "" && e.From != e.To {
+			change = e.From + " → " + e.To
+		}
+		applied := "applied"
+		if !e.Applied {
+			applied = "ignored"
+		}
+		row(tw, "  "+e.At.String(), age(now, e.At), clean(change, 60), clean(string(e.Actor), 80), applied, clean(e.Reason, 300))
+	}
+	tw.Flush()
+}
+
+// yesNo renders a bool for show blocks.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// orDash returns s, or "-" when empty (for table cells).
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// clean makes untrusted text safe for one terminal line (SPEC §9 sanitising,
+// minimal form for CLI output): escape sequences lose their ESC, other control
+// characters, C1 controls and bidi overrides are dropped, newlines and tabs
+// become spaces, invalid UTF-8 becomes U+FFFD, and the result is capped at max
+// bytes with "…".
+func clean(s string, max int) string {
+	if s == "" {
+		return ""
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r == utf8.RuneError && size == 1:
+			r = '\uFFFD'
+		case r == '\n' || r == '\r' || r == '\t':
+			r = ' '
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			continue
+		case isBidiControl(r) || (unicode.Is(unicode.Cf, r) && r != '\u200d'):
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > max {
+			b.WriteString("…")
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isBidiControl reports the bidirectional formatting characters that can
+// reorder what a terminal shows (Trojan Source).
+func isBidiControl(r rune) bool {
+	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f' || r == '\u061c'
+}
