@@ -1,0 +1,244 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// The maintenance sweeper (SPEC §5). One sweep evaluates, in order: job
+// liveness (J8) → watchdog (R6) → early lost (R5) → grace lost (R5) →
+// approval expiry (R9) → silent tasks (R7) → retention stamp and prune (R8)
+// → audit (R10). It first builds a Plan from read-only queries (one View
+// snapshot, every query through an index), then Apply executes each action as
+// a conditional update — re-checked inside the write transaction against the
+// revision (or status) it was planned under — so a runtime write that lands
+// between plan and apply wins and the action is counted raced. Several
+// sweepers, in one process or many, are therefore safe together.
+
+// JobLiveness finds and marks background jobs whose supervisor is gone (SPEC
+// J8). *Jobs implements it.
+type JobLiveness interface {
+	// LostJobs lists pending/running jobs whose supervisor is gone (pid dead,
+	// or pid reused: start time differs). Read-only.
+	LostJobs(ctx context.Context) ([]Job, error)
+	// MarkJobLost marks j lost if it is still active with the same Rev
+	// (conditional update + journal, actor sweeper), kills any process group
+	// it left behind, raises one job_lost notification naming the log path.
+	// Returns false (nil error) when it raced (row changed since LostJobs).
+	MarkJobLost(ctx context.Context, j Job, reason string) (bool, error)
+}
+
+// Rule names of sweep actions (Action.Rule), in the order of SPEC §5.
+const (
+	RuleJobLiveness    = "job_liveness"    // J8: active job whose supervisor is gone → lost
+	RuleWatchdog       = "watchdog"        // R6: idle running run → timeout, mirrored tasks → timed_out
+	RuleEarlyLost      = "early_lost"      // R5: active task whose mirrored run ended → lost at once
+	RuleGraceLost      = "grace_lost"      // R5: active unbacked task idle past the grace window → lost
+	RuleApprovalExpiry = "approval_expiry" // R9: pending approval past expires_at → expired
+	RuleSilentTask     = "silent_task"     // R7: task that expected output and produced none → task_silent notification
+	RuleStamp          = "retention_stamp" // R8: finished row without cleanup_after → stamped
+	RulePrune          = "retention_prune" // R8: row past cleanup_after → deleted with its journal
+)
+
+// Results of an action (Action.Result).
+const (
+	ActionPlanned = "planned" // dry run, or not applied yet
+	ActionApplied = "applied"
+	ActionRaced   = "raced"  // the row changed between plan and apply; the other write won
+	ActionFailed  = "failed" // a job's log directory could not be deleted: the row is kept (R8)
+)
+
+// Audit finding kinds (SPEC R10) and their severities. Errors are states that
+// need an operator (a result that never reached its session, contradictory
+// timestamps, a job log that cannot be deleted); warnings are states that
+// may resolve on their own or only cost space.
+const (
+	FindingStaleQueued            = "stale_queued"            // warning: queued ≥ StaleQueued
+	FindingStaleRunning           = "stale_running"           // warning: running ≥ StaleRunning, no running run or job behind it
+	FindingMissingCleanup         = "missing_cleanup"         // warning: finished row with no end time: cleanup_after cannot be computed
+	FindingDeliveryFailed         = "delivery_failed"         // error: delivery_status failed
+	FindingInconsistentTimestamps = "inconsistent_timestamps" // error: start before creation, end before start, active with an end
+	FindingPruneFailed            = "prune_failed"            // error: a pruned job's log directory could not be deleted; row kept
+
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+)
+
+// Action is one planned change (SPEC §5: rule, entity, id, from, to, reason).
+type Action struct {
+	Rule   string `json:"rule"`
+	Entity string `json:"entity"`
+	ID     string `json:"id"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	Reason string `json:"reason"`
+	Result string `json:"result"` // planned, applied, raced or failed
+
+	rev     int64     // revision planned against (conditional update)
+	dep     int       // 1-based index of the action that must apply first; 0 = none
+	at      Timestamp // lost: ended_at to stamp when unset; stamp: cleanup_after
+	job     *Job      // job_liveness: the job as LostJobs read it
+	logPath string    // prune of a job: its log file
+}
+
+// Finding is one audit result (SPEC R10): reported, never fixed.
+type Finding struct {
+	Kind     string `json:"kind"`
+	Severity string `json:"severity"` // error or warning
+	Entity   string `json:"entity"`
+	ID       string `json:"id"`
+	Detail   string `json:"detail"`
+}
+
+// Plan is what one sweep (or watchdog pass) would do, built without writing.
+type Plan struct {
+	// Now is the registry clock when planning started; every window is
+	// measured against it.
+	Now Timestamp
+	// Actions in SPEC §5 order; dependent actions follow the one they need.
+	Actions []Action
+	// Findings of the audit (empty for a watchdog pass).
+	Findings []Finding
+	// Truncated is true when some rule hit Sweeper.MaxPerRule: the rest is
+	// left for the next sweep.
+	Truncated bool
+
+	watchdogOnly bool
+	planTime     time.Duration
+}
+
+// Sweeper runs maintenance sweeps over a registry. Safe for concurrent use:
+// within one process Sweep is single-flight and Watchdog waits for a running
+// sweep; across processes every write is conditional.
+type Sweeper struct {
+	reg  *Registry
+	jobs JobLiveness
+
+	// BatchSize is how many actions one write transaction applies (default
+	// 500): large enough to amortise the commit, small enough not to hold
+	// the write lock for long.
+	BatchSize int
+	// MaxPerRule caps the rows one rule plans per sweep (default 20,000), so
+	// a backlog (a first sweep over an old registry) is worked off over a few
+	// sweeps in bounded memory.
+	MaxPerRule int
+	// RemoveAll deletes a pruned job's log directory (default os.RemoveAll).
+	RemoveAll func(path string) error
+
+	flightMu sync.Mutex
+	flight   *sweepCall
+	runMu    sync.Mutex // one plan+apply at a time in this process
+}
+
+type sweepCall struct {
+	done   chan struct{}
+	dryRun bool
+	rep    *SweepReport
+	err    error
+}
+
+// NewSweeper returns a sweeper over reg using reg's clock and thresholds.
+// jobs may be nil: job liveness (J8) is then skipped.
+func NewSweeper(reg *Registry, jobs JobLiveness) *Sweeper {
+	return &Sweeper{reg: reg, jobs: jobs}
+}
+
+func (s *Sweeper) batchSize() int {
+	if s.BatchSize > 0 {
+		return s.BatchSize
+	}
+	return 500
+}
+
+func (s *Sweeper) maxPerRule() int {
+	if s.MaxPerRule > 0 {
+		return s.MaxPerRule
+	}
+	return 20000
+}
+
+func (s *Sweeper) removeAll(p string) error {
+	if s.RemoveAll != nil {
+		return s.RemoveAll(p)
+	}
+	return os.RemoveAll(p)
+}
+
+func (s *Sweeper) now() Timestamp { return TS(s.reg.clock.Now()) }
+
+// Sweep runs one sweep: Plan, then (unless dryRun) Apply. A dry run writes
+// nothing at all. Within one process Sweep is single-flight: a call made
+// while a sweep of the same mode is running waits for it and returns its
+// report (shared: do not modify it); a call of the other mode waits its turn.
+// The report is returned with an error when applying failed part-way.
+func (s *Sweeper) Sweep(ctx context.Context, dryRun bool) (*SweepReport, error) {
+	s.flightMu.Lock()
+	if c := s.flight; c != nil && c.dryRun == dryRun {
+		s.flightMu.Unlock()
+		select {
+		case <-c.done:
+			return c.rep, c.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	c := &sweepCall{done: make(chan struct{}), dryRun: dryRun}
+	s.flight = c
+	s.flightMu.Unlock()
+
+	c.rep, c.err = s.sweep(ctx, dryRun)
+
+	s.flightMu.Lock()
+	if s.flight == c {
+		s.flight = nil
+	}
+	s.flightMu.Unlock()
+	close(c.done)
+	return c.rep, c.err
+}
+
+func (s *Sweeper) sweep(ctx context.Context, dryRun bool) (*SweepReport, error) {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	p, err := s.plan(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	if dryRun {
+		return s.dryReport(p), nil
+	}
+	return s.apply(ctx, p)
+}
+
+// Plan builds the plan of one full sweep without writing anything (SPEC §5).
+func (s *Sweeper) Plan(ctx context.Context) (*Plan, error) {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	return s.plan(ctx, false)
+}
+
+// Apply executes p: each action as a conditional update with its journal
+// event and notification in the same transaction, many actions per
+// transaction. An action whose row changed since p was built is skipped and
+// counted raced. It returns the report, and an error (with the partial report)
+// when a write failed; actions applied before the failure stay applied.
+func (s *Sweeper) Apply(ctx context.Context, p *Plan) (*SweepReport, error) {
+	if p == nil {
+		return nil, Invalidf("nil sweep plan")
+	}
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	return s.apply(ctx, p)
+}
+
+// sweepTx type-asserts the maintenance queries out of a Store transaction.
+func sweepTx(tx Tx) (SweepTx, error) {
+	stx, ok := tx.(SweepTx)
+	if !ok {
+		return nil, fmt.Errorf("the store's transaction type %T does not implement core.SweepTx: this store cannot be swept", tx)
+	}
+	return stx, nil
+}

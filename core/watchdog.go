@@ -1,0 +1,130 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// The inactivity watchdog (SPEC R6): a running run whose
+// pending_approval_waits is 0 and whose last_progress_at is older than its
+// inactivity budget ends with outcome timeout, reason "no activity for <N>s"
+// (N = the budget), its mirrored tasks become timed_out, and one
+// run_timed_out notification is raised (dedup "run_timed_out:<run id>"), all
+// journaled with actor watchdog. It is the second step of every sweep, and
+// runs alone every few seconds in the console and the daemon. Approval waits
+// pause it: the registry counts them (RequestApproval +1, each resolution −1)
+// and re-arms last_progress_at when the last one resolves, so a run that
+// waited an hour for a human still gets one full budget afterwards.
+
+// Watchdog runs the R6 step alone — plan and apply — and returns its report
+// (the console and the daemon run it every 5 s, so a 60 s budget is enforced
+// within seconds). It waits for a sweep running in this process.
+func (s *Sweeper) Watchdog(ctx context.Context) (*SweepReport, error) {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
+	p, err := s.plan(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.apply(ctx, p)
+}
+
+// budgetText is a budget in seconds as the watchdog reason prints it: "60s",
+// "1.5s".
+func budgetText(ms int64) string {
+	return strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64) + "s"
+}
+
+// watchdog plans R6: a running run with no pending approval wait whose
+// last_progress_at + budget < now ends with outcome timeout, and its mirrored
+// tasks (active, or lost — an authoritative timeout replaces the inference)
+// become timed_out.
+func (b *swPlanner) watchdog(tx Tx, stx SweepTx) error {
+	now := b.p.Now
+	runs, err := stx.SweepOverdueRuns(now, b.limit)
+	if err != nil {
+		return err
+	}
+	b.capped(len(runs))
+	for i := range runs {
+		r := &runs[i]
+		if !r.Running() || r.PendingApprovalWaits != 0 || r.LastProgressAt+Timestamp(r.InactivityBudgetMs) >= now {
+			continue
+		}
+		reason := "no activity for " + budgetText(r.InactivityBudgetMs)
+		dep := b.add(Action{Rule: RuleWatchdog, Entity: EntityRun, ID: r.RunID, From: "running", To: string(OutcomeTimeout),
+			Reason: reason, rev: r.Rev})
+		b.endedRuns[r.RunID] = OutcomeTimeout
+		mirrored, err := tx.MirroredTasks(r.RunID)
+		if err != nil {
+			return err
+		}
+		for _, t := range mirrored {
+			if ok, _ := CanTransitionTask(t.Status, TaskTimedOut, ActorWatchdog); !ok {
+				continue
+			}
+			b.handled[t.ID] = true
+			b.add(Action{Rule: RuleWatchdog, Entity: EntityTask, ID: t.ID, From: string(t.Status), To: string(TaskTimedOut),
+				Reason: "run " + r.RunID + " timed out: " + reason, rev: t.Rev, dep: dep})
+		}
+	}
+	return nil
+}
+
+// applyRunTimeout ends an idle run (SPEC R6) if it is still running, still
+// idle (same revision: no progress since the plan) and not waiting for an
+// approval; one run_timed_out notification for its requester session.
+func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error) {
+	run, err := tx.GetRun(a.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	if run.Rev != a.rev || !run.Running() || run.PendingApprovalWaits != 0 {
+		return false, nil
+	}
+	run.EndedAt = now
+	run.Outcome = OutcomeTimeout
+	run.EndedReason = a.Reason
+	run.CleanupAfter = now.Add(s.reg.th.Retention)
+	if err := tx.UpdateRun(run); err != nil {
+		return false, wrapWrite("run", run.RunID, err)
+	}
+	if err := journal(tx, now, EntityRun, run.RunID, "running", string(OutcomeTimeout), ActorWatchdog, a.Reason, true); err != nil {
+		return false, err
+	}
+	name := run.Label
+	if name == "" {
+		name = run.RunID
+	}
+	session := run.RequesterSession
+	if session == "" {
+		session = run.ChildSession
+	}
+	return true, notify(tx, &Notification{
+		Session: session, Kind: NotifyRunTimedOut, SubjectID: run.RunID,
+		Text:     fmt.Sprintf("Sub-agent run %s timed out: %s", name, a.Reason),
+		DedupKey: "run_timed_out:" + run.RunID, CreatedAt: now,
+	})
+}
+
+// applyTaskTimeout moves one mirrored task of a timed-out run to timed_out
+// (SPEC R6) when the transition rule still allows it.
+func (s *Sweeper) applyTaskTimeout(tx Tx, a *Action, now Timestamp) (bool, error) {
+	t, err := tx.GetTask(a.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	if ok, _ := CanTransitionTask(t.Status, TaskTimedOut, ActorWatchdog); !ok {
+		return false, nil
+	}
+	reason := a.Reason
+	res, err := s.reg.setTaskStatus(tx, t, taskChange{to: TaskTimedOut, reason: reason,
+		edit: func(t *Task) { t.Error = reason }}, ActorWatchdog, now)
+	return res.Applied, err
+}
