@@ -154,10 +154,10 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return a.printJSON(jobMutation{Applied: true, Job: job})
+			if err := a.printMutation(core.Result{Applied: true}, "job", job, "job "+job.ID, "started"); err != nil || a.jsonOut {
+				return err
 			}
-			fmt.Fprintf(a.stdout, "job %s started\nlog: %s\n", job.ID, job.LogPath)
+			fmt.Fprintf(a.stdout, "log: %s\n", job.LogPath)
 			return nil
 		},
 	}
@@ -166,13 +166,6 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 	c.Flags().StringVar(&timeout, "timeout", "", "kill timer, e.g. 30s or 10m (default: none)")
 	c.Flags().StringVar(&rationale, "rationale", "", "why the job runs (shown in the console)")
 	return c
-}
-
-// jobMutation is the JSON of a job mutation (SPEC §8).
-type jobMutation struct {
-	Applied bool      `json:"applied"`
-	Reason  string    `json:"reason"`
-	Job     *core.Job `json:"job"`
 }
 
 // jobStatusLine is one line about a job: id, status, exit code, pid, age.
@@ -246,38 +239,36 @@ func jobShowCmd(a *app) *cobra.Command {
 	}
 }
 
+// printJob prints every field of a job and its journal (`job show`).
 func printJob(w io.Writer, j *core.Job, evs []core.Event) {
+	now := time.Now()
 	exit := "-"
 	if j.ExitCode != nil {
 		exit = strconv.Itoa(*j.ExitCode)
 	}
-	ts := func(t core.Timestamp) string {
-		if t == 0 {
+	itoa := func(n int) string {
+		if n == 0 {
 			return "-"
 		}
-		return t.String()
+		return strconv.Itoa(n)
 	}
-	rows := [][2]string{
+	timeout := "none"
+	if j.TimeoutS > 0 {
+		timeout = (time.Duration(j.TimeoutS) * time.Second).String()
+	}
+	printKV(w, []kv{
 		{"id", j.ID}, {"session", j.Session}, {"status", string(j.Status)},
 		{"command", core.CommandLine(j.Command)}, {"cwd", j.Cwd}, {"rationale", j.Rationale},
-		{"exit_code", exit}, {"timeout_s", strconv.FormatInt(j.TimeoutS, 10)},
-		{"pid", strconv.Itoa(j.PID)}, {"pgid", strconv.Itoa(j.PGID)},
-		{"supervisor_pid", strconv.Itoa(j.SupervisorPID)}, {"supervisor_start", strconv.FormatInt(j.SupervisorStart, 10)},
-		{"created_at", ts(j.CreatedAt)}, {"started_at", ts(j.StartedAt)}, {"completed_at", ts(j.CompletedAt)},
-		{"log_path", j.LogPath}, {"capture_error", j.CaptureError}, {"surfaced_at", ts(j.SurfacedAt)},
-		{"cleanup_after", ts(j.CleanupAfter)},
-	}
-	for _, r := range rows {
-		fmt.Fprintf(w, "%-16s %s\n", r[0], r[1])
-	}
-	fmt.Fprintln(w, "events:")
-	for _, e := range evs {
-		mark := ""
-		if !e.Applied {
-			mark = " (ignored)"
-		}
-		fmt.Fprintf(w, "  %s %s → %s by %s%s: %s\n", e.At, e.From, e.To, e.Actor, mark, e.Reason)
-	}
+		{"exit_code", exit}, {"timeout", timeout},
+		{"pid", itoa(j.PID)}, {"pgid", itoa(j.PGID)},
+		{"supervisor_pid", itoa(j.SupervisorPID)}, {"supervisor_start", strconv.FormatInt(j.SupervisorStart, 10)},
+		{"created_at", stamp(now, j.CreatedAt)}, {"started_at", stamp(now, j.StartedAt)},
+		{"completed_at", stamp(now, j.CompletedAt)},
+		{"duration", core.JobDuration(j, core.TS(now)).Round(100 * time.Millisecond).String()},
+		{"log_path", j.LogPath}, {"capture_error", j.CaptureError}, {"surfaced_at", stamp(now, j.SurfacedAt)},
+		{"cleanup_after", stamp(now, j.CleanupAfter)},
+	})
+	printEvents(w, now, evs)
 }
 
 func jobTailCmd(a *app) *cobra.Command {
@@ -363,20 +354,8 @@ func jobCancelCmd(a *app) *cobra.Command {
 			if err != nil && job == nil {
 				return err
 			}
-			if a.jsonOut {
-				if perr := a.printJSON(jobMutation{Applied: res.Applied, Reason: res.Reason, Job: job}); perr != nil {
-					return perr
-				}
-				return err
-			}
-			if res.Applied {
-				fmt.Fprintf(a.stdout, "job %s cancelled", job.ID)
-				if res.Reason != "" {
-					fmt.Fprintf(a.stdout, " (%s)", res.Reason)
-				}
-				fmt.Fprintln(a.stdout)
-			} else {
-				fmt.Fprintf(a.stdout, "job %s not cancelled: %s\n", job.ID, res.Reason)
+			if perr := a.printMutation(res, "job", job, "job "+job.ID, "cancelled"); perr != nil {
+				return perr
 			}
 			return err
 		},
@@ -420,15 +399,19 @@ func jobListCmd(a *app) *cobra.Command {
 				fmt.Fprintln(a.stdout, "no jobs")
 				return nil
 			}
-			fmt.Fprintf(a.stdout, "%-12s  %-9s  %-16s  %-8s  %s\n", "ID", "STATUS", "SESSION", "AGE", "COMMAND")
 			now := time.Now()
+			tw := newTable(a.stdout)
+			row(tw, "ID", "STATUS", "EXIT", "SESSION", "AGE", "COMMAND")
 			for i := range list {
 				jb := &list[i]
-				age := now.Sub(jb.CreatedAt.Time()).Round(time.Second)
-				fmt.Fprintf(a.stdout, "%-12s  %-9s  %-16s  %-8s  %s\n", jb.ID, jb.Status, jb.Session, age,
-					core.CommandLine(jb.Command))
+				exit := "-"
+				if jb.ExitCode != nil {
+					exit = strconv.Itoa(*jb.ExitCode)
+				}
+				row(tw, jb.ID, string(jb.Status), exit, clean(jb.Session, 40), age(now, jb.CreatedAt),
+					clean(core.CommandLine(jb.Command), 100))
 			}
-			return nil
+			return tw.Flush()
 		},
 	}
 	c.Flags().StringVar(&session, "session", "", "only jobs of this session")

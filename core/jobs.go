@@ -246,7 +246,7 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 	}
 	if st, err := os.Stat(cwd); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, Invalidf("cwd %s does not exist (create it with: mkdir -p -- %s)", cwd, shellQuote(cwd))
+			return nil, Invalidf("cwd %s does not exist (create it with: mkdir -p -- '%s')", cwd, strings.ReplaceAll(cwd, "'", `'\''`))
 		}
 		return nil, Invalidf("cwd %s: %v", cwd, err)
 	} else if !st.IsDir() {
@@ -459,7 +459,11 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 			res, err = refuse(tx, j.reg.now(), EntityJob, job.ID, string(job.Status), string(JobCancelled), actor, "already "+string(job.Status))
 			return err
 		}
-		res, err = j.endJob(tx, job, JobCancelled, actor, "cancel", j.reg.now())
+		reason := "cancel"
+		if job.PGID > 1 {
+			reason = fmt.Sprintf("cancel: SIGTERM to process group %d, SIGKILL after %s", job.PGID, j.opts.KillGrace)
+		}
+		res, err = j.endJob(tx, job, JobCancelled, actor, reason, j.reg.now())
 		return err
 	})
 	if err != nil || !res.Applied {
@@ -507,7 +511,11 @@ func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (Re
 		now := j.reg.now()
 		for i := range active {
 			job := &active[i]
-			res, err := j.endJob(tx, job, JobReaped, actor, "session "+session+" reaped", now)
+			reason := "session " + session + " reaped"
+			if job.PGID > 1 {
+				reason += fmt.Sprintf(": SIGTERM to process group %d, SIGKILL after %s", job.PGID, j.opts.KillGrace)
+			}
+			res, err := j.endJob(tx, job, JobReaped, actor, reason, now)
 			if err != nil {
 				return err
 			}

@@ -9,10 +9,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrJobNotPending is returned by Supervise when the job is no longer pending
@@ -218,7 +221,11 @@ func describeExit(cmd *exec.Cmd, werr error) string {
 		return "wait failed: " + fmt.Sprint(werr)
 	}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return fmt.Sprintf("killed by signal %s (exit code %d)", ws.Signal(), 128+int(ws.Signal()))
+		name := unix.SignalName(ws.Signal())
+		if name == "" {
+			name = strconv.Itoa(int(ws.Signal()))
+		}
+		return fmt.Sprintf("killed by signal %s (exit code %d)", name, 128+int(ws.Signal()))
 	}
 	return fmt.Sprintf("exited with code %d", cmd.ProcessState.ExitCode())
 }

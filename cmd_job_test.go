@@ -1,0 +1,272 @@
+package main
+
+// Background jobs through the real binary (SPEC J1–J9, §8 `job …`). Each test
+// uses its own database; the supervisors are the real `clawpit __supervise`.
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// jobOut is `job run|cancel --json`.
+type jobOut struct {
+	Applied bool      `json:"applied"`
+	Reason  string    `json:"reason"`
+	Job     *core.Job `json:"job"`
+}
+
+func (c *cli) job(id string) core.Job {
+	c.t.Helper()
+	var j core.Job
+	c.json(&j, "job", "status", id)
+	return j
+}
+
+// waitJob polls `job status` until ok, failing after timeout.
+func (c *cli) waitJob(id string, timeout time.Duration, what string, ok func(core.Job) bool) core.Job {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		j := c.job(id)
+		if ok(j) {
+			return j
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("job %s: waited %s for %s; status %s", id, timeout, what, j.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// killJobOnCleanup SIGKILLs whatever is left of a job when the test ends.
+func (c *cli) killJobOnCleanup(id string) {
+	c.t.Cleanup(func() {
+		var j core.Job
+		if o := c.run("--json", "job", "status", id); o.code == 0 && json.Unmarshal([]byte(o.stdout), &j) == nil && j.PGID > 1 {
+			_ = core.SignalGroup(j.PGID, syscall.SIGKILL)
+		}
+	})
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// A dev server is a normal job (SPEC J1, J2, J5, J6): it keeps running after
+// `job run` and the shell that started it have exited, its request log is on
+// disk while it runs, `job tail` shows it, and `job cancel` ends it cancelled
+// with the port free again.
+func TestJobDevServer(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 not installed")
+	}
+	c := newCLI(t)
+	port := freePort(t)
+	cwd := t.TempDir()
+	if err := os.WriteFile(filepath.Join(cwd, "index.html"), []byte("hello from the dev server\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sh := exec.Command("sh", "-c", `"$0" --json --db "$1" job run --session dev --cwd "$2" --rationale "serve the site" -- python3 -m http.server "$3" --bind 127.0.0.1`,
+		clawpitBin, c.db, cwd, fmt.Sprint(port))
+	sh.Env = append(os.Environ(), "CLAWPIT_HOME="+c.home)
+	start := time.Now()
+	b, err := sh.Output()
+	if err != nil {
+		t.Fatalf("job run: %v", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("job run took %s: it must return at once", el)
+	}
+	var run jobOut
+	if err := json.Unmarshal(b, &run); err != nil || !run.Applied || run.Job == nil {
+		t.Fatalf("job run output %q: %v", b, err)
+	}
+	id := run.Job.ID
+	c.killJobOnCleanup(id)
+	if want := filepath.Join(filepath.Dir(c.db), "jobs", id, "output.log"); run.Job.LogPath != want {
+		t.Errorf("log path %s, want %s", run.Job.LogPath, want)
+	}
+	if _, err := os.Stat(run.Job.LogPath); err != nil {
+		t.Errorf("log missing right after job run: %v", err)
+	}
+
+	// The server answers although `job run` and its shell are gone.
+	url := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	client := &http.Client{Timeout: 2 * time.Second}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := client.Get(url + "index.html")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dev server never answered: %v; job %+v", err, c.job(id))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for i := 1; i <= 3; i++ {
+		resp, err := client.Get(fmt.Sprintf("%sindex.html?req-%d", url, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	j := c.job(id)
+	if j.Status != core.JobRunning || j.PID == 0 || j.PGID != j.PID || j.SupervisorPID == 0 {
+		t.Fatalf("job while serving: %+v", j)
+	}
+	// Each request line reaches the log while the server runs.
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(j.LogPath)
+		if strings.Contains(string(b), "GET /index.html?req-3 ") {
+			if !strings.Contains(string(b), "[stderr] ") {
+				t.Errorf("http.server logs to stderr; lines lack the prefix: %q", b)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("request lines not in the log while running: %q", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tail := c.ok("job", "tail", id[:6], "--lines", "3")
+	for i := 1; i <= 3; i++ {
+		if !strings.Contains(tail, fmt.Sprintf("GET /index.html?req-%d ", i)) {
+			t.Errorf("job tail lacks request %d:\n%s", i, tail)
+		}
+	}
+	if strings.Contains(tail, "GET /index.html HTTP") {
+		t.Errorf("--lines 3 printed more than 3 lines:\n%s", tail)
+	}
+
+	start = time.Now()
+	var cancel jobOut
+	c.json(&cancel, "job", "cancel", id)
+	if !cancel.Applied || cancel.Job.Status != core.JobCancelled {
+		t.Fatalf("cancel: %+v", cancel)
+	}
+	if el := time.Since(start); el > 6*time.Second {
+		t.Errorf("cancel took %s", el)
+	}
+	j = c.waitJob(id, 15*time.Second, "exit code", func(j core.Job) bool { return j.ExitCode != nil })
+	if j.Status != core.JobCancelled || *j.ExitCode != 143 {
+		t.Errorf("after cancel: %s exit %d", j.Status, *j.ExitCode)
+	}
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		t.Errorf("port %d still busy after cancel: %v", port, err)
+	} else {
+		l.Close()
+	}
+	// A second cancel is refused and changes nothing.
+	if o := c.run("job", "cancel", id); o.code != 0 || !strings.Contains(o.stdout, "not applied: already cancelled") {
+		t.Errorf("second cancel: %s", o)
+	}
+	// show, list and the journal.
+	show := c.ok("job", "show", id)
+	for _, want := range []string{"status:", "cancelled", "python3 -m http.server", "serve the site", "SIGTERM", "events ("} {
+		if !strings.Contains(show, want) {
+			t.Errorf("job show lacks %q:\n%s", want, show)
+		}
+	}
+	if list := c.ok("job", "list", "--session", "dev", "--status", "cancelled"); !strings.Contains(list, id) {
+		t.Errorf("job list:\n%s", list)
+	}
+}
+
+// Bad input to `job run` exits 2 with a clear message and writes nothing.
+func TestJobRunBadInput(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("session", "open", "s")
+	missing := filepath.Join(t.TempDir(), "not here")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"job", "run", "--session", "s"}, "empty command"},
+		{[]string{"job", "run", "--session", "s", "--", ""}, "empty command"},
+		{[]string{"job", "run", "--", "true"}, "--session is required"},
+		{[]string{"job", "run", "--session", "s", "--timeout", "5 minutes", "--", "true"}, `--timeout "5 minutes"`},
+		{[]string{"job", "run", "--session", "s", "--timeout", "-3s", "--", "true"}, "negative"},
+		{[]string{"job", "run", "--session", "s", "--cwd", missing, "--", "true"}, "mkdir -p -- '" + missing + "'"},
+		{[]string{"job", "list", "--status", "runing"}, `unknown job status "runing"`},
+	} {
+		o := c.run(tc.args...)
+		if o.code != 2 || !strings.Contains(o.stderr, tc.want) {
+			t.Errorf("%v: want exit 2 mentioning %q, got %s", tc.args, tc.want, o)
+		}
+	}
+	if list := c.ok("--json", "job", "list"); list != "[]" {
+		t.Errorf("bad input wrote jobs: %s", list)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(filepath.Dir(c.db), "jobs")); len(ents) != 0 {
+		t.Errorf("bad input created %d log directories", len(ents))
+	}
+	for _, args := range [][]string{{"job", "status", "ffffffffffff"}, {"job", "tail", "abcd"}, {"job", "cancel", "abcd"}} {
+		if o := c.run(args...); o.code != 4 {
+			t.Errorf("%v: want exit 4, got %s", args, o)
+		}
+	}
+}
+
+// `session passivate` reaps the session's jobs (SPEC J7) when the CLI wires
+// the job supervisor into the registry; `session resume` lists them once.
+func TestJobSessionPassivateReaps(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("session", "open", "p")
+	var run jobOut
+	c.json(&run, "job", "run", "--session", "p", "--", "sleep", "60")
+	id := run.Job.ID
+	c.killJobOnCleanup(id)
+	j := c.waitJob(id, 20*time.Second, "running", func(j core.Job) bool { return j.Status == core.JobRunning })
+	start := time.Now()
+	o := c.run("session", "passivate", "p")
+	if o.code != 0 {
+		t.Fatalf("passivate: %s", o)
+	}
+	if el := time.Since(start); el > 6*time.Second {
+		t.Errorf("passivate took %s", el)
+	}
+	if got := c.job(id); got.Status != core.JobReaped {
+		t.Fatalf("job after passivate: %s (is app.open calling a.wireJobs()?)", got.Status)
+	}
+	if core.GroupAlive(j.PGID) {
+		t.Errorf("process group %d alive after reap", j.PGID)
+	}
+	c.waitJob(id, 15*time.Second, "exit code", func(j core.Job) bool { return j.ExitCode != nil })
+	reg, closeReg := c.registry()
+	ns, err := reg.ListNotifications(t.Context(), core.NotificationFilter{})
+	closeReg()
+	if err != nil || len(ns) != 0 {
+		t.Errorf("a reaped job raised a notification: %+v %v", ns, err)
+	}
+	if o := c.ok("session", "resume", "p"); !strings.Contains(o, id) {
+		t.Errorf("first resume does not list the reaped job:\n%s", o)
+	}
+	c.ok("session", "passivate", "p")
+	if o := c.ok("session", "resume", "p"); strings.Contains(o, id) {
+		t.Errorf("second resume lists the reaped job again:\n%s", o)
+	}
+}
