@@ -54,6 +54,10 @@ type SweepTx interface {
 	// an end time (SPEC R10 inconsistent_timestamps).
 	SweepInconsistent(entity string, limit int) ([]TimesRow, error)
 
+	// SweepLastNotificationID returns the largest notification id, 0 when
+	// there is none (a cursor for following new notifications).
+	SweepLastNotificationID() (int64, error)
+
 	// SweepStamp sets cleanup_after on one finished row of entity when its
 	// revision is still rev and cleanup_after is still unset (notifications
 	// have no revision: rev is ignored). False when it raced.

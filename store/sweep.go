@@ -85,7 +85,8 @@ var sweepSQL = map[string]string{
  ORDER BY ended_at LIMIT ?`,
 	"delivery_failed": `SELECT id, COALESCE(owner_session, ''), label FROM tasks
  WHERE delivery_status = 'failed' ORDER BY id LIMIT ?`,
-	"prune_events": "DELETE FROM events WHERE entity = ? AND entity_id = ?",
+	"prune_events":         "DELETE FROM events WHERE entity = ? AND entity_id = ?",
+	"last_notification_id": "SELECT COALESCE(MAX(id), 0) FROM notifications",
 }
 
 func unstampedSQL(rt retentionTable) string {
@@ -277,6 +278,15 @@ func (t *tx) SweepInconsistent(entity string, limit int) ([]core.TimesRow, error
 	return queryAll(t, inconsistentSQL(rt), []any{limitArg(limit)}, func(s rowScanner, r *core.TimesRow) error {
 		return s.Scan(&r.ID, &r.Status, nts{&r.Created}, nts{&r.Started}, nts{&r.Ended})
 	})
+}
+
+// SweepLastNotificationID implements core.SweepTx.
+func (t *tx) SweepLastNotificationID() (int64, error) {
+	var id int64
+	if err := t.tx.QueryRowContext(t.ctx, sweepSQL["last_notification_id"]).Scan(&id); err != nil {
+		return 0, mapErr(err)
+	}
+	return id, nil
 }
 
 // idArg is the primary-key argument of entity: notification ids are integers.
