@@ -7,6 +7,8 @@ import (
 	"syscall"
 )
 
+var _ JobLiveness = (*Jobs)(nil)
+
 // JobLostReason says why an active job's supervisor is considered gone (SPEC
 // J8), or "" when the job is not lost: a recorded supervisor whose pid is dead
 // (a zombie counts as dead) or now belongs to a process with another start
