@@ -293,6 +293,8 @@ func jobTailCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// Job output never reaches the terminal raw (SPEC §9).
+			text = tailer.SanitizeText(text, 0)
 			if a.jsonOut {
 				return a.printJSON(struct {
 					ID           string `json:"id"`
@@ -570,7 +572,7 @@ func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job) error {
 			if i < 0 {
 				break
 			}
-			a.stdout.Write(append(red.Line(data[:i]), '\n'))
+			fmt.Fprintln(a.stdout, tailer.Sanitize(string(red.Line(data[:i])), 0))
 			data = data[i+1:]
 		}
 		partial = append([]byte(nil), data...)

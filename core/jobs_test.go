@@ -798,3 +798,36 @@ func TestProcHelpers(t *testing.T) {
 		t.Error("signalling group 1 must be refused")
 	}
 }
+
+// SIGTERM to a supervisor (its ctx ends) stops the command like a cancel and
+// still records how it ended.
+func TestSuperviseStopsWithItsContext(t *testing.T) {
+	t.Parallel()
+	f := newJobFixture(t)
+	dir := filepath.Join(t.TempDir(), "job")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	job := &core.Job{ID: core.NewShortID(), Session: "s", Status: core.JobPending, Cwd: dir,
+		Command: []string{"sleep", "60"}, LogPath: filepath.Join(dir, core.LogName), CreatedAt: core.TS(time.Now())}
+	if err := f.db.Update(f.ctx, func(tx core.Tx) error { return tx.InsertJob(job) }); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan error, 1)
+	go func() { done <- f.jobs.Supervise(ctx, job.ID, nil) }()
+	j := f.waitFor(job.ID, 20*time.Second, "running", func(j *core.Job) bool { return j.Status == core.JobRunning })
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("supervise did not stop")
+	}
+	j = f.get(job.ID)
+	if j.Status != core.JobFailed || *j.ExitCode != 143 || core.GroupAlive(j.PGID) {
+		t.Errorf("status %s exit %v, group alive %v", j.Status, *j.ExitCode, core.GroupAlive(j.PGID))
+	}
+}

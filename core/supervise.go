@@ -58,10 +58,13 @@ func (d discardSink) Close() error           { return nil }
 // authoritative result. Then it raises the job_finished notification (none
 // for reaped).
 //
-// ctx cancellation is ignored: the supervisor lives as long as its command.
-// It returns ErrJobNotPending when the job had already ended before it
+// The supervisor lives as long as its command: when ctx ends (SIGTERM or
+// SIGINT to the supervisor, say at shutdown) it stops the command like a
+// cancel — SIGTERM to its group, SIGKILL after KillGrace — and still records
+// how it ended; its own database work ignores ctx. It returns ErrJobNotPending when the job had already ended before it
 // started; any other error means the outcome could not be recorded.
 func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error {
+	stopped := ctx.Done()
 	ctx = context.WithoutCancel(ctx)
 	if j.opts.OpenLog == nil {
 		return errors.New("jobs: no log writer configured (JobsOptions.OpenLog)")
@@ -142,6 +145,13 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 		defer t.Stop()
 	}
 	go s.watch(exited)
+	go func() {
+		select {
+		case <-stopped:
+			s.kill()
+		case <-exited:
+		}
+	}()
 
 	werr := cmd.Wait()
 	close(exited)
