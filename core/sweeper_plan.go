@@ -250,7 +250,7 @@ func (b *swPlanner) retention(stx SweepTx) error {
 			keep := b.th.retentionFor(ent, r.Status)
 			cleanup := r.EndAt.Add(keep)
 			dep := b.add(Action{Rule: RuleStamp, Entity: ent, ID: r.ID, From: "cleanup_after=none", To: "cleanup_after=" + cleanup.String(),
-				Reason: fmt.Sprintf("%s, ended %s, kept %s", r.Status, r.EndAt, swDur(keep)), rev: r.Rev, at: cleanup})
+				Reason: fmt.Sprintf("%s, %s %s, kept %s", r.Status, endVerb(ent), r.EndAt, swDur(keep)), rev: r.Rev, at: cleanup})
 			if cleanup <= now {
 				rev := r.Rev
 				if rev != 0 {
@@ -387,7 +387,20 @@ func endColumn(entity string) string {
 	return "ended_at"
 }
 
-// startColumn and createColumn name the other lifecycle columns of entity.
+// endVerb says what the end time of entity records.
+func endVerb(entity string) string {
+	switch entity {
+	case EntityApproval:
+		return "decided"
+	case EntityJob:
+		return "completed"
+	case EntityNotification:
+		return "delivered"
+	}
+	return "ended"
+}
+
+// createColumn names the other lifecycle columns of entity.
 func createColumn(entity string) string {
 	if entity == EntityApproval {
 		return "requested_at"
