@@ -1,16 +1,182 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/themes"
+	"github.com/clawpit/clawpit/tui"
 	"github.com/spf13/cobra"
 )
 
-// addConsoleFlags adds the console's flags to the root (SPEC §8 first line).
-// Owned by the console work.
-func addConsoleFlags(root *cobra.Command, a *app) {}
+// consoleFlags are the console's flags (SPEC §8 first line, §9).
+type consoleFlags struct {
+	theme            string
+	readOnly         bool
+	sweepInterval    time.Duration
+	watchdogInterval time.Duration
+	notifyCmd        string
+}
 
-// runConsole opens the console.
+// Defaults of the console's intervals (SPEC §5).
+const (
+	defaultSweepInterval    = 60 * time.Second
+	defaultWatchdogInterval = 5 * time.Second
+)
+
+var consoleOpts consoleFlags
+
+// addConsoleFlags adds the console's flags to the root (SPEC §8 first line).
+func addConsoleFlags(root *cobra.Command, a *app) {
+	f := root.Flags()
+	f.StringVar(&consoleOpts.theme, "theme", "", "console theme: "+joinNames(themes.Names())+" (default dark; NO_COLOR selects mono)")
+	f.BoolVar(&consoleOpts.readOnly, "readonly", false, "read-only console: no actions, no embedded sweeper; opens the registry read-only")
+	f.DurationVar(&consoleOpts.sweepInterval, "sweep-interval", defaultSweepInterval, "console: maintenance sweep every interval (0 disables)")
+	f.DurationVar(&consoleOpts.watchdogInterval, "watchdog-interval", defaultWatchdogInterval, "console: inactivity watchdog every interval (0 disables)")
+	f.StringVar(&consoleOpts.notifyCmd, "notify-cmd", "", "console: run this shell command once per new notification (JSON on stdin); exit 0 marks it delivered")
+}
+
+func joinNames(n []string) string {
+	s := ""
+	for i, x := range n {
+		if i > 0 {
+			s += ", "
+		}
+		s += x
+	}
+	return s
+}
+
+// consoleSettings are the console's settings after flags (when given) and
+// the config file (otherwise) and defaults.
+type consoleSettings struct {
+	theme            *themes.Theme
+	keys             tui.KeyMap
+	readOnly         bool
+	sweepInterval    time.Duration
+	watchdogInterval time.Duration
+	notifyCmd        string
+}
+
+// resolveConsole merges flags, the config file and the defaults. Errors
+// wrap core.ErrInvalid (exit 2).
+func resolveConsole(cmd *cobra.Command, cfg *Config, getenv func(string) string) (consoleSettings, error) {
+	s := consoleSettings{readOnly: consoleOpts.readOnly, sweepInterval: consoleOpts.sweepInterval,
+		watchdogInterval: consoleOpts.watchdogInterval, notifyCmd: consoleOpts.notifyCmd}
+	changed := func(name string) bool { f := cmd.Flags().Lookup(name); return f != nil && f.Changed }
+	name := consoleOpts.theme
+	if !changed("theme") && cfg != nil {
+		name = cfg.Theme
+	}
+	th, err := themes.Resolve(name, getenv)
+	if err != nil {
+		return s, core.Invalidf("--theme: %v", err)
+	}
+	s.theme = th
+	if s.keys, err = consoleKeyMap(keyOverrides(cfg)); err != nil {
+		return s, err
+	}
+	if cfg != nil {
+		if !changed("sweep-interval") {
+			if d, ok, err := cfg.configDuration("sweep-interval", cfg.Sweep.SweepInterval, true); err != nil {
+				return s, err
+			} else if ok {
+				s.sweepInterval = d
+			}
+		}
+		if !changed("watchdog-interval") {
+			if d, ok, err := cfg.configDuration("watchdog-interval", cfg.Sweep.WatchdogInterval, true); err != nil {
+				return s, err
+			} else if ok {
+				s.watchdogInterval = d
+			}
+		}
+		if !changed("notify-cmd") && cfg.Sweep.NotifyCmd != "" {
+			s.notifyCmd = cfg.Sweep.NotifyCmd
+		}
+	}
+	if s.sweepInterval < 0 {
+		return s, core.Invalidf("--sweep-interval %s: must not be negative", s.sweepInterval)
+	}
+	if s.watchdogInterval < 0 {
+		return s, core.Invalidf("--watchdog-interval %s: must not be negative", s.watchdogInterval)
+	}
+	return s, nil
+}
+
+// runConsole opens the console (SPEC §9): the registry (read-only with
+// --readonly), the job supervisor, the embedded sweeper, watchdog and
+// notifier, and the Bubble Tea program on the terminal's alt screen.
 func runConsole(cmd *cobra.Command, a *app) error {
-	return errors.New("the console is not built yet")
+	ctx := cmd.Context()
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	set, err := resolveConsole(cmd, cfg, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
+		return errors.New("the console needs a terminal (over ssh use `ssh -t`); for scripts use a subcommand or --sweep-once")
+	}
+	opts, cleanup, err := a.consoleOptions(ctx, set)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	p := tea.NewProgram(tui.New(opts), tea.WithContext(ctx))
+	_, err = p.Run()
+	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // SIGTERM / SIGINT: a normal exit
+	}
+	if err != nil {
+		return fmt.Errorf("console: %w", err)
+	}
+	return nil
+}
+
+// consoleOptions opens what the console needs and returns its options and
+// a cleanup that stops the background notifier.
+func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Options, func(), error) {
+	opts := tui.Options{
+		Theme: set.theme, Keys: set.keys, ReadOnly: set.readOnly, Operator: core.OperatorActor(),
+		SweepInterval: set.sweepInterval, WatchdogInterval: set.watchdogInterval,
+	}
+	if set.readOnly {
+		reg, err := a.open(ctx, store.Options{ReadOnly: true})
+		if err != nil {
+			return opts, nil, err
+		}
+		opts.Source = tui.NewStoreSource(reg.Store())
+		return opts, func() {}, nil
+	}
+	jobs, err := a.jobs(ctx)
+	if err != nil {
+		return opts, nil, err
+	}
+	reg := jobs.Registry()
+	opts.Source = tui.NewStoreSource(reg.Store())
+	opts.Actions = reg
+	opts.Jobs = jobs
+	opts.Maintenance = tui.SweeperMaintenance(core.NewSweeper(reg, jobs))
+	stop := func() {}
+	if set.notifyCmd != "" {
+		n, err := core.NewNotifier(reg, set.notifyCmd)
+		if err != nil {
+			return opts, nil, err
+		}
+		nctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); _ = n.Run(nctx) }()
+		stop = func() { cancel(); <-done }
+	}
+	return opts, stop, nil
 }

@@ -12,4 +12,14 @@ type ConsoleTx interface {
 	// *Task passed to fn is reused between calls: fn must copy what it keeps.
 	// An error from fn stops the scan and is returned.
 	EachTask(fn func(*Task) error) error
+	// CountRows returns the row count of every table the console shows.
+	CountRows() (TableCounts, error)
+}
+
+// TableCounts are the row counts of the tables the console shows. The
+// console compares them with what it holds after replaying the journal: rows
+// pruned by another process leave no journal (SPEC R8 prunes the journal
+// with the row), so a mismatch means "reload everything".
+type TableCounts struct {
+	Tasks, Runs, Approvals, Jobs, Notifications int64
 }

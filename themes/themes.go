@@ -50,6 +50,14 @@ type Theme struct {
 	Field        lipgloss.Style // a field name in the detail view
 	Section      lipgloss.Style // a section heading in the detail view
 
+	// Log view (tui/logview).
+	Match        lipgloss.Style // a search match
+	CurrentMatch lipgloss.Style // the match n/N landed on
+	Marker       lipgloss.Style // where the job ended
+	Bar          lipgloss.Style // the log view's status bar
+	Following    lipgloss.Style // FOLLOWING badge
+	Paused       lipgloss.Style // PAUSED badge
+
 	// Help is handed to bubbles/help.
 	Help help.Styles
 
@@ -180,6 +188,12 @@ func coloured(name string, isDark, bold bool, p palette) *Theme {
 		Input:        s().Foreground(p.fg).Underline(true),
 		Field:        s().Foreground(p.accent),
 		Section:      s().Foreground(p.accent).Bold(true).Underline(true),
+		Match:        s().Foreground(p.selFg).Background(p.pend),
+		CurrentMatch: s().Foreground(p.selFg).Background(p.hot).Bold(true),
+		Marker:       s().Foreground(p.accent).Bold(true),
+		Bar:          s().Foreground(p.fg).Background(p.selBg),
+		Following:    s().Foreground(p.selFg).Background(p.ok).Bold(true),
+		Paused:       s().Foreground(p.selFg).Background(p.pend).Bold(true),
 		status:       map[string]lipgloss.Style{},
 		plain:        s().Foreground(p.fg),
 	}
@@ -255,6 +269,12 @@ func mono() *Theme {
 		Input:        s().Underline(true),
 		Field:        s().Bold(true),
 		Section:      s().Bold(true).Underline(true),
+		Match:        s().Underline(true),
+		CurrentMatch: s().Reverse(true),
+		Marker:       s().Bold(true),
+		Bar:          s().Reverse(true),
+		Following:    s().Bold(true),
+		Paused:       s().Bold(true).Underline(true),
 		status:       map[string]lipgloss.Style{},
 		plain:        s(),
 	}

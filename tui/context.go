@@ -131,10 +131,6 @@ type Options struct {
 	WatchdogInterval time.Duration // 0 disables the watchdog
 	PollInterval     time.Duration // data_version poll; default 200 ms
 
-	// Notify, when set, is called in a Cmd with each batch of new
-	// notifications (the --notify-cmd hook). It returns the ids it delivered.
-	Notify func(ctx context.Context, ns []core.Notification) ([]int64, error)
-
 	// LogView builds the job log view; nil uses a built-in placeholder.
 	LogView func(ctx *Context, job Target) LogComponent
 }

@@ -38,6 +38,153 @@ type listSpec[R any] struct {
 // span locates a row's lowercased search text in the list's arena.
 type span struct{ off, n uint32 }
 
+// table is a list's data: the rows, their search text and the sorted order.
+// It is built off the UI goroutine for a full load (newTable, in a Cmd) and
+// installed in O(1); deltas are merged in place (apply).
+type table[R any] struct {
+	spec  *listSpec[R]
+	rows  []R
+	gone  []bool // slot deleted (compacted at the next full load)
+	ids   map[string]int32
+	hays  []span
+	arena []byte  // lowercased search text of every row, back to back
+	live  int     // rows not gone
+	order []int32 // live slots in sort order
+	sort  int
+}
+
+// newTable indexes and sorts rows by sort key sort.
+func newTable[R any](spec *listSpec[R], rows []R, sort int) table[R] {
+	t := table[R]{
+		spec:  spec,
+		rows:  rows,
+		gone:  make([]bool, len(rows)),
+		ids:   make(map[string]int32, len(rows)),
+		hays:  make([]span, len(rows)),
+		arena: make([]byte, 0, len(rows)*64),
+		order: make([]int32, len(rows)),
+		live:  len(rows),
+		sort:  sort,
+	}
+	for i := range rows {
+		t.ids[spec.id(&rows[i])] = int32(i)
+		t.index(int32(i))
+		t.order[i] = int32(i)
+	}
+	t.sortOrder(t.order)
+	return t
+}
+
+// index (re)computes a slot's search text.
+func (t *table[R]) index(slot int32) {
+	start := len(t.arena)
+	t.arena = t.spec.hay(&t.rows[slot], t.arena)
+	if isPlainBytes(t.arena[start:]) {
+		lowerASCII(t.arena[start:])
+	} else {
+		low := bytes.ToLower(t.arena[start:])
+		t.arena = append(t.arena[:start], low...)
+	}
+	t.hays[slot] = span{uint32(start), uint32(len(t.arena) - start)}
+}
+
+func (t *table[R]) cmp(a, b int32) int {
+	ra, rb := &t.rows[a], &t.rows[b]
+	if c := t.spec.sorts[t.sort].cmp(ra, rb); c != 0 {
+		return c
+	}
+	return strings.Compare(t.spec.id(rb), t.spec.id(ra))
+}
+
+func (t *table[R]) sortOrder(s []int32) { slices.SortFunc(s, t.cmp) }
+
+func (t *table[R]) merge(a, b []int32) []int32 {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]int32, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if t.cmp(b[j], a[i]) < 0 {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// apply merges a delta: rows changed or added, and ids that are gone. Only
+// the touched rows are re-sorted; they are merged into the order.
+func (t *table[R]) apply(up []R, goneIDs []string) {
+	touched := make(map[int32]bool, len(up)+len(goneIDs))
+	for _, id := range goneIDs {
+		if s, ok := t.ids[id]; ok && !t.gone[s] {
+			t.gone[s] = true
+			delete(t.ids, id)
+			touched[s] = true
+			t.live--
+		}
+	}
+	var fresh []int32
+	for i := range up {
+		id := t.spec.id(&up[i])
+		s, ok := t.ids[id]
+		if !ok {
+			s = int32(len(t.rows))
+			t.rows = append(t.rows, up[i])
+			t.gone = append(t.gone, false)
+			t.hays = append(t.hays, span{})
+			t.ids[id] = s
+			t.live++
+		} else {
+			t.rows[s] = up[i]
+		}
+		t.index(s)
+		if !touched[s] {
+			fresh = append(fresh, s)
+		}
+		touched[s] = true
+	}
+	// Keep the order without the touched slots, then merge them back in.
+	kept := make([]int32, 0, len(t.order)+len(fresh))
+	for _, s := range t.order {
+		if !touched[s] {
+			kept = append(kept, s)
+		}
+	}
+	t.sortOrder(fresh)
+	t.order = t.merge(kept, fresh)
+	t.compactArena()
+}
+
+// compactArena drops stale search text once it is more than half the arena.
+func (t *table[R]) compactArena() {
+	used := 0
+	for s, h := range t.hays {
+		if !t.gone[s] {
+			used += int(h.n)
+		}
+	}
+	if used*2 >= len(t.arena) {
+		return
+	}
+	fresh := make([]byte, 0, used+used/4)
+	for s, h := range t.hays {
+		if t.gone[s] {
+			t.hays[s] = span{}
+			continue
+		}
+		start := len(fresh)
+		fresh = append(fresh, t.arena[h.off:h.off+h.n]...)
+		t.hays[s] = span{uint32(start), h.n}
+	}
+	t.arena = fresh
+}
+
 // list is the generic live table behind every pane. Rows are compact structs
 // with their display strings computed (and sanitised) once at load; the
 // sorted order and the filtered view are slices of row slots, so a key press
@@ -46,18 +193,10 @@ type span struct{ off, n uint32 }
 type list[R any] struct {
 	ctx  *Context
 	spec *listSpec[R]
+	table[R]
 
-	rows  []R
-	gone  []bool // slot deleted (compacted at the next full load)
-	ids   map[string]int32
-	hays  []span
-	arena []byte // lowercased search text of every row, back to back
-	live  int    // rows not gone
+	view []int32 // order filtered by query (aliases order when no filter)
 
-	order []int32 // live slots in sort order
-	view  []int32 // order filtered by query (aliases order when no filter)
-
-	sort    int
 	query   []byte // lowercased filter
 	input   lineInput
 	editing bool
@@ -70,7 +209,7 @@ type list[R any] struct {
 }
 
 func newList[R any](ctx *Context, spec *listSpec[R]) *list[R] {
-	return &list[R]{ctx: ctx, spec: spec, ids: map[string]int32{}}
+	return &list[R]{ctx: ctx, spec: spec, table: newTable(spec, nil, 0)}
 }
 
 // SetSize sets the table's size; h includes the column header row.
@@ -82,140 +221,30 @@ func (l *list[R]) SetSize(w, h int) {
 
 func (l *list[R]) pageRows() int { return max(1, l.h-1) }
 
-// setAll replaces every row (a full load).
-func (l *list[R]) setAll(rows []R) {
-	l.rows = rows
-	l.gone = make([]bool, len(rows))
-	l.ids = make(map[string]int32, len(rows))
-	l.hays = make([]span, len(rows))
-	l.arena = l.arena[:0]
-	if c := len(rows) * 64; cap(l.arena) < c {
-		l.arena = make([]byte, 0, c)
+// setAll replaces every row (a full load), indexing and sorting here.
+func (l *list[R]) setAll(rows []R) { l.install(newTable(l.spec, rows, l.sort)) }
+
+// install swaps in a table built by newTable (possibly in a Cmd). If the
+// sort key changed meanwhile, it is re-sorted here.
+func (l *list[R]) install(t table[R]) {
+	sort := l.sort
+	l.table = t
+	if t.sort != sort {
+		l.table.sort = sort
+		l.sortOrder(l.order)
 	}
-	l.order = make([]int32, len(rows))
-	for i := range rows {
-		l.ids[l.spec.id(&rows[i])] = int32(i)
-		l.index(int32(i))
-		l.order[i] = int32(i)
-	}
-	l.live = len(rows)
-	l.sortOrder(l.order)
 	l.refilter()
 	l.restoreCursor()
 }
 
-// index (re)computes a slot's search text.
-func (l *list[R]) index(slot int32) {
-	start := len(l.arena)
-	l.arena = l.spec.hay(&l.rows[slot], l.arena)
-	lowerASCII(l.arena[start:])
-	if !isPlainBytes(l.arena[start:]) {
-		low := bytes.ToLower(l.arena[start:])
-		l.arena = append(l.arena[:start], low...)
-	}
-	l.hays[slot] = span{uint32(start), uint32(len(l.arena) - start)}
-}
-
-// apply merges a delta: rows changed or added, and ids that are gone. Only
-// the touched rows are re-sorted; they are merged into the order.
-func (l *list[R]) apply(up []R, goneIDs []string) {
+// applyDelta merges changed and gone rows and keeps the cursor on its row.
+func (l *list[R]) applyDelta(up []R, goneIDs []string) {
 	if len(up) == 0 && len(goneIDs) == 0 {
 		return
 	}
-	touched := make(map[int32]bool, len(up)+len(goneIDs))
-	for _, id := range goneIDs {
-		if s, ok := l.ids[id]; ok && !l.gone[s] {
-			l.gone[s] = true
-			delete(l.ids, id)
-			touched[s] = true
-			l.live--
-		}
-	}
-	var fresh []int32
-	for i := range up {
-		id := l.spec.id(&up[i])
-		s, ok := l.ids[id]
-		if !ok {
-			s = int32(len(l.rows))
-			l.rows = append(l.rows, up[i])
-			l.gone = append(l.gone, false)
-			l.hays = append(l.hays, span{})
-			l.ids[id] = s
-			l.live++
-		} else {
-			l.rows[s] = up[i]
-		}
-		l.index(s)
-		if !touched[s] {
-			fresh = append(fresh, s)
-		}
-		touched[s] = true
-	}
-	// Keep the order without the touched slots, then merge them back in.
-	kept := make([]int32, 0, len(l.order)+len(fresh))
-	for _, s := range l.order {
-		if !touched[s] {
-			kept = append(kept, s)
-		}
-	}
-	l.sortOrder(fresh)
-	l.order = l.merge(kept, fresh)
-	l.compactArena()
+	l.table.apply(up, goneIDs)
 	l.refilter()
 	l.restoreCursor()
-}
-
-// compactArena drops stale search text once it is more than half the arena.
-func (l *list[R]) compactArena() {
-	used := 0
-	for s, h := range l.hays {
-		if !l.gone[s] {
-			used += int(h.n)
-		}
-	}
-	if used*2 >= len(l.arena) {
-		return
-	}
-	fresh := make([]byte, 0, used+used/4)
-	for s, h := range l.hays {
-		if l.gone[s] {
-			l.hays[s] = span{}
-			continue
-		}
-		start := len(fresh)
-		fresh = append(fresh, l.arena[h.off:h.off+h.n]...)
-		l.hays[s] = span{uint32(start), h.n}
-	}
-	l.arena = fresh
-}
-
-func (l *list[R]) cmp(a, b int32) int {
-	ra, rb := &l.rows[a], &l.rows[b]
-	if c := l.spec.sorts[l.sort].cmp(ra, rb); c != 0 {
-		return c
-	}
-	return strings.Compare(l.spec.id(rb), l.spec.id(ra))
-}
-
-func (l *list[R]) sortOrder(s []int32) { slices.SortFunc(s, l.cmp) }
-
-func (l *list[R]) merge(a, b []int32) []int32 {
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]int32, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if l.cmp(b[j], a[i]) < 0 {
-			out = append(out, b[j])
-			j++
-		} else {
-			out = append(out, a[i])
-			i++
-		}
-	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
 }
 
 // cycleSort switches to the next sort key.

@@ -127,18 +127,24 @@ type jobRow struct {
 	id, session, command, logPath string
 	status                        core.JobStatus
 	exit                          string
+	exitCode                      *int
+	captureErr                    string
 	created, started, completed   core.Timestamp
 }
 
 func jobRowOf(j *core.Job) jobRow {
 	exit := "-"
+	var code *int
 	if j.ExitCode != nil {
 		exit = strconv.Itoa(*j.ExitCode)
+		c := *j.ExitCode
+		code = &c
 	}
 	return jobRow{
 		id: oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(j.Command), 500)),
-		logPath: j.LogPath, status: intern(j.Status, core.JobStatuses), exit: exit,
-		created: j.CreatedAt, started: j.StartedAt, completed: j.CompletedAt,
+		logPath: j.LogPath, status: intern(j.Status, core.JobStatuses), exit: exit, exitCode: code,
+		captureErr: oneLine(clip(j.CaptureError, 300)),
+		created:    j.CreatedAt, started: j.StartedAt, completed: j.CompletedAt,
 	}
 }
 

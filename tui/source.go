@@ -42,6 +42,10 @@ type LoadResult struct {
 	Full        bool    // every row was sent (replace, not merge)
 	EventID     int64   // the journal cursor for the next load
 	Undelivered []int64 // delta loads: ids of every undelivered notification now
+	// Counts, when the store can count, are the table sizes in the same
+	// snapshot (delta loads): the console reloads everything when what it
+	// holds differs (rows pruned by another process leave no journal).
+	Counts *core.TableCounts
 }
 
 // Sink receives loaded rows. The pointers are only valid during the call:
@@ -240,6 +244,13 @@ func loadDelta(tx core.Tx, req LoadRequest, evs []core.Event, sink Sink) (LoadRe
 	res.Undelivered = make([]int64, len(un))
 	for i := range un {
 		res.Undelivered[i] = un[i].ID
+	}
+	if ctx, ok := tx.(core.ConsoleTx); ok {
+		c, err := ctx.CountRows()
+		if err != nil {
+			return res, err
+		}
+		res.Counts = &c
 	}
 	return res, nil
 }

@@ -1,0 +1,262 @@
+package tui
+
+import (
+	"context"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/clawpit/clawpit/core"
+)
+
+// dialog is a modal box drawn over the screen. It takes every key while it
+// is open (ctrl+c still quits); q and esc close a dialog without a text
+// field; in one with a text field q is typed and esc closes.
+type dialog interface {
+	// update handles a key or paste; done closes the dialog.
+	update(m *Model, msg tea.Msg) (done bool, cmd tea.Cmd)
+	// view renders the box for a screen w cells wide.
+	view(ctx *Context, w int) string
+}
+
+// dialogWidth is the box's inner width on a screen w cells wide.
+func dialogWidth(w int) int { return max(20, min(w-10, 72)) }
+
+// box renders a dialog: title, body lines (wrapped to the box), hint line.
+func box(ctx *Context, w int, title string, body []string, hints string) string {
+	th := ctx.Theme
+	iw := dialogWidth(w)
+	var b strings.Builder
+	b.WriteString(th.DialogTitle.Render(truncRight(title, iw)))
+	b.WriteString("\n")
+	for _, l := range body {
+		b.WriteString("\n")
+		b.WriteString(l)
+	}
+	b.WriteString("\n\n")
+	b.WriteString(hints)
+	return th.Dialog.Width(iw + 4).Render(b.String())
+}
+
+// wrapText wraps plain (sanitised) text to w cells.
+func wrapText(s string, w int) []string {
+	if w < 1 {
+		return []string{s}
+	}
+	return strings.Split(ansi.Wrap(s, w, " /-"), "\n")
+}
+
+func hint(ctx *Context, b key.Binding, what string) string {
+	return ctx.Theme.Help.ShortKey.Render(firstKey(b)) + " " + ctx.Theme.Help.ShortDesc.Render(what)
+}
+
+func hints(parts ...string) string { return strings.Join(parts, "   ") }
+
+// ---- confirm ----------------------------------------------------------
+
+// confirmDialog asks before an action that destroys or denies (cancel,
+// kill, reap).
+type confirmDialog struct {
+	title   string
+	lines   []string // sanitised
+	yes, no string
+	run     func(ctx context.Context) actionMsg
+}
+
+func (d *confirmDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return false, nil
+	}
+	keys := m.ctx.Keys
+	switch {
+	case key.Matches(k, keys.Confirm):
+		run, ctx := d.run, m.bg
+		m.setStatus(d.yes+"…", lvlInfo)
+		return true, func() tea.Msg { return run(ctx) }
+	case key.Matches(k, keys.Back, keys.Quit), k.String() == "n":
+		m.setStatus(d.yes+": not confirmed, nothing done", lvlInfo)
+		return true, nil
+	}
+	return false, nil
+}
+
+func (d *confirmDialog) view(ctx *Context, w int) string {
+	iw := dialogWidth(w)
+	var body []string
+	for _, l := range d.lines {
+		body = append(body, wrapText(l, iw)...)
+	}
+	return box(ctx, w, d.title, body, hints(hint(ctx, ctx.Keys.Confirm, d.yes), hint(ctx, ctx.Keys.Back, d.no)))
+}
+
+// ---- approve with scope -----------------------------------------------
+
+type scopeDialog struct {
+	t      Target
+	choice int
+}
+
+func newScopeDialog(t Target) *scopeDialog { return &scopeDialog{t: t} }
+
+var scopeWhat = map[core.Scope]string{
+	core.ScopeOnce:    "this request only",
+	core.ScopeSession: "this request and later matching requests of the same session (a session grant)",
+	core.ScopeAlways:  "this request and every later matching request, in any session (a global grant)",
+}
+
+func (d *scopeDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return false, nil
+	}
+	keys := m.ctx.Keys
+	n := len(core.Scopes)
+	switch {
+	case key.Matches(k, keys.Confirm):
+		scope := core.Scopes[d.choice]
+		m.setStatus("approving "+d.t.Short+"…", lvlInfo)
+		return true, m.approveCmd(d.t, scope)
+	case key.Matches(k, keys.Left, keys.Up, keys.PrevPane):
+		d.choice = (d.choice + n - 1) % n
+	case key.Matches(k, keys.Right, keys.Down, keys.NextPane):
+		d.choice = (d.choice + 1) % n
+	case key.Matches(k, keys.Back, keys.Quit), k.String() == "n":
+		m.setStatus("approve "+d.t.Short+": not confirmed, nothing done", lvlInfo)
+		return true, nil
+	}
+	return false, nil
+}
+
+func (d *scopeDialog) view(ctx *Context, w int) string {
+	th := ctx.Theme
+	iw := dialogWidth(w)
+	body := wrapText(d.t.Name, iw)
+	body = append(body, "session "+d.t.Session, "")
+	var opts []string
+	for i, s := range core.Scopes {
+		if i == d.choice {
+			opts = append(opts, th.ChoiceActive.Render("["+string(s)+"]"))
+		} else {
+			opts = append(opts, th.Choice.Render(" "+string(s)+" "))
+		}
+	}
+	body = append(body, "scope  "+strings.Join(opts, " "))
+	body = append(body, wrapText(th.Muted.Render(scopeWhat[core.Scopes[d.choice]]), iw)...)
+	return box(ctx, w, "Approve "+d.t.Short, body, hints(
+		th.Help.ShortKey.Render(firstKey(ctx.Keys.Left)+"/"+firstKey(ctx.Keys.Right))+" "+th.Help.ShortDesc.Render("scope"),
+		hint(ctx, ctx.Keys.Confirm, "approve"), hint(ctx, ctx.Keys.Back, "cancel")))
+}
+
+// ---- deny with reason -------------------------------------------------
+
+type reasonDialog struct {
+	t  Target
+	in lineInput
+}
+
+func (d *reasonDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
+	switch d.in.update(msg) {
+	case inputSubmit:
+		reason := strings.TrimSpace(d.in.value())
+		m.setStatus("denying "+d.t.Short+"…", lvlInfo)
+		return true, m.denyCmd(d.t, reason)
+	case inputCancel:
+		m.setStatus("deny "+d.t.Short+": not confirmed, nothing done", lvlInfo)
+		return true, nil
+	}
+	return false, nil
+}
+
+func (d *reasonDialog) view(ctx *Context, w int) string {
+	th := ctx.Theme
+	iw := dialogWidth(w)
+	body := wrapText(d.t.Name, iw)
+	body = append(body, "session "+d.t.Session, "", "reason (optional):", d.in.view(th.Input, iw))
+	return box(ctx, w, "Deny "+d.t.Short+"?", body, hints(
+		th.Help.ShortKey.Render("enter")+" "+th.Help.ShortDesc.Render("deny"),
+		th.Help.ShortKey.Render("esc")+" "+th.Help.ShortDesc.Render("keep it pending")))
+}
+
+// ---- maintenance plan -------------------------------------------------
+
+type planDialog struct {
+	loading, applying bool
+	plan              *Plan
+	err               error
+	offset            int
+}
+
+func (d *planDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return false, nil
+	}
+	keys := m.ctx.Keys
+	switch {
+	case d.applying:
+		return false, nil
+	case key.Matches(k, keys.Confirm):
+		if d.loading {
+			return false, nil
+		}
+		if d.err != nil || d.plan == nil || d.plan.Empty {
+			return true, nil
+		}
+		d.applying = true
+		m.setStatus("applying maintenance…", lvlInfo)
+		return false, m.applyCmd(d.plan)
+	case key.Matches(k, keys.Back, keys.Quit):
+		m.setStatus("maintenance: not applied", lvlInfo)
+		return true, nil
+	case key.Matches(k, keys.Up):
+		d.offset = max(0, d.offset-1)
+	case key.Matches(k, keys.Down):
+		d.offset++
+	case key.Matches(k, keys.PageUp):
+		d.offset = max(0, d.offset-10)
+	case key.Matches(k, keys.PageDown):
+		d.offset += 10
+	}
+	return false, nil
+}
+
+func (d *planDialog) view(ctx *Context, w int) string {
+	th := ctx.Theme
+	iw := dialogWidth(w)
+	title := "Maintenance — dry run"
+	var body []string
+	h := hints(hint(ctx, ctx.Keys.Confirm, "apply"), hint(ctx, ctx.Keys.Back, "cancel"))
+	switch {
+	case d.loading:
+		body = []string{"planning…"}
+		h = hint(ctx, ctx.Keys.Back, "cancel")
+	case d.err != nil:
+		body = wrapText(th.StatusErr.Render("planning failed: ")+errText(d.err), iw)
+		h = hint(ctx, ctx.Keys.Back, "close")
+	default:
+		body = wrapText(d.plan.Summary, iw)
+		if len(d.plan.Lines) > 0 {
+			body = append(body, "")
+			room := max(3, ctx.Height-12)
+			d.offset = min(d.offset, max(0, len(d.plan.Lines)-room))
+			end := min(len(d.plan.Lines), d.offset+room)
+			for _, l := range d.plan.Lines[d.offset:end] {
+				body = append(body, truncRight(l, iw))
+			}
+			if len(d.plan.Lines) > room {
+				body = append(body, th.Muted.Render(truncRight(
+					"lines "+itoa(d.offset+1)+"–"+itoa(end)+" of "+itoa(len(d.plan.Lines))+" (↑/↓ scroll)", iw)))
+			}
+		}
+		if d.plan.Empty {
+			h = hint(ctx, ctx.Keys.Back, "close")
+		}
+		if d.applying {
+			title = "Maintenance — applying…"
+			h = ""
+		}
+	}
+	return box(ctx, w, title, body, h)
+}

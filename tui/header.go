@@ -1,0 +1,228 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/clawpit/clawpit/core"
+)
+
+// headerCounts are the header's numbers (SPEC §9).
+type headerCounts struct {
+	approvals    int // pending
+	tasks        int // running
+	runs         int // running (incl. waiting on approvals)
+	jobs         int // running or pending
+	failed, lost int // in the last 24 h: tasks and jobs that failed / timed out, and lost ones
+	unread       int // undelivered notifications
+}
+
+const day = core.Timestamp(24 * 60 * 60 * 1000)
+
+// countHeader computes the header counts from the loaded rows. It walks
+// every row once (about 0.3 ms at 100,000 tasks), so it runs after a load,
+// not per key press.
+func (m *Model) countHeader() {
+	now := m.ctx.now()
+	since := now - day
+	var c headerCounts
+	for s := range m.tasks.rows {
+		if m.tasks.gone[s] {
+			continue
+		}
+		r := &m.tasks.rows[s]
+		switch r.status {
+		case core.TaskRunning:
+			c.tasks++
+		case core.TaskFailed, core.TaskTimedOut:
+			if r.ended >= since {
+				c.failed++
+			}
+		case core.TaskLost:
+			if r.ended >= since {
+				c.lost++
+			}
+		}
+	}
+	for s := range m.runs.rows {
+		if !m.runs.gone[s] && m.runs.rows[s].ended == 0 {
+			c.runs++
+		}
+	}
+	for s := range m.approvals.rows {
+		if !m.approvals.gone[s] && m.approvals.rows[s].status == core.ApprovalPending {
+			c.approvals++
+		}
+	}
+	for s := range m.jobs.rows {
+		if m.jobs.gone[s] {
+			continue
+		}
+		r := &m.jobs.rows[s]
+		switch r.status {
+		case core.JobRunning, core.JobPending:
+			c.jobs++
+		case core.JobFailed, core.JobTimedOut:
+			if r.completed >= since {
+				c.failed++
+			}
+		case core.JobLost:
+			if core.Coalesce(r.completed, r.created) >= since {
+				c.lost++
+			}
+		}
+	}
+	for s := range m.alerts.rows {
+		if !m.alerts.gone[s] && m.alerts.rows[s].delivered == 0 {
+			c.unread++
+		}
+	}
+	m.counts = c
+	m.countedAt = now
+}
+
+// headerView renders the two header lines.
+func (m *Model) headerView(w int) string {
+	th := m.ctx.Theme
+	c := m.counts
+	num := func(n int) string { return th.Count.Render(strconv.Itoa(n)) }
+
+	// The widest form that fits: full words with separators, then tighter.
+	var line1 string
+	for _, form := range []struct {
+		pending, sep string
+		short        bool
+	}{{" pending approval", "  │  ", false}, {" pending approval", "   ", false}, {" approval", "  ", false}, {"", "  ", true}} {
+		appr := "approvals " + num(c.approvals)
+		if c.approvals > 0 {
+			appr = th.Hot.Render(" " + strconv.Itoa(c.approvals) + form.pending + pluralS(c.approvals) + " ")
+			if form.short {
+				appr = th.Hot.Render(" appr " + strconv.Itoa(c.approvals) + " ")
+			}
+		}
+		segs := []string{
+			appr,
+			"running " + num(c.tasks) + " tasks " + num(c.runs) + " runs " + num(c.jobs) + " jobs",
+			"24h " + failNum(th, c.failed) + " failed " + failNum(th, c.lost) + " lost",
+			"alerts " + num(c.unread),
+		}
+		if form.short {
+			segs[1] = "run " + num(c.tasks) + "t " + num(c.runs) + "r " + num(c.jobs) + "j"
+		}
+		line1 = strings.Join(segs, th.Muted.Render(form.sep))
+		if lipgloss.Width(line1) <= w {
+			break
+		}
+	}
+
+	// Line 2: title, sweeper, registry path, READ-ONLY badge.
+	left := th.Title.Render("clawpit") + "  " + m.sweepText()
+	badge := ""
+	if m.ctx.ReadOnly {
+		badge = th.Badge.Render(" READ-ONLY ")
+	}
+	room := w - lipgloss.Width(left) - lipgloss.Width(badge) - 4
+	line2 := left
+	if room >= 12 {
+		line2 += "  " + th.Muted.Render(truncLeft(m.ctx.DBPath, room))
+	}
+	if badge != "" {
+		line2 += spaces(max(1, w-lipgloss.Width(line2)-lipgloss.Width(badge))) + badge
+	}
+	return clipLine(th.Header.Render(line1), w) + "\n" + clipLine(line2, w)
+}
+
+func failNum(th interface {
+	Status(string) lipgloss.Style
+}, n int) string {
+	if n == 0 {
+		return strconv.Itoa(n)
+	}
+	return th.Status("failed").Render(strconv.Itoa(n))
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// sweepText is the sweeper's part of the header: last sweep time and result,
+// next sweep countdown.
+func (m *Model) sweepText() string {
+	th := m.ctx.Theme
+	switch {
+	case m.opts.Maintenance == nil || m.opts.SweepInterval <= 0:
+		if m.ctx.ReadOnly {
+			return th.Muted.Render("sweeper off (read-only)")
+		}
+		return th.Muted.Render("sweeper off")
+	case m.ctx.ReadOnly:
+		return th.Muted.Render("sweeper off (read-only)")
+	}
+	now := m.ctx.now()
+	var s string
+	switch {
+	case m.sweeping:
+		s = "sweeping…"
+	case m.lastSweepAt == 0:
+		s = "no sweep yet"
+	case m.lastSweepErr != nil:
+		s = th.StatusErr.Render("sweep failed "+age(now, m.lastSweepAt)+" ago") + th.Muted.Render(": "+oneLine(m.lastSweepErr.Error()))
+	default:
+		s = "swept " + age(now, m.lastSweepAt) + " ago: " + m.lastSweep.Short
+	}
+	if !m.sweeping {
+		left := m.nextSweep.Sub(now)
+		if left < 0 {
+			left = 0
+		}
+		s += th.Muted.Render(" · next " + countdown(left))
+	}
+	return s
+}
+
+// countdown formats the time to the next sweep: 48s, 1m30s.
+func countdown(d time.Duration) string {
+	d = d.Round(time.Second)
+	if d < time.Minute {
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	m, s := int(d/time.Minute), int(d%time.Minute/time.Second)
+	if s == 0 {
+		return strconv.Itoa(m) + "m"
+	}
+	return strconv.Itoa(m) + "m" + strconv.Itoa(s) + "s"
+}
+
+// tabsView renders the pane tabs: "1 Tasks 1,204  2 Runs 3 …".
+func (m *Model) tabsView(w int) string {
+	th := m.ctx.Theme
+	var parts []string
+	for k := Kind(0); k < numKinds; k++ {
+		p := m.panes[k]
+		shown, total := p.Counts()
+		n := thousands(total)
+		if shown != total {
+			n = thousands(shown) + "/" + n
+		}
+		label := " " + firstKey(m.paneBinding(k)) + " " + p.Title() + " " + n + " "
+		if k == m.active {
+			parts = append(parts, th.TabActive.Render(label))
+		} else {
+			parts = append(parts, th.Tab.Render(label))
+		}
+	}
+	return clipLine(strings.Join(parts, " "), w)
+}
+
+// clipLine truncates a styled line to w cells.
+func clipLine(s string, w int) string {
+	if lipgloss.Width(s) <= w {
+		return s
+	}
+	return ansiTruncate(s, w)
+}

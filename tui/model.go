@@ -1,0 +1,707 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/themes"
+)
+
+// Layout: two header lines and the tabs above the body; the pane's info
+// line, the status line and the key hints below it.
+const (
+	headerRows = 3
+	footerRows = 3
+	// busyAfter is how long a read may take before the status line says the
+	// database is busy.
+	busyAfter = time.Second
+	// recountEvery refreshes the 24 h header counts between loads.
+	recountEvery = 10 * time.Second
+)
+
+// level is a status line's severity.
+type level uint8
+
+const (
+	lvlInfo level = iota
+	lvlOK
+	lvlWarn
+	lvlErr
+)
+
+type statusLine struct {
+	text string
+	lvl  level
+}
+
+// Model is the console's root model. It owns the shared Context, the five
+// panes, and at most one of: help, dialog, detail view, log view.
+type Model struct {
+	ctx  *Context
+	opts Options
+	src  Source
+
+	tasks     *list[taskRow]
+	runs      *list[runRow]
+	approvals *list[approvalRow]
+	jobs      *list[jobRow]
+	alerts    *list[alertRow]
+	panes     [numKinds]pane
+	active    Kind
+
+	help     help.Model
+	showHelp bool
+	dialog   dialog
+	detail   *detailView
+	logv     LogComponent
+	logJob   string // id of the job whose log is open
+	logEnded bool   // the log view was told the job ended
+
+	bg   context.Context
+	stop context.CancelFunc
+
+	// Live data.
+	loaded    bool
+	loading   bool
+	loadStart core.Timestamp
+	forceFull bool
+	version   int64
+	eventID   int64
+	alertID   int64
+	busy      bool
+	counts    headerCounts
+	countedAt core.Timestamp
+
+	// Embedded sweeper and watchdog.
+	sweeping     bool
+	watching     bool
+	lastSweep    SweepResult
+	lastSweepAt  core.Timestamp
+	lastSweepErr error
+	nextSweep    core.Timestamp
+	nextWatchdog core.Timestamp
+
+	status statusLine
+
+	ticks bool       // schedule the poll tick (off in model-level tests)
+	probe *viewProbe // tests: the last rendered screen
+	quit  bool
+}
+
+// New builds the console. opts.Source is required; everything else has a
+// default or may be nil (see Options).
+func New(opts Options) *Model {
+	if opts.Clock == nil {
+		opts.Clock = core.SystemClock{}
+	}
+	if opts.Theme == nil {
+		opts.Theme, _ = themes.Get(themes.Default)
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 200 * time.Millisecond
+	}
+	if opts.Operator == "" {
+		opts.Operator = core.OperatorActor()
+	}
+	keys := opts.Keys
+	ctx := &Context{
+		Width: 80, Height: 24,
+		Theme: opts.Theme, Keys: &keys, ReadOnly: opts.ReadOnly,
+		Operator: opts.Operator, Clock: opts.Clock, DBPath: opts.Source.Path(),
+	}
+	m := &Model{ctx: ctx, opts: opts, src: opts.Source, ticks: true}
+	m.bg, m.stop = context.WithCancel(context.Background())
+	m.tasks = newList(ctx, taskSpec)
+	m.runs = newList(ctx, runSpec)
+	m.approvals = newList(ctx, approvalSpec)
+	m.jobs = newList(ctx, jobSpec)
+	m.alerts = newList(ctx, alertSpec)
+	m.panes = [numKinds]pane{m.tasks, m.runs, m.approvals, m.jobs, m.alerts}
+	m.help = help.New()
+	m.help.Styles = opts.Theme.Help
+	now := ctx.now()
+	m.nextSweep = now.Add(opts.SweepInterval)
+	m.nextWatchdog = now.Add(opts.WatchdogInterval)
+	m.resize()
+	return m
+}
+
+// Context returns the shared context (tests and the log view adapter).
+func (m *Model) Context() *Context { return m.ctx }
+
+type tickMsg struct{}
+
+func (m *Model) tick() tea.Cmd {
+	if !m.ticks {
+		return nil
+	}
+	return tea.Tick(m.opts.PollInterval, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// Init starts the first (full) load and the poll tick.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.startLoad(true), m.tick())
+}
+
+// startLoad starts a poll (and a load when data_version moved, or full).
+func (m *Model) startLoad(full bool) tea.Cmd {
+	if m.loading {
+		if full {
+			m.forceFull = true
+		}
+		return nil
+	}
+	full = full || m.forceFull || !m.loaded
+	m.forceFull = false
+	m.loading = true
+	m.loadStart = m.ctx.now()
+	var sorts sortKeys
+	sorts[KindTask], sorts[KindRun], sorts[KindApproval] = m.tasks.sort, m.runs.sort, m.approvals.sort
+	sorts[KindJob], sorts[KindAlert] = m.jobs.sort, m.alerts.sort
+	req := LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID}
+	return loadCmd(m.bg, m.src, req, m.version, m.loaded, sorts)
+}
+
+// Update handles one message. Reads and writes happen only in the Cmds it
+// returns.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
+		m.resize()
+		return m, nil
+	case tickMsg:
+		return m, tea.Batch(m.onTick(), m.tick())
+	case loadedMsg:
+		return m, m.onLoaded(msg)
+	case detailMsg:
+		return m, m.onDetail(msg)
+	case actionMsg:
+		m.setStatus(msg.text, msg.lvl)
+		return m, m.startLoad(false)
+	case planMsg:
+		if d, ok := m.dialog.(*planDialog); ok {
+			d.plan, d.err, d.loading = msg.plan, msg.err, false
+		}
+		return m, nil
+	case sweepMsg:
+		return m, m.onSweep(msg)
+	case tea.KeyPressMsg:
+		return m, m.onKey(msg)
+	case tea.PasteMsg:
+		return m, m.onPaste(msg)
+	}
+	if m.logv != nil {
+		var cmd tea.Cmd
+		m.logv, cmd = m.logv.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// onTick polls for changes, runs the sweeper and watchdog when due, and
+// notices a read that takes too long.
+func (m *Model) onTick() tea.Cmd {
+	now := m.ctx.now()
+	var cmds []tea.Cmd
+	if m.loading {
+		if !m.busy && now.Sub(m.loadStart) >= busyAfter {
+			m.busy = true
+			m.setStatus("database busy, retrying…", lvlWarn)
+		}
+	} else {
+		cmds = append(cmds, m.startLoad(false))
+	}
+	if m.loaded && now.Sub(m.countedAt) >= recountEvery {
+		m.countHeader()
+	}
+	if mt := m.opts.Maintenance; mt != nil && !m.ctx.ReadOnly {
+		if m.opts.SweepInterval > 0 && !m.sweeping && now >= m.nextSweep {
+			m.sweeping = true
+			cmds = append(cmds, sweepCmd(m.bg, sweepPeriodic, func(ctx context.Context) (SweepResult, error) { return mt.Sweep(ctx) }))
+		}
+		if m.opts.WatchdogInterval > 0 && !m.watching && now >= m.nextWatchdog {
+			m.watching = true
+			cmds = append(cmds, sweepCmd(m.bg, sweepWatchdog, mt.Watchdog))
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
+	m.loading = false
+	if msg.err != nil {
+		if isBusy(msg.err) {
+			m.busy = true
+			m.setStatus("database busy, retrying…", lvlWarn)
+		} else {
+			m.setStatus("reading the registry failed (retrying): "+oneLine(msg.err.Error()), lvlErr)
+		}
+		return nil
+	}
+	if m.busy {
+		m.busy = false
+		if m.status.lvl >= lvlWarn {
+			m.setStatus("", lvlInfo)
+		}
+	}
+	if msg.same {
+		if m.forceFull {
+			return m.startLoad(true)
+		}
+		return nil
+	}
+	m.version = msg.version
+	b := msg.b
+	if msg.res.Full {
+		m.tasks.install(*msg.tasks)
+		m.runs.install(*msg.runs)
+		m.approvals.install(*msg.approvals)
+		m.jobs.install(*msg.jobs)
+		m.alerts.install(*msg.alerts)
+		m.loaded = true
+	} else {
+		m.tasks.applyDelta(b.tasks, b.gone[KindTask])
+		m.runs.applyDelta(b.runs, b.gone[KindRun])
+		m.approvals.applyDelta(b.approvals, b.gone[KindApproval])
+		m.jobs.applyDelta(b.jobs, b.gone[KindJob])
+		m.alerts.applyDelta(b.alerts, b.gone[KindAlert])
+		m.alerts.applyDelta(markRead(m.alerts, msg.res.Undelivered, m.ctx.now()), nil)
+		if c := msg.res.Counts; c != nil && !m.holds(*c) {
+			m.forceFull = true
+		}
+	}
+	m.eventID = msg.res.EventID
+	m.alertID = max(m.alertID, b.maxAlert)
+	m.countHeader()
+
+	var cmds []tea.Cmd
+	if m.forceFull {
+		cmds = append(cmds, m.startLoad(true))
+	}
+	if d := m.detail; d != nil && !msg.res.Full && b.touched[Target{Kind: d.target.Kind, ID: d.target.ID}] {
+		cmds = append(cmds, detailCmd(m.bg, m.src, d.target))
+	}
+	cmds = append(cmds, m.jobEnded())
+	return tea.Batch(cmds...)
+}
+
+// holds reports whether the panes hold exactly as many rows as the tables.
+func (m *Model) holds(c core.TableCounts) bool {
+	return int64(m.tasks.live) == c.Tasks && int64(m.runs.live) == c.Runs &&
+		int64(m.approvals.live) == c.Approvals && int64(m.jobs.live) == c.Jobs &&
+		int64(m.alerts.live) == c.Notifications
+}
+
+// jobEnded tells an open log view that its job reached a terminal status,
+// so it marks where the job ended.
+func (m *Model) jobEnded() tea.Cmd {
+	if m.logv == nil || m.logEnded {
+		return nil
+	}
+	s, ok := m.jobs.ids[m.logJob]
+	if !ok {
+		return nil
+	}
+	r := m.jobs.rows[s]
+	if r.status.Active() {
+		return nil
+	}
+	m.logEnded = true
+	var cmd tea.Cmd
+	m.logv, cmd = m.logv.Update(jobEndedMsg(&r))
+	return cmd
+}
+
+// ---- keys -------------------------------------------------------------
+
+func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	keys := m.ctx.Keys
+	if k.String() == "ctrl+c" {
+		return m.quitCmd()
+	}
+	if m.dialog != nil {
+		done, cmd := m.dialog.update(m, k)
+		if done {
+			m.dialog = nil
+		}
+		return cmd
+	}
+	if m.showHelp {
+		if key.Matches(k, keys.Help, keys.Back, keys.Quit) {
+			m.showHelp = false
+		}
+		return nil
+	}
+	if m.logv != nil {
+		if !m.logv.Editing() {
+			switch {
+			case key.Matches(k, keys.Help):
+				m.showHelp = true
+				return nil
+			case m.logCloses(k):
+				m.closeLog()
+				return nil
+			}
+		}
+		var cmd tea.Cmd
+		m.logv, cmd = m.logv.Update(k)
+		return cmd
+	}
+	if m.detail != nil {
+		if used := m.detail.update(k); used {
+			return nil
+		}
+		switch {
+		case key.Matches(k, keys.Back, keys.Quit):
+			m.detail = nil
+			return nil
+		case key.Matches(k, keys.Help):
+			m.showHelp = true
+			return nil
+		case key.Matches(k, keys.Log):
+			return m.openLog(m.detail.target)
+		}
+		if cmd, used := m.actionKey(k, m.detail.target, true); used {
+			return cmd
+		}
+		if k2, ok := m.paneKey(k); ok {
+			m.detail = nil
+			m.switchPane(k2)
+		}
+		return nil
+	}
+	p := m.panes[m.active]
+	if p.Editing() {
+		_, cmd := p.Update(k)
+		return cmd
+	}
+	switch {
+	case key.Matches(k, keys.Quit):
+		return m.quitCmd()
+	case key.Matches(k, keys.Help):
+		m.showHelp = true
+		return nil
+	case key.Matches(k, keys.NextPane):
+		m.switchPane((m.active + 1) % numKinds)
+		return nil
+	case key.Matches(k, keys.PrevPane):
+		m.switchPane((m.active + numKinds - 1) % numKinds)
+		return nil
+	}
+	if k2, ok := m.paneKey(k); ok {
+		m.switchPane(k2)
+		return nil
+	}
+	t, have := p.Selected()
+	switch {
+	case key.Matches(k, keys.Detail):
+		if !have {
+			return nil
+		}
+		if t.Kind == KindJob {
+			return m.openLog(t)
+		}
+		return m.openDetail(t)
+	case key.Matches(k, keys.Info):
+		if have {
+			return m.openDetail(t)
+		}
+		return nil
+	case key.Matches(k, keys.Log):
+		if have && t.Kind == KindJob {
+			return m.openLog(t)
+		}
+		if have {
+			m.setStatus("the log view is for jobs (switch to Jobs with "+firstKey(keys.Jobs)+")", lvlInfo)
+		}
+		return nil
+	}
+	if cmd, used := m.actionKey(k, t, have); used {
+		return cmd
+	}
+	_, cmd := p.Update(k)
+	return cmd
+}
+
+func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
+	switch {
+	case m.dialog != nil:
+		_, cmd := m.dialog.update(m, msg)
+		return cmd
+	case m.logv != nil:
+		var cmd tea.Cmd
+		m.logv, cmd = m.logv.Update(msg)
+		return cmd
+	case m.detail == nil && !m.showHelp && m.panes[m.active].Editing():
+		_, cmd := m.panes[m.active].Update(msg)
+		return cmd
+	}
+	return nil
+}
+
+// paneKey maps 1–5 (or their rebinding) to a pane.
+func (m *Model) paneKey(k tea.KeyPressMsg) (Kind, bool) {
+	for kind := Kind(0); kind < numKinds; kind++ {
+		if key.Matches(k, m.paneBinding(kind)) {
+			return kind, true
+		}
+	}
+	return 0, false
+}
+
+func (m *Model) paneBinding(k Kind) key.Binding {
+	keys := m.ctx.Keys
+	return [...]key.Binding{keys.Tasks, keys.Runs, keys.Approvals, keys.Jobs, keys.Alerts}[k]
+}
+
+func (m *Model) switchPane(k Kind) {
+	m.active = k
+	m.showHelp = false
+}
+
+func (m *Model) quitCmd() tea.Cmd {
+	m.quit = true
+	m.closeLog()
+	m.stop()
+	return tea.Quit
+}
+
+// ---- detail and log ---------------------------------------------------
+
+type detailMsg struct {
+	target Target
+	d      *Detail
+	err    error
+}
+
+func detailCmd(ctx context.Context, src Source, t Target) tea.Cmd {
+	return func() tea.Msg {
+		d, err := src.Detail(ctx, t.Kind, t.ID)
+		return detailMsg{target: t, d: d, err: err}
+	}
+}
+
+func (m *Model) openDetail(t Target) tea.Cmd {
+	m.detail = newDetailView(m.ctx, t)
+	m.resize()
+	return detailCmd(m.bg, m.src, t)
+}
+
+func (m *Model) onDetail(msg detailMsg) tea.Cmd {
+	if m.detail == nil || m.detail.target.Kind != msg.target.Kind || m.detail.target.ID != msg.target.ID {
+		return nil
+	}
+	m.detail.set(msg.d, msg.err)
+	return nil
+}
+
+func (m *Model) openLog(t Target) tea.Cmd {
+	if t.Kind != KindJob {
+		return nil
+	}
+	if t.LogPath == "" {
+		m.setStatus("job "+t.Short+" has no log file", lvlWarn)
+		return nil
+	}
+	m.closeLog()
+	m.logv = m.newLog(t)
+	m.logJob = t.ID
+	m.logEnded = false
+	m.detail = nil
+	m.resize()
+	return tea.Batch(m.logv.Init(), m.jobEnded())
+}
+
+func (m *Model) closeLog() {
+	if m.logv != nil {
+		m.logv.Close()
+		m.logv = nil
+		m.logJob = ""
+	}
+}
+
+func (m *Model) newLog(t Target) LogComponent {
+	if m.opts.LogView != nil {
+		return m.opts.LogView(m.ctx, t)
+	}
+	return newLogPane(m.ctx, t)
+}
+
+// logCloses reports whether k closes the log view (its own close keys).
+func (m *Model) logCloses(k tea.KeyPressMsg) bool {
+	type closer interface{ Closes(tea.KeyPressMsg) bool }
+	if c, ok := m.logv.(closer); ok {
+		return c.Closes(k)
+	}
+	return key.Matches(k, m.ctx.Keys.Back, m.ctx.Keys.Quit)
+}
+
+// ---- status -----------------------------------------------------------
+
+func (m *Model) setStatus(text string, lvl level) {
+	m.status = statusLine{text: text, lvl: lvl}
+}
+
+// StatusText is the status line's text (tests and the e2e harness).
+func (m *Model) StatusText() string { return m.status.text }
+
+func (m *Model) statusView(w int) string {
+	th := m.ctx.Theme
+	s := m.status
+	if s.text == "" {
+		hint := "operator " + string(m.ctx.Operator)
+		if !m.loaded {
+			hint = "loading the registry…  " + hint
+		}
+		return clipLine(th.Muted.Render(truncRight(hint, w)), w)
+	}
+	st := th.StatusInfo
+	switch s.lvl {
+	case lvlOK:
+		st = th.StatusOK
+	case lvlWarn:
+		st = th.StatusWarn
+	case lvlErr:
+		st = th.StatusErr
+	}
+	return st.Render(truncRight(s.text, w))
+}
+
+// truncRight cuts plain text to w cells with an ellipsis.
+func truncRight(s string, w int) string {
+	if width(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// ansiTruncate cuts a styled string to w cells.
+func ansiTruncate(s string, w int) string { return ansi.Truncate(s, w, "") }
+
+// firstKey is the first key of a binding, as help shows it.
+func firstKey(b key.Binding) string {
+	if h := b.Help().Key; h != "" {
+		if i := strings.IndexByte(h, '/'); i > 0 {
+			return h[:i]
+		}
+		return h
+	}
+	if ks := b.Keys(); len(ks) > 0 {
+		return ks[0]
+	}
+	return "?"
+}
+
+// ---- layout and view --------------------------------------------------
+
+func (m *Model) bodyHeight() int { return max(3, m.ctx.Height-headerRows-footerRows) }
+
+func (m *Model) resize() {
+	w, h := max(20, m.ctx.Width), m.bodyHeight()
+	for _, p := range m.panes {
+		p.SetSize(w, h)
+	}
+	if m.detail != nil {
+		m.detail.SetSize(w, h)
+	}
+	if m.logv != nil {
+		m.logv.SetSize(w, h+1) // the log view draws its own status bar over the info line
+	}
+	m.help.SetWidth(w)
+}
+
+// viewProbe records the last screen (tests wait on it).
+type viewProbe struct {
+	mu   sync.Mutex
+	last string
+}
+
+func (p *viewProbe) set(s string) {
+	p.mu.Lock()
+	p.last = s
+	p.mu.Unlock()
+}
+
+func (p *viewProbe) get() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.last
+}
+
+// View renders the whole screen: alt screen, every line at most the
+// terminal's width, always the same number of lines.
+func (m *Model) View() tea.View {
+	s := m.render()
+	if m.probe != nil {
+		m.probe.set(s)
+	}
+	v := tea.NewView(s)
+	v.AltScreen = true
+	return v
+}
+
+func (m *Model) render() string {
+	w := max(20, m.ctx.Width)
+	var b strings.Builder
+	b.Grow(w * (m.ctx.Height + 2) * 2)
+	b.WriteString(m.headerView(w))
+	b.WriteByte('\n')
+	b.WriteString(m.tabsView(w))
+	b.WriteByte('\n')
+	p := m.panes[m.active]
+	bodyH := m.bodyHeight()
+	var info, hints string
+	switch {
+	case m.showHelp:
+		b.WriteString(m.fullHelpView(w, bodyH))
+		info = m.ctx.Theme.Muted.Render("help · " + firstKey(m.ctx.Keys.Help) + "/esc closes")
+		hints = ""
+	case m.logv != nil:
+		b.WriteString(m.logv.View())
+		hints = m.help.ShortHelpView(m.logv.ShortHelp())
+	case m.detail != nil:
+		b.WriteString(m.detail.View())
+		info = m.detail.infoLine(w)
+		hints = m.help.ShortHelpView(m.detail.shortHelp(m))
+	default:
+		b.WriteString(p.View())
+		info = p.InfoLine(w)
+		hints = m.help.ShortHelpView(p.ShortHelp())
+	}
+	if m.logv == nil || m.showHelp {
+		b.WriteByte('\n')
+		b.WriteString(clipLine(info, w))
+	}
+	b.WriteByte('\n')
+	b.WriteString(m.statusView(w))
+	b.WriteByte('\n')
+	b.WriteString(clipLine(hints, w))
+	screen := b.String()
+	if m.dialog != nil {
+		screen = overlay(screen, m.dialog.view(m.ctx, w), w, m.ctx.Height)
+	}
+	return screen
+}
+
+// overlay draws box centred over screen.
+func overlay(screen, box string, w, h int) string {
+	bw, bh := lipgloss.Width(box), lipgloss.Height(box)
+	x, y := max(0, (w-bw)/2), max(0, (h-bh)/2)
+	c := lipgloss.NewCanvas(w, max(h, lipgloss.Height(screen)))
+	c.Compose(lipgloss.NewCompositor(lipgloss.NewLayer(screen), lipgloss.NewLayer(box).X(x).Y(y).Z(1)))
+	return c.Render()
+}
+
+// ---- errors shown to the operator -------------------------------------
+
+// errText is an error as the status line shows it.
+func errText(err error) string { return oneLine(err.Error()) }
