@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -281,6 +282,9 @@ func jobTailCmd(a *app) *cobra.Command {
 			if lines < 0 || nbytes < 0 {
 				return core.Invalidf("--lines and --bytes must not be negative")
 			}
+			if nbytes > 0 && !cmd.Flags().Changed("lines") {
+				lines = 0 // --bytes alone: no line limit
+			}
 			j, err := a.jobs(cmd.Context())
 			if err != nil {
 				return err
@@ -318,7 +322,7 @@ func jobTailCmd(a *app) *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().IntVar(&lines, "lines", 50, "number of lines (0 with --bytes: no line limit)")
+	c.Flags().IntVar(&lines, "lines", 50, "number of lines from the end (with --bytes alone: no line limit)")
 	c.Flags().IntVar(&nbytes, "bytes", 0, "at most this many bytes (0: no byte limit)")
 	return c
 }
@@ -473,83 +477,21 @@ func jobReapCmd(a *app) *cobra.Command {
 	return c
 }
 
-// jobTail returns the redacted end of the log in dir: the last lines lines
-// (0: no line limit) within the last nbytes bytes (0: no byte limit; reading
-// is bounded by 1 MiB either way), and a note when the tail reaches into the
-// rotated log.
+// jobTail returns the end of the log in dir through tailer.Tail (bounded
+// backward read, redacted again as one block, SPEC J5/J4) as text, and the
+// notice to print above it (earlier output rotated away, or no log at all).
 func jobTail(dir string, lines, nbytes int) (string, string, error) {
-	max := int64(1 << 20)
-	if nbytes > 0 && int64(nbytes) < max {
-		max = int64(nbytes)
+	res, err := tailer.Tail(dir, tailer.TailOptions{Lines: lines, Bytes: int64(nbytes)})
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "[no log in " + dir + "]", nil
 	}
-	cur, err := readTailBytes(filepath.Join(dir, core.LogName), max)
 	if err != nil {
 		return "", "", err
 	}
-	note := ""
-	data := cur
-	if n := countLines(cur); int64(len(cur)) < max && (lines == 0 || n < lines) {
-		prev, err := readTailBytes(filepath.Join(dir, core.RotatedLogName), max-int64(len(cur)))
-		if err != nil {
-			return "", "", err
-		}
-		if len(prev) > 0 {
-			data = append(prev, cur...)
-			note = "[earlier output rotated to " + filepath.Join(dir, core.RotatedLogName) + "]"
-		}
+	if len(res.Lines) == 0 {
+		return "", res.Notice, nil
 	}
-	text := string(data)
-	if lines > 0 {
-		t := strings.TrimSuffix(text, "\n")
-		parts := strings.Split(t, "\n")
-		if len(parts) > lines {
-			parts = parts[len(parts)-lines:]
-			if note != "" && len(parts) <= countLines(cur) {
-				note = ""
-			}
-		}
-		text = strings.Join(parts, "\n")
-		if t != "" {
-			text += "\n"
-		}
-	}
-	return core.NewRedactor().Block(text), note, nil
-}
-
-func countLines(b []byte) int {
-	n := 0
-	for _, c := range b {
-		if c == '\n' {
-			n++
-		}
-	}
-	return n
-}
-
-// readTailBytes returns the last max bytes of path (nil when missing).
-func readTailBytes(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	off := st.Size() - max
-	if off < 0 {
-		off = 0
-	}
-	buf := make([]byte, st.Size()-off)
-	n, err := f.ReadAt(buf, off)
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	return buf[:n], nil
+	return strings.Join(res.Lines, "\n") + "\n", res.Notice, nil
 }
 
 // jobFollow prints the job's log as it grows, following rotation, until the
