@@ -373,6 +373,10 @@ type taskCreateFlags struct {
 	expects, noExpects                                                              bool
 }
 
+// taskCreateFlagNames are the flags add registers besides --id.
+var taskCreateFlagNames = []string{"runtime", "run-id", "source-id", "session", "child-session",
+	"parent-task", "kind", "label", "task", "notify", "expects-output", "no-expects-output"}
+
 func (f *taskCreateFlags) add(cmd *cobra.Command, withID bool) {
 	fl := cmd.Flags()
 	if withID {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 // trackFlushEvery throttles the registry writes of a tracked stream: outputs
@@ -57,11 +56,11 @@ and the summary then go to stderr only.`,
 					return err
 				}
 				var set []string
-				cmd.Flags().Visit(func(f *pflag.Flag) {
-					if f.Name != "id" && f.Name != "tee" && f.Name != "db" && f.Name != "json" {
-						set = append(set, "--"+f.Name)
+				for _, n := range taskCreateFlagNames {
+					if cmd.Flags().Changed(n) {
+						set = append(set, "--"+n)
 					}
-				})
+				}
 				if len(set) > 0 {
 					return usageError{fmt.Errorf("--id tracks an existing task; it does not take create flags (%s)", strings.Join(set, ", "))}
 				}

@@ -204,6 +204,9 @@ func (a *app) open(ctx context.Context, opt store.Options) (*core.Registry, erro
 	}
 	a.db = db
 	a.reg = core.NewRegistry(db, core.SystemClock{}, a.th)
+	// Task cancel (R3) and session passivate/close (J7) act on jobs through
+	// the supervisor.
+	a.wireJobs()
 	return a.reg, nil
 }
 
