@@ -1,6 +1,363 @@
 package main
 
-import "github.com/spf13/cobra"
+// `clawpit demo` (SPEC §10): the console on a fresh registry in a temporary
+// directory (or --db), fed by the simulated runtime of package demo, which
+// keeps every pane alive with real background jobs. The helper processes of
+// those jobs are this binary under hidden subcommands (__demo-devserver,
+// __demo-build, __demo-secrets), so the demo needs nothing but clawpit.
+//
+// Lifecycle: make the directory (0700) → open the registry with the demo's
+// thresholds → start the simulator and its jobs → run the console in the
+// foreground (or, with --headless, the sweeper and an activity log) → on quit,
+// SIGINT, SIGTERM or SIGHUP stop the simulator, cancel every job it started,
+// wait until none of their processes is left (SIGKILL after ~10 s) → remove the
+// directory unless --keep.
 
-// demoCommands returns `demo` (SPEC §10). Owned by the demo work.
-func demoCommands(a *app) []*cobra.Command { return nil }
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/demo"
+	"github.com/spf13/cobra"
+)
+
+// Demo defaults that differ from the console's, so effects show within a
+// minute: a sweep every 10 s and a 1 m grace window.
+const (
+	demoSweepInterval = 10 * time.Second
+	demoGrace         = time.Minute
+)
+
+// demoOptions are the demo command's own flags.
+type demoOptions struct {
+	headless      bool
+	duration      time.Duration
+	keep          bool
+	seed          uint64
+	buildDuration time.Duration
+}
+
+// demoCommands returns `demo` and the hidden helper commands its jobs run.
+func demoCommands(a *app) []*cobra.Command {
+	return []*cobra.Command{demoCmd(a), demoDevServerCmd(), demoBuildCmd(), demoSecretsCmd()}
+}
+
+func demoCmd(a *app) *cobra.Command {
+	var o demoOptions
+	c := &cobra.Command{
+		Use:   "demo [--headless [--duration D]] [--keep] [--seed N]",
+		Short: "Open the console on a live simulated agent runtime (a throwaway registry)",
+		Long: `Open the console on a fresh registry in a temporary directory (or --db PATH),
+fed by a simulated agent runtime that keeps every pane alive with real
+processes: a dev server job serving HTTP on a loopback port (the demo sends it
+requests, so its log scrolls), a build that fails, a deploy script that prints
+fake secrets (shown redacted), sub-agent runs that progress, wait for
+approvals, get killed or go quiet, a kill racing a late completion, a
+scheduled task that ends silently, an approval that expires.
+
+The demo sweeps every 10 s with a 1 m grace window (flags override). When the
+console quits, or on SIGINT/SIGTERM/SIGHUP, the demo cancels every job it
+started, checks that none of their processes is left, and removes the
+temporary directory unless --keep. It never uses $CLAWPIT_DB or the default
+registry: only a temporary one or the --db you name.
+
+--headless runs the simulator and the sweeper without the console, printing an
+activity log, for --duration (0: until interrupted), then a summary.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return runDemo(cmd, a, &o) },
+	}
+	f := c.Flags()
+	f.BoolVar(&o.headless, "headless", false, "run the simulator and sweeper without the console, printing an activity log")
+	f.DurationVar(&o.duration, "duration", 0, "with --headless: stop after this long (0: until interrupted)")
+	f.BoolVar(&o.keep, "keep", false, "keep the temporary directory (registry and job logs) and print where it is")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the simulated runtime (same seed, same scenario)")
+	f.String("theme", "", "console theme: dark, light, high-contrast, mono")
+	f.Duration("sweep-interval", demoSweepInterval, "how often the embedded sweeper runs (0 disables)")
+	f.Duration("watchdog-interval", 5*time.Second, "how often the inactivity watchdog runs (0 disables)")
+	addThresholdFlags(f)
+	if g := f.Lookup("grace"); g != nil {
+		g.Value.Set(demoGrace.String())
+		g.DefValue = demoGrace.String()
+	}
+	f.DurationVar(&o.buildDuration, "build-duration", 0, "how long the demo build runs (default 20–40 s)")
+	f.MarkHidden("build-duration")
+	return c
+}
+
+// forceDemoDefaults marks the demo's own defaults as set, so they win over the
+// config file when the shared settings code (flags changed > config >
+// defaults) reads them; a flag the user gave is left alone.
+func forceDemoDefaults(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	for _, name := range []string{"sweep-interval", "watchdog-interval", "grace"} {
+		if fl := fs.Lookup(name); fl != nil && !fl.Changed {
+			fs.Set(name, fl.Value.String())
+		}
+	}
+}
+
+func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
+	if o.duration < 0 {
+		return core.Invalidf("--duration %s is negative", o.duration)
+	}
+	if o.duration > 0 && !o.headless {
+		return core.Invalidf("--duration needs --headless (the console runs until you quit it)")
+	}
+	ctx, stopSignals := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stopSignals()
+
+	forceDemoDefaults(cmd)
+	set, err := a.sweepThresholds(cmd)
+	if err != nil {
+		return err
+	}
+
+	// The registry: a fresh temporary one unless --db names one. $CLAWPIT_DB
+	// and the default registry are deliberately ignored: a demo must never
+	// write into the operator's real registry by accident.
+	dir, tempDir := "", false
+	if a.dbPath == "" {
+		d, err := os.MkdirTemp("", "clawpit-demo-")
+		if err != nil {
+			return fmt.Errorf("create the demo directory: %w", err)
+		}
+		if err := os.Chmod(d, 0o700); err != nil {
+			os.RemoveAll(d)
+			return err
+		}
+		dir, tempDir = d, true
+		a.dbPath = filepath.Join(d, "registry.db")
+	} else {
+		abs, err := filepath.Abs(a.dbPath)
+		if err != nil {
+			return core.Invalidf("--db %q: %v", a.dbPath, err)
+		}
+		a.dbPath, dir = abs, filepath.Dir(abs)
+	}
+	removeDir := func() {
+		a.close()
+		a.db, a.reg = nil, nil
+		if !tempDir {
+			return
+		}
+		if o.keep {
+			fmt.Fprintf(a.stderr, "demo: kept %s (registry %s)\n", dir, a.dbPath)
+			return
+		}
+		os.RemoveAll(dir)
+	}
+
+	reg, err := a.registry(ctx)
+	if err != nil {
+		removeDir()
+		return err
+	}
+	jopts := jobsOptions()
+	if env := demo.OwnerEnv(); env != "" {
+		jopts.SupervisorEnv = append(jopts.SupervisorEnv, env)
+	}
+	jobs := core.NewJobs(reg, jopts)
+	reg.SetJobController(jobs)
+
+	// The activity log: stdout when headless, else demo.log beside the
+	// registry (the console owns the terminal).
+	logw := a.stdout
+	var logFile *os.File
+	if !o.headless {
+		if f, err := os.OpenFile(filepath.Join(dir, "demo.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			logFile, logw = f, f
+		} else {
+			logw = nil
+		}
+	}
+	sim, err := demo.New(demo.Config{
+		Registry: reg, Jobs: jobs, Cwd: dir, Seed: o.seed, Log: logw, BuildDuration: o.buildDuration,
+	})
+	if err != nil {
+		removeDir()
+		return err
+	}
+	if o.headless {
+		fmt.Fprintf(a.stdout, "clawpit demo (headless): registry %s, seed %d, sweep every %s, grace %s\n",
+			a.dbPath, o.seed, set.sweepInterval, set.th.Grace)
+	}
+
+	runCtx, stopRun := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	startErr := sim.Start(runCtx)
+	if startErr == nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sim.Run(runCtx, 0)
+		}()
+		if o.headless {
+			fmt.Fprintf(a.stdout, "dev server: http://127.0.0.1:%d  jobs: %s\n", sim.DevServerPort(), jobs.Dir())
+			err = runDemoHeadless(ctx, a, o, set, reg, jobs)
+		} else {
+			err = runConsole(cmd, a)
+		}
+	}
+	stopRun()
+	wg.Wait()
+
+	// Stop on a fresh context: the command's may already be cancelled.
+	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep := sim.Stop(stopCtx)
+	if o.headless {
+		if sum, serr := demo.Summarise(stopCtx, reg, jobs); serr == nil {
+			fmt.Fprint(a.stdout, "\nfinal state:\n"+sum.String())
+		}
+	}
+	if logFile != nil {
+		logFile.Close()
+	}
+	msg := fmt.Sprintf("demo stopped: %d jobs cancelled", len(rep.Cancelled))
+	if len(rep.Killed) > 0 {
+		msg += fmt.Sprintf(", %d needed SIGKILL", len(rep.Killed))
+	}
+	if len(rep.Leftovers) == 0 {
+		msg += "; no demo process left"
+	}
+	fmt.Fprintln(a.stderr, msg)
+	for _, l := range rep.Leftovers {
+		fmt.Fprintln(a.stderr, "demo: still running: "+l)
+	}
+	removeDir()
+	if startErr != nil {
+		return startErr
+	}
+	if err == nil && len(rep.Leftovers) > 0 {
+		err = fmt.Errorf("%d demo processes survived the shutdown", len(rep.Leftovers))
+	}
+	return err
+}
+
+// runDemoHeadless runs the embedded sweeper and watchdog (as the console
+// would) until ctx is done or --duration has passed, logging every sweep that
+// changed something.
+func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSettings, reg *core.Registry, jobs *core.Jobs) error {
+	if o.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
+		defer cancel()
+	}
+	sw := core.NewSweeper(reg, jobs)
+	tick := func(d time.Duration) <-chan time.Time {
+		if d <= 0 {
+			return nil
+		}
+		return time.NewTicker(d).C
+	}
+	sweeps, watch := tick(set.sweepInterval), tick(set.watchdogInterval)
+	began := time.Now()
+	report := func(rep *core.SweepReport, err error) {
+		el := time.Since(began).Seconds()
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded):
+			fmt.Fprintf(a.stdout, "%7.1fs  sweep error: %v\n", el, err)
+		case rep != nil && len(rep.Actions) > 0:
+			fmt.Fprintf(a.stdout, "%7.1fs  %s\n", el, rep.Summary())
+			for _, act := range rep.Actions {
+				if act.Rule == core.RuleStamp {
+					continue
+				}
+				fmt.Fprintf(a.stdout, "          %s %s %s: %s → %s  %s\n", act.Rule, act.Entity, act.ID, act.From, act.To, act.Reason)
+			}
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-sweeps:
+			report(sw.Sweep(ctx, false))
+		case <-watch:
+			report(sw.Watchdog(ctx))
+		}
+	}
+}
+
+// helperContext is the context of a helper process: cancelled by SIGINT or
+// SIGTERM (main's) and when the demo that owns it is gone.
+func helperContext(cmd *cobra.Command) (context.Context, context.CancelFunc) {
+	return demo.WatchOwner(cmd.Context(), os.Getenv(demo.EnvOwner), time.Second)
+}
+
+func demoDevServerCmd() *cobra.Command {
+	var port int
+	c := &cobra.Command{
+		Use:    demo.DevServerCommand + " --port N",
+		Short:  "Demo helper: an HTTP dev server on 127.0.0.1 that logs each request",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if port <= 0 || port > 65535 {
+				return core.Invalidf("--port %d: want 1–65535", port)
+			}
+			ctx, cancel := helperContext(cmd)
+			defer cancel()
+			return demo.DevServer(ctx, port, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	c.Flags().IntVar(&port, "port", 0, "loopback port to listen on")
+	return c
+}
+
+func demoBuildCmd() *cobra.Command {
+	var o demo.BuildOptions
+	var test bool
+	c := &cobra.Command{
+		Use:    demo.BuildCommand + " [--target T] [--duration D] [--test]",
+		Short:  "Demo helper: a build that prints progress and fails with exit code 2 (--test: tests that pass)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := helperContext(cmd)
+			defer cancel()
+			if test {
+				o.ExitCode = 0
+			}
+			if o.Duration == 0 {
+				o.Duration = time.Duration(20+o.Seed*7%21) * time.Second
+			}
+			if code := demo.Build(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr()); code != 0 {
+				return &exitError{code: code}
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&o.Target, "target", "./cmd/api", "what is built (display only)")
+	c.Flags().DurationVar(&o.Duration, "duration", 0, "about how long the build runs (default 20–40 s by seed)")
+	c.Flags().IntVar(&o.ExitCode, "exit-code", 2, "exit code of the failing build")
+	c.Flags().BoolVar(&test, "test", false, "run a passing test suite instead (exit code 0)")
+	c.Flags().Uint64Var(&o.Seed, "seed", 1, "varies package timing")
+	return c
+}
+
+func demoSecretsCmd() *cobra.Command {
+	var heartbeat time.Duration
+	c := &cobra.Command{
+		Use:    demo.SecretsCommand,
+		Short:  "Demo helper: a deploy script that prints fake secrets, then a heartbeat",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := helperContext(cmd)
+			defer cancel()
+			demo.Secrets(ctx, heartbeat, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return nil
+		},
+	}
+	c.Flags().DurationVar(&heartbeat, "heartbeat", 2*time.Second, "interval of the rollout heartbeat")
+	return c
+}
