@@ -1,0 +1,435 @@
+package tailer
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Terminal-safe text (SPEC §9 "untrusted text is sanitised once, where it
+// enters the program"). Sanitize turns arbitrary bytes — job output, commands,
+// labels, errors, rationales — into text that cannot drive the operator's
+// terminal: nothing it returns can move the cursor, set the title, write the
+// clipboard, open a hyperlink, or reorder the text around it.
+//
+// What it does, in order:
+//
+//  1. Escape sequences are removed whole, as a terminal would parse them
+//     (github.com/charmbracelet/x/ansi DecodeSequence): CSI (colours, cursor
+//     moves, erase), OSC (0/2 title, 8 hyperlink, 52 clipboard, …), DCS, SOS,
+//     PM, APC, and two-byte ESC sequences. A string sequence without its
+//     terminator (BEL, ST, ESC \) runs to the end of the text and is removed
+//     with it.
+//  2. 8-bit C1 controls. As raw bytes (0x80–0x9F outside a valid UTF-8
+//     sequence, i.e. invalid UTF-8), the introducers 0x9B CSI, 0x9D OSC,
+//     0x90 DCS, 0x98 SOS, 0x9E PM, 0x9F APC start a sequence that is removed
+//     like its 7-bit form; every other raw C1 byte is dropped. As UTF-8 runes
+//     (U+0080–U+009F), the introducers U+009B/U+0090 remove the CSI/DCS
+//     parameters and final byte that follow, U+009D/U+0098/U+009E/U+009F the
+//     string up to its terminator (ST, ESC \, CAN, SUB — not BEL); other C1
+//     runes are dropped. (A DCS introduced by U+0090 loses only its
+//     parameters: its payload stays, sanitised, as plain text.)
+//  3. Other C0 controls and DEL are made visible as Unicode "control
+//     pictures" (U+2400 + code: NUL → ␀, BEL → ␇, ESC never gets here,
+//     LF → ␊ in Sanitize (SanitizeText keeps line breaks), DEL → ␡), so a job cannot
+//     ring the bell or hide bytes, and the operator still sees that they
+//     were there.
+//  4. Invisible reordering and hiding characters are removed: bidi
+//     embeddings/overrides/isolates U+202A–U+202E and U+2066–U+2069, the marks
+//     U+200E, U+200F, U+061C, the zero-width space U+200B, word joiner U+2060,
+//     BOM U+FEFF, and Unicode tag characters U+E0000–U+E007F (used to smuggle
+//     invisible text into AI prompts; this also drops the tags of subdivision
+//     flag emoji). ZWJ/ZWNJ (U+200D/U+200C) are kept: emoji sequences and
+//     several scripts need them. U+2028/U+2029 become a space.
+//  5. Invalid UTF-8 becomes U+FFFD (one per run of invalid bytes).
+//  6. Tabs, carriage returns and backspaces are resolved like a terminal with
+//     no right margin: '\t' moves to the next multiple of 8 columns (padding
+//     with spaces when it moves past the end), '\r' returns to column 0 so
+//     the text after it OVERWRITES the text before it cell by cell ("10%\r20%"
+//     → "20%", "downloading\rdone" → "doneloading"), '\b' moves one column
+//     left. Column widths are grapheme display widths (x/ansi, as lipgloss).
+//  7. The result is capped at maxLen runes (maxLen ≤ 0: no cap); a cut text
+//     ends with "…" and has exactly maxLen runes.
+//
+// Sanitize is idempotent, returns s itself (no allocation) for printable
+// ASCII within the cap, and its output is valid UTF-8 without ESC, C1, BEL,
+// CR, bidi controls or any other C0 byte.
+
+// Ellipsis marks truncated text.
+const Ellipsis = "…"
+
+// Sanitize returns s made safe for display on one line (see above); a '\n'
+// in s is shown as ␊.
+func Sanitize(s string, maxLen int) string {
+	if isPlainASCII(s) {
+		if maxLen <= 0 || len(s) <= maxLen {
+			return s
+		}
+		return s[:maxLen-1] + Ellipsis
+	}
+	return capRunes(sanitizeLine(s), maxLen)
+}
+
+// SanitizeText is Sanitize for multi-line text (errors, rationales, a tail):
+// each line is sanitised on its own, "\r\n" and "\n" become "\n", and the
+// whole is capped at maxLen runes (line breaks count as one).
+func SanitizeText(s string, maxLen int) string {
+	if isPlainASCIIText(s) && !strings.Contains(s, "\r") {
+		if maxLen <= 0 || len(s) <= maxLen {
+			return s
+		}
+		return s[:maxLen-1] + Ellipsis
+	}
+	var sb strings.Builder
+	sb.Grow(len(s))
+	for i := 0; ; i++ {
+		line, rest, more := strings.Cut(s, "\n")
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(sanitizeLine(line))
+		if !more {
+			break
+		}
+		s = rest
+		if maxLen > 0 && sb.Len() > 4*maxLen {
+			break // enough to fill the cap; the rest would be cut anyway
+		}
+	}
+	return capRunes(sb.String(), maxLen)
+}
+
+func isPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func isPlainASCIIText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < 0x20 && c != '\n') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// capRunes cuts s to maxLen runes, the last being "…".
+func capRunes(s string, maxLen int) string {
+	if maxLen <= 0 || len(s) <= maxLen {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxLen-1 {
+			if utf8.RuneCountInString(s[i:]) <= 1 {
+				return s
+			}
+			return s[:i] + Ellipsis
+		}
+		n++
+	}
+	return s
+}
+
+// sanitizeLine does steps 1–6. (A trailing '\r', as left by "\r\n", is
+// resolved like any '\r': it returns to column 0 and writes nothing.)
+func sanitizeLine(s string) string {
+	var sb strings.Builder
+	changed := false
+	cells := false // a '\t', '\r' or '\b' needs the cell model
+	last := 0      // s[last:i] is pending, unchanged text
+	flush := func(i int) {
+		if !changed {
+			changed = true
+			sb.Grow(len(s) + 16)
+		}
+		sb.WriteString(s[last:i])
+	}
+	prevInvalid := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			prevInvalid = false
+			i++
+			continue
+		}
+		switch {
+		case c == '\t' || c == '\r' || c == '\b':
+			cells = true
+			prevInvalid = false
+			i++
+			continue
+		case c == ansi.ESC:
+			flush(i)
+			i += skipSequence(s[i:], ansi.NormalState)
+			last = i
+			continue
+		case c < 0x20 || c == 0x7f:
+			flush(i)
+			if c == 0x7f {
+				sb.WriteRune(0x2421)
+			} else {
+				sb.WriteRune(0x2400 + rune(c))
+			}
+			i++
+			last = i
+			prevInvalid = false
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			flush(i)
+			if c <= 0x9f {
+				// A raw 8-bit C1 control (invalid UTF-8 on its own).
+				if isC1Introducer(c) {
+					i += skipSequence(s[i:], ansi.NormalState)
+				} else {
+					i++
+				}
+			} else {
+				if !prevInvalid {
+					sb.WriteRune(utf8.RuneError)
+				}
+				prevInvalid = true
+				i++
+			}
+			last = i
+			continue
+		}
+		prevInvalid = false
+		switch {
+		case r <= 0x9f: // C1 as a UTF-8 rune
+			flush(i)
+			i += size
+			switch r {
+			case 0x9b, 0x90: // CSI, DCS: parameters, intermediates, final
+				i += skipSequence(s[i:], ansi.PrefixState)
+			case 0x9d, 0x98, 0x9e, 0x9f: // OSC, SOS, PM, APC: a string
+				i += skipSequence(s[i:], ansi.StringState)
+			}
+			last = i
+		case isHiddenRune(r):
+			flush(i)
+			i += size
+			last = i
+		case r == 0x2028 || r == 0x2029:
+			flush(i)
+			sb.WriteByte(' ')
+			i += size
+			last = i
+		default:
+			i += size
+		}
+	}
+	out := s
+	if changed {
+		sb.WriteString(s[last:])
+		out = sb.String()
+	}
+	if cells {
+		out = resolveCells(out)
+	}
+	return out
+}
+
+func isC1Introducer(c byte) bool {
+	switch c {
+	case ansi.CSI, ansi.OSC, ansi.DCS, ansi.SOS, ansi.PM, ansi.APC:
+		return true
+	}
+	return false
+}
+
+// skipSequence returns the length of the escape sequence at the start of s
+// (at least 1 when s starts with ESC or a C1 byte).
+func skipSequence(s string, state byte) int {
+	if s == "" {
+		return 0
+	}
+	_, _, n, _ := ansi.DecodeSequence(s, state, nil)
+	if n <= 0 && state == ansi.NormalState {
+		n = 1
+	}
+	return n
+}
+
+// isHiddenRune: bidi controls, invisible marks and tag characters (step 4).
+func isHiddenRune(r rune) bool {
+	switch {
+	case r == 0x061c, r == 0x200b, r == 0x200e, r == 0x200f, r == 0x2060, r == 0xfeff:
+		return true
+	case 0x202a <= r && r <= 0x202e, 0x2066 <= r && r <= 0x2069:
+		return true
+	case 0xe0000 <= r && r <= 0xe007f:
+		return true
+	}
+	return false
+}
+
+// cell is one terminal column: the grapheme that starts there (cont marks
+// the second column of a wide grapheme).
+type cell struct {
+	g    string
+	cont bool
+}
+
+// resolveCells applies '\t', '\r' and '\b' like a terminal without a right
+// margin. s has no other controls.
+func resolveCells(s string) string {
+	// Fast path: only tabs, all ASCII → plain expansion.
+	if !strings.ContainsAny(s, "\r\b") {
+		return expandTabs(s)
+	}
+	if isASCII(s) {
+		return resolveASCII(s)
+	}
+	row := make([]cell, 0, len(s))
+	col := 0
+	put := func(g string, w int) {
+		if w == 0 {
+			// A zero-width cluster (a lone combining mark) joins the cell before.
+			if col > 0 && col <= len(row) {
+				k := col - 1
+				for k > 0 && row[k].cont {
+					k--
+				}
+				row[k].g += g
+			}
+			return
+		}
+		for len(row) < col+w {
+			row = append(row, cell{g: " "})
+		}
+		// Overwriting half of a wide grapheme blanks its other half.
+		if row[col].cont && col > 0 {
+			row[col-1] = cell{g: " "}
+		}
+		if end := col + w; end < len(row) && row[end].cont {
+			row[end] = cell{g: " "}
+		}
+		row[col] = cell{g: g}
+		for k := 1; k < w; k++ {
+			row[col+k] = cell{cont: true}
+		}
+		col += w
+	}
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch c {
+		case '\t':
+			col = (col/8 + 1) * 8
+			i++
+			continue
+		case '\r':
+			col = 0
+			i++
+			continue
+		case '\b':
+			if col > 0 {
+				col--
+			}
+			i++
+			continue
+		}
+		if c < 0x80 && (i+1 == len(s) || s[i+1] < 0x80) {
+			put(s[i:i+1], 1)
+			i++
+			continue
+		}
+		g, w := ansi.FirstGraphemeCluster(s[i:], ansi.GraphemeWidth)
+		if len(g) == 0 {
+			g, w = s[i:i+1], 1
+		}
+		// A cluster never spans our controls (they are grapheme breaks), but
+		// be safe: stop it at the first one.
+		if k := strings.IndexAny(g, "\t\r\b"); k > 0 {
+			g = g[:k]
+			w = ansi.StringWidth(g)
+		}
+		put(g, w)
+		i += len(g)
+	}
+	for len(row) < col {
+		row = append(row, cell{g: " "}) // a trailing tab pads, like expand(1)
+	}
+	var sb strings.Builder
+	sb.Grow(len(s))
+	for _, c := range row {
+		if !c.cont {
+			sb.WriteString(c.g)
+		}
+	}
+	return sb.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveASCII is resolveCells for ASCII text: one byte per column.
+func resolveASCII(s string) string {
+	row := make([]byte, 0, len(s))
+	col := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\t':
+			col = (col/8 + 1) * 8
+		case '\r':
+			col = 0
+		case '\b':
+			if col > 0 {
+				col--
+			}
+		default:
+			for len(row) < col {
+				row = append(row, ' ')
+			}
+			if col < len(row) {
+				row[col] = c
+			} else {
+				row = append(row, c)
+			}
+			col++
+		}
+	}
+	for len(row) < col {
+		row = append(row, ' ')
+	}
+	return string(row)
+}
+
+// expandTabs replaces each '\t' with spaces up to the next multiple of 8
+// columns, measuring graphemes by display width.
+func expandTabs(s string) string {
+	var sb strings.Builder
+	sb.Grow(len(s) + 32)
+	col := 0
+	for {
+		k := strings.IndexByte(s, '\t')
+		if k < 0 {
+			sb.WriteString(s)
+			return sb.String()
+		}
+		run := s[:k]
+		sb.WriteString(run)
+		if isASCII(run) {
+			col += len(run)
+		} else {
+			col += ansi.StringWidth(run)
+		}
+		n := 8 - col%8
+		sb.WriteString("        "[:n])
+		col += n
+		s = s[k+1:]
+	}
+}
