@@ -52,33 +52,43 @@ func PumpLog(r io.Reader, sink LogSink, prefix string) (int64, error) {
 			failed = true
 		}
 	}
-	end := 0 // buf[:end] holds an incomplete line
+	// buf[start:end] holds an incomplete line (no '\n', shorter than
+	// maxContent). Reads append at end; the line moves to the front only when
+	// less than one read size is free, so a long line arriving a byte at a
+	// time costs linear, not quadratic, time.
+	start, end := 0, 0
 	for {
-		n, rerr := r.Read(buf[end:min(len(buf), end+pumpReadSize)])
+		if start == end {
+			start, end = 0, 0
+		} else if len(buf)-end < pumpReadSize {
+			end = copy(buf, buf[start:end])
+			start = 0
+		}
+		n, rerr := r.Read(buf[end : end+pumpReadSize])
 		total += int64(n)
-		data := buf[:end+n]
-		start := 0
+		from := end // buf[start:end] is known to hold no '\n': scan only new bytes
+		end += n
 		for {
-			i := bytes.IndexByte(data[start:], '\n')
+			i := bytes.IndexByte(buf[from:end], '\n')
 			if i < 0 {
 				break
 			}
-			line := data[start : start+i]
+			line := buf[start : from+i]
 			for len(line) > maxContent {
 				emit(line[:maxContent])
 				line = line[maxContent:]
 			}
 			emit(line)
-			start += i + 1
+			start = from + i + 1
+			from = start
 		}
-		for len(data)-start >= maxContent {
-			emit(data[start : start+maxContent])
+		for end-start >= maxContent {
+			emit(buf[start : start+maxContent])
 			start += maxContent
 		}
-		end = copy(buf, data[start:])
 		if rerr != nil {
-			if end > 0 {
-				emit(buf[:end])
+			if end > start {
+				emit(buf[start:end])
 			}
 			if !failed && sink.Flush() != nil {
 				failed = true
