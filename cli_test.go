@@ -627,3 +627,70 @@ func TestReadOnlyDatabase(t *testing.T) {
 		t.Errorf("database changed:\n%s\n%s", before, after)
 	}
 }
+
+// BenchmarkCLITaskStart is P2 as a Go benchmark: one `clawpit task start`
+// process per iteration (start to exit) on a registry of a few thousand
+// tasks. Compare with BenchmarkSqlite3Update:
+//
+//	go test -run '^$' -bench 'CLITaskStart|Sqlite3Update' .
+//
+// bench/p2.sh runs the same comparison interleaved and prints the ratio.
+func BenchmarkCLITaskStart(b *testing.B) {
+	c, ids := benchRegistry(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := c.command(nil, "task", "start", ids[i]).Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSqlite3Update is the P2 baseline: one bare sqlite3 CLI UPDATE per
+// iteration on the same kind of registry.
+func BenchmarkSqlite3Update(b *testing.B) {
+	bin, err := exec.LookPath("sqlite3")
+	if err != nil {
+		b.Skip("sqlite3 CLI not installed (apt-get install -y sqlite3)")
+	}
+	c, ids := benchRegistry(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := fmt.Sprintf("UPDATE tasks SET status='running', rev=rev+1 WHERE id='%s' AND status='queued'", ids[i])
+		if err := exec.Command(bin, c.db, q).Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchRegistry seeds 3,000 terminal tasks plus enough queued ones for b.N.
+func benchRegistry(b *testing.B) (*cli, []string) {
+	b.Helper()
+	c := newCLI(b)
+	db, err := store.Open(context.Background(), c.db, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	now := core.TS(time.Now())
+	var ids []string
+	n := b.N + 10
+	err = db.Update(context.Background(), func(tx core.Tx) error {
+		for i := 0; i < 3000+n; i++ {
+			t := &core.Task{ID: core.NewTaskID(), Runtime: core.RuntimeCLI, Status: core.TaskQueued,
+				DeliveryStatus: core.DeliveryNotApplicable, NotifyPolicy: core.NotifyDoneOnly, CreatedAt: now}
+			if i < 3000 {
+				t.Status, t.StartedAt, t.EndedAt, t.CleanupAfter = core.TaskSucceeded, now, now, now.Add(time.Hour)
+			} else {
+				ids = append(ids, t.ID)
+			}
+			if err := tx.InsertTask(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, ids
+}

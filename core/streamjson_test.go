@@ -291,3 +291,27 @@ func FuzzStreamJSON(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkStreamJSONFeed: tracker throughput over the real transcripts.
+func BenchmarkStreamJSONFeed(b *testing.B) {
+	var lines [][]byte
+	size := 0
+	for _, row := range readManifest(b) {
+		data, err := os.ReadFile(filepath.Join("testdata", "claude-stream", row.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+			lines = append(lines, l)
+			size += len(l)
+		}
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		var tr StreamTracker
+		for _, l := range lines {
+			tr.Feed(l)
+		}
+	}
+}
