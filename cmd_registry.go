@@ -611,7 +611,7 @@ func taskCommand(a *app) *cobra.Command {
 			row(tw, "ID", "STATUS", "RUNTIME", "DELIVERY", "OUT", "AGE", "ACTIVE", "LABEL")
 			n := now()
 			for _, t := range ts {
-				row(tw, t.ID, string(t.Status), string(t.Runtime), string(t.DeliveryStatus),
+				row(tw, clean(t.ID, 64), string(t.Status), string(t.Runtime), string(t.DeliveryStatus),
 					fmt.Sprint(t.OutputCount), age(n, t.CreatedAt), age(n, t.LastActivity()), clean(orDash(t.Label), 60))
 			}
 			return tw.Flush()
@@ -705,7 +705,7 @@ func (a *app) taskMutation(cmd *cobra.Command, rawID string,
 	if t == nil {
 		return err
 	}
-	if perr := a.printMutation(res, "task", t, "task "+t.ID, done(t)); perr != nil {
+	if perr := a.printMutation(res, "task", t, "task "+clean(t.ID, 80), done(t)); perr != nil {
 		return perr
 	}
 	return err
@@ -807,7 +807,7 @@ func runCommand(a *app) *cobra.Command {
 				return err
 			}
 			for _, t := range tasks {
-				fmt.Fprintf(a.stdout, "  task %s %s\n", t.ID, taskDone(&t))
+				fmt.Fprintf(a.stdout, "  task %s %s\n", clean(t.ID, 80), taskDone(&t))
 			}
 			return nil
 		},

@@ -108,7 +108,7 @@ func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string,
 		return err
 	}
 	id = task.ID
-	fmt.Fprintf(a.stderr, "clawpit: tracking task %s\n", id)
+	fmt.Fprintf(a.stderr, "clawpit: tracking task %s\n", clean(id, 80))
 
 	var out io.Writer
 	if tee {
@@ -304,7 +304,7 @@ func (a *app) trackReport(t *tracker, sum core.StreamSummary, firstBad string, t
 			parts = append(parts, plural(c.n, c.what))
 		}
 	}
-	fmt.Fprintf(a.stderr, "tracked task %s: %s\n", task.ID, strings.Join(parts, ", "))
+	fmt.Fprintf(a.stderr, "tracked task %s: %s\n", clean(task.ID, 80), strings.Join(parts, ", "))
 	if firstBad != "" {
 		fmt.Fprintf(a.stderr, "  first invalid %s\n", clean(firstBad, 300))
 	}
