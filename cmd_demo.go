@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/demo"
 	"github.com/spf13/cobra"
@@ -82,6 +83,7 @@ activity log, for --duration (0: until interrupted), then a summary.`,
 	f.String("theme", "", "console theme: dark, light, high-contrast, mono")
 	f.Duration("sweep-interval", demoSweepInterval, "how often the embedded sweeper runs (0 disables)")
 	f.Duration("watchdog-interval", 5*time.Second, "how often the inactivity watchdog runs (0 disables)")
+	f.String("notify-cmd", "", "run this shell command once per new notification (default none: the config file's notify-cmd is not used by the demo)")
 	addThresholdFlags(f)
 	if g := f.Lookup("grace"); g != nil {
 		g.Value.Set(demoGrace.String())
@@ -94,14 +96,27 @@ activity log, for --duration (0: until interrupted), then a summary.`,
 
 // forceDemoDefaults marks the demo's own defaults as set, so they win over the
 // config file when the shared settings code (flags changed > config >
-// defaults) reads them; a flag the user gave is left alone.
+// defaults) reads them; a flag the user gave is left alone. The theme is not
+// forced: the config file's theme applies unless --theme is given.
 func forceDemoDefaults(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	for _, name := range []string{"sweep-interval", "watchdog-interval", "grace"} {
+	for _, name := range []string{"sweep-interval", "watchdog-interval", "grace", "notify-cmd"} {
 		if fl := fs.Lookup(name); fl != nil && !fl.Changed {
 			fs.Set(name, fl.Value.String())
 		}
 	}
+}
+
+// setDemoConsoleFlags hands the demo's console flags to the console, which
+// reads its values from consoleOpts (bound to the root's flags, not parsed
+// when the command is `demo`) and asks cmd only whether a flag was given.
+func setDemoConsoleFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	consoleOpts.theme, _ = fs.GetString("theme")
+	consoleOpts.sweepInterval, _ = fs.GetDuration("sweep-interval")
+	consoleOpts.watchdogInterval, _ = fs.GetDuration("watchdog-interval")
+	consoleOpts.notifyCmd, _ = fs.GetString("notify-cmd")
+	consoleOpts.readOnly = false
 }
 
 func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
@@ -110,6 +125,9 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	}
 	if o.duration > 0 && !o.headless {
 		return core.Invalidf("--duration needs --headless (the console runs until you quit it)")
+	}
+	if !o.headless && (!term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd())) {
+		return core.Invalidf("the demo console needs a terminal (over ssh use `ssh -t`); for scripts use `clawpit demo --headless`")
 	}
 	ctx, stopSignals := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stopSignals()
@@ -203,6 +221,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 			fmt.Fprintf(a.stdout, "dev server: http://127.0.0.1:%d  jobs: %s\n", sim.DevServerPort(), jobs.Dir())
 			err = runDemoHeadless(ctx, a, o, set, reg, jobs)
 		} else {
+			setDemoConsoleFlags(cmd)
 			err = runConsole(cmd, a)
 		}
 	}
@@ -250,6 +269,16 @@ func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSetti
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
+	}
+	if set.notifyCmd != "" {
+		n, err := core.NewNotifier(reg, set.notifyCmd)
+		if err != nil {
+			return err
+		}
+		nctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); n.Run(nctx) }()
+		defer func() { cancel(); <-done }()
 	}
 	sw := core.NewSweeper(reg, jobs)
 	tick := func(d time.Duration) <-chan time.Time {
