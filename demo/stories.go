@@ -98,7 +98,7 @@ func (s *Sim) opening() {
 		var again func(ctx context.Context)
 		again = func(ctx context.Context) {
 			s.agent(ctx, k)
-			s.after(s.between(100*time.Second, 160*time.Second), again)
+			s.after(s.between(120*time.Second, 200*time.Second), again)
 		}
 		at(s.between(100*time.Second, 160*time.Second), again)
 	}
@@ -146,7 +146,7 @@ func (s *Sim) pendingApprovals(ctx context.Context, except string) (int, error) 
 // trickle adds small work every few seconds while fewer than maxActive
 // stories run: mostly standalone tasks, sometimes a sub-agent run.
 func (s *Sim) trickle(ctx context.Context) {
-	defer s.after(s.between(3*time.Second, 7*time.Second), s.trickle)
+	defer s.after(s.between(4*time.Second, 9*time.Second), s.trickle)
 	if s.active >= maxActive {
 		return
 	}
@@ -202,7 +202,7 @@ func (s *Sim) agent(ctx context.Context, kind agentKind) {
 	if s.chance(0.4) {
 		a.owner = SessionResearch
 	}
-	if kind == agentNormal && s.chance(0.2) {
+	if kind == agentNormal && s.chance(0.1) {
 		a.outcome, a.errText = core.OutcomeError, "tool call failed: exit status 1 (go test ./...)"
 	}
 	budget := time.Duration(0)
@@ -480,7 +480,7 @@ func (a *agent) waitApproval(ctx context.Context) bool {
 		if a.kind != agentExpiring && s.vnow.Sub(a.asked) >= a.decide {
 			others, err := s.pendingApprovals(ctx, ap.ID)
 			if err == nil && others >= 1 {
-				if s.chance(0.7) {
+				if s.chance(0.8) {
 					s.act(ctx, "approve", func() (core.Result, error) {
 						_, _, r, err := s.reg.ApproveApproval(ctx, ap.ID, core.ScopeOnce, s.op)
 						return r, err
@@ -599,7 +599,7 @@ func (s *Sim) chore(ctx context.Context, kind choreKind) {
 	switch kind {
 	case choreCLI:
 		c.label = pick(s, choreLabels)
-		c.fail = s.chance(0.12)
+		c.fail = s.chance(0.08)
 		if s.chance(0.3) {
 			nt.OwnerSession = SessionResearch
 		}
