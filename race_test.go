@@ -1,8 +1,8 @@
 package main
 
-// Many OS processes racing kill / complete / cancel / finish on the same runs
-// (SPEC §11 reliability: races), plus the maintenance API marking tasks lost
-// in between. Afterwards every invariant holds.
+// Many OS processes racing kill / complete / cancel / finish / sweep on the
+// same runs (SPEC §11 reliability: races), plus the maintenance API marking
+// tasks lost in between. Afterwards every invariant holds.
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/clawpit/clawpit/core"
 )
@@ -32,7 +33,9 @@ func TestRaceKillCompleteCancelFinish(t *testing.T) {
 		if _, _, err := reg.OpenSession(ctx, owner, "", core.ActorRuntime); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := reg.RegisterRun(ctx, core.NewRun{RunID: p.run, ChildSession: "child-" + p.run, RequesterSession: owner}, core.ActorRuntime); err != nil {
+		// A long inactivity budget keeps the sweeper's watchdog (R6) out of
+		// this test's story.
+		if _, err := reg.RegisterRun(ctx, core.NewRun{RunID: p.run, ChildSession: "child-" + p.run, RequesterSession: owner, InactivityBudget: time.Hour}, core.ActorRuntime); err != nil {
 			t.Fatal(err)
 		}
 		sub, err := reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeSubagent, RunID: p.run, OwnerSession: owner}, core.ActorRuntime)
@@ -95,6 +98,31 @@ func TestRaceKillCompleteCancelFinish(t *testing.T) {
 			}
 		}()
 	}
+	// Maintenance sweeps (another OS process each) run throughout: R5 marks
+	// the rows of killed runs lost early, racing the late completions.
+	stopSweeps := make(chan struct{})
+	sweepsDone := make(chan int)
+	go func() {
+		n := 0
+		defer func() { sweepsDone <- n }()
+		for {
+			select {
+			case <-stopSweeps:
+				return
+			default:
+			}
+			cmd := c.command(nil, "sweep")
+			var so, se bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &so, &se
+			err := cmd.Run()
+			n++
+			if err != nil || strings.Contains(se.String()+so.String(), "database is locked") {
+				mu.Lock()
+				failures = append(failures, fmt.Sprintf("sweep: %v\n%s%s", err, so.String(), se.String()))
+				mu.Unlock()
+			}
+		}
+	}()
 	// The maintenance API infers lost on whatever is still active meanwhile,
 	// as a sweeper would after the kills (R5), so lost → succeeded upgrades
 	// happen too.
@@ -105,6 +133,7 @@ func TestRaceKillCompleteCancelFinish(t *testing.T) {
 		defer closeReg()
 		r := rand.New(rand.NewPCG(7, 7))
 		for _, i := range r.Perm(runs) {
+			time.Sleep(20 * time.Millisecond) // interleave with the CLI workers
 			for _, id := range []string{pairs[i].sub, pairs[i].peer} {
 				if _, _, err := reg.MarkTaskLost(ctx, id, "subagent run ended (killed)"); err != nil {
 					mu.Lock()
@@ -115,6 +144,8 @@ func TestRaceKillCompleteCancelFinish(t *testing.T) {
 		}
 	}()
 	wg.Wait()
+	close(stopSweeps)
+	t.Logf("%d concurrent sweeps", <-sweepsDone)
 	for _, f := range failures {
 		t.Error(f)
 	}
