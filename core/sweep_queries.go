@@ -15,9 +15,12 @@ type SweepTx interface {
 	// inactivity_budget_ms < now (SPEC R6), oldest progress first.
 	SweepOverdueRuns(now Timestamp, limit int) ([]Run, error)
 
-	// SweepActiveTasks returns every queued or running task with what backs
-	// it (SPEC R5, R10), by last activity, oldest first.
-	SweepActiveTasks() ([]ActiveTaskRow, error)
+	// SweepActiveTasks returns the queued or running tasks a sweep may act on
+	// or report, with what backs them (SPEC R5, R10), by last activity, oldest
+	// first: a superset the sweeper re-checks row by row. It walks the active
+	// set inside SQLite and returns only candidates, so a large, healthy
+	// active set costs one index walk and no rows (see ActiveTaskFilter).
+	SweepActiveTasks(f ActiveTaskFilter) ([]ActiveTaskRow, error)
 	// SweepActiveTask is SweepActiveTasks for one task id; nil, nil when the
 	// task is missing or no longer active. Apply re-checks a planned lost
 	// against it inside the write transaction.
@@ -66,6 +69,22 @@ type SweepTx interface {
 	// cleanup_after <= now, together with its event journal (SPEC R8). False
 	// when it raced.
 	SweepPrune(entity, id string, rev int64, now Timestamp) (bool, error)
+}
+
+// ActiveTaskFilter selects the active-task candidates of one sweep. A row is
+// returned when any of these holds:
+//   - its run (run_id) or, for a cli row, its source run (source_id) has
+//     ended (early lost, R5);
+//   - activity_at < IdleBefore and nothing backs it: no running run by
+//     run_id or cli source_id, no pending or running job by source_id, no
+//     active session (child_session, else owner_session) (grace lost, R5);
+//   - it is queued with activity_at <= QueuedBefore (stale_queued, R10);
+//   - it is running with started_at ?? created_at <= RunningBefore and no
+//     running run or pending/running job backs it (stale_running, R10).
+type ActiveTaskFilter struct {
+	IdleBefore    Timestamp
+	QueuedBefore  Timestamp
+	RunningBefore Timestamp
 }
 
 // ActiveTaskRow is an active task with what backs it, as the sweeper reads it

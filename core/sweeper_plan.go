@@ -89,7 +89,12 @@ func (s *Sweeper) plan(ctx context.Context, watchdogOnly bool) (*Plan, error) {
 		if watchdogOnly {
 			return nil
 		}
-		active, err := stx.SweepActiveTasks()
+		now := p.Now
+		active, err := stx.SweepActiveTasks(ActiveTaskFilter{
+			IdleBefore:    now.Add(-b.th.Grace),
+			QueuedBefore:  now.Add(-b.th.StaleQueued),
+			RunningBefore: now.Add(-b.th.StaleRunning),
+		})
 		if err != nil {
 			return fmt.Errorf("active tasks: %w", err)
 		}

@@ -12,7 +12,10 @@ import (
 // The maintenance sweeper's queries (core.SweepTx). Every statement reads
 // through an index whose size follows active or due rows — partial indexes of
 // 0001_init.sql and 0002_sweep_indexes.sql — never a scan of the history
-// (SPEC §5, P1). sweep_test.go checks each statement of sweepSQL with EXPLAIN
+// (SPEC §5, P1). Each names its index (INDEXED BY): without statistics the
+// planner may prefer a history-wide index such as tasks_status_created for
+// "status IN ('succeeded','failed')", which costs seconds at a million rows;
+// INDEXED BY fixes the plan, and fails loudly if the index ever stops fitting. sweep_test.go checks each statement of sweepSQL with EXPLAIN
 // QUERY PLAN over a populated database.
 
 var _ core.SweepTx = (*tx)(nil)
@@ -61,47 +64,59 @@ const activeTaskSelect = `SELECT t.id, t.runtime, t.status, COALESCE(t.run_id, '
  r.run_id IS NOT NULL, r.ended_at, COALESCE(r.outcome, ''),
  rs.run_id IS NOT NULL, rs.ended_at, COALESCE(rs.outcome, ''),
  COALESCE(j.status, ''), COALESCE(s.state, '')
-FROM tasks t
+FROM tasks t %s
 LEFT JOIN runs r ON r.run_id = t.run_id
 LEFT JOIN runs rs ON t.runtime = 'cli' AND rs.run_id = t.source_id
 LEFT JOIN jobs j ON j.id = t.source_id
 LEFT JOIN sessions s ON s.id = COALESCE(t.child_session, t.owner_session)
 WHERE t.status IN ('queued','running')`
 
+// runBacked is true when a running run (run_id, or a cli row's source_id) or
+// a pending/running job (source_id) backs the task.
+const runBacked = `(r.run_id IS NOT NULL AND r.ended_at IS NULL) OR (rs.run_id IS NOT NULL AND rs.ended_at IS NULL)
+   OR COALESCE(j.status, '') IN ('pending','running')`
+
 // sweepSQL holds every fixed maintenance statement by name; the per-table
 // retention and audit statements are built by the functions below and listed
 // by sweepStatements.
 var sweepSQL = map[string]string{
-	"overdue_runs": "SELECT " + runCols + ` FROM runs
+	"overdue_runs": "SELECT " + runCols + ` FROM runs INDEXED BY runs_running
  WHERE ended_at IS NULL AND last_progress_at < ? AND pending_approval_waits = 0
  AND last_progress_at + inactivity_budget_ms < ? ORDER BY last_progress_at LIMIT ?`,
-	"active_tasks": activeTaskSelect + " ORDER BY t.activity_at",
-	"active_task":  activeTaskSelect + " AND t.id = ?",
-	"expired_approvals": "SELECT " + approvalCols + ` FROM approvals
+	// The candidate filter of core.ActiveTaskFilter. COALESCE keeps every
+	// operand non-NULL, so NOT (…) of a missing run, job or session is true.
+	"active_tasks": fmt.Sprintf(activeTaskSelect, "INDEXED BY tasks_active") + ` AND (
+   COALESCE(r.ended_at, rs.ended_at) IS NOT NULL
+   OR (t.activity_at < ? AND NOT (` + runBacked + ` OR COALESCE(s.state, '') = 'active'))
+   OR (t.status = 'queued' AND t.activity_at <= ?)
+   OR (t.status = 'running' AND COALESCE(t.started_at, t.created_at) <= ? AND NOT (` + runBacked + `)))
+ ORDER BY t.activity_at`,
+	"active_task": fmt.Sprintf(activeTaskSelect, "") + " AND t.id = ?",
+	"expired_approvals": "SELECT " + approvalCols + ` FROM approvals INDEXED BY approvals_pending_expiry
  WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
-	"silent_tasks": "SELECT " + taskCols + ` FROM tasks
+	"silent_tasks": "SELECT " + taskCols + ` FROM tasks INDEXED BY tasks_silent
  WHERE expects_output = 1 AND output_count = 0 AND status IN ('succeeded','failed') AND ended_at >= ?
  AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.dedup_key = 'task_silent:' || tasks.id)
  ORDER BY ended_at LIMIT ?`,
-	"delivery_failed": `SELECT id, COALESCE(owner_session, ''), label FROM tasks
+	"delivery_failed": `SELECT id, COALESCE(owner_session, ''), label FROM tasks INDEXED BY tasks_delivery_failed
  WHERE delivery_status = 'failed' ORDER BY id LIMIT ?`,
 	"prune_events":         "DELETE FROM events WHERE entity = ? AND entity_id = ?",
 	"last_notification_id": "SELECT COALESCE(MAX(id), 0) FROM notifications",
 }
 
 func unstampedSQL(rt retentionTable) string {
-	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s WHERE cleanup_after IS NULL AND %s AND %s IS NOT NULL LIMIT ?",
-		rt.idCol, rt.status, rt.end, revCol(rt), rt.extra, rt.table, rt.finished, rt.end)
+	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s INDEXED BY %s_unstamped WHERE cleanup_after IS NULL AND %s AND %s IS NOT NULL LIMIT ?",
+		rt.idCol, rt.status, rt.end, revCol(rt), rt.extra, rt.table, rt.table, rt.finished, rt.end)
 }
 
 func missingEndSQL(rt retentionTable) string {
-	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s WHERE cleanup_after IS NULL AND %s AND %s IS NULL LIMIT ?",
-		rt.idCol, rt.status, rt.end, revCol(rt), rt.extra, rt.table, rt.finished, rt.end)
+	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s FROM %s INDEXED BY %s_unstamped WHERE cleanup_after IS NULL AND %s AND %s IS NULL LIMIT ?",
+		rt.idCol, rt.status, rt.end, revCol(rt), rt.extra, rt.table, rt.table, rt.finished, rt.end)
 }
 
 func dueSQL(rt retentionTable) string {
-	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s, cleanup_after FROM %s WHERE cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s ORDER BY cleanup_after LIMIT ?",
-		rt.idCol, rt.status, rt.end, revCol(rt), rt.extra, rt.table, rt.finished)
+	return fmt.Sprintf("SELECT %s, %s, %s, %s, %s, cleanup_after FROM %s INDEXED BY %s_cleanup_after WHERE cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s ORDER BY cleanup_after LIMIT ?",
+		rt.idCol, rt.status, rt.end, revCol(rt), rt.extra, rt.table, rt.table, rt.finished)
 }
 
 func inconsistentSQL(rt retentionTable) string {
@@ -193,8 +208,8 @@ func scanActiveTask(s rowScanner, r *core.ActiveTaskRow) error {
 }
 
 // SweepActiveTasks implements core.SweepTx (SPEC R5, R10).
-func (t *tx) SweepActiveTasks() ([]core.ActiveTaskRow, error) {
-	return queryAll(t, sweepSQL["active_tasks"], nil, scanActiveTask)
+func (t *tx) SweepActiveTasks(f core.ActiveTaskFilter) ([]core.ActiveTaskRow, error) {
+	return queryAll(t, sweepSQL["active_tasks"], []any{int64(f.IdleBefore), int64(f.QueuedBefore), int64(f.RunningBefore)}, scanActiveTask)
 }
 
 // SweepActiveTask implements core.SweepTx.
