@@ -62,6 +62,15 @@
 //
 // # Reading, batching, sanitising, redacting
 //
+// The default source is tailer.Follow on Dir with Backlog = Capacity: the
+// last Capacity lines on disk (read backwards across output.1.log, as a
+// tail), then live lines, with no gap and no overlap, across rotations. If
+// the follower could not keep up with rotations it inserts tailer.GapNotice
+// as a line. On JobEndedMsg the view calls StopAtEOF on a source that has it
+// (EOFStopper): the follower delivers what is left on disk, including a last
+// line without "\n", and ends; the view then stops reading. A follower
+// error (e.g. the log directory was pruned) shows as "follow stopped: …".
+//
 // The read Cmd waits for the source's next batch off the UI goroutine,
 // coalesces every batch already queued (up to Capacity lines), sanitises
 // each line once as it enters (tailer.Sanitize: escape sequences, control
