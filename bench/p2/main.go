@@ -7,7 +7,8 @@
 // It builds clawpit, seeds a registry with -tasks tasks (mostly terminal
 // history plus 2×n queued ones), then alternates: clawpit starts one queued
 // task (queued → running, journaled), sqlite3 moves another queued task to
-// running with one UPDATE. It prints medians, p90s and the ratio; target:
+// running with one UPDATE (with clawpit's synchronous=NORMAL, so both skip
+// the per-commit fsync). It prints medians, p90s and the ratio; target:
 // median < 15 ms and ≤ 2× sqlite3. -strict exits 1 when a target is missed.
 // Needs the sqlite3 CLI (apt-get install -y sqlite3).
 package main
@@ -20,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/clawpit/clawpit/core"
@@ -96,7 +98,9 @@ func run(n, total int, strict, keep bool) error {
 			return err
 		}
 		cl = append(cl, d)
-		upd := fmt.Sprintf("UPDATE tasks SET status='running', started_at=%d, last_event_at=%d, rev=rev+1 WHERE id='%s' AND status='queued'",
+		// Same durability as clawpit (WAL, synchronous=NORMAL: no fsync per
+		// commit), so the ratio compares work, not fsync policy.
+		upd := fmt.Sprintf("PRAGMA synchronous=NORMAL; UPDATE tasks SET status='running', started_at=%d, last_event_at=%d, rev=rev+1 WHERE id='%s' AND status='queued'",
 			now+int64(i), now+int64(i), queued[2*i+1])
 		if d, err = timeCmd(sqlite, dbPath, upd); err != nil {
 			return err
@@ -116,6 +120,7 @@ func run(n, total int, strict, keep bool) error {
 	fmt.Printf("P2: one CLI state change, process start to exit (%d runs each, interleaved; registry of %d tasks)\n", n, total)
 	fmt.Printf("  %-28s median %6.2f ms   p90 %6.2f ms\n", "clawpit task start", ms2(mc), ms2(pct(cl, 90)))
 	fmt.Printf("  %-28s median %6.2f ms   p90 %6.2f ms\n", "sqlite3 UPDATE (bare)", ms2(ms), ms2(pct(sq, 90)))
+	fmt.Printf("  (both: WAL, synchronous=NORMAL; machine load average %s)\n", loadAvg())
 	fmt.Printf("  %-28s median %6.2f ms   (process start floor)\n", "true", ms2(median(tr)))
 	ok := mc < 15*time.Millisecond && ratio <= 2
 	verdict := "met"
@@ -187,6 +192,20 @@ func verify(path string, ids []string) error {
 		}
 		return nil
 	})
+}
+
+// loadAvg is the 1-minute load average from /proc/loadavg, "?" elsewhere:
+// absolute times mean little on a busy machine, the ratio still does.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
 }
 
 func median(ds []time.Duration) time.Duration { return pct(ds, 50) }
