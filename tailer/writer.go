@@ -68,6 +68,9 @@ type RotatingWriter struct {
 	err       error // sticky write error
 	rotateErr error // last failed rotation (not fatal)
 	rotations int
+	// beforeRotate, if set (tests only), runs before each rotation with the
+	// number of rotations done so far.
+	beforeRotate func(rotations int)
 }
 
 // OpenWriter creates dir (mode 0700) if needed and opens <dir>/output.log for
@@ -170,6 +173,9 @@ func (w *RotatingWriter) fail(err error) error {
 
 // rotate is called with mu held.
 func (w *RotatingWriter) rotate() {
+	if w.beforeRotate != nil {
+		w.beforeRotate(w.rotations)
+	}
 	if err := w.bw.Flush(); err != nil {
 		w.fail(err)
 		return
