@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -328,8 +326,10 @@ func jobTailCmd(a *app) *cobra.Command {
 }
 
 func jobFollowCmd(a *app) *cobra.Command {
-	return &cobra.Command{
-		Use:   "follow ID",
+	var lines int
+	var fromStart bool
+	c := &cobra.Command{
+		Use:   "follow ID [--lines N] [--from-start]",
 		Short: "Print a job's log as it grows, across rotations, until the job ends",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -341,9 +341,12 @@ func jobFollowCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return jobFollow(cmd.Context(), a, j, job)
+			return jobFollow(cmd.Context(), a, j, job, lines, fromStart)
 		},
 	}
+	c.Flags().IntVar(&lines, "lines", 10, "start with this many lines from the end")
+	c.Flags().BoolVar(&fromStart, "from-start", false, "start with everything on disk (output.1.log, then output.log)")
+	return c
 }
 
 func jobCancelCmd(a *app) *cobra.Command {
@@ -494,82 +497,49 @@ func jobTail(dir string, lines, nbytes int) (string, string, error) {
 	return strings.Join(res.Lines, "\n") + "\n", res.Notice, nil
 }
 
-// jobFollow prints the job's log as it grows, following rotation, until the
-// job is terminal and the log is drained.
-func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job) error {
-	path := job.LogPath
-	var f *os.File
-	defer func() {
-		if f != nil {
-			f.Close()
+// jobFollow prints the job's log through tailer.Follow (across rotations,
+// each line redacted again and sanitised), starting with the last backlog
+// lines (or everything on disk with fromStart), until the job has ended and
+// its supervisor is gone; then it drains what is left and returns. Ctrl-C
+// stops it early.
+func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog int, fromStart bool) error {
+	dir := filepath.Dir(job.LogPath)
+	fl, err := tailer.Follow(ctx, dir, tailer.FollowOptions{Backlog: backlog, FromStart: fromStart})
+	if err != nil {
+		return fmt.Errorf("follow %s: %w", dir, err)
+	}
+	defer fl.Stop()
+	go func() {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-fl.Done():
+				return
+			case <-t.C:
+			}
+			cur, _, err := j.GetJob(ctx, job.ID)
+			if err != nil {
+				continue
+			}
+			if !cur.Status.Active() && (cur.SupervisorPID == 0 || !core.ProcessAlive(cur.SupervisorPID, cur.SupervisorStart)) {
+				fl.StopAtEOF() // the log is complete: drain it and stop
+				return
+			}
 		}
 	}()
-	buf := make([]byte, 64<<10)
-	red := core.NewRedactor().NewLineRedactor()
-	var partial []byte
-	emit := func(b []byte) {
-		data := append(partial, b...)
-		for {
-			i := bytes.IndexByte(data, '\n')
-			if i < 0 {
-				break
-			}
-			fmt.Fprintln(a.stdout, tailer.Sanitize(string(red.Line(data[:i])), 0))
-			data = data[i+1:]
+	for batch := range fl.C() {
+		var sb strings.Builder
+		for _, l := range batch {
+			sb.WriteString(tailer.Sanitize(l.Text, 0))
+			sb.WriteByte('\n')
 		}
-		partial = append([]byte(nil), data...)
+		if _, err := io.WriteString(a.stdout, sb.String()); err != nil {
+			return nil // stdout closed (a pipe to head): stop quietly
+		}
 	}
-	drain := func() error {
-		for f != nil {
-			n, err := f.Read(buf)
-			if n > 0 {
-				emit(buf[:n])
-			}
-			if err == io.EOF || n == 0 {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-		}
+	if ctx.Err() != nil {
 		return nil
 	}
-	ended := false
-	for {
-		if f == nil {
-			if nf, err := os.Open(path); err == nil {
-				f = nf
-			}
-		}
-		if err := drain(); err != nil {
-			return err
-		}
-		// Rotation: the path now names another file; finish the old one first.
-		if f != nil {
-			if st1, err := f.Stat(); err == nil {
-				if st2, err := os.Stat(path); err == nil && !os.SameFile(st1, st2) {
-					drain()
-					f.Close()
-					f = nil
-					continue
-				}
-			}
-		}
-		if ended {
-			if len(partial) > 0 {
-				emit([]byte("\n"))
-			}
-			return nil
-		}
-		cur, _, err := j.GetJob(ctx, job.ID)
-		if err == nil && !cur.Status.Active() && cur.CompletedAt != 0 && !core.ProcessAlive(cur.SupervisorPID, cur.SupervisorStart) {
-			ended = true // one more drain, then stop
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return fl.Err()
 }

@@ -270,3 +270,58 @@ func TestJobSessionPassivateReaps(t *testing.T) {
 		t.Errorf("second resume lists the reaped job again:\n%s", o)
 	}
 }
+
+// `job follow --from-start` prints every line once, in order, across many
+// rotations (a small threshold through the hidden CLAWPIT_JOB_ROTATE_BYTES,
+// the writer paced at about 8 MB/s, i.e. 100,000 lines/s as in SPEC P5), and
+// exits 0 by itself when the job ends.
+func TestJobFollow(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	const lines = 40_000 // 3.2 MB at 256 KiB per generation: 12 rotations
+	gen := fmt.Sprintf(`sleep 1; awk 'BEGIN { for (i = 0; i < %d; i++) { printf "%%08d %%070d\n", i, i; if (i %% 1000 == 999) system("sleep 0.01") } }'; echo done >&2`, lines)
+	cmd := c.command(nil, "--json", "job", "run", "--session", "f", "--", "sh", "-c", gen)
+	cmd.Env = append(cmd.Env, core.EnvJobRotateBytes+"=262144")
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("job run: %v", err)
+	}
+	var run jobOut
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	c.killJobOnCleanup(run.Job.ID)
+	start := time.Now()
+	o := c.run("job", "follow", run.Job.ID, "--from-start")
+	if o.code != 0 {
+		t.Fatalf("follow: %s", o)
+	}
+	if el := time.Since(start); el > 30*time.Second {
+		t.Errorf("follow took %s", el)
+	}
+	// stdout and stderr are separate pipes: "[stderr] done" may land among
+	// the last stdout lines still in the pipe; stdout lines keep their order.
+	next, done := 0, 0
+	for _, l := range strings.Split(strings.TrimSuffix(o.stdout, "\n"), "\n") {
+		if l == "[stderr] done" {
+			done++
+			continue
+		}
+		if want := fmt.Sprintf("%08d %070d", next, next); l != want {
+			t.Fatalf("after line %d: %.40q, want %.40q", next-1, l, want)
+		}
+		next++
+	}
+	if next != lines || done != 1 {
+		t.Errorf("follow printed %d of %d lines and %d done lines", next, lines, done)
+	}
+	j := c.job(run.Job.ID)
+	if j.Status != core.JobCompleted {
+		t.Errorf("job %s", j.Status)
+	}
+	st1, err1 := os.Stat(filepath.Join(filepath.Dir(j.LogPath), core.RotatedLogName))
+	st0, err0 := os.Stat(j.LogPath)
+	if err0 != nil || err1 != nil || st0.Size()+st1.Size() > 2*262144 {
+		t.Errorf("rotation at 256 KiB did not bound the log: %v %v", st0, st1)
+	}
+}

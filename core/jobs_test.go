@@ -514,16 +514,58 @@ func secretCorpus() (string, []string) {
 }
 
 // Rotation (SPEC J3): 30 MB of numbered 80-byte lines leave at most about
-// 10 MiB on disk, and the two files hold the last lines in order.
+// 10 MiB on disk, the two files hold the last lines in order, and a follower
+// attached from the start receives all 375,000 lines.
 func TestJobRotation(t *testing.T) {
 	t.Parallel()
 	f := newJobFixture(t)
 	const lines = 375_000 // 30 MB of 80-byte lines
 	gen := fmt.Sprintf(`awk 'BEGIN { for (i = 0; i < %d; i++) printf "%%08d %%070d\n", i, i }'`, lines)
 	job := f.run("s", 0, "sh", "-c", gen)
+	// A follower attached from the start gets every line once, in order,
+	// across every rotation (SPEC J5, P5).
+	fl, err := tailer.Follow(f.ctx, filepath.Dir(job.LogPath), tailer.FollowOptions{FromStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Stop()
+	followed := make(chan error, 1)
+	go func() {
+		next := 0
+		var bad error
+		for batch := range fl.C() {
+			for _, l := range batch {
+				if bad != nil {
+					continue
+				}
+				n, err := strconv.Atoi(strings.Fields(l.Text + " x")[0])
+				if l.Gap || err != nil || n != next {
+					bad = fmt.Errorf("after line %d the follower got %q (gap %v)", next-1, l.Text, l.Gap)
+					continue
+				}
+				next++
+			}
+		}
+		if bad == nil && next != lines {
+			bad = fmt.Errorf("the follower got %d lines, want %d", next, lines)
+		}
+		followed <- errors.Join(bad, fl.Err())
+	}()
 	j := f.waitDone(job.ID, 60*time.Second)
 	if j.Status != core.JobCompleted || j.CaptureError != "" {
 		t.Fatalf("status %s capture_error %q", j.Status, j.CaptureError)
+	}
+	fl.StopAtEOF()
+	select {
+	case err := <-followed:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the follower did not finish")
+	}
+	if fl.Rotations() < 5 {
+		t.Errorf("follower saw %d rotations, want 5", fl.Rotations())
 	}
 	dir := filepath.Dir(j.LogPath)
 	var sizes []int64
