@@ -514,9 +514,10 @@ func (s *Sim) startTests(ctx context.Context) {
 // keepJobsAlive watches the helper jobs: when the dev server or the secrets
 // job ends (the operator cancelled or reaped it) it is started again after a
 // pause; a finished build is reported and re-run a minute or two later; the
-// tests re-run every few minutes.
+// tests re-run every few minutes. A passivated session is resumed first, as a
+// runtime would; a closed session stays closed and its job is not restarted.
 func (s *Sim) keepJobsAlive(ctx context.Context) {
-	check := func(role, id string, restart func(ctx context.Context), pause time.Duration, report func(*core.Job)) {
+	check := func(role, session, id string, restart func(ctx context.Context), pause time.Duration, report func(*core.Job)) {
 		if id == "" || s.restarts[role] {
 			return
 		}
@@ -533,18 +534,22 @@ func (s *Sim) keepJobsAlive(ctx context.Context) {
 		}
 		s.restarts[role] = true
 		s.after(pause, func(ctx context.Context) {
+			if !s.sessionReady(ctx, session) {
+				s.logf("session %s is closed: the %s job is not restarted", session, role)
+				return // restarts[role] stays set: never again
+			}
 			s.restarts[role] = false
 			restart(ctx)
 		})
 	}
-	check("dev", s.devJob, func(ctx context.Context) { s.fail("restart dev server", s.startDevServer(ctx)) },
+	check("dev server", SessionMain, s.devJob, func(ctx context.Context) { s.fail("restart dev server", s.startDevServer(ctx)) },
 		10*time.Second, func(j *core.Job) {
 			s.port = 0
 			s.logf("job %s (dev server) ended %s; restarting it in 10s", j.ID, j.Status)
 		})
-	check("secrets", s.secrets, func(ctx context.Context) { s.fail("restart secrets job", s.startSecrets(ctx)) },
+	check("deploy", SessionResearch, s.secrets, func(ctx context.Context) { s.fail("restart secrets job", s.startSecrets(ctx)) },
 		30*time.Second, func(j *core.Job) { s.logf("job %s (deploy) ended %s; restarting it in 30s", j.ID, j.Status) })
-	check("build", s.build, func(ctx context.Context) { s.fail("restart build", s.startBuild(ctx)) },
+	check("build", SessionMain, s.build, func(ctx context.Context) { s.fail("restart build", s.startBuild(ctx)) },
 		s.between(60*time.Second, 120*time.Second), func(j *core.Job) {
 			code := "-"
 			if j.ExitCode != nil {
@@ -552,9 +557,30 @@ func (s *Sim) keepJobsAlive(ctx context.Context) {
 			}
 			s.logf("job %s (build) ended %s, exit code %s", j.ID, j.Status, code)
 		})
-	check("tests", s.tests, s.startTests, s.between(120*time.Second, 180*time.Second), func(j *core.Job) {
+	check("tests", SessionResearch, s.tests, s.startTests, s.between(120*time.Second, 180*time.Second), func(j *core.Job) {
 		s.logf("job %s (tests) ended %s", j.ID, j.Status)
 	})
+}
+
+// sessionReady reports whether jobs can start in session: active, or
+// passivated and resumed now (as a runtime resumes the session it needs).
+func (s *Sim) sessionReady(ctx context.Context, session string) bool {
+	sess, _, err := s.reg.GetSession(ctx, session)
+	if err != nil {
+		s.fail("get session "+session, err)
+		return false
+	}
+	switch sess.State {
+	case core.SessionClosed:
+		return false
+	case core.SessionPassivated:
+		if _, _, _, err := s.reg.ResumeSession(ctx, session, core.ActorRuntime); err != nil {
+			s.fail("resume session "+session, err)
+			return false
+		}
+		s.logf("session %s resumed", session)
+	}
+	return true
 }
 
 // devPaths are the requests the simulated browser sends, weighted by
