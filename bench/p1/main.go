@@ -1,17 +1,22 @@
 // Command p1 measures SPEC §11 P1: one maintenance sweep over a registry of
 // 1,000,000 terminal tasks and 10,000 active ones, against the same active set
-// over 10,000 terminal tasks, side by side: time (median of -runs sweeps, dry
-// run and applied) and peak resident memory of the sweeping process.
+// over 10,000 terminal tasks, side by side: time per sweep (dry run and
+// applied) and peak resident memory of the sweeping process.
 //
-//	go run ./bench/p1 [-terminal 1000000] [-small 10000] [-active 10000] [-due 100] [-runs 7] [-dir D] [-keep]
+//	go run ./bench/p1 [-terminal 1000000] [-small 10000] [-active 10000] [-due 100]
+//	                  [-runs 15] [-rounds 3] [-dir D] [-keep] [-json]
 //
-// Each registry is built first (bulk INSERT … SELECT in one transaction), then
-// swept by a fresh child process (this program with -measure) so its peak RSS
-// (VmHWM) is the sweep's alone. The child opens the registry like `clawpit
-// sweep` does: store.Open, the default thresholds, and job liveness through
-// core.Jobs. The applied series: the first sweep does the due work (-due
-// orphans marked lost and pruned); the median is over the steady sweeps that
-// follow.
+// Both registries are built first (bulk INSERT … SELECT in one transaction).
+// Then, for -rounds rounds, a fresh child process (this program with
+// -measure) sweeps the large one and another the small one, -runs/-rounds
+// sweeps each: interleaving the two spreads a busy machine's load over both
+// sides of the ratio. Each sweep is timed in wall time and in CPU time (user +
+// system of the child, getrusage): CPU time barely moves with other load on
+// the machine, wall time does. Peak RSS is the child's VmHWM. The child opens
+// the registry as `clawpit sweep` does: store.Open, default thresholds, job
+// liveness through core.Jobs. In the first round the first applied sweep does
+// the due work (-due idle orphans, marked lost and pruned); every other
+// applied sweep is steady (nothing to do but read).
 package main
 
 import (
@@ -26,6 +31,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/clawpit/clawpit/bench/p1data"
@@ -33,18 +39,24 @@ import (
 	"github.com/clawpit/clawpit/store"
 )
 
-// result is what a -measure child reports (JSON on stdout).
+// sample is one timed sweep.
+type sample struct {
+	WallMs float64 `json:"wall_ms"`
+	CPUMs  float64 `json:"cpu_ms"`
+}
+
+// result is what a -measure child reports (JSON on stdout), and, merged over
+// rounds, one column of the table.
 type result struct {
-	Terminal     int       `json:"terminal"`
-	OpenMs       float64   `json:"open_ms"`
-	DryMs        []float64 `json:"dry_ms"`
-	DryActions   int       `json:"dry_actions"`
-	FirstMs      float64   `json:"first_applied_ms"`
-	FirstSummary string    `json:"first_applied"`
-	SteadyMs     []float64 `json:"steady_ms"`
-	PeakRSSKB    int64     `json:"peak_rss_kb"`
-	DBBytes      int64     `json:"db_bytes"`
-	BuildSeconds float64   `json:"build_seconds"`
+	Terminal     int      `json:"terminal"`
+	OpenMs       float64  `json:"open_ms"`
+	Dry          []sample `json:"dry"`
+	First        *sample  `json:"first_applied,omitempty"`
+	FirstSummary string   `json:"first_applied_summary,omitempty"`
+	Steady       []sample `json:"steady"`
+	PeakRSSKB    int64    `json:"peak_rss_kb"`
+	DBBytes      int64    `json:"db_bytes"`
+	BuildSeconds float64  `json:"build_seconds"`
 }
 
 func main() {
@@ -52,35 +64,40 @@ func main() {
 	small := flag.Int("small", 10_000, "terminal tasks in the small registry")
 	active := flag.Int("active", 10_000, "active tasks in both")
 	due := flag.Int("due", 100, "idle orphans (due work) in both")
-	runs := flag.Int("runs", 7, "sweeps per series (median reported)")
+	runs := flag.Int("runs", 15, "sweeps per series and registry, over all rounds")
+	rounds := flag.Int("rounds", 3, "alternations between the two registries")
 	dir := flag.String("dir", "", "where to build the registries (default a temporary directory)")
 	keep := flag.Bool("keep", false, "keep the registries")
 	asJSON := flag.Bool("json", false, "print the results as JSON")
 	measure := flag.String("measure", "", "internal: sweep this registry and report")
+	first := flag.Bool("first", false, "internal: with -measure, do the first applied sweep (due work)")
 	cpuProfile := flag.String("cpuprofile", "", "with -measure: write a CPU profile of the sweeps")
 	flag.Parse()
 
 	if *measure != "" {
 		if *cpuProfile != "" {
-			f, err := os.Create(*cpuProfile)
-			if err == nil {
+			if f, err := os.Create(*cpuProfile); err == nil {
 				pprof.StartCPUProfile(f)
 				defer pprof.StopCPUProfile()
 			}
 		}
-		if err := measureOne(*measure, *runs); err != nil {
+		if err := measureOne(*measure, *runs, *first); err != nil {
 			fmt.Fprintln(os.Stderr, "p1 measure:", err)
 			os.Exit(1)
 		}
 		return
 	}
-	if err := run(*terminal, *small, *active, *due, *runs, *dir, *keep, *asJSON); err != nil {
+	if *rounds < 1 || *runs < *rounds {
+		fmt.Fprintln(os.Stderr, "p1: want -rounds ≥ 1 and -runs ≥ -rounds")
+		os.Exit(2)
+	}
+	if err := run(*terminal, *small, *active, *due, *runs, *rounds, *dir, *keep, *asJSON); err != nil {
 		fmt.Fprintln(os.Stderr, "p1:", err)
 		os.Exit(1)
 	}
 }
 
-func run(terminal, small, active, due, runs int, dir string, keep, asJSON bool) error {
+func run(terminal, small, active, due, runs, rounds int, dir string, keep, asJSON bool) error {
 	ctx := context.Background()
 	if dir == "" {
 		d, err := os.MkdirTemp("", "clawpit-p1-")
@@ -96,8 +113,10 @@ func run(terminal, small, active, due, runs int, dir string, keep, asJSON bool) 
 	if err != nil {
 		return fmt.Errorf("own start time: %w", err)
 	}
-	var results []result
-	for _, n := range []int{terminal, small} {
+	sizes := []int{terminal, small}
+	results := make([]result, len(sizes))
+	paths := make([]string, len(sizes))
+	for i, n := range sizes {
 		path := filepath.Join(dir, fmt.Sprintf("registry-%d.db", n))
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			os.Remove(path + suffix)
@@ -109,33 +128,67 @@ func run(terminal, small, active, due, runs int, dir string, keep, asJSON bool) 
 		if err := p1data.Build(ctx, path, p1data.Shape{Terminal: n, Active: active, Due: due, PID: os.Getpid(), PIDStart: start}); err != nil {
 			return err
 		}
-		built := time.Since(t0)
-		fi, _ := os.Stat(path)
-		fmt.Fprintf(os.Stderr, "  built in %.1f s (%d MB); sweeping in a child process ...\n", built.Seconds(), fi.Size()>>20)
-		self, err := os.Executable()
+		fi, err := os.Stat(path)
 		if err != nil {
 			return err
 		}
-		cmd := exec.Command(self, "-measure", path, "-runs", strconv.Itoa(runs))
-		cmd.Stderr = os.Stderr
-		outb, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("measure %s: %w", path, err)
+		results[i] = result{Terminal: n, DBBytes: fi.Size(), BuildSeconds: time.Since(t0).Seconds()}
+		paths[i] = path
+		fmt.Fprintf(os.Stderr, "  built in %.1f s (%d MB)\n", results[i].BuildSeconds, fi.Size()>>20)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	for round := 0; round < rounds; round++ {
+		per := runs / rounds
+		if round < runs%rounds {
+			per++
 		}
-		var r result
-		if err := json.Unmarshal(outb, &r); err != nil {
-			return fmt.Errorf("measure %s: %w (%s)", path, err, outb)
+		for i, path := range paths {
+			fmt.Fprintf(os.Stderr, "round %d/%d: %d sweeps of %s in a child process\n", round+1, rounds, per, filepath.Base(path))
+			args := []string{"-measure", path, "-runs", strconv.Itoa(per)}
+			if round == 0 {
+				args = append(args, "-first")
+			}
+			cmd := exec.Command(self, args...)
+			cmd.Stderr = os.Stderr
+			outb, err := cmd.Output()
+			if err != nil {
+				return fmt.Errorf("measure %s: %w", path, err)
+			}
+			var r result
+			if err := json.Unmarshal(outb, &r); err != nil {
+				return fmt.Errorf("measure %s: %w (%s)", path, err, outb)
+			}
+			acc := &results[i]
+			acc.Dry = append(acc.Dry, r.Dry...)
+			acc.Steady = append(acc.Steady, r.Steady...)
+			if r.First != nil {
+				acc.First, acc.FirstSummary = r.First, r.FirstSummary
+			}
+			acc.PeakRSSKB = max(acc.PeakRSSKB, r.PeakRSSKB)
+			acc.OpenMs = max(acc.OpenMs, r.OpenMs)
 		}
-		r.Terminal, r.DBBytes, r.BuildSeconds = n, fi.Size(), built.Seconds()
-		results = append(results, r)
 	}
 	if asJSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(results)
 	}
-	print(results, runs)
+	print(results, runs, rounds)
 	return nil
+}
+
+func pick(s []sample, cpu bool) []float64 {
+	out := make([]float64, len(s))
+	for i, x := range s {
+		out[i] = x.WallMs
+		if cpu {
+			out[i] = x.CPUMs
+		}
+	}
+	return out
 }
 
 func median(v []float64) float64 {
@@ -161,10 +214,10 @@ func minOf(v []float64) float64 {
 	return m
 }
 
-func print(rs []result, runs int) {
+func print(rs []result, runs, rounds int) {
 	big, sm := rs[0], rs[1]
 	col := func(n int) string { return fmt.Sprintf("%s terminal", group(n)) }
-	fmt.Printf("P1 sweep over the same active set; times: median (min) of %d sweeps\n\n", runs)
+	fmt.Printf("P1: one sweep, %d sweeps per row and registry in %d interleaved rounds; median (min)\n\n", runs, rounds)
 	fmt.Printf("%-34s %22s %22s %8s   %s\n", "", col(big.Terminal), col(sm.Terminal), "ratio", "target")
 	line := func(name string, a, amin, b, bmin float64, unit, target string) {
 		ratio := ""
@@ -179,15 +232,21 @@ func print(rs []result, runs int) {
 		}
 		fmt.Printf("%-34s %22s %22s %8s   %s\n", name, cell(a, amin), cell(b, bmin), ratio, target)
 	}
-	line("sweep, dry run", median(big.DryMs), minOf(big.DryMs), median(sm.DryMs), minOf(sm.DryMs), "ms", "< 100 ms, ratio ≤ 1.5×")
-	line("sweep, applied (steady)", median(big.SteadyMs), minOf(big.SteadyMs), median(sm.SteadyMs), minOf(sm.SteadyMs), "ms", "< 100 ms, ratio ≤ 1.5×")
-	line("sweep, applied (first: due work)", big.FirstMs, -1, sm.FirstMs, -1, "ms", "")
+	series := func(name string, a, b []sample, target string) {
+		line(name+", wall", median(pick(a, false)), minOf(pick(a, false)), median(pick(b, false)), minOf(pick(b, false)), "ms", target)
+		line(name+", CPU", median(pick(a, true)), minOf(pick(a, true)), median(pick(b, true)), minOf(pick(b, true)), "ms", "")
+	}
+	series("dry run", big.Dry, sm.Dry, "< 100 ms, ratio ≤ 1.5×")
+	series("applied (steady)", big.Steady, sm.Steady, "< 100 ms, ratio ≤ 1.5×")
+	if big.First != nil && sm.First != nil {
+		line("applied (first: due work), wall", big.First.WallMs, -1, sm.First.WallMs, -1, "ms", "")
+	}
 	line("peak RSS of the sweeping process", float64(big.PeakRSSKB)/1024, -1, float64(sm.PeakRSSKB)/1024, -1, "MB", "< 100 MB")
 	line("open registry (not in the sweep)", big.OpenMs, -1, sm.OpenMs, -1, "ms", "")
 	line("registry file", float64(big.DBBytes)/(1<<20), -1, float64(sm.DBBytes)/(1<<20), -1, "MB", "")
 	line("build (bulk insert, one tx)", big.BuildSeconds, -1, sm.BuildSeconds, -1, "s", "")
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		fmt.Printf("\nload average: %s", b)
+		fmt.Printf("\nload average at the end: %s", b)
 	}
 	fmt.Printf("first applied sweep, %s terminal: %s\n", group(big.Terminal), big.FirstSummary)
 	fmt.Printf("first applied sweep, %s terminal: %s\n", group(sm.Terminal), sm.FirstSummary)
@@ -206,9 +265,10 @@ func group(n int) string {
 	return b.String()
 }
 
-// measureOne sweeps one registry: runs dry runs, then one applied sweep that
-// does the due work, then runs steady applied sweeps; prints a result.
-func measureOne(path string, runs int) error {
+// measureOne sweeps one registry: runs dry runs, then (first) one applied
+// sweep that does the due work, then runs steady applied sweeps; it prints a
+// result as JSON.
+func measureOne(path string, runs int, first bool) error {
 	ctx := context.Background()
 	var r result
 	t0 := time.Now()
@@ -222,39 +282,49 @@ func measureOne(path string, runs int) error {
 	reg.SetJobController(jobs)
 	sw := core.NewSweeper(reg, jobs)
 	r.OpenMs = ms(time.Since(t0))
-	timed := func(dry bool) (float64, *core.SweepReport, error) {
-		t := time.Now()
+	timed := func(dry bool) (sample, *core.SweepReport, error) {
+		c, t := cpuTime(), time.Now()
 		rep, err := sw.Sweep(ctx, dry)
-		return ms(time.Since(t)), rep, err
+		return sample{WallMs: ms(time.Since(t)), CPUMs: ms(cpuTime() - c)}, rep, err
 	}
 	for i := 0; i < runs; i++ {
-		d, rep, err := timed(true)
+		s, _, err := timed(true)
 		if err != nil {
 			return err
 		}
-		r.DryMs = append(r.DryMs, d)
-		r.DryActions = len(rep.Actions)
+		r.Dry = append(r.Dry, s)
 	}
-	d, rep, err := timed(false)
-	if err != nil {
-		return err
+	if first {
+		s, rep, err := timed(false)
+		if err != nil {
+			return err
+		}
+		r.First, r.FirstSummary = &s, rep.Summary()
 	}
-	r.FirstMs, r.FirstSummary = d, rep.Summary()
 	for i := 0; i < runs; i++ {
-		d, rep, err := timed(false)
+		s, rep, err := timed(false)
 		if err != nil {
 			return err
 		}
 		if len(rep.Actions) != 0 {
 			return fmt.Errorf("steady sweep still had work: %s", rep.Summary())
 		}
-		r.SteadyMs = append(r.SteadyMs, d)
+		r.Steady = append(r.Steady, s)
 	}
 	r.PeakRSSKB = vmHWM()
 	return json.NewEncoder(os.Stdout).Encode(r)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// cpuTime is the process's user + system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
 
 // vmHWM is the process's peak resident set size in KiB (/proc/self/status).
 func vmHWM() int64 {
