@@ -46,9 +46,15 @@ func PumpLog(r io.Reader, sink LogSink, prefix string) (int64, error) {
 		if failed {
 			return
 		}
-		out = append(out[:0], prefix...)
-		out = lr.AppendLine(out, line)
-		if sink.WriteLine(out) != nil {
+		var b []byte
+		if prefix == "" {
+			b = lr.Line(line) // line itself when clean: no copy
+		} else {
+			out = append(out[:0], prefix...)
+			b = lr.AppendLine(out, line)
+			out = b
+		}
+		if sink.WriteLine(b) != nil {
 			failed = true
 		}
 	}
