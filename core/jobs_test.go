@@ -750,7 +750,8 @@ func TestJobLostGrace(t *testing.T) {
 	reg := core.NewRegistry(f.db, clock, core.DefaultThresholds())
 	jobs := core.NewJobs(reg, core.JobsOptions{
 		OpenLog:        openTestLog,
-		SupervisorArgv: func(string) ([]string, error) { return []string{"/bin/true"}, nil }, // never records itself
+		// A "supervisor" that reads its argv and exits without recording itself.
+		SupervisorArgv: func(string) ([]string, error) { return []string{"/bin/sh", "-c", "cat >/dev/null"}, nil },
 	})
 	job, err := jobs.Run(f.ctx, core.JobSpec{Session: "s", Command: []string{"sleep", "1"}}, core.ActorRuntime)
 	if err != nil {
