@@ -237,7 +237,8 @@ func TestJobCompletedAndFailed(t *testing.T) {
 			okText = n.Text
 		}
 	}
-	if !strings.Contains(okText, "completed successfully]") || !strings.Contains(okText, "hello\n[stderr] oops") {
+	// stdout and stderr are two pipes: their relative order is not fixed.
+	if !strings.Contains(okText, "completed successfully]") || !strings.Contains(okText, "hello\n") || !strings.Contains(okText, "[stderr] oops\n") {
 		t.Errorf("ok notification: %q", okText)
 	}
 	// The journal shows the supervisor's steps.
