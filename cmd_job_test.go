@@ -92,7 +92,7 @@ func TestJobDevServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("job run: %v", err)
 	}
-	if el := time.Since(start); el > 5*time.Second {
+	if el := time.Since(start); el > 10*time.Second { // generous: CI machines are loaded
 		t.Errorf("job run took %s: it must return at once", el)
 	}
 	var run jobOut
