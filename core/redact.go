@@ -53,7 +53,9 @@ const Redacted = "***REDACTED***"
 // immutable and safe for concurrent use.
 type Redactor struct {
 	keywords []string // normalised (lower, no separators), see keyMatch
-	lastByte [256]bool
+	// last2[c] has bit d-'a' set when some keyword ends in the letters d, c:
+	// a two-byte prefilter before the identifier is normalised.
+	last2 [256]uint32
 }
 
 // redactKeywords are the normalised identifier suffixes of key/value secrets.
@@ -68,7 +70,7 @@ var redactKeywords = []string{
 func NewRedactor() *Redactor {
 	r := &Redactor{keywords: redactKeywords}
 	for _, k := range r.keywords {
-		r.lastByte[k[len(k)-1]] = true
+		r.last2[k[len(k)-1]] |= 1 << (k[len(k)-2] - 'a')
 	}
 	return r
 }
@@ -310,19 +312,29 @@ var rcls = func() (t [256]uint16) {
 	return
 }()
 
-// rtrig marks the bytes at which a rule can start (the prefilter), rnext
-// the bytes that can follow a trigger letter (bit d-'A').
+// rkind classifies bytes for the scan (the prefilter): kindPlain bytes are
+// skipped at once, words (letters and digits) are skipped after a look at
+// their first two bytes, and only ':', '=', '-' call a matcher. rnext holds,
+// for each letter that can start a token, the bytes that can follow it (bit
+// d-'A').
 const (
-	trigColon = 1 + iota
-	trigEq
-	trigDash
-	trigLetter
+	kindPlain  = iota // not a letter or digit, starts nothing
+	kindColon         // ':' key/value, "://"
+	kindEq            // '=' key/value
+	kindDash          // '-' "-----BEGIN"
+	kindWord          // letter or digit that starts no token
+	kindLetter        // letter that can start a token
 )
 
-var rtrig, rnext = func() (t [256]uint8, nx [256]uint64) {
-	t[':'], t['='], t['-'] = trigColon, trigEq, trigDash
+var rkind, rnext = func() (t [256]uint8, nx [256]uint64) {
+	for c := 0; c < 256; c++ {
+		if rcls[c]&clsAlnum != 0 {
+			t[c] = kindWord
+		}
+	}
+	t[':'], t['='], t['-'] = kindColon, kindEq, kindDash
 	for _, p := range []string{"sk", "rk", "xo", "gh", "gi", "AK", "AS", "AI", "wh", "np", "py", "ey", "Be", "ho"} {
-		t[p[0]] = trigLetter
+		t[p[0]] = kindLetter
 		nx[p[0]] |= 1 << (p[1] - 'A')
 	}
 	return
@@ -337,25 +349,52 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan) ([]rspan, bool) {
 	openPEM := false
 	jwtDead := 0
 	n := len(b)
-	for i := 0; i < n; i++ {
+	// Invariant: when the loop reaches a letter or digit at i, i is a word
+	// start (b[i-1] is not one), and every span ends before a byte that is
+	// not a letter or digit.
+	for i := 0; i < n; {
 		c := b[i]
-		t := rtrig[c]
-		if t == 0 {
+		k := rkind[c]
+		if k == kindPlain {
+			for i++; i < n && rkind[b[i]] == kindPlain; i++ {
+			}
 			continue
 		}
 		s, e := -1, -1
-		switch t {
-		case trigColon:
+		switch k {
+		case kindWord, kindLetter:
+			// A word: only its start can begin a token (the prefilter for
+			// letters); then skip the rest of it in a tight loop.
+			if k == kindLetter && i+1 < n {
+				if d := b[i+1] - 'A'; d < 64 && rnext[c]>>d&1 != 0 {
+					if c == 'e' {
+						if i >= jwtDead && hasPrefixAt(b, i, "eyJ") {
+							var dead int
+							if s, e, dead = jwtAt(b, i); s < 0 {
+								jwtDead = dead
+							}
+						}
+					} else {
+						s, e = tokenAt(b, i)
+					}
+				}
+			}
+			if s < 0 {
+				for i++; i < n && rkind[b[i]] >= kindWord; i++ {
+				}
+				continue
+			}
+		case kindColon:
 			if i+2 < n && b[i+1] == '/' && b[i+2] == '/' {
 				s, e = urlPassword(b, i)
 			} else if i > 0 {
 				s, e = keyValue(r, b, i)
 			}
-		case trigEq:
+		case kindEq:
 			if i > 0 {
 				s, e = keyValue(r, b, i)
 			}
-		case trigDash:
+		case kindDash:
 			if i+10 < n && b[i+1] == '-' && b[i+5] == 'B' && hasPrefixAt(b, i, "-----BEGIN ") {
 				var open bool
 				s, e, open = pemInLine(b, i)
@@ -363,37 +402,18 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan) ([]rspan, bool) {
 					openPEM = true
 				}
 			}
-		default:
-			if i+1 >= n || i > 0 && rIsAlnum(b[i-1]) {
-				continue // tokens start at a word boundary
-			}
-			if d := b[i+1] - 'A'; d >= 64 || rnext[c]>>d&1 == 0 {
-				continue
-			}
-			if c == 'e' {
-				if i < jwtDead || !hasPrefixAt(b, i, "eyJ") {
-					continue
-				}
-				var dead int
-				if s, e, dead = jwtAt(b, i); s < 0 {
-					jwtDead = dead
-				}
-			} else {
-				s, e = tokenAt(b, i)
-			}
 		}
 		if s < 0 {
+			i++
 			continue
 		}
 		if e > s {
 			spans = append(spans, rspan{s, e})
 		}
-		if e > i {
-			i = e - 1
-		}
 		if openPEM {
 			break
 		}
+		i = max(e, i+1)
 	}
 	return spans, openPEM
 }
@@ -536,8 +556,18 @@ func isJSONLiteral[T rtext](b T, s int) bool {
 // keyMatch reports whether the identifier ending at b[j-1] ends with a secret
 // keyword, ignoring case and the separators '_', '-', '.'.
 func keyMatch[T rtext](r *Redactor, b T, j int) bool {
-	c := b[j-1] | 0x20
-	if rcls[b[j-1]]&clsAlnum == 0 || !r.lastByte[c] {
+	// Prefilter: the last two letters of the identifier, skipping separators.
+	k := j - 1
+	c1 := b[k] | 0x20
+	if rcls[b[k]]&clsAlnum == 0 || r.last2[c1] == 0 {
+		return false
+	}
+	for k--; k >= 0 && (b[k] == '_' || b[k] == '-' || b[k] == '.'); k-- {
+	}
+	if k < 0 {
+		return false
+	}
+	if c2 := b[k] | 0x20; c2 < 'a' || c2 > 'z' || r.last2[c1]>>(c2-'a')&1 == 0 {
 		return false
 	}
 	var norm [24]byte // reversed, lower-case, separators removed
