@@ -255,7 +255,7 @@ func mono() *Theme {
 		Badge:        s().Reverse(true).Bold(true),
 		Tab:          s(),
 		TabActive:    s().Bold(true).Underline(true),
-		TableHead:    s().Bold(true).Underline(true),
+		TableHead:    s().Bold(true),
 		Selected:     s().Reverse(true),
 		Filter:       s().Bold(true),
 		StatusInfo:   s(),

@@ -5,8 +5,11 @@
 package tui
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"context"
 	"time"
 
@@ -25,6 +28,45 @@ type Context struct {
 	Operator      core.Actor
 	Clock         core.Clock
 	DBPath        string
+
+	paints     map[string]paint
+	paintTheme *themes.Theme
+}
+
+// paint returns st reduced to its escape sequences, cached under name. The
+// table draws every visible cell each frame; concatenating the cached
+// sequences is much cheaper than a lipgloss Render per cell. Only for
+// styles without width, padding, margins or borders.
+func (c *Context) paint(st lipgloss.Style, name string) paint {
+	if c.paints == nil || c.paintTheme != c.Theme {
+		c.paints, c.paintTheme = map[string]paint{}, c.Theme
+	}
+	p, ok := c.paints[name]
+	if !ok {
+		p = paintOf(st)
+		c.paints[name] = p
+	}
+	return p
+}
+
+// paint is a style as the escape sequences before and after its text.
+type paint struct{ pre, post string }
+
+func paintOf(st lipgloss.Style) paint {
+	out := st.Render("X")
+	i := strings.Index(out, "X")
+	if i < 0 {
+		return paint{}
+	}
+	return paint{pre: out[:i], post: out[i+1:]}
+}
+
+// on wraps s (plain text) in the style.
+func (p paint) on(s string) string {
+	if p.pre == "" && p.post == "" {
+		return s
+	}
+	return p.pre + s + p.post
 }
 
 // now is the context clock's time in epoch ms.

@@ -31,8 +31,9 @@ type listSpec[R any] struct {
 	cells     func(r *R, now core.Timestamp, dst []string) []string
 	hay       func(r *R, dst []byte) []byte // appends the row's searchable text
 	target    func(*R) Target
-	actions   func(k *KeyMap) []key.Binding // this pane's action keys, for help
-	openLog   bool                          // enter opens the log view (jobs)
+	tally     func(r *R, since core.Timestamp, c *headerCounts, sign int) // the row's part of the header counts
+	actions   func(k *KeyMap) []key.Binding                               // this pane's action keys, for help
+	openLog   bool                                                        // enter opens the log view (jobs)
 }
 
 // span locates a row's lowercased search text in the list's arena.
@@ -47,9 +48,12 @@ type table[R any] struct {
 	gone  []bool // slot deleted (compacted at the next full load)
 	ids   map[string]int32
 	hays  []span
-	arena []byte  // lowercased search text of every row, back to back
-	live  int     // rows not gone
-	order []int32 // live slots in sort order
+	masks []uint64 // which byte classes each row's text contains (filter prefilter)
+	grams []bloom  // which byte pairs it contains (filter prefilter)
+	arena []byte   // lowercased search text of every row, back to back
+	stale int      // bytes of arena no row points to any more
+	live  int      // rows not gone
+	order []int32  // live slots in sort order
 	sort  int
 }
 
@@ -61,6 +65,8 @@ func newTable[R any](spec *listSpec[R], rows []R, sort int) table[R] {
 		gone:  make([]bool, len(rows)),
 		ids:   make(map[string]int32, len(rows)),
 		hays:  make([]span, len(rows)),
+		masks: make([]uint64, len(rows)),
+		grams: make([]bloom, len(rows)),
 		arena: make([]byte, 0, len(rows)*64),
 		order: make([]int32, len(rows)),
 		live:  len(rows),
@@ -77,6 +83,7 @@ func newTable[R any](spec *listSpec[R], rows []R, sort int) table[R] {
 
 // index (re)computes a slot's search text.
 func (t *table[R]) index(slot int32) {
+	t.stale += int(t.hays[slot].n)
 	start := len(t.arena)
 	t.arena = t.spec.hay(&t.rows[slot], t.arena)
 	if isPlainBytes(t.arena[start:]) {
@@ -86,6 +93,8 @@ func (t *table[R]) index(slot int32) {
 		t.arena = append(t.arena[:start], low...)
 	}
 	t.hays[slot] = span{uint32(start), uint32(len(t.arena) - start)}
+	t.masks[slot] = maskOf(t.arena[start:])
+	t.grams[slot] = bloomOf(t.arena[start:])
 }
 
 func (t *table[R]) cmp(a, b int32) int {
@@ -98,34 +107,37 @@ func (t *table[R]) cmp(a, b int32) int {
 
 func (t *table[R]) sortOrder(s []int32) { slices.SortFunc(s, t.cmp) }
 
+// merge inserts the sorted slots b into the sorted order a: a binary search
+// per inserted slot, so a delta of k rows costs O(k log n) comparisons plus
+// one copy, not a comparison per row.
 func (t *table[R]) merge(a, b []int32) []int32 {
 	if len(b) == 0 {
 		return a
 	}
 	out := make([]int32, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if t.cmp(b[j], a[i]) < 0 {
-			out = append(out, b[j])
-			j++
-		} else {
-			out = append(out, a[i])
-			i++
-		}
+	i := 0
+	for _, s := range b {
+		j, _ := slices.BinarySearchFunc(a[i:], s, t.cmp)
+		out = append(out, a[i:i+j]...)
+		out = append(out, s)
+		i += j
 	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+	return append(out, a[i:]...)
 }
 
 // apply merges a delta: rows changed or added, and ids that are gone. Only
-// the touched rows are re-sorted; they are merged into the order.
-func (t *table[R]) apply(up []R, goneIDs []string) {
-	touched := make(map[int32]bool, len(up)+len(goneIDs))
+// the touched rows are re-sorted; they are merged into the order. It
+// returns the touched slots.
+func (t *table[R]) apply(up []R, goneIDs []string) []int32 {
+	mark := newBits(len(t.rows) + len(up))
+	var touched []int32
 	for _, id := range goneIDs {
 		if s, ok := t.ids[id]; ok && !t.gone[s] {
 			t.gone[s] = true
+			t.stale += int(t.hays[s].n)
 			delete(t.ids, id)
-			touched[s] = true
+			mark.set(s)
+			touched = append(touched, s)
 			t.live--
 		}
 	}
@@ -138,40 +150,39 @@ func (t *table[R]) apply(up []R, goneIDs []string) {
 			t.rows = append(t.rows, up[i])
 			t.gone = append(t.gone, false)
 			t.hays = append(t.hays, span{})
+			t.masks = append(t.masks, 0)
+			t.grams = append(t.grams, bloom{})
 			t.ids[id] = s
 			t.live++
 		} else {
 			t.rows[s] = up[i]
 		}
 		t.index(s)
-		if !touched[s] {
+		if !mark.has(s) {
 			fresh = append(fresh, s)
+			touched = append(touched, s)
 		}
-		touched[s] = true
+		mark.set(s)
 	}
 	// Keep the order without the touched slots, then merge them back in.
 	kept := make([]int32, 0, len(t.order)+len(fresh))
 	for _, s := range t.order {
-		if !touched[s] {
+		if !mark.has(s) {
 			kept = append(kept, s)
 		}
 	}
 	t.sortOrder(fresh)
 	t.order = t.merge(kept, fresh)
 	t.compactArena()
+	return touched
 }
 
 // compactArena drops stale search text once it is more than half the arena.
 func (t *table[R]) compactArena() {
-	used := 0
-	for s, h := range t.hays {
-		if !t.gone[s] {
-			used += int(h.n)
-		}
-	}
-	if used*2 >= len(t.arena) {
+	if len(t.arena) < 1<<16 || t.stale*2 < len(t.arena) {
 		return
 	}
+	used := len(t.arena) - t.stale
 	fresh := make([]byte, 0, used+used/4)
 	for s, h := range t.hays {
 		if t.gone[s] {
@@ -183,6 +194,7 @@ func (t *table[R]) compactArena() {
 		t.hays[s] = span{uint32(start), h.n}
 	}
 	t.arena = fresh
+	t.stale = 0
 }
 
 // list is the generic live table behind every pane. Rows are compact structs
@@ -195,7 +207,9 @@ type list[R any] struct {
 	spec *listSpec[R]
 	table[R]
 
-	view []int32 // order filtered by query (aliases order when no filter)
+	view  []int32 // order filtered by query (aliases order when no filter)
+	match bits    // slots matching query (when there is one)
+	hist  []found // earlier queries of this filter, for backspace
 
 	query   []byte // lowercased filter
 	input   lineInput
@@ -229,6 +243,7 @@ func (l *list[R]) setAll(rows []R) { l.install(newTable(l.spec, rows, l.sort)) }
 func (l *list[R]) install(t table[R]) {
 	sort := l.sort
 	l.table = t
+	l.match, l.hist = nil, nil
 	if t.sort != sort {
 		l.table.sort = sort
 		l.sortOrder(l.order)
@@ -242,7 +257,17 @@ func (l *list[R]) applyDelta(up []R, goneIDs []string) {
 	if len(up) == 0 && len(goneIDs) == 0 {
 		return
 	}
-	l.table.apply(up, goneIDs)
+	touched := l.table.apply(up, goneIDs)
+	l.hist = nil
+	if len(l.query) > 0 {
+		for _, s := range touched {
+			if !l.gone[s] && l.contains(s) {
+				l.match.set(s)
+			} else {
+				l.match.clear(s)
+			}
+		}
+	}
 	l.refilter()
 	l.restoreCursor()
 }
@@ -256,48 +281,214 @@ func (l *list[R]) cycleSort() {
 }
 
 // setQuery filters by a case-insensitive substring. A query that extends
-// the previous one narrows the current view (each keystroke scans only what
-// still matches).
+// the previous one only re-tests the rows that still match; one that an
+// earlier keystroke already answered (backspace) is restored.
 func (l *list[R]) setQuery(q string) {
 	low := []byte(strings.ToLower(q))
 	prev := l.query
 	l.query = low
-	switch {
+	switch h, ok := l.recall(string(low)); {
 	case len(low) == 0:
+		l.match, l.hist = nil, nil
 		l.view = l.order
+		l.restoreCursor()
+		return
+	case ok:
+		l.match = h.match.clone()
+		l.view = l.fromMatch(h.n)
+	case len(prev) > 0 && bytes.HasPrefix(low, prev) && len(l.view)*64 < len(l.rows):
+		// Few rows left: test just those, in view order.
+		out := make([]int32, 0, len(l.view))
+		m := newBits(len(l.rows))
+		for _, s := range l.view {
+			if l.contains(s) {
+				out = append(out, s)
+				m.set(s)
+			}
+		}
+		l.view, l.match = out, m
 	case len(prev) > 0 && bytes.HasPrefix(low, prev):
-		l.view = l.filter(l.view, true)
+		l.view = l.fromMatch(l.scanInto(l.match))
 	default:
-		l.view = l.filter(l.order, false)
+		l.view = l.fromMatch(l.scanInto(nil))
 	}
+	l.remember(len(l.view))
 	l.restoreCursor()
 }
 
+// refilter rebuilds the view from the order after a sort or a load.
 func (l *list[R]) refilter() {
 	if len(l.query) == 0 {
 		l.view = l.order
 		return
 	}
-	l.view = l.filter(l.order, false)
+	n := -1
+	if len(l.match) == 0 {
+		n = l.scanInto(nil)
+	}
+	l.view = l.fromMatch(n)
 }
 
-// filter returns the slots of from whose text contains the query; inPlace
-// reuses from's storage (only for the view, never the order).
-func (l *list[R]) filter(from []int32, inPlace bool) []int32 {
-	var out []int32
-	if inPlace {
-		out = from[:0]
-	} else {
-		out = make([]int32, 0, len(from)/4)
-	}
+// scanInto sets match from a scan and returns how many rows matched.
+func (l *list[R]) scanInto(within bits) int {
+	var n int
+	l.match, n = l.scan(within)
+	return n
+}
+
+// contains tests one row against the query.
+func (l *list[R]) contains(s int32) bool {
+	h := l.hays[s]
+	return bytes.Contains(l.arena[h.off:h.off+h.n], l.query)
+}
+
+// scan tests every live row (only those in within, when given) in slot
+// order — the arena's order, so memory is read sequentially — and returns
+// the matching slots as a bit set. A row whose byte-class mask lacks one of
+// the query's classes cannot match and is skipped without reading its text;
+// for a one-letter (or digit) query the mask is the answer.
+func (l *list[R]) scan(within bits) (bits, int) {
+	m := newBits(len(l.rows))
 	q := l.query
-	for _, s := range from {
-		h := l.hays[s]
-		if bytes.Contains(l.arena[h.off:h.off+h.n], q) {
+	qm, qg := maskOf(q), bloomOf(q)
+	exact := len(q) == 1 && exactClass(q[0])
+	n := 0
+	for i := range l.rows {
+		s := int32(i)
+		if (within != nil && !within.has(s)) || l.masks[s]&qm != qm || !l.grams[s].covers(&qg) || l.gone[s] {
+			continue
+		}
+		if !exact {
+			h := l.hays[s]
+			if !bytes.Contains(l.arena[h.off:h.off+h.n], q) {
+				continue
+			}
+		}
+		m.set(s)
+		n++
+	}
+	return m, n
+}
+
+// bloom is a 256-bit Bloom filter of the byte pairs of a row's text: a row
+// lacking one of the query's pairs cannot contain it. About 80 pairs per row
+// set a quarter of the bits, so a three-letter query rejects most rows
+// without reading their text.
+type bloom [4]uint64
+
+func bloomOf(b []byte) (f bloom) {
+	for i := 0; i+1 < len(b); i++ {
+		h := (uint32(b[i])<<8 | uint32(b[i+1])) * 0x9E3779B1 >> 24
+		f[h>>6] |= 1 << (h & 63)
+	}
+	return f
+}
+
+// covers reports whether f has every bit of q.
+func (f *bloom) covers(q *bloom) bool {
+	return f[0]&q[0] == q[0] && f[1]&q[1] == q[1] && f[2]&q[2] == q[2] && f[3]&q[3] == q[3]
+}
+
+// maskOf is the set of byte classes in b: one bit per letter and digit,
+// shared bits for punctuation, one for every non-ASCII byte.
+func maskOf(b []byte) uint64 {
+	var m uint64
+	for _, c := range b {
+		m |= 1 << byteClass[c]
+	}
+	return m
+}
+
+// exactClass reports whether c has a bit of its own (so a mask answers a
+// one-byte query exactly).
+func exactClass(c byte) bool { return ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') }
+
+var byteClass = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case 'a' <= c && c <= 'z':
+			t[c] = uint8(c - 'a') // 0–25
+		case 'A' <= c && c <= 'Z':
+			t[c] = uint8(c - 'A')
+		case '0' <= c && c <= '9':
+			t[c] = uint8(26 + c - '0') // 26–35
+		case c < 0x80:
+			t[c] = uint8(36 + c%27) // 36–62, shared
+		default:
+			t[c] = 63
+		}
+	}
+	return t
+}()
+
+// fromMatch is the order restricted to the matching slots (n of them, or
+// -1 when unknown).
+func (l *list[R]) fromMatch(n int) []int32 {
+	if n < 0 {
+		n = 64
+	}
+	out := make([]int32, 0, n)
+	for _, s := range l.order {
+		if l.match.has(s) {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// found is an earlier query's result: backspace restores it instead of
+// rescanning. Cleared whenever rows change.
+type found struct {
+	q     string
+	match bits
+	n     int
+}
+
+// remember records the current query's match, replacing entries that are
+// not prefixes of it (at most one per length).
+func (l *list[R]) remember(n int) {
+	q := string(l.query)
+	keep := l.hist[:0]
+	for _, h := range l.hist {
+		if len(h.q) < len(q) && strings.HasPrefix(q, h.q) {
+			keep = append(keep, h)
+		}
+	}
+	l.hist = append(keep, found{q: q, match: l.match, n: n})
+}
+
+// recall finds the result of query q among the earlier ones.
+func (l *list[R]) recall(q string) (found, bool) {
+	for _, h := range l.hist {
+		if h.q == q {
+			return h, true
+		}
+	}
+	return found{}, false
+}
+
+// bits is a set of row slots.
+type bits []uint64
+
+func newBits(n int) bits { return make(bits, (n+63)/64) }
+
+func (b *bits) set(i int32) {
+	for int(i>>6) >= len(*b) {
+		*b = append(*b, 0)
+	}
+	(*b)[i>>6] |= 1 << (uint(i) & 63)
+}
+
+func (b bits) clone() bits { return append(bits(nil), b...) }
+
+func (b bits) clear(i int32) {
+	if int(i>>6) < len(b) {
+		b[i>>6] &^= 1 << (uint(i) & 63)
+	}
+}
+
+func (b bits) has(i int32) bool {
+	return int(i>>6) < len(b) && b[i>>6]&(1<<(uint(i)&63)) != 0
 }
 
 // restoreCursor puts the cursor back on the row it was on (by id), or keeps
@@ -306,7 +497,8 @@ func (l *list[R]) restoreCursor() {
 	if l.selID != "" {
 		if s, ok := l.ids[l.selID]; ok {
 			// Near the old position first: reloads rarely move the row far.
-			lo, hi := max(0, l.cursor-64), min(len(l.view), l.cursor+64)
+			c := min(l.cursor, len(l.view))
+			lo, hi := max(0, c-64), min(len(l.view), c+64)
 			if i := slices.Index(l.view[lo:hi], s); i >= 0 {
 				l.cursor = lo + i
 				l.clamp()
@@ -442,7 +634,7 @@ func (l *list[R]) View() string {
 	var b strings.Builder
 	b.Grow((l.w + 32) * l.h)
 	th := l.ctx.Theme
-	b.WriteString(th.TableHead.Render(l.headerLine()))
+	b.WriteString(l.ctx.paint(th.TableHead, "head").on(l.headerLine()))
 	now := l.ctx.now()
 	end := min(len(l.view), l.offset+l.pageRows())
 	for i := l.offset; i < end; i++ {
@@ -450,7 +642,7 @@ func (l *list[R]) View() string {
 		r := &l.rows[l.view[i]]
 		l.cellBuf = l.spec.cells(r, now, l.cellBuf[:0])
 		if i == l.cursor {
-			b.WriteString(th.Selected.Render(l.line(l.cellBuf, "")))
+			b.WriteString(l.ctx.paint(th.Selected, "selected").on(l.line(l.cellBuf, "")))
 		} else {
 			b.WriteString(l.line(l.cellBuf, l.spec.status(r)))
 		}
@@ -511,7 +703,7 @@ func (l *list[R]) line(cells []string, status string) string {
 			s = fit(cells[i], w)
 		}
 		if status != "" && i == l.spec.statusCol {
-			s = l.ctx.Theme.Status(status).Render(s)
+			s = l.ctx.paint(l.ctx.Theme.Status(status), status).on(s)
 		}
 		b.WriteString(s)
 	}

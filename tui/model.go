@@ -269,19 +269,22 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		m.alerts.install(*msg.alerts)
 		m.loaded = true
 	} else {
-		m.tasks.applyDelta(b.tasks, b.gone[KindTask])
-		m.runs.applyDelta(b.runs, b.gone[KindRun])
-		m.approvals.applyDelta(b.approvals, b.gone[KindApproval])
-		m.jobs.applyDelta(b.jobs, b.gone[KindJob])
-		m.alerts.applyDelta(b.alerts, b.gone[KindAlert])
-		m.alerts.applyDelta(markRead(m.alerts, msg.res.Undelivered, m.ctx.now()), nil)
+		since, c := m.ctx.now()-day, &m.counts
+		applyCounted(m.tasks, b.tasks, b.gone[KindTask], since, c)
+		applyCounted(m.runs, b.runs, b.gone[KindRun], since, c)
+		applyCounted(m.approvals, b.approvals, b.gone[KindApproval], since, c)
+		applyCounted(m.jobs, b.jobs, b.gone[KindJob], since, c)
+		applyCounted(m.alerts, b.alerts, b.gone[KindAlert], since, c)
+		applyCounted(m.alerts, markRead(m.alerts, msg.res.Undelivered, m.ctx.now()), nil, since, c)
 		if c := msg.res.Counts; c != nil && !m.holds(*c) {
 			m.forceFull = true
 		}
 	}
 	m.eventID = msg.res.EventID
 	m.alertID = max(m.alertID, b.maxAlert)
-	m.countHeader()
+	if msg.res.Full {
+		m.countHeader()
+	}
 
 	var cmds []tea.Cmd
 	if m.forceFull {

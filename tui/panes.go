@@ -33,6 +33,7 @@ type pane interface {
 
 // taskRow is a task as the Tasks pane keeps it: only what it shows, sanitised.
 type taskRow struct {
+	rank     uint8 // urgency: running, queued, lost, failed, timed_out, cancelled, succeeded
 	id       string
 	status   core.TaskStatus
 	runtime  core.Runtime
@@ -42,7 +43,7 @@ type taskRow struct {
 	runID    string
 	err      string
 	created  core.Timestamp
-	activity core.Timestamp // last_event_at ?? started_at ?? created_at
+	last     core.Timestamp // the latest of ended_at and last_event_at ?? started_at ?? created_at
 	ended    core.Timestamp
 }
 
@@ -58,6 +59,7 @@ func taskRowOf(t *core.Task) taskRow {
 		name = name[:200]
 	}
 	return taskRow{
+		rank:     uint8(rank(taskRank, t.Status)),
 		id:       oneLine(t.ID),
 		status:   intern(t.Status, core.TaskStatuses),
 		runtime:  intern(t.Runtime, core.Runtimes),
@@ -67,13 +69,14 @@ func taskRowOf(t *core.Task) taskRow {
 		runID:    oneLine(t.RunID),
 		err:      oneLine(clip(t.Error, 300)),
 		created:  t.CreatedAt,
-		activity: t.LastActivity(),
+		last:     max(t.LastActivity(), t.EndedAt),
 		ended:    t.EndedAt,
 	}
 }
 
 // runRow is a subagent run as the Runs pane keeps it.
 type runRow struct {
+	rank                        uint8 // urgency: waiting, running, error/timeout, other ends, ok
 	id, label, child, requester string
 	state                       string // running | waiting | the outcome
 	waits                       int64
@@ -96,7 +99,8 @@ func runRowOf(r *core.Run) runRow {
 		reason = joinNonEmpty(": ", reason, r.Error)
 	}
 	return runRow{
-		id: oneLine(r.RunID), label: oneLine(r.Label), child: oneLine(r.ChildSession),
+		rank: uint8(rank(runRank, state)),
+		id:   oneLine(r.RunID), label: oneLine(r.Label), child: oneLine(r.ChildSession),
 		requester: oneLine(r.RequesterSession), state: internStr(state), waits: r.PendingApprovalWaits,
 		started: r.StartedAt, progress: r.LastProgressAt, ended: r.EndedAt, reason: oneLine(clip(reason, 300)),
 	}
@@ -124,6 +128,7 @@ func approvalRowOf(a *core.Approval) approvalRow {
 
 // jobRow is a background job as the Jobs pane keeps it.
 type jobRow struct {
+	rank                          uint8 // urgency: running, pending, lost, failed, timed_out, cancelled, reaped, completed
 	id, session, command, logPath string
 	status                        core.JobStatus
 	exit                          string
@@ -141,7 +146,8 @@ func jobRowOf(j *core.Job) jobRow {
 		code = &c
 	}
 	return jobRow{
-		id: oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(j.Command), 500)),
+		rank: uint8(rank(jobRank, j.Status)),
+		id:   oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(j.Command), 500)),
 		logPath: j.LogPath, status: intern(j.Status, core.JobStatuses), exit: exit, exitCode: code,
 		captureErr: oneLine(clip(j.CaptureError, 300)),
 		created:    j.CreatedAt, started: j.StartedAt, completed: j.CompletedAt,
@@ -211,16 +217,17 @@ var taskSpec = &listSpec[taskRow]{
 		{Title: "SESSION", Width: 16, MinScreen: 110},
 		{Title: "DELIVERY", Width: 14, MinScreen: 140},
 		{Title: "ERROR", Width: 10, Flex: 1, MinScreen: 120},
-		{Title: "IDLE", Width: 4, Right: true},
+		{Title: "LAST", Width: 4, Right: true},
 		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
 	},
 	statusCol: 1,
+	tally:     tallyTask,
 	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Cancel, k.Kill, k.Reap} },
 	sorts: []sortKey[taskRow]{
 		{"urgency", func(a, b *taskRow) int {
-			return cmp.Or(cmp.Compare(rank(taskRank, a.status), rank(taskRank, b.status)), newest(a.activity, b.activity))
+			return cmp.Or(cmp.Compare(a.rank, b.rank), newest(a.last, b.last))
 		}},
-		{"recent", func(a, b *taskRow) int { return newest(a.activity, b.activity) }},
+		{"recent", func(a, b *taskRow) int { return newest(a.last, b.last) }},
 		{"created", func(a, b *taskRow) int { return newest(a.created, b.created) }},
 		{"label", func(a, b *taskRow) int { return strings.Compare(a.name, b.name) }},
 	},
@@ -228,7 +235,7 @@ var taskSpec = &listSpec[taskRow]{
 	status: func(r *taskRow) string { return string(r.status) },
 	cells: func(r *taskRow, now core.Timestamp, dst []string) []string {
 		return append(dst, shortID(r.id), string(r.status), string(r.runtime), r.name, r.session,
-			string(r.delivery), r.err, age(now, r.activity), age(now, r.created))
+			string(r.delivery), r.err, age(now, r.last), age(now, r.created))
 	},
 	hay: func(r *taskRow, dst []byte) []byte {
 		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.name, r.session, string(r.delivery), r.err)
@@ -253,10 +260,11 @@ var runSpec = &listSpec[runRow]{
 		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
 	},
 	statusCol: 1,
+	tally:     tallyRun,
 	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Kill} },
 	sorts: []sortKey[runRow]{
 		{"urgency", func(a, b *runRow) int {
-			return cmp.Or(cmp.Compare(rank(runRank, a.state), rank(runRank, b.state)), newest(a.last(), b.last()))
+			return cmp.Or(cmp.Compare(a.rank, b.rank), newest(a.last(), b.last()))
 		}},
 		{"recent", func(a, b *runRow) int { return newest(a.last(), b.last()) }},
 		{"started", func(a, b *runRow) int { return newest(a.started, b.started) }},
@@ -291,6 +299,7 @@ var approvalSpec = &listSpec[approvalRow]{
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
+	tally:     tallyApproval,
 	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Approve, k.Deny} },
 	sorts: []sortKey[approvalRow]{
 		{"urgency", func(a, b *approvalRow) int {
@@ -332,11 +341,12 @@ var jobSpec = &listSpec[jobRow]{
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
+	tally:     tallyJob,
 	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Cancel, k.Reap} },
 	openLog:   true,
 	sorts: []sortKey[jobRow]{
 		{"urgency", func(a, b *jobRow) int {
-			return cmp.Or(cmp.Compare(rank(jobRank, a.status), rank(jobRank, b.status)), newest(a.created, b.created))
+			return cmp.Or(cmp.Compare(a.rank, b.rank), newest(a.created, b.created))
 		}},
 		{"recent", func(a, b *jobRow) int { return newest(a.created, b.created) }},
 		{"command", func(a, b *jobRow) int { return strings.Compare(a.command, b.command) }},
@@ -376,6 +386,7 @@ var alertSpec = &listSpec[alertRow]{
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
+	tally:     tallyAlert,
 	actions:   func(k *KeyMap) []key.Binding { return nil },
 	sorts: []sortKey[alertRow]{
 		{"urgency", func(a, b *alertRow) int {
