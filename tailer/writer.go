@@ -214,10 +214,14 @@ func (w *RotatingWriter) Flush() error {
 	return nil
 }
 
-// Err returns the sticky write error, or nil.
+// Err returns the sticky write error, or nil (also after a successful
+// Close, although WriteLine then fails with "log writer closed").
 func (w *RotatingWriter) Err() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.err == errClosed {
+		return nil
+	}
 	return w.err
 }
 
