@@ -543,3 +543,5 @@ var _ = errors.Is
 func stripANSI(s string) string { return ansi.Strip(s) }
 
 func lipglossWidth(s string) int { return ansi.StringWidth(s) }
+
+func teaSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+func TestResolveConsole(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		name     string
+		args     []string
+		cfg      *Config
+		env      func(string) string
+		theme    string
+		sweep    time.Duration
+		watchdog time.Duration
+		notify   string
+		errText  string
+	}{
+		{name: "defaults", theme: "dark", sweep: time.Minute, watchdog: 5 * time.Second},
+		{name: "config", cfg: &Config{Theme: "light", Sweep: SweepConfig{SweepInterval: "0s", WatchdogInterval: "2s", NotifyCmd: "cat"}},
+			theme: "light", sweep: 0, watchdog: 2 * time.Second, notify: "cat"},
+		{name: "flags beat config", args: []string{"--theme", "high-contrast", "--sweep-interval", "30s", "--notify-cmd", "true"},
+			cfg:   &Config{Theme: "light", Sweep: SweepConfig{SweepInterval: "0s", NotifyCmd: "cat"}},
+			theme: "high-contrast", sweep: 30 * time.Second, watchdog: 5 * time.Second, notify: "true"},
+		{name: "NO_COLOR", args: []string{"--theme", "light"}, env: env("NO_COLOR", "1"), theme: "mono", sweep: time.Minute, watchdog: 5 * time.Second},
+		{name: "bad theme", args: []string{"--theme", "neon"}, errText: `unknown theme "neon"`},
+		{name: "bad config theme", cfg: &Config{Theme: "neon"}, errText: `unknown theme "neon"`},
+		{name: "bad config key", cfg: &Config{Keys: map[string]KeyList{"launch": {"l"}}}, errText: `unknown action "launch"`},
+		{name: "negative interval", args: []string{"--sweep-interval", "-1s"}, errText: "must not be negative"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := &app{th: core.DefaultThresholds()}
+			root := newRootCmd(a)
+			if err := root.ParseFlags(c.args); err != nil {
+				t.Fatal(err)
+			}
+			getenv := c.env
+			if getenv == nil {
+				getenv = env()
+			}
+			s, err := resolveConsole(root, c.cfg, getenv)
+			if c.errText != "" {
+				if err == nil || !errors.Is(err, core.ErrInvalid) || !strings.Contains(err.Error(), c.errText) {
+					t.Fatalf("err = %v, want %q (ErrInvalid, exit 2)", err, c.errText)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.theme.Name != c.theme || s.sweepInterval != c.sweep || s.watchdogInterval != c.watchdog || s.notifyCmd != c.notify {
+				t.Fatalf("got theme %s sweep %s watchdog %s notify %q", s.theme.Name, s.sweepInterval, s.watchdogInterval, s.notifyCmd)
+			}
+		})
+	}
+}
+
+// TestConsoleNeedsATerminal: without a terminal the console says what to
+// do instead of drawing into a pipe (exit 1); bad flags are exit 2.
+func TestConsoleNeedsATerminal(t *testing.T) {
+	c := newCLI(t)
+	t.Setenv("CLAWPIT_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	o := c.run()
+	if o.code != 1 || !strings.Contains(o.stderr, "the console needs a terminal") {
+		t.Fatalf("%s", o)
+	}
+	if _, err := os.Stat(c.db); err != nil {
+		t.Logf("registry not created before the terminal check: %v", err)
+	}
+	o = c.run("--theme", "neon")
+	if o.code != 2 || !strings.Contains(o.stderr, `unknown theme "neon"`) {
+		t.Fatalf("%s", o)
+	}
+	o = c.run("--readonly", "--watchdog-interval", "nope")
+	if o.code != 2 {
+		t.Fatalf("%s", o)
+	}
+}
