@@ -124,6 +124,11 @@ func runConsole(cmd *cobra.Command, a *app) error {
 	if err != nil {
 		return err
 	}
+	// The embedded sweeper's thresholds (--grace … and [sweep]) go into
+	// a.th, which the registry is opened with.
+	if _, err := a.sweepThresholds(cmd); err != nil {
+		return err
+	}
 	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
 		return errors.New("the console needs a terminal (over ssh use `ssh -t`); for scripts use a subcommand or --sweep-once")
 	}

@@ -251,7 +251,7 @@ func (d *planDialog) view(ctx *Context, w int) string {
 			}
 		}
 		if d.plan.Empty {
-			h = hint(ctx, ctx.Keys.Back, "close")
+			h = th.Help.ShortKey.Render("enter/"+firstKey(ctx.Keys.Back)) + " " + th.Help.ShortDesc.Render("close")
 		}
 		if d.applying {
 			title = "Maintenance — applying…"

@@ -734,6 +734,9 @@ func (l *list[R]) InfoLine(w int) string {
 
 func counts(shown, total int) string {
 	if shown == total {
+		if total == 1 {
+			return "1 row"
+		}
 		return thousands(total) + " rows"
 	}
 	return thousands(shown) + " of " + thousands(total)
