@@ -177,3 +177,13 @@ poll() {
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
+
+# short N squeezes runs of spaces and cuts its input to about N bytes
+# without splitting a UTF-8 character (for log messages).
+short() {
+  if command -v iconv >/dev/null; then
+    tr -s ' ' | cut -c1-"$1" | { iconv -c -f UTF-8 -t UTF-8 2>/dev/null || true; }
+  else
+    tr -s ' ' | cut -c1-"$1"
+  fi
+}
