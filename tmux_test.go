@@ -216,9 +216,12 @@ func (tm *tmuxTerm) waitStatus(text string) []string {
 // waitConsole waits for the first frame with the registry loaded.
 func (tm *tmuxTerm) waitConsole() []string {
 	tm.t.Helper()
+	// Loaded: the status line is the idle "operator …" hint ("loading the
+	// registry…  operator …" before; "database busy, retrying…" when the
+	// first load takes over a second).
 	return tm.waitFor("the console's first frame", func(s []string) bool {
 		return len(s) >= 3 && isHeader(s[0]) && strings.HasPrefix(s[1], "clawpit") &&
-			strings.Contains(s[2], "1 Tasks") && !screenHas(s, "loading the registry")
+			strings.Contains(s[2], "1 Tasks") && strings.HasPrefix(s[len(s)-2], "operator ")
 	})
 }
 
