@@ -139,10 +139,12 @@ tui_line() { grep -Em1 -- "$1" <<<"$TUI_SCREEN" || true; }
 
 # wait_until SECONDS WHAT PREDICATE [ARG…] captures the screen every 0.2 s
 # until PREDICATE ARG… succeeds (it reads TUI_SCREEN), or fails naming WHAT
-# when SECONDS have passed. A pane whose command has exited fails at once.
+# when SECONDS have passed. A pane whose command has exited fails at once. A
+# predicate may set TUI_MISSING to say which part was missing.
 wait_until() {
   local secs=$1 what=$2
   shift 2
+  TUI_MISSING=""
   local deadline=$(($(now_ms) + secs * 1000))
   while :; do
     tui_capture
@@ -152,7 +154,7 @@ wait_until() {
       fail "$what: the console exited (status $TUI_STATUS) before it showed up"
     fi
     if (($(now_ms) >= deadline)); then
-      fail "$what: not on screen after ${secs}s"
+      fail "$what: not on screen after ${secs}s${TUI_MISSING:+ (missing: $TUI_MISSING)}"
     fi
     sleep 0.2
   done
