@@ -2,9 +2,11 @@ package tui
 
 import (
 	"bytes"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -348,27 +350,53 @@ func (l *list[R]) contains(s int32) bool {
 // the query's classes cannot match and is skipped without reading its text;
 // for a one-letter (or digit) query the mask is the answer.
 func (l *list[R]) scan(within bits) (bits, int) {
-	m := newBits(len(l.rows))
+	rows := len(l.rows)
+	m := newBits(rows)
 	q := l.query
 	qm, qg := maskOf(q), bloomOf(q)
 	exact := len(q) == 1 && exactClass(q[0])
-	n := 0
-	for i := range l.rows {
-		s := int32(i)
-		if (within != nil && !within.has(s)) || l.masks[s]&qm != qm || !l.grams[s].covers(&qg) || l.gone[s] {
+	// Large tables are split across the CPUs in chunks of whole bit-set
+	// words, so each goroutine writes only its own words.
+	parts := min(runtime.GOMAXPROCS(0), rows/scanChunk+1)
+	counts := make([]int, parts)
+	per := (rows/parts + 63) &^ 63
+	var wg sync.WaitGroup
+	for p := range parts {
+		lo, hi := p*per, min(rows, (p+1)*per)
+		if lo >= hi {
 			continue
 		}
-		if !exact {
-			h := l.hays[s]
-			if !bytes.Contains(l.arena[h.off:h.off+h.n], q) {
-				continue
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := 0
+			for i := lo; i < hi; i++ {
+				s := int32(i)
+				if (within != nil && !within.has(s)) || l.masks[s]&qm != qm || !l.grams[s].covers(&qg) || l.gone[s] {
+					continue
+				}
+				if !exact {
+					h := l.hays[s]
+					if !bytes.Contains(l.arena[h.off:h.off+h.n], q) {
+						continue
+					}
+				}
+				m[s>>6] |= 1 << (uint(s) & 63)
+				n++
 			}
-		}
-		m.set(s)
-		n++
+			counts[p] = n
+		}()
+	}
+	wg.Wait()
+	n := 0
+	for _, c := range counts {
+		n += c
 	}
 	return m, n
 }
+
+// scanChunk is the fewest rows worth a goroutine of their own.
+const scanChunk = 16384
 
 // bloom is a 256-bit Bloom filter of the byte pairs of a row's text: a row
 // lacking one of the query's pairs cannot contain it. About 80 pairs per row

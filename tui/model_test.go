@@ -722,3 +722,82 @@ func TestSweeperOffWhenDisabled(t *testing.T) {
 		t.Fatalf("sweeps %d\n%s", hs.mt.sweeps, hs.screen())
 	}
 }
+
+func TestDetailFollowsLiveChanges(t *testing.T) {
+	hs := newHarness(t, 160, 48)
+	hs.keys("enter")
+	if !strings.Contains(hs.screen(), "status            running") {
+		t.Fatalf("detail:\n%s", hs.screen())
+	}
+	hs.src.mutate(func(s *fakeSource) []change {
+		s.tasks[0].Status, s.tasks[0].EndedAt = core.TaskSucceeded, at(0)
+		return []change{{KindTask, s.tasks[0].ID}}
+	})
+	hs.send(tickMsg{})
+	if !strings.Contains(hs.screen(), "status            succeeded") {
+		t.Fatalf("detail not reloaded after its row changed:\n%s", hs.screen())
+	}
+}
+
+// TestFilterMatchesNaive checks the prefiltered, parallel, incremental
+// filter against a plain substring search, keystroke by keystroke,
+// backspaces included, on a table large enough to be split across CPUs.
+func TestFilterMatchesNaive(t *testing.T) {
+	hs := bigHarness(t, 40_000)
+	l := hs.m.tasks
+	naive := func(q string) int {
+		q = strings.ToLower(q)
+		n := 0
+		for s := range l.rows {
+			h := l.hays[s]
+			if !l.gone[s] && strings.Contains(string(l.arena[h.off:h.off+h.n]), q) {
+				n++
+			}
+		}
+		return n
+	}
+	hs.keys("/")
+	for _, step := range []string{"r", "e", "f", "A", "backspace", "backspace", "v", "i", "e", "w", " ", "#", "1", "2",
+		"backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace",
+		"s", "e", "s", "s", "-", "0", "0", "4", "2", "backspace", "backspace", "backspace", "backspace", "backspace", "backspace",
+		"backspace", "backspace", "é", "backspace", "backspace"} {
+		hs.keys(step)
+		q := l.input.value()
+		if got, want := len(l.view), naive(q); got != want {
+			t.Fatalf("query %q: %d rows, want %d", q, got, want)
+		}
+		for i := 1; i < len(l.view); i++ {
+			if l.cmp(l.view[i-1], l.view[i]) >= 0 {
+				t.Fatalf("query %q: view out of order at %d", q, i)
+			}
+		}
+	}
+}
+
+func TestFilterSeesLiveChanges(t *testing.T) {
+	hs := newHarness(t, 80, 24)
+	hs.keys("/")
+	hs.typeText("work")
+	hs.keys("enter")
+	if n, _ := hs.m.tasks.Counts(); n != 0 {
+		t.Fatalf("%d rows match before the change", n)
+	}
+	hs.src.mutate(func(s *fakeSource) []change {
+		s.tasks = append(s.tasks, core.Task{ID: "0193a0b1-0009-7000-8000-000000000009", Runtime: core.RuntimeCLI,
+			Status: core.TaskQueued, DeliveryStatus: core.DeliveryNotApplicable, Label: "new work", CreatedAt: at(0)})
+		s.tasks[0].Label = "network work"
+		return []change{{KindTask, "0193a0b1-0009-7000-8000-000000000009"}, {KindTask, s.tasks[0].ID}}
+	})
+	hs.send(tickMsg{})
+	if got := short(hs.visibleIDs()); got != "19" {
+		t.Fatalf("filtered rows after the change: %s, want 19", got)
+	}
+	hs.src.mutate(func(s *fakeSource) []change {
+		s.tasks[0].Label = "summarise"
+		return []change{{KindTask, s.tasks[0].ID}}
+	})
+	hs.send(tickMsg{})
+	if got := short(hs.visibleIDs()); got != "9" {
+		t.Fatalf("a row that stopped matching stays: %s", got)
+	}
+}
