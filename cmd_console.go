@@ -31,16 +31,14 @@ const (
 	defaultWatchdogInterval = 5 * time.Second
 )
 
-var consoleOpts consoleFlags
-
 // addConsoleFlags adds the console's flags to the root (SPEC §8 first line).
 func addConsoleFlags(root *cobra.Command, a *app) {
 	f := root.Flags()
-	f.StringVar(&consoleOpts.theme, "theme", "", "console theme: "+joinNames(themes.Names())+" (default dark; NO_COLOR selects mono)")
-	f.BoolVar(&consoleOpts.readOnly, "readonly", false, "read-only console: no actions, no embedded sweeper; opens the registry read-only")
-	f.DurationVar(&consoleOpts.sweepInterval, "sweep-interval", defaultSweepInterval, "console: maintenance sweep every interval (0 disables)")
-	f.DurationVar(&consoleOpts.watchdogInterval, "watchdog-interval", defaultWatchdogInterval, "console: inactivity watchdog every interval (0 disables)")
-	f.StringVar(&consoleOpts.notifyCmd, "notify-cmd", "", "console: run this shell command once per new notification (JSON on stdin); exit 0 marks it delivered")
+	f.StringVar(&a.console.theme, "theme", "", "console theme: "+joinNames(themes.Names())+" (default dark; NO_COLOR selects mono)")
+	f.BoolVar(&a.console.readOnly, "readonly", false, "read-only console: no actions, no embedded sweeper; opens the registry read-only")
+	f.DurationVar(&a.console.sweepInterval, "sweep-interval", defaultSweepInterval, "console: maintenance sweep every interval (0 disables)")
+	f.DurationVar(&a.console.watchdogInterval, "watchdog-interval", defaultWatchdogInterval, "console: inactivity watchdog every interval (0 disables)")
+	f.StringVar(&a.console.notifyCmd, "notify-cmd", "", "console: run this shell command once per new notification (JSON on stdin); exit 0 marks it delivered")
 }
 
 func joinNames(n []string) string {
@@ -67,11 +65,11 @@ type consoleSettings struct {
 
 // resolveConsole merges flags, the config file and the defaults. Errors
 // wrap core.ErrInvalid (exit 2).
-func resolveConsole(cmd *cobra.Command, cfg *Config, getenv func(string) string) (consoleSettings, error) {
-	s := consoleSettings{readOnly: consoleOpts.readOnly, sweepInterval: consoleOpts.sweepInterval,
-		watchdogInterval: consoleOpts.watchdogInterval, notifyCmd: consoleOpts.notifyCmd}
+func resolveConsole(cmd *cobra.Command, a *app, cfg *Config, getenv func(string) string) (consoleSettings, error) {
+	s := consoleSettings{readOnly: a.console.readOnly, sweepInterval: a.console.sweepInterval,
+		watchdogInterval: a.console.watchdogInterval, notifyCmd: a.console.notifyCmd}
 	changed := func(name string) bool { f := cmd.Flags().Lookup(name); return f != nil && f.Changed }
-	name := consoleOpts.theme
+	name := a.console.theme
 	if !changed("theme") && cfg != nil {
 		name = cfg.Theme
 	}
@@ -120,7 +118,7 @@ func runConsole(cmd *cobra.Command, a *app) error {
 	if err != nil {
 		return err
 	}
-	set, err := resolveConsole(cmd, cfg, os.Getenv)
+	set, err := resolveConsole(cmd, a, cfg, os.Getenv)
 	if err != nil {
 		return err
 	}

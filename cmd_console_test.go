@@ -56,7 +56,7 @@ func TestResolveConsole(t *testing.T) {
 			if getenv == nil {
 				getenv = env()
 			}
-			s, err := resolveConsole(root, c.cfg, getenv)
+			s, err := resolveConsole(root, a, c.cfg, getenv)
 			if c.errText != "" {
 				if err == nil || !errors.Is(err, core.ErrInvalid) || !strings.Contains(err.Error(), c.errText) {
 					t.Fatalf("err = %v, want %q (ErrInvalid, exit 2)", err, c.errText)

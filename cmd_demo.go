@@ -108,15 +108,15 @@ func forceDemoDefaults(cmd *cobra.Command) {
 }
 
 // setDemoConsoleFlags hands the demo's console flags to the console, which
-// reads its values from consoleOpts (bound to the root's flags, not parsed
+// reads its values from a.console (bound to the root's flags, not parsed
 // when the command is `demo`) and asks cmd only whether a flag was given.
-func setDemoConsoleFlags(cmd *cobra.Command) {
+func setDemoConsoleFlags(cmd *cobra.Command, a *app) {
 	fs := cmd.Flags()
-	consoleOpts.theme, _ = fs.GetString("theme")
-	consoleOpts.sweepInterval, _ = fs.GetDuration("sweep-interval")
-	consoleOpts.watchdogInterval, _ = fs.GetDuration("watchdog-interval")
-	consoleOpts.notifyCmd, _ = fs.GetString("notify-cmd")
-	consoleOpts.readOnly = false
+	a.console.theme, _ = fs.GetString("theme")
+	a.console.sweepInterval, _ = fs.GetDuration("sweep-interval")
+	a.console.watchdogInterval, _ = fs.GetDuration("watchdog-interval")
+	a.console.notifyCmd, _ = fs.GetString("notify-cmd")
+	a.console.readOnly = false
 }
 
 func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
@@ -221,7 +221,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 			fmt.Fprintf(a.stdout, "dev server: http://127.0.0.1:%d  jobs: %s\n", sim.DevServerPort(), jobs.Dir())
 			err = runDemoHeadless(ctx, a, o, set, reg, jobs)
 		} else {
-			setDemoConsoleFlags(cmd)
+			setDemoConsoleFlags(cmd, a)
 			err = runConsole(cmd, a)
 		}
 	}

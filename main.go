@@ -40,6 +40,8 @@ type app struct {
 	db  *store.DB
 	reg *core.Registry
 	th  core.Thresholds
+
+	console consoleFlags // the console's flags (bound by addConsoleFlags)
 }
 
 func main() {
