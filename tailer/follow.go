@@ -62,7 +62,8 @@ type FollowOptions struct {
 	// lines (as Tail would, across output.1.log) before the live lines, with
 	// no gap and no overlap between them. 0 starts at the end.
 	Backlog int
-	// BatchLines caps the lines of one batch (default 1024).
+	// BatchLines caps the lines of one batch (default 1024; a batch is also
+	// sent at about 1 MiB, and whenever the follower has caught up).
 	BatchLines int
 	// MaxLineBytes caps one line (default 64 KiB); longer lines are split.
 	MaxLineBytes int
@@ -227,7 +228,7 @@ type followRun struct {
 	// output.1.log: an open file's inode cannot be reused by a new file,
 	// which would make os.SameFile lie.
 	lastDone *generation
-	waiting  []os.FileInfo // seen but not pinned (at maxPinned), oldest first
+	waiting  []*generation // seen but not pinned (at maxPinned), oldest first
 	// gapPending: a waiting generation was rotated away; the next pinned
 	// one is preceded by a Gap line.
 	gapPending bool
@@ -281,10 +282,21 @@ func (r *followRun) run(ctx context.Context) {
 	atEOF := false   // cur has been read to its end; wait for a change
 	eofSeen := false // StopAtEOF was seen before the last read
 	for {
-		if len(r.batch) >= r.opt.BatchLines || r.batchBytes >= 1<<20 || atEOF && len(r.batch) > 0 {
+		if r.batchFull() || atEOF && len(r.batch) > 0 {
+			out := r.batch
+			if len(out) > r.opt.BatchLines { // a large backlog
+				out = out[:r.opt.BatchLines:r.opt.BatchLines]
+			}
 			select {
-			case f.c <- r.batch:
-				r.batch, r.batchBytes = nil, 0
+			case f.c <- out:
+				r.batch = r.batch[len(out):]
+				r.batchBytes = 0
+				for _, l := range r.batch {
+					r.batchBytes += len(l.Text) + 16
+				}
+				if len(r.batch) == 0 {
+					r.batch = nil
+				}
 			case <-r.wake:
 				r.pin()
 			case <-tick.C:
@@ -344,10 +356,10 @@ func (r *followRun) run(ctx context.Context) {
 func (r *followRun) closeFiles() {
 	closeGen(r.cur)
 	closeGen(r.lastDone)
-	for _, g := range r.pinned {
+	for _, g := range append(r.pinned, r.waiting...) {
 		g.f.Close()
 	}
-	r.cur, r.lastDone, r.pinned = nil, nil, nil
+	r.cur, r.lastDone, r.pinned, r.waiting = nil, nil, nil, nil
 }
 
 // start opens the files and queues the backlog.
@@ -427,8 +439,7 @@ func (r *followRun) step() (bool, error) {
 	final := len(r.pinned) > 0
 	n, err := r.cur.f.ReadAt(r.buf, r.off)
 	if n > 0 {
-		r.off += int64(n)
-		r.consume(r.buf[:n])
+		r.off += int64(r.consume(r.buf[:n]))
 		return true, nil
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -481,12 +492,15 @@ func (r *followRun) pin() {
 			continue
 		}
 		// A generation seen earlier but not pinned (at maxPinned) is lost
-		// once it is neither output.1.log nor output.log any more.
+		// once it is neither output.1.log nor output.log any more. (Waiting
+		// files are held open too, so their inode numbers cannot be reused
+		// by newer files and fool os.SameFile; there are at most two.)
 		kept := r.waiting[:0]
 		for _, w := range r.waiting {
-			if g1 != nil && os.SameFile(w, g1.fi) || g0 != nil && os.SameFile(w, g0.fi) {
+			if g1 != nil && os.SameFile(w.fi, g1.fi) || g0 != nil && os.SameFile(w.fi, g0.fi) {
 				kept = append(kept, w)
 			} else {
+				w.f.Close()
 				r.gapPending = true
 			}
 		}
@@ -503,42 +517,33 @@ func (r *followRun) pin() {
 				g.f.Close()
 				continue
 			}
-			if len(r.pinned) >= maxPinned {
-				if !r.isWaiting(g.fi) {
-					r.waiting = append(r.waiting, g.fi)
-					r.f.seen.Add(1)
-				}
+			w := r.takeWaiting(g.fi)
+			if w != nil {
 				g.f.Close()
+				g = w
+			} else {
+				r.f.seen.Add(1)
+			}
+			if len(r.pinned) >= maxPinned {
+				r.waiting = append(r.waiting, g)
 				continue
 			}
 			g.gapBefore, r.gapPending = r.gapPending, false
-			if !r.isWaiting(g.fi) {
-				r.f.seen.Add(1)
-			}
-			r.waiting = r.dropWaiting(g.fi)
 			r.pinned = append(r.pinned, g)
 		}
 		return
 	}
 }
 
-func (r *followRun) isWaiting(fi os.FileInfo) bool {
-	for _, w := range r.waiting {
-		if os.SameFile(w, fi) {
-			return true
-		}
-	}
-	return false
-}
-
-// dropWaiting forgets fi.
-func (r *followRun) dropWaiting(fi os.FileInfo) []os.FileInfo {
+// takeWaiting removes and returns the waiting generation that is fi.
+func (r *followRun) takeWaiting(fi os.FileInfo) *generation {
 	for k, w := range r.waiting {
-		if os.SameFile(w, fi) {
-			return append(r.waiting[:k], r.waiting[k+1:]...)
+		if os.SameFile(w.fi, fi) {
+			r.waiting = append(r.waiting[:k], r.waiting[k+1:]...)
+			return w
 		}
 	}
-	return r.waiting
+	return nil
 }
 
 func (r *followRun) known(fi os.FileInfo) bool {
@@ -572,9 +577,15 @@ func closeGen(g *generation) {
 	}
 }
 
-// consume splits data into lines; the tail without "\n" waits in partial.
-func (r *followRun) consume(data []byte) {
+// consume splits data into lines until the batch is full; the tail without
+// "\n" waits in partial. It returns the bytes used (at least one line's, or
+// all of data); the caller reads the rest again later.
+func (r *followRun) consume(data []byte) int {
+	used := 0
 	for len(data) > 0 {
+		if used > 0 && r.batchFull() {
+			return used
+		}
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
 			r.partial = append(r.partial, data...)
@@ -582,7 +593,7 @@ func (r *followRun) consume(data []byte) {
 				r.add(r.partial[:r.opt.MaxLineBytes])
 				r.partial = append(r.partial[:0], r.partial[r.opt.MaxLineBytes:]...)
 			}
-			return
+			return used + len(data)
 		}
 		line := data[:i]
 		if len(r.partial) > 0 {
@@ -596,7 +607,14 @@ func (r *followRun) consume(data []byte) {
 		r.add(line)
 		r.partial = r.partial[:0]
 		data = data[i+1:]
+		used += i + 1
 	}
+	return used
+}
+
+// batchFull: the batch is ready to be sent whatever else is available.
+func (r *followRun) batchFull() bool {
+	return len(r.batch) >= r.opt.BatchLines || r.batchBytes >= 1<<20
 }
 
 func (r *followRun) flushPartial() {

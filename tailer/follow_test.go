@@ -36,7 +36,7 @@ func testWriter(t testing.TB, dir string, first, n int, rotateBytes int64, paylo
 		w.beforeRotate = func(rotations int) {
 			// Generations 0..rotations exist; this rotation deletes
 			// generation rotations-1 (the current output.1.log).
-			deadline := time.Now().Add(20 * time.Second)
+			deadline := time.Now().Add(5 * time.Second)
 			for sync.seen.Load() < int64(rotations) && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Microsecond)
 			}
@@ -111,19 +111,22 @@ func collect(t testing.TB, f *Follower, first int, slow time.Duration) (lines, b
 	}
 }
 
-// TestFollowAcrossRotations: a writer writes 300,000 numbered lines with 20+
+// TestFollowAcrossRotations: a writer writes 300,000 numbered lines with 50+
 // rotations at 256 KiB while a follower attached from the start receives
-// every line exactly once, in order (SPEC J5, P5).
+// every line exactly once, in order (SPEC J5, P5); then the same with
+// polling only and with a slow consumer (100,000 lines, 30+ rotations at
+// 128 KiB, to keep the package fast under -race).
 func TestFollowAcrossRotations(t *testing.T) {
-	const n = 300_000
 	for _, tc := range []struct {
-		name string
-		opt  FollowOptions
-		slow time.Duration
+		name   string
+		n      int
+		rotate int64
+		opt    FollowOptions
+		slow   time.Duration
 	}{
-		{"inotify", FollowOptions{FromStart: true}, 0},
-		{"poll only", FollowOptions{FromStart: true, NoNotify: true, PollInterval: 5 * time.Millisecond}, 0},
-		{"slow consumer", FollowOptions{FromStart: true, BatchLines: 500}, 5 * time.Millisecond},
+		{"inotify", 300_000, 256 << 10, FollowOptions{FromStart: true, PollInterval: 20 * time.Millisecond}, 0},
+		{"poll only", 100_000, 128 << 10, FollowOptions{FromStart: true, NoNotify: true, PollInterval: 5 * time.Millisecond}, 0},
+		{"slow consumer", 100_000, 128 << 10, FollowOptions{FromStart: true, BatchLines: 500, PollInterval: 20 * time.Millisecond}, 5 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -132,7 +135,7 @@ func TestFollowAcrossRotations(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Stop()
-			done := testWriter(t, dir, 0, n, 256<<10, "some output of a job, redacted at write time", 0, f)
+			done := testWriter(t, dir, 0, tc.n, tc.rotate, "some output of a job, redacted at write time", 0, f)
 			go func() {
 				rot := <-done
 				if rot < 20 {
@@ -141,8 +144,8 @@ func TestFollowAcrossRotations(t *testing.T) {
 				f.StopAtEOF()
 			}()
 			got, batches := collect(t, f, 0, tc.slow)
-			if got != n {
-				t.Fatalf("got %d lines, want %d", got, n)
+			if got != tc.n {
+				t.Fatalf("got %d lines, want %d", got, tc.n)
 			}
 			if err := f.Err(); err != nil {
 				t.Fatal(err)
@@ -160,7 +163,7 @@ func TestFollowAcrossRotations(t *testing.T) {
 // the writer started, held every rotated file open and loses nothing.
 func TestFollowSlowConsumerPins(t *testing.T) {
 	dir := t.TempDir()
-	f, err := Follow(context.Background(), dir, FollowOptions{FromStart: true, BatchLines: 100})
+	f, err := Follow(context.Background(), dir, FollowOptions{FromStart: true, BatchLines: 100, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +188,7 @@ func TestFollowGapWhenPinLimitReached(t *testing.T) {
 	maxPinned = 1
 	defer func() { maxPinned = old }()
 	dir := t.TempDir()
-	f, err := Follow(context.Background(), dir, FollowOptions{FromStart: true, BatchLines: 10})
+	f, err := Follow(context.Background(), dir, FollowOptions{FromStart: true, BatchLines: 10, PollInterval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,4 +404,23 @@ func BenchmarkFollowWriter(b *testing.B) {
 		elapsed += time.Since(start)
 	}
 	b.ReportMetric(float64(n*b.N)/elapsed.Seconds(), "lines/s")
+}
+
+func TestFollowBatchLimit(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, CurrentLog), numbered(1, 2500), 0o600)
+	f, err := Follow(context.Background(), dir, FollowOptions{Backlog: 2200, BatchLines: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.StopAtEOF()
+	var sizes []int
+	var last string
+	for b := range f.C() {
+		sizes = append(sizes, len(b))
+		last = b[len(b)-1].Text
+	}
+	if fmt.Sprint(sizes) != "[1000 1000 200]" || last != "line 2500" {
+		t.Fatalf("batches %v, last %q", sizes, last)
+	}
 }
