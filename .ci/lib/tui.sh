@@ -16,6 +16,8 @@ TUI_W=160
 TUI_H=48
 TUI_SOCK=""   # tmux -L socket name of the private server
 TUI_SCREEN="" # the last screen captured by tui_capture
+TUI_STATUS="" # the exit status of the command, once tui_dead succeeded
+TUI_MISSING=""
 TUI_T0=${EPOCHREALTIME/./}
 
 # now_ms prints the wall clock in milliseconds.
