@@ -12,7 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -296,23 +298,50 @@ func TestConsoleLogFollowsRotation(t *testing.T) {
 	t.Logf("log view opened at line %d", first)
 
 	// The visible numbers climb past several rotations, the window always
-	// a run of consecutive lines ending at the newest.
+	// a run of consecutive lines ending at the newest. capture-pane is not
+	// atomic with the console's frame writes, so one capture may mix two
+	// frames; a line really lost leaves the same hole (a → b) in every
+	// frame while it is on screen, so only a hole seen twice fails.
 	target := first + 5*perGen
-	var holes []string
+	holes := map[[2]int]int{}
 	s = tm.waitFor(fmt.Sprintf("line %d (5 rotations later) on screen", target), func(s []string) bool {
 		ns := visibleNumbers(s)
-		if !consecutive(ns) {
-			holes = append(holes, fmt.Sprint(ns))
+		for i := 1; i < len(ns); i++ {
+			if ns[i] != ns[i-1]+1 {
+				holes[[2]int{ns[i-1], ns[i]}]++
+			}
 		}
 		return lastOf(ns) >= target
 	})
-	if len(holes) > 0 {
-		t.Errorf("the log view showed non-consecutive lines (lost or duplicated across a rotation):\n%s\nlast screen:\n%s",
-			strings.Join(holes, "\n"), strings.Join(s, "\n"))
+	for h, n := range holes {
+		if n >= 2 {
+			t.Errorf("the log view showed line %d followed by line %d in %d captures (lost or duplicated across a rotation)", h[0], h[1], n)
+		} else {
+			t.Logf("one capture showed line %d followed by %d (a capture between two frames)", h[0], h[1])
+		}
 	}
 	if screenHas(s, tailer.GapNotice) {
 		t.Errorf("gap notice on screen:\n%s", strings.Join(s, "\n"))
 	}
+	// The log did rotate under the view: output.1.log now starts well after
+	// the line the view opened at (at least 3 rotations ago).
+	rotated, err := os.ReadFile(filepath.Join(filepath.Dir(j.LogPath), core.RotatedLogName))
+	if err != nil {
+		t.Fatalf("no rotated log: %v", err)
+	}
+	if m := numbered.FindSubmatch(rotated); m == nil {
+		t.Errorf("rotated log starts with %.40q", rotated)
+	} else if n, _ := strconv.Atoi(string(m[1])); n <= first+2*perGen {
+		t.Errorf("rotated log starts at line %d: fewer than 3 rotations since line %d", n, first)
+	}
+	// The newest line on disk reaches the screen.
+	newest := -1
+	if m := numbered.FindStringSubmatch(c.ok("job", "tail", j.ID, "--lines", "1")); m != nil {
+		newest, _ = strconv.Atoi(m[1])
+	}
+	t0 := time.Now()
+	tm.waitFor(fmt.Sprintf("the newest line on disk (%d) on screen", newest), func(s []string) bool { return lastOf(visibleNumbers(s)) >= newest })
+	t.Logf("the newest line on disk reached the screen in %s", time.Since(t0).Round(time.Millisecond))
 
 	// Pause: the window freezes while the count of new lines grows.
 	tm.keys("Space")
@@ -326,12 +355,10 @@ func TestConsoleLogFollowsRotation(t *testing.T) {
 	}
 	// G resumes at the bottom, past what was on screen while paused.
 	tm.keys("G")
-	s = tm.waitFor("FOLLOWING again past the paused window", func(s []string) bool {
-		return screenHas(s, "FOLLOWING") && lastOf(visibleNumbers(s)) > lastOf(frozen)+40
+	s = tm.waitFor("FOLLOWING again past the paused window, consecutive lines", func(s []string) bool {
+		ns := visibleNumbers(s)
+		return screenHas(s, "FOLLOWING") && lastOf(ns) > lastOf(frozen)+40 && consecutive(ns)
 	})
-	if ns := visibleNumbers(s); !consecutive(ns) {
-		t.Errorf("after G the window is not consecutive: %v", ns)
-	}
 	requireLayout(t, "log view", s, 120, 40)
 }
 
