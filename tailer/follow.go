@@ -38,9 +38,12 @@ import (
 //     consistency check against a rotation racing the two opens. A pinned
 //     descriptor keeps a rotated-away file readable, so a slow consumer
 //     loses nothing (up to maxPinned files, then a Gap line). The one loss
-//     it cannot see: a generation created and rotated away entirely between
-//     two pins, i.e. the writer rotating twice (≥ 10 MiB at the 5 MiB
-//     threshold) while the follower's goroutine does not run.
+//     it cannot prevent: a generation created and rotated away entirely
+//     between two pins, i.e. the writer rotating twice (≥ 10 MiB at the
+//     5 MiB threshold) while the follower's goroutine does not run at all
+//     (a starved process). It is not silent: RotatingWriter numbers its
+//     files in output.gen (written before a new output.log appears), and a
+//     jump in the numbers puts a Gap line where the lines are missing.
 //   - The current generation is read to EOF. Once a newer generation exists
 //     the writer has finished the current one (it flushes before renaming),
 //     so it is read to EOF once more, its last unterminated line (if any)
@@ -209,8 +212,10 @@ type generation struct {
 	f  *os.File
 	fi os.FileInfo
 	// gapBefore: a generation between the previous one and this one was
-	// lost (rotated away while the follower was at maxPinned).
+	// lost (rotated away while the follower was at maxPinned, or created and
+	// rotated away between two pins — known from output.gen).
 	gapBefore bool
+	num       int64 // generation number from output.gen, -1 unknown
 }
 
 type followRun struct {
@@ -509,11 +514,15 @@ func (r *followRun) pin() {
 			closeGen(r.lastDone) // rotated away: it can no longer be seen
 			r.lastDone = nil
 		}
+		r.number(g1, g0)
 		for _, g := range []*generation{g1, g0} {
 			if g == nil {
 				continue
 			}
-			if r.known(g.fi) {
+			if k := r.held(g.fi); k != nil {
+				if k.num < 0 {
+					k.num = g.num // numbered late (output.gen written after we opened it)
+				}
 				g.f.Close()
 				continue
 			}
@@ -529,10 +538,71 @@ func (r *followRun) pin() {
 				continue
 			}
 			g.gapBefore, r.gapPending = r.gapPending, false
+			if prev := r.newest(); prev != nil && prev.num >= 0 && g.num >= 0 && g.num != prev.num+1 {
+				g.gapBefore = true // a whole generation came and went unseen
+			}
 			r.pinned = append(r.pinned, g)
 		}
 		return
 	}
+}
+
+// number sets the generation numbers of a consistent (output.1.log,
+// output.log) pair from output.gen, which names one of them; only when one
+// of them is new (once per rotation).
+func (r *followRun) number(g1, g0 *generation) {
+	numbered := func(g *generation) bool {
+		if g == nil {
+			return true
+		}
+		k := r.held(g.fi)
+		return k != nil && k.num >= 0
+	}
+	if numbered(g1) && numbered(g0) {
+		return
+	}
+	n, ino, ok := readGenFile(r.dir)
+	for _, g := range []*generation{g1, g0} {
+		if g != nil {
+			g.num = -1
+		}
+	}
+	if !ok {
+		return
+	}
+	is := func(g *generation) bool {
+		if g == nil {
+			return false
+		}
+		i, ok := inode(g.fi)
+		return ok && i == ino
+	}
+	switch {
+	case is(g0):
+		g0.num = n
+		if g1 != nil {
+			g1.num = n - 1
+		}
+	case is(g1):
+		g1.num = n
+		if g0 != nil {
+			g0.num = n + 1
+		}
+	}
+	// A stale output.gen (written just after this snapshot) matches neither:
+	// the numbers stay unknown and no gap is claimed.
+}
+
+// newest returns the newest generation already seen (pinned, current or
+// just finished), nil if none.
+func (r *followRun) newest() *generation {
+	switch {
+	case len(r.pinned) > 0:
+		return r.pinned[len(r.pinned)-1]
+	case r.cur != nil:
+		return r.cur
+	}
+	return r.lastDone
 }
 
 // takeWaiting removes and returns the waiting generation that is fi.
@@ -546,16 +616,21 @@ func (r *followRun) takeWaiting(fi os.FileInfo) *generation {
 	return nil
 }
 
-func (r *followRun) known(fi os.FileInfo) bool {
-	if r.cur != nil && os.SameFile(r.cur.fi, fi) || r.lastDone != nil && os.SameFile(r.lastDone.fi, fi) {
-		return true
+// held returns the generation the follower holds (current, pinned or just
+// finished) that is fi, or nil.
+func (r *followRun) held(fi os.FileInfo) *generation {
+	if r.cur != nil && os.SameFile(r.cur.fi, fi) {
+		return r.cur
+	}
+	if r.lastDone != nil && os.SameFile(r.lastDone.fi, fi) {
+		return r.lastDone
 	}
 	for _, g := range r.pinned {
 		if os.SameFile(g.fi, fi) {
-			return true
+			return g
 		}
 	}
-	return false
+	return nil
 }
 
 func openGen(path string) *generation {
@@ -568,7 +643,7 @@ func openGen(path string) *generation {
 		f.Close()
 		return nil
 	}
-	return &generation{f: f, fi: fi}
+	return &generation{f: f, fi: fi, num: -1}
 }
 
 func closeGen(g *generation) {

@@ -424,3 +424,48 @@ func TestFollowBatchLimit(t *testing.T) {
 		t.Fatalf("batches %v, last %q", sizes, last)
 	}
 }
+
+// TestFollowGapFromGenerationNumbers: a follower that does not run while the
+// writer rotates several times (here: blocked on a consumer that does not
+// read, with no inotify and no poll tick) cannot read the generations that
+// came and went, but output.gen tells it they existed: it delivers a Gap
+// line before the jump instead of losing lines silently.
+func TestFollowGapFromGenerationNumbers(t *testing.T) {
+	dir := t.TempDir()
+	w, err := OpenWriter(dir, WriterOptions{MaxBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 20; i++ { // the follower reads these and blocks on C
+		w.WriteLine([]byte(fmt.Sprintf("%d x", i)))
+	}
+	w.Flush()
+	f, err := Follow(context.Background(), dir, FollowOptions{FromStart: true, BatchLines: 10, NoNotify: true, PollInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop()
+	time.Sleep(50 * time.Millisecond)
+	for i := 20; i < 2000; i++ { // ~ 20 rotations while it is blocked
+		w.WriteLine([]byte(fmt.Sprintf("%d x", i)))
+	}
+	w.Close()
+	f.StopAtEOF()
+	prev, gaps := -1, 0
+	for b := range f.C() {
+		for _, l := range b {
+			if l.Gap {
+				gaps++
+				continue
+			}
+			n, _ := strconv.Atoi(strings.Fields(l.Text)[0])
+			if n != prev+1 && gaps == 0 {
+				t.Fatalf("jump %d → %d without a gap line", prev, n)
+			}
+			prev = n
+		}
+	}
+	if gaps != 1 || prev != 1999 {
+		t.Fatalf("gaps %d, last %d", gaps, prev)
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // File names inside a job's log directory (SPEC §2, J3).
@@ -16,6 +18,11 @@ const (
 	// RotatedLog is the previous generation: <dir>/output.1.log. Rotation
 	// renames CurrentLog onto it, replacing the older one.
 	RotatedLog = "output.1.log"
+	// GenFile records "<generation> <inode>\n" of one log file, so that a
+	// follower which was starved long enough to miss a whole generation can
+	// tell (and say so) instead of losing lines silently. Written atomically
+	// (temp file + rename) at open and after each rotation; advisory only.
+	GenFile = "output.gen"
 )
 
 // Defaults for WriterOptions (SPEC J2, J3).
@@ -47,10 +54,12 @@ type WriterOptions struct {
 //   - WriteLine buffers; Flush pushes buffered lines to the kernel. The pump
 //     should Flush after each read from the child's pipes, so a kill -9 of the
 //     supervisor loses nothing that was flushed.
-//   - Rotation: flush, close, rename output.log → output.1.log, create a new
-//     output.log (mode 0600). A failed rename is not fatal: writing continues
-//     on the current file and rotation is retried after another MaxBytes; the
-//     error is reported by RotateErr.
+//   - Rotation: flush, rename output.log → output.1.log, create a new
+//     output.log (mode 0600; created under a temporary name and renamed into
+//     place after output.gen has recorded its generation number, which lets
+//     Follow detect generations it never saw). A failed rename is not fatal:
+//     writing continues on the current file and rotation is retried after
+//     another MaxBytes; the error is reported by RotateErr.
 //   - A failed write (or failed creation of the new file after a rename) is
 //     sticky: every later call returns the same error without writing, so the
 //     caller can keep draining the child's pipes and record capture_error.
@@ -68,6 +77,7 @@ type RotatingWriter struct {
 	err       error // sticky write error
 	rotateErr error // last failed rotation (not fatal)
 	rotations int
+	gen       int64 // generation number of the current file
 	// beforeRotate, if set (tests only), runs before each rotation with the
 	// number of rotations done so far.
 	beforeRotate func(rotations int)
@@ -90,6 +100,9 @@ func OpenWriter(dir string, opt WriterOptions) (*RotatingWriter, error) {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
 	w := &RotatingWriter{dir: dir, opt: opt}
+	if n, _, ok := readGenFile(dir); ok {
+		w.gen = n // a supervisor reopening its log keeps the numbering
+	}
 	if err := w.open(); err != nil {
 		return nil, err
 	}
@@ -97,8 +110,61 @@ func OpenWriter(dir string, opt WriterOptions) (*RotatingWriter, error) {
 	return w, nil
 }
 
+// writeGen records generation w.gen for file st (best effort).
+func (w *RotatingWriter) writeGen(st os.FileInfo) {
+	ino, ok := inode(st)
+	if !ok {
+		return
+	}
+	tmp := filepath.Join(w.dir, GenFile+".tmp")
+	if err := os.WriteFile(tmp, fmt.Appendf(nil, "%d %d\n", w.gen, ino), 0o600); err != nil {
+		return
+	}
+	if os.Rename(tmp, filepath.Join(w.dir, GenFile)) != nil {
+		os.Remove(tmp)
+	}
+}
+
+// readGenFile parses <dir>/output.gen.
+func readGenFile(dir string) (gen int64, ino uint64, ok bool) {
+	b, err := os.ReadFile(filepath.Join(dir, GenFile))
+	if err != nil {
+		return 0, 0, false
+	}
+	if _, err := fmt.Sscanf(string(b), "%d %d", &gen, &ino); err != nil {
+		return 0, 0, false
+	}
+	return gen, ino, true
+}
+
+// inode returns the inode number of a file (Unix).
+func inode(fi os.FileInfo) (uint64, bool) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Ino), true
+	}
+	return 0, false
+}
+
+// open appends to <dir>/output.log, or creates it: under a temporary name
+// first, so that output.gen names it before any follower can see it.
 func (w *RotatingWriter) open() error {
-	f, err := os.OpenFile(filepath.Join(w.dir, CurrentLog), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	path := filepath.Join(w.dir, CurrentLog)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	created := false
+	if errors.Is(err, fs.ErrNotExist) {
+		tmp := path + ".new"
+		os.Remove(tmp) // left by a crash
+		if f, err = os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600); err == nil {
+			if st, serr := f.Stat(); serr == nil {
+				w.writeGen(st)
+			}
+			if err = os.Rename(tmp, path); err != nil {
+				f.Close()
+				os.Remove(tmp)
+			}
+			created = true
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("open log: %w", err)
 	}
@@ -106,6 +172,9 @@ func (w *RotatingWriter) open() error {
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("stat log: %w", err)
+	}
+	if !created {
+		w.writeGen(st)
 	}
 	w.f = f
 	w.size = st.Size()
@@ -189,6 +258,7 @@ func (w *RotatingWriter) rotate() {
 	}
 	old := w.f
 	w.f = nil
+	w.gen++
 	if err := w.open(); err != nil {
 		// The renamed file is complete; we have nowhere to write next.
 		old.Close()

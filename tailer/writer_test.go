@@ -41,6 +41,14 @@ func TestRotatingWriter(t *testing.T) {
 	if all != "aaaa\nbbbb\ncccccccc\ncccc\ndddd\neeee\n" || w.Rotations() < 1 {
 		t.Fatalf("rotated %d: old %q cur %q", w.Rotations(), old, cur)
 	}
+	gen, ino, ok := readGenFile(dir)
+	st, _ := os.Stat(filepath.Join(dir, CurrentLog))
+	if i, _ := inode(st); !ok || gen != int64(w.Rotations()) || ino != i {
+		t.Fatalf("output.gen: gen %d ino %d ok %v; want gen %d ino %d", gen, ino, ok, w.Rotations(), i)
+	}
+	if _, err := os.Stat(filepath.Join(dir, CurrentLog+".new")); err == nil {
+		t.Fatal("temporary file left behind")
+	}
 	for _, f := range []string{string(old), string(cur)} {
 		if len(f) > 20 {
 			t.Fatalf("file over MaxBytes: %q", f)
