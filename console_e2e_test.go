@@ -140,6 +140,7 @@ func (c *cli) waitJobRunning(id string) core.Job {
 // one is denied with a reason and its waiter exits 10.
 func TestConsoleApprovals(t *testing.T) {
 	t.Parallel()
+	requireTmux(t)
 	c := newCLI(t)
 	c.ok("session", "open", "S1")
 	tm := startConsole(t, c, consoleRun{})
@@ -215,6 +216,7 @@ func processGone(t *testing.T, pid, pgid int) {
 // process is gone.
 func TestConsoleCancelJob(t *testing.T) {
 	t.Parallel()
+	requireTmux(t)
 	c := newCLI(t)
 	j := c.startJob(nil, "S1", "sleep", "300")
 	j = c.waitJobRunning(j.ID)
@@ -279,6 +281,7 @@ func lastOf(ns []int) int {
 // lines" while the window stays put), G resumes at the bottom.
 func TestConsoleLogFollowsRotation(t *testing.T) {
 	t.Parallel()
+	requireTmux(t)
 	c := newCLI(t)
 	// 64-byte lines, 4 KiB generations: a rotation every 64 lines; about
 	// 200 lines/s (3 rotations a second) for up to 2 minutes.
@@ -378,6 +381,7 @@ func newLines(s []string) int {
 // enter applies it and the task is lost.
 func TestConsoleMaintenance(t *testing.T) {
 	t.Parallel()
+	requireTmux(t)
 	c := newCLI(t)
 	sub, _ := c.seedRun("R1")
 	c.ok("run", "kill", "R1")
@@ -408,6 +412,7 @@ func TestConsoleMaintenance(t *testing.T) {
 // is unchanged.
 func TestConsoleReadOnly(t *testing.T) {
 	t.Parallel()
+	requireTmux(t)
 	c := newCLI(t)
 	c.seedRun("R1")
 	c.ok("approval", "request", "--session", "owner-R1", "--run-id", "R1", "--tool", "Bash", "--command", "make deploy")
@@ -441,6 +446,7 @@ func TestConsoleReadOnly(t *testing.T) {
 // exactly a fresh console's at that size.
 func TestConsoleResize(t *testing.T) {
 	t.Parallel()
+	requireTmux(t)
 	c := newCLI(t)
 	seedPanes(t, c)
 	args := []string{"--sweep-interval", "0"}
@@ -454,14 +460,11 @@ func TestConsoleResize(t *testing.T) {
 	for _, sz := range [][2]int{{200, 50}, {80, 24}, {200, 50}} {
 		w, h := sz[0], sz[1]
 		tm.resize(w, h)
-		want := fresh[sz]
-		var last []string
-		s := tm.waitFor(fmt.Sprintf("the screen redrawn at %d×%d", w, h), func(s []string) bool {
-			last = normalizeScreen(s)
-			return len(checkLayout(s, w, h)) == 0 && strings.Join(last, "\n") == strings.Join(want, "\n")
+		want := strings.Join(fresh[sz], "\n")
+		s := tm.waitFor(fmt.Sprintf("the screen redrawn at %d×%d as a fresh console's:\n%s\n(normalised) — got", w, h, want), func(s []string) bool {
+			return len(checkLayout(s, w, h)) == 0 && strings.Join(normalizeScreen(s), "\n") == want
 		})
 		requireLayout(t, "after resize", s, w, h)
-		_ = last
 	}
 }
 
@@ -617,6 +620,7 @@ func colourSGRs(s string) []string {
 // without it the same screen is coloured (a control for the check).
 func TestConsoleNoColor(t *testing.T) {
 	t.Parallel()
+	requireTmux(t)
 	c := newCLI(t)
 	seedPanes(t, c)
 	ctl := startConsole(t, c, consoleRun{})
