@@ -68,7 +68,12 @@ _tui_exit() {
   _tui_cleanup_done=1
   set +e
   if declare -F check_cleanup >/dev/null; then check_cleanup; fi
-  [ -n "$TUI_SOCK" ] && tui_tmux kill-server >/dev/null 2>&1
+  if [ -n "$TUI_SOCK" ]; then
+    local path
+    path=$(tui_tmux display-message -p '#{socket_path}' 2>/dev/null)
+    tui_tmux kill-server >/dev/null 2>&1
+    [ -n "$path" ] && rm -f "$path" # kill-server may leave the socket file
+  fi
   [ -n "${TUI_CONF:-}" ] && rm -f "$TUI_CONF"
   return "$rc"
 }
