@@ -81,8 +81,16 @@ func startTerm(t *testing.T, w, h int, env []string, argv ...string) *tmuxTerm {
 	full = append(full, env...)
 	full = append(full, argv...)
 	cmd := shellJoin(full)
-	t.Cleanup(func() { _ = exec.Command(tm.tmux, "-L", tm.socket, "kill-server").Run() })
+	var sockPath string
+	t.Cleanup(func() {
+		_ = exec.Command(tm.tmux, "-L", tm.socket, "kill-server").Run()
+		// tmux 3.3 leaves its socket file behind after kill-server.
+		if sockPath != "" {
+			_ = os.Remove(sockPath)
+		}
+	})
 	tm.must("-f", tm.conf, "new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
+	sockPath = strings.TrimSpace(tm.must("display-message", "-p", "#{socket_path}"))
 	return tm
 }
 

@@ -27,9 +27,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/clawpit/clawpit/core"
@@ -115,7 +117,26 @@ func run(n, tasks int, bin string, strict, keep bool) error {
 		}
 		return string(out), nil
 	}
-	defer tm("kill-server")
+	// The tmux server goes with the bench, also on ^C, SIGTERM or a closed
+	// stdout (| head), and so does its socket file (tmux 3.3 leaves it).
+	stop := func() {
+		sp, _ := tm("display-message", "-p", "#{socket_path}")
+		tm("kill-server")
+		if sp = strings.TrimSpace(sp); sp != "" {
+			os.Remove(sp)
+		}
+	}
+	defer stop()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	go func() {
+		<-sigs
+		stop()
+		if !keep {
+			os.RemoveAll(dir)
+		}
+		os.Exit(1)
+	}()
 	h := max(40, n+12)
 	console := fmt.Sprintf("exec env CLAWPIT_HOME='%s' TERM=screen-256color '%s' --db '%s'", home, bin, db)
 	if _, err := tm("-f", conf, "new-session", "-d", "-s", "p7", "-x", "120", "-y", fmt.Sprint(h), console); err != nil {
