@@ -2,6 +2,7 @@ package tui
 
 import (
 	"cmp"
+	"path"
 	"strconv"
 	"strings"
 
@@ -147,11 +148,22 @@ func jobRowOf(j *core.Job) jobRow {
 	}
 	return jobRow{
 		rank: uint8(rank(jobRank, j.Status)),
-		id:   oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(j.Command), 500)),
+		id:   oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(shortArgv(j.Command)), 500)),
 		logPath: j.LogPath, status: intern(j.Status, core.JobStatuses), exit: exit, exitCode: code,
 		captureErr: oneLine(clip(j.CaptureError, 300)),
 		created:    j.CreatedAt, started: j.StartedAt, completed: j.CompletedAt,
 	}
+}
+
+// shortArgv shows argv[0] by its base name in the Jobs table, so long
+// executable paths (go run's cache, /usr/local/…) don't crowd out what the
+// job does; the detail view keeps the full command.
+func shortArgv(argv []string) []string {
+	if len(argv) == 0 || !strings.Contains(argv[0], "/") {
+		return argv
+	}
+	out := append([]string{path.Base(argv[0])}, argv[1:]...)
+	return out
 }
 
 // alertRow is a notification as the Alerts pane keeps it.
