@@ -215,7 +215,12 @@ func (m *Model) onTick() tea.Cmd {
 	if m.loading {
 		if !m.busy && now.Sub(m.loadStart) >= busyAfter {
 			m.busy = true
-			m.setStatus("database busy, retrying…", lvlWarn)
+			if m.loaded {
+				m.setStatus("database busy, retrying…", lvlWarn)
+			} else {
+				// The first full load of a large registry is slow, not busy.
+				m.setStatus("loading the registry…", lvlInfo)
+			}
 		}
 	} else {
 		cmds = append(cmds, m.startLoad(false))
@@ -670,15 +675,15 @@ func (m *Model) render() string {
 		hints = ""
 	case m.logv != nil:
 		b.WriteString(m.logv.View())
-		hints = m.help.ShortHelpView(m.logv.ShortHelp())
+		hints = m.hintsView(m.logv.ShortHelp(), w)
 	case m.detail != nil:
 		b.WriteString(m.detail.View())
 		info = m.detail.infoLine(w)
-		hints = m.help.ShortHelpView(m.detail.shortHelp(m))
+		hints = m.hintsView(m.detail.shortHelp(m), w)
 	default:
 		b.WriteString(p.View())
 		info = p.InfoLine(w)
-		hints = m.help.ShortHelpView(p.ShortHelp())
+		hints = m.hintsView(p.ShortHelp(), w)
 	}
 	if m.logv == nil || m.showHelp {
 		b.WriteByte('\n')
@@ -693,6 +698,46 @@ func (m *Model) render() string {
 		screen = overlay(screen, m.dialog.view(m.ctx, w), w, m.ctx.Height)
 	}
 	return screen
+}
+
+// hintsView renders the short key hints in width w. The help and quit keys
+// are pinned at the right end so a narrow terminal drops other hints (with
+// bubbles/help's "…") rather than the way to find them.
+func (m *Model) hintsView(bindings []key.Binding, w int) string {
+	pinned := func(b key.Binding) bool {
+		return sameKeys(b, m.ctx.Keys.Help) || sameKeys(b, m.ctx.Keys.Quit)
+	}
+	var rest, tail []key.Binding
+	for _, b := range bindings {
+		if pinned(b) {
+			tail = append(tail, b)
+		} else {
+			rest = append(rest, b)
+		}
+	}
+	h := m.help
+	tailView := h.ShortHelpView(tail)
+	if len(rest) == 0 || tailView == "" {
+		h.SetWidth(w)
+		return h.ShortHelpView(bindings)
+	}
+	sep := h.Styles.ShortSeparator.Inline(true).Render(h.ShortSeparator)
+	h.SetWidth(max(0, w-lipgloss.Width(tailView)-lipgloss.Width(sep)))
+	return h.ShortHelpView(rest) + sep + tailView
+}
+
+// sameKeys reports whether two bindings have the same keys.
+func sameKeys(a, b key.Binding) bool {
+	ak, bk := a.Keys(), b.Keys()
+	if len(ak) != len(bk) || len(ak) == 0 {
+		return false
+	}
+	for i := range ak {
+		if ak[i] != bk[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // overlay draws box centred over screen.
