@@ -325,7 +325,13 @@ func (j *Jobs) spawnSupervisor(job *Job, argv []string) error {
 	if err != nil {
 		return err
 	}
-	payload, err := json.Marshal(argv)
+	// Each argument travels as bytes (base64 in JSON) so non-UTF-8 arguments
+	// reach the command unchanged; a JSON string would turn them into U+FFFD.
+	raw := make([][]byte, len(argv))
+	for i, a := range argv {
+		raw[i] = []byte(a)
+	}
+	payload, err := json.Marshal(raw)
 	if err != nil {
 		return err
 	}

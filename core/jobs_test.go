@@ -875,3 +875,21 @@ func TestSuperviseStopsWithItsContext(t *testing.T) {
 		t.Errorf("status %s exit %v, group alive %v", j.Status, *j.ExitCode, core.GroupAlive(j.PGID))
 	}
 }
+
+// TestJobArgvBytes: arguments reach the command byte for byte, including
+// bytes that are not UTF-8 (the supervisor gets argv over a pipe, not as
+// JSON strings, which would turn them into U+FFFD).
+func TestJobArgvBytes(t *testing.T) {
+	t.Parallel()
+	f := newJobFixture(t)
+	out := filepath.Join(t.TempDir(), "arg")
+	arg := "caf\xe9 \x9b2J ok"
+	j := f.run("s1", 0, "sh", "-c", `printf '%s' "$1" > "$2"`, "sh", arg, out)
+	if j = f.waitDone(j.ID, 20*time.Second); j.Status != core.JobCompleted {
+		t.Fatalf("job %s: %s", j.ID, j.Status)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil || string(got) != arg {
+		t.Fatalf("command saw %q (%v), want %q", got, err, arg)
+	}
+}

@@ -38,7 +38,7 @@ func (d discardSink) Close() error           { return nil }
 
 // Supervise is the body of a job's supervisor process (`clawpit __supervise`,
 // SPEC J1–J3, J6, J9), started by Run in its own session. argvIn carries the
-// command's real argv as a JSON array (the registry stores it redacted); nil
+// command's real argv as a JSON array of base64 byte strings (the registry stores it redacted); nil
 // or unreadable input falls back to the stored command.
 //
 // It records itself (supervisor_pid, supervisor_start), runs the command in
@@ -72,8 +72,11 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 	var argv []string
 	if argvIn != nil {
 		if b, err := io.ReadAll(io.LimitReader(argvIn, maxArgvPayload)); err == nil && len(b) > 0 {
-			if json.Unmarshal(b, &argv) != nil {
-				argv = nil
+			var raw [][]byte
+			if json.Unmarshal(b, &raw) == nil {
+				for _, a := range raw {
+					argv = append(argv, string(a))
+				}
 			}
 		}
 	}
