@@ -750,7 +750,7 @@ func TestJobLostGrace(t *testing.T) {
 	clock := core.NewFakeClock(time.Now())
 	reg := core.NewRegistry(f.db, clock, core.DefaultThresholds())
 	jobs := core.NewJobs(reg, core.JobsOptions{
-		OpenLog:        openTestLog,
+		OpenLog: openTestLog,
 		// A "supervisor" that reads its argv and exits without recording itself.
 		SupervisorArgv: func(string) ([]string, error) { return []string{"/bin/sh", "-c", "cat >/dev/null"}, nil },
 	})
