@@ -22,8 +22,8 @@ import (
 // Concurrency across OS processes (SPEC §11 races): three sweepers and three
 // runtime writers, each a child process running this test binary in a helper
 // mode, hammer one registry; afterwards, and after one final sweep, every
-// invariant holds. CI runs it for 15 s (4 s with -short);
-// CLAWPIT_SWEEP_STRESS=60s runs it longer.
+// invariant holds. It runs for a minute (4 s with -short);
+// CLAWPIT_SWEEP_STRESS=5m (any duration) overrides that.
 
 const (
 	envStressRole  = "CLAWPIT_SWEEP_HELPER" // sweeper | writer
@@ -41,7 +41,9 @@ func stressThresholds() core.Thresholds {
 }
 
 func TestSweepConcurrentProcesses(t *testing.T) {
-	d := 15 * time.Second
+	// Issue 3 asks for three sweepers and runtime writers in separate
+	// processes for a minute; -short (and CLAWPIT_SWEEP_STRESS) shorten it.
+	d := time.Minute
 	if testing.Short() {
 		d = 4 * time.Second
 	}

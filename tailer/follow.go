@@ -78,6 +78,8 @@ type FollowOptions struct {
 	// Redactor re-redacts each line (with a LineRedactor, so PEM blocks
 	// spanning lines are caught). Nil uses the shared default.
 	Redactor *core.Redactor
+
+	maxPinned int // rotated files held open at most; 0 = maxPinned (tests lower it)
 }
 
 // Line is one line of a followed log, without "\n" or a CRLF's "\r",
@@ -94,9 +96,9 @@ const GapNotice = "[output skipped: the log rotated faster than it was read]"
 
 // maxPinned caps the rotated-away files a follower holds open for a slow
 // consumer (each up to 5 MiB of disk, so at most about 320 MiB held while a
-// consumer lags): beyond it, output is skipped and a Gap line says so. A
-// variable for tests.
-var maxPinned = 64
+// consumer lags): beyond it, output is skipped and a Gap line says so.
+// FollowOptions.maxPinned overrides it in tests.
+const maxPinned = 64
 
 // Follower follows a job log; read batches from C.
 type Follower struct {
@@ -121,6 +123,9 @@ func Follow(ctx context.Context, dir string, opt FollowOptions) (*Follower, erro
 		return nil, err
 	} else if !st.IsDir() {
 		return nil, &fs.PathError{Op: "follow", Path: dir, Err: errors.New("not a directory")}
+	}
+	if opt.maxPinned <= 0 {
+		opt.maxPinned = maxPinned
 	}
 	if opt.BatchLines <= 0 {
 		opt.BatchLines = 1024
@@ -385,13 +390,13 @@ func (r *followRun) start() error {
 		return err
 	}
 	if r.opt.Backlog > 0 {
-		lines, atStart, err := tailFile(newest.f, end, r.opt.Backlog, 0, r.opt.MaxLineBytes)
+		lines, atStart, err := tailFile(newest.f, end, r.opt.Backlog, 0, r.opt.MaxLineBytes, 0)
 		if err != nil {
 			return err
 		}
 		if atStart && len(lines) < r.opt.Backlog && len(r.pinned) > 1 {
 			older := r.pinned[len(r.pinned)-2]
-			ol, _, err := tailFile(older.f, older.fi.Size(), r.opt.Backlog-len(lines), 0, r.opt.MaxLineBytes)
+			ol, _, err := tailFile(older.f, older.fi.Size(), r.opt.Backlog-len(lines), 0, r.opt.MaxLineBytes, 0)
 			if err != nil {
 				return err
 			}
@@ -533,7 +538,7 @@ func (r *followRun) pin() {
 			} else {
 				r.f.seen.Add(1)
 			}
-			if len(r.pinned) >= maxPinned {
+			if len(r.pinned) >= r.opt.maxPinned {
 				r.waiting = append(r.waiting, g)
 				continue
 			}

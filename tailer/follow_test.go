@@ -184,11 +184,8 @@ func TestFollowSlowConsumerPins(t *testing.T) {
 // rotated away; it says so with a Gap line instead of silently dropping
 // them, and resumes in order.
 func TestFollowGapWhenPinLimitReached(t *testing.T) {
-	old := maxPinned
-	maxPinned = 1
-	defer func() { maxPinned = old }()
 	dir := t.TempDir()
-	f, err := Follow(context.Background(), dir, FollowOptions{FromStart: true, BatchLines: 10, PollInterval: 20 * time.Millisecond})
+	f, err := Follow(context.Background(), dir, FollowOptions{FromStart: true, BatchLines: 10, PollInterval: 20 * time.Millisecond, maxPinned: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,13 +27,14 @@ const (
 	DefaultMaxLineBytes = 64 << 10
 )
 
-// tailChunk is the size of each backward read (a variable for tests).
-var tailChunk = 32 << 10
+// tailChunk is the size of each backward read, in bytes (TailOptions.chunk
+// overrides it in tests).
+const tailChunk = 32 << 10
 
 // RotatedNotice is printed above a tail that reached the start of the rotated
 // log output.1.log (SPEC J5): anything written before it was discarded by a
 // later rotation (the log keeps about two generations, J3).
-const RotatedNotice = "[earlier output rotated away: this is the start of " + RotatedLog + "]"
+const RotatedNotice = "[earlier output rotated to " + RotatedLog + " and beyond: this is the oldest line kept]"
 
 // TailOptions selects how much of the end of a log to read.
 type TailOptions struct {
@@ -51,6 +52,8 @@ type TailOptions struct {
 	// Redactor redacts the result as one block (SPEC J4). Nil uses a shared
 	// default core.NewRedactor(): a tail is never returned unredacted.
 	Redactor *core.Redactor
+
+	chunk int // backward read size in bytes; 0 = tailChunk (tests use tiny reads)
 }
 
 // TailResult is the end of a job's log.
@@ -148,7 +151,7 @@ func tailOnce(dir string, opt TailOptions) (res TailResult, raced bool, err erro
 			return res, false, err
 		}
 		var atStart bool
-		curLines, atStart, err = tailFile(cur, curInfo.Size(), want, budget, opt.MaxLineBytes)
+		curLines, atStart, err = tailFile(cur, curInfo.Size(), want, budget, opt.MaxLineBytes, opt.chunk)
 		if err != nil {
 			return res, false, fmt.Errorf("tail %s: %w", CurrentLog, err)
 		}
@@ -193,7 +196,7 @@ func tailOnce(dir string, opt TailOptions) (res TailResult, raced bool, err erro
 		res.Rotated = true
 		return res, true, nil
 	}
-	oldLines, atStart, err := tailFile(old, oldInfo.Size(), want, budget, opt.MaxLineBytes)
+	oldLines, atStart, err := tailFile(old, oldInfo.Size(), want, budget, opt.MaxLineBytes, opt.chunk)
 	if err != nil {
 		return res, false, fmt.Errorf("tail %s: %w", RotatedLog, err)
 	}
@@ -215,7 +218,7 @@ func toStrings(dst []string, lines [][]byte) []string {
 // begin at offset 0 (nothing earlier in this file). A final line without
 // "\n" counts; a CRLF's "\r" is removed. Reads go backwards in tailChunk
 // pieces; the bytes read are at most the tail plus one chunk.
-func tailFile(r io.ReaderAt, size int64, want int, budget int64, maxLine int) (lines [][]byte, atStart bool, err error) {
+func tailFile(r io.ReaderAt, size int64, want int, budget int64, maxLine, chunk int) (lines [][]byte, atStart bool, err error) {
 	if size == 0 {
 		return nil, true, nil
 	}
@@ -223,7 +226,7 @@ func tailFile(r io.ReaderAt, size int64, want int, budget int64, maxLine int) (l
 	if budget > 0 && budget < size {
 		lo = size - budget
 	}
-	br := backReader{r: r, end: size}
+	br := backReader{r: r, end: size, chunk: chunk}
 	lineEnd := size
 	last, err := br.byteAt(size - 1)
 	if err != nil {
@@ -293,6 +296,7 @@ type backReader struct {
 	r      io.ReaderAt
 	end    int64    // size of the readable region
 	start  int64    // chunks cover [start, end)
+	chunk  int      // read size in bytes; 0 = tailChunk
 	chunks [][]byte // newest (highest offset) first
 }
 
@@ -303,6 +307,9 @@ func (br *backReader) fill(off int64) error {
 	}
 	for br.start > off {
 		n := int64(tailChunk)
+		if br.chunk > 0 {
+			n = int64(br.chunk)
+		}
 		if n > br.start {
 			n = br.start
 		}

@@ -130,7 +130,7 @@ func TestTailBoundedRead(t *testing.T) {
 	defer f.Close()
 	cr := &countingReaderAt{f: f}
 	st, _ := f.Stat()
-	if _, _, err := tailFile(cr, st.Size(), 200, 0, 1000); err != nil {
+	if _, _, err := tailFile(cr, st.Size(), 200, 0, 1000, 0); err != nil {
 		t.Fatal(err)
 	}
 	if limit := int64(200*1000 + 2*tailChunk); cr.n > limit {
@@ -237,11 +237,8 @@ func FuzzTail(f *testing.F) {
 	f.Add([]byte("\r\n\n\nabc"), []byte(""), true, false, 0, int64(3), 2)
 	f.Add([]byte("0123456789\n"), []byte("\n\n"), false, true, 5, int64(0), 3)
 	f.Add([]byte("password=x\n-----END PRIVATE KEY-----\n"), []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n"), true, true, 9, int64(0), 100)
-	old := tailChunk
-	defer func() { tailChunk = old }()
 	red := core.NewRedactor()
 	f.Fuzz(func(t *testing.T, cur, prev []byte, hasCur, hasPrev bool, lines int, nbytes int64, maxLine int) {
-		tailChunk = 7 // exercise chunk boundaries
 		if !hasCur {
 			cur = nil
 		} else if cur == nil {
@@ -252,7 +249,7 @@ func FuzzTail(f *testing.F) {
 		} else if prev == nil {
 			prev = []byte{}
 		}
-		opt := TailOptions{Lines: lines % 50, Bytes: nbytes % 5000, MaxLineBytes: maxLine % 70, Redactor: red}
+		opt := TailOptions{Lines: lines % 50, Bytes: nbytes % 5000, MaxLineBytes: maxLine % 70, Redactor: red, chunk: 7} // small reads exercise chunk boundaries
 		dir := writeLogs(t, cur, prev)
 		res, err := Tail(dir, opt)
 		if cur == nil && prev == nil {
