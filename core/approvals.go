@@ -12,10 +12,11 @@ import (
 const DefaultApprovalPoll = 200 * time.Millisecond
 
 // RequestApproval records a tool call that needs a human decision (SPEC §3
-// Approval, §8 `approval request`). Its pattern is VerbChain(command). When a
-// grant matches tool, pattern and session (Tx.FindGrant) the approval is
-// approved at once with decided_by "grant:<id>" and the grant's scope, and no
-// wait is counted. Otherwise it is pending, and when bound to a running run it
+// Approval, §8 `approval request`). Command, rationale and cwd are redacted
+// (SPEC J4) before anything else; the pattern is VerbChain of the redacted
+// command. When a grant matches tool, pattern and session (Tx.FindGrant) the
+// approval is approved at once with decided_by "grant:<id>" and the grant's
+// scope, and no wait is counted. Otherwise it is pending, and when bound to a running run it
 // pauses that run's watchdog: pending_approval_waits + 1 (SPEC R6). Never
 // approved by a grant: an empty pattern, or a command with shell control
 // syntax (; & | ` $( < > newline) — a grant for "git status" must not
@@ -33,6 +34,16 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 	case na.ExpiresIn < 0:
 		return nil, Invalidf("approval expiry %s is negative", na.ExpiresIn)
 	}
+	// Redact first (SPEC J4, §11): the pattern, and so any grant made from
+	// this approval, is computed from the redacted command, so no secret can
+	// land in a pattern or a grant. The verb chain stops at the first flag,
+	// path or URL, so an ordinary command's pattern is unchanged. Shell
+	// control is judged on the original: a redacted value may have hidden a
+	// ';' (token=x;rm …), and refusing a grant is the safe side.
+	grantable := !hasShellControl(na.Command)
+	na.Command = r.redactText(na.Command)
+	na.Rationale = r.redactText(na.Rationale)
+	na.Cwd = r.redactText(na.Cwd)
 	pattern := VerbChain(na.Command)
 	var out *Approval
 	err := r.store.Update(ctx, func(tx Tx) error {
@@ -46,7 +57,7 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 			a.ExpiresAt = now.Add(na.ExpiresIn)
 		}
 		var g *Grant
-		if pattern != "" && !hasShellControl(na.Command) {
+		if pattern != "" && grantable {
 			var err error
 			if g, err = tx.FindGrant(na.Tool, pattern, na.Session); err != nil {
 				return fmt.Errorf("find grant for %s %q: %w", na.Tool, pattern, err)
@@ -297,7 +308,8 @@ func (r *Registry) ensureGrant(tx Tx, a *Approval, scope Scope, actor Actor, now
 		fmt.Sprintf("%s %q approved %s (from approval %s)", g.Tool, g.Pattern, where, a.ID), true)
 }
 
-// DenyApproval denies a pending approval with reason, releasing its R6 wait.
+// DenyApproval denies a pending approval with reason (redacted, SPEC J4),
+// releasing its R6 wait.
 // A non-pending approval is refused ("already <status>"); one past
 // expires_at is expired instead (SPEC R9).
 func (r *Registry) DenyApproval(ctx context.Context, id, reason string, actor Actor) (*Approval, Result, error) {
@@ -305,7 +317,7 @@ func (r *Registry) DenyApproval(ctx context.Context, id, reason string, actor Ac
 		if ok, res, err := r.decidable(tx, a, ApprovalDenied, actor, now); !ok {
 			return res, err
 		}
-		why := reason
+		why := r.redactText(reason)
 		if why == "" {
 			why = "denied"
 		}
@@ -348,6 +360,7 @@ func (r *Registry) expireApproval(tx Tx, a *Approval, now Timestamp) (Result, er
 // R9: session close, run kill), each releasing its R6 wait. It returns how
 // many it cancelled.
 func (r *Registry) cancelApprovals(tx Tx, f ApprovalFilter, reason string, actor Actor, now Timestamp) (int, error) {
+	reason = r.redactText(reason)
 	f.Statuses = []ApprovalStatus{ApprovalPending}
 	pending, err := tx.ListApprovals(f)
 	if err != nil {

@@ -15,11 +15,29 @@ type Registry struct {
 	clock Clock
 	th    Thresholds
 	jobs  JobController
+	red   *Redactor // SPEC J4, applied to every free-text input (redactText)
 }
 
 // NewRegistry returns a Registry over s using clock c and thresholds th.
 func NewRegistry(s Store, c Clock, th Thresholds) *Registry {
-	return &Registry{store: s, clock: c, th: th}
+	return &Registry{store: s, clock: c, th: th, red: NewRedactor()}
+}
+
+// redactText applies the SPEC J4 redaction to free text a runtime or an
+// operator hands the registry (labels, task text, commands, rationales,
+// summaries, errors, reasons), as one block so a PEM key spanning lines is
+// caught too. Every such field goes through it before it is stored or
+// journaled (SPEC §11: no secret reaches disk or screen unredacted). Ids,
+// session keys, tool names and enums are not free text and are not passed.
+// It returns s itself when nothing matches.
+func (r *Registry) redactText(s string) string {
+	if s == "" {
+		return s
+	}
+	if r.red == nil { // a Registry not built by NewRegistry
+		return redactBlock(s)
+	}
+	return r.red.Block(s)
 }
 
 // Store returns the underlying store.

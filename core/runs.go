@@ -17,9 +17,9 @@ func runState(run *Run) string {
 }
 
 // RegisterRun records a subagent run (SPEC §3, §8 `run register`): started_at
-// and last_progress_at = now, inactivity budget default 60 s. Errors:
-// ErrInvalid for a missing run id or child session, a negative budget, or a
-// run id that is already registered.
+// and last_progress_at = now, inactivity budget default 60 s; the label is
+// redacted (SPEC J4). Errors: ErrInvalid for a missing run id or child
+// session, a negative budget, or a run id that is already registered.
 func (r *Registry) RegisterRun(ctx context.Context, nr NewRun, actor Actor) (*Run, error) {
 	switch {
 	case nr.RunID == "":
@@ -36,6 +36,7 @@ func (r *Registry) RegisterRun(ctx context.Context, nr NewRun, actor Actor) (*Ru
 			return nil, Invalidf("run %q: inactivity budget %s is below 1ms", nr.RunID, nr.InactivityBudget)
 		}
 	}
+	nr.Label = r.redactText(nr.Label)
 	var out *Run
 	err := r.store.Update(ctx, func(tx Tx) error {
 		now := r.now()
@@ -135,8 +136,10 @@ func completionStatus(o RunOutcome) (TaskStatus, error) {
 // result journaled per task: lost → succeeded is an upgrade that clears the
 // lost-derived error; succeeded is never downgraded. Returns the run and its
 // mirrored tasks after the change; Result.Applied is true when the run or any
-// task changed. Errors: ErrInvalid for a non-completion outcome.
+// task changed. errText is redacted (SPEC J4). Errors: ErrInvalid for a
+// non-completion outcome.
 func (r *Registry) CompleteRun(ctx context.Context, runID string, outcome RunOutcome, errText string, actor Actor) (*Run, []Task, Result, error) {
+	errText = r.redactText(errText)
 	to, err := completionStatus(outcome)
 	if err != nil {
 		return nil, nil, Result{}, err
@@ -208,9 +211,10 @@ func (r *Registry) CompleteRun(ctx context.Context, runID string, outcome RunOut
 // delivery_status not_applicable — killed runs never announce — and keep their
 // status: the next sweep finalises them (R5). Its pending approvals are
 // cancelled (R9), each releasing its approval wait (R6). Killing an ended run
-// changes nothing: Result{false, "run already ended (<outcome>)"}.
+// changes nothing: Result{false, "run already ended (<outcome>)"}. reason
+// (default "killed") is redacted (SPEC J4) before it is journaled.
 func (r *Registry) KillRun(ctx context.Context, runID, reason string, actor Actor) (*Run, Result, error) {
-	if reason == "" {
+	if reason = r.redactText(reason); reason == "" {
 		reason = "killed"
 	}
 	return r.runOp(ctx, runID, func(tx Tx, run *Run, now Timestamp) (Result, error) {

@@ -11,11 +11,13 @@ import (
 // §8 `session open`). The id is the runtime's session key, taken exactly (no
 // prefix matching). Refused: an active session with nothing to change
 // ("already active") and a closed session ("session closed": closed stays
-// closed). Errors: ErrInvalid for an empty id.
+// closed). The label is redacted (SPEC J4). Errors: ErrInvalid for an empty
+// id.
 func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Actor) (*Session, Result, error) {
 	if id == "" {
 		return nil, Result{}, Invalidf("session id is required")
 	}
+	label = r.redactText(label)
 	var (
 		out *Session
 		res Result

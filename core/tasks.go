@@ -14,8 +14,9 @@ const DefaultCancelError = "Cancelled by operator."
 // CreateTask records a new task run (SPEC §3, §8 `task create`). Defaults:
 // a UUIDv7 id; status queued; delivery_status pending with an owner session,
 // not_applicable without one; notify_policy done_only; expects_output true for
-// cron, false otherwise. Errors: ErrInvalid for a missing or unknown runtime,
-// an unknown notify policy, or an id that already exists.
+// cron, false otherwise. Kind, label and task text are redacted (SPEC J4).
+// Errors: ErrInvalid for a missing or unknown runtime, an unknown notify
+// policy, or an id that already exists.
 func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Task, error) {
 	if nt.Runtime == "" {
 		return nil, Invalidf("task runtime is required (want one of: subagent, cli, cron, acp)")
@@ -40,6 +41,7 @@ func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Ta
 	if nt.ExpectsOutput != nil {
 		expects = *nt.ExpectsOutput
 	}
+	nt.Kind, nt.Label, nt.Task = r.redactText(nt.Kind), r.redactText(nt.Label), r.redactText(nt.Task)
 	delivery := DeliveryNotApplicable
 	if nt.OwnerSession != "" {
 		delivery = DeliveryPending
@@ -160,9 +162,11 @@ func (r *Registry) taskOp(ctx context.Context, id string, fn func(tx Tx, t *Task
 }
 
 // StartTask moves a task queued → running (SPEC §3), stamping started_at and
-// last_event_at and recording summary as its progress summary when given.
-// Any other starting status is refused by the transition rule.
+// last_event_at and recording summary (redacted, SPEC J4) as its progress
+// summary when given. Any other starting status is refused by the transition
+// rule.
 func (r *Registry) StartTask(ctx context.Context, id, summary string, actor Actor) (*Task, Result, error) {
+	summary = r.redactText(summary)
 	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
 		return r.setTaskStatus(tx, t, taskChange{
 			to: TaskRunning, reason: joinReason("started", summary),
@@ -177,9 +181,11 @@ func (r *Registry) StartTask(ctx context.Context, id, summary string, actor Acto
 }
 
 // ProgressTask records that an active task is alive: last_event_at = now and
-// the progress summary when given (SPEC R5 last activity). A terminal task is
-// refused ("task already <status>"); progress does not change the status.
+// the progress summary (redacted, SPEC J4) when given (SPEC R5 last
+// activity). A terminal task is refused ("task already <status>"); progress
+// does not change the status.
 func (r *Registry) ProgressTask(ctx context.Context, id, summary string, actor Actor) (*Task, Result, error) {
+	summary = r.redactText(summary)
 	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
 		st := string(t.Status)
 		if !t.Status.Active() {
@@ -289,8 +295,12 @@ func planFinish(f Finish) (finishPlan, error) {
 // "stream ended without terminal result …"), one task_failed notification is
 // raised for its owner session — "Task <label or id> did not complete:
 // <subtype or reason>", dedup key "task_failed:<id>" — unless its notify
-// policy is silent. Errors: ErrInvalid for a bad Finish (see planFinish).
+// policy is silent. Finish.Error and Finish.Subtype are redacted (SPEC J4)
+// first, so neither the stored error, the journal, the notification nor an
+// error message carries a secret. Errors: ErrInvalid for a bad Finish (see
+// planFinish).
 func (r *Registry) FinishTask(ctx context.Context, id string, f Finish, actor Actor) (*Task, Result, error) {
+	f.Error, f.Subtype = r.redactText(f.Error), r.redactText(f.Subtype)
 	p, err := planFinish(f)
 	if err != nil {
 		return nil, Result{}, err
@@ -363,16 +373,16 @@ func (r *Registry) DeliverTask(ctx context.Context, id string, ds DeliveryStatus
 	})
 }
 
-// CancelTask ends any active task as cancelled with error reason (default
-// "Cancelled by operator.") whether or not its run or job still exists, then —
-// after that transaction commits — kills what backs it (SPEC R3): its run via
-// KillRun (R1) when task.RunID (or, for a cli peer row, task.SourceID) names a
-// running run, and its job via the JobController (J6) when task.SourceID names
-// an active job. A terminal task answers Result{false, "already <status>"} and
-// nothing else happens. An error from the follow-ups is returned together with
-// the cancelled task and its Result.
+// CancelTask ends any active task as cancelled with error reason (redacted,
+// SPEC J4; default "Cancelled by operator.") whether or not its run or job
+// still exists, then — after that transaction commits — kills what backs it
+// (SPEC R3): its run via KillRun (R1) when task.RunID (or, for a cli peer
+// row, task.SourceID) names a running run, and its job via the JobController
+// (J6) when task.SourceID names an active job. A terminal task answers
+// Result{false, "already <status>"} and nothing else happens. An error from
+// the follow-ups is returned together with the cancelled task and its Result.
 func (r *Registry) CancelTask(ctx context.Context, id, reason string, actor Actor) (*Task, Result, error) {
-	if reason == "" {
+	if reason = r.redactText(reason); reason == "" {
 		reason = DefaultCancelError
 	}
 	t, res, err := r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
@@ -463,10 +473,10 @@ func cliPeerRunID(t *Task) string {
 
 // MarkTaskLost is the maintenance API (actor sweeper) that infers an active
 // task lost (SPEC R5) with error reason (default "marked lost by
-// maintenance"), stamping ended_at and cleanup_after = ended_at + lost
-// retention (R8). A task that is not active is refused.
+// maintenance", redacted, SPEC J4), stamping ended_at and cleanup_after =
+// ended_at + lost retention (R8). A task that is not active is refused.
 func (r *Registry) MarkTaskLost(ctx context.Context, id, reason string) (*Task, Result, error) {
-	if reason == "" {
+	if reason = r.redactText(reason); reason == "" {
 		reason = "marked lost by maintenance"
 	}
 	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
