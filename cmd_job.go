@@ -153,6 +153,11 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 			if err != nil {
 				return err
 			}
+			if job.CaptureError != "" {
+				// The job runs, but nothing will be logged (SPEC J3: the
+				// child never blocks; capture_error says why).
+				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, job.CaptureError)
+			}
 			if err := a.printMutation(core.Result{Applied: true}, "job", job, "job "+job.ID, "started"); err != nil || a.jsonOut {
 				return err
 			}
@@ -277,8 +282,11 @@ func jobTailCmd(a *app) *cobra.Command {
 		Short: "Print the end of a job's log (redacted)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if lines < 0 || nbytes < 0 {
-				return core.Invalidf("--lines and --bytes must not be negative")
+			if lines < 0 {
+				return core.Invalidf("--lines %d: must not be negative", lines)
+			}
+			if nbytes < 0 {
+				return core.Invalidf("--bytes %d: must not be negative", nbytes)
 			}
 			if nbytes > 0 && !cmd.Flags().Changed("lines") {
 				lines = 0 // --bytes alone: no line limit

@@ -211,6 +211,8 @@ func TestJobRunBadInput(t *testing.T) {
 		{[]string{"job", "run", "--session", "s", "--timeout", "-3s", "--", "true"}, "negative"},
 		{[]string{"job", "run", "--session", "s", "--cwd", missing, "--", "true"}, "mkdir -p -- '" + missing + "'"},
 		{[]string{"job", "list", "--status", "runing"}, `unknown job status "runing"`},
+		{[]string{"job", "tail", "abcd", "--lines", "-1"}, "--lines -1: must not be negative"},
+		{[]string{"job", "tail", "abcd", "--bytes", "-5"}, "--bytes -5: must not be negative"},
 	} {
 		o := c.run(tc.args...)
 		if o.code != 2 || !strings.Contains(o.stderr, tc.want) {
@@ -237,7 +239,7 @@ func TestJobSessionPassivateReaps(t *testing.T) {
 	c := newCLI(t)
 	c.ok("session", "open", "p")
 	var run jobOut
-	c.json(&run, "job", "run", "--session", "p", "--", "sleep", "60")
+	c.json(&run, "job", "run", "--session", "p", "--", "sh", "-c", "sleep 60")
 	id := run.Job.ID
 	c.killJobOnCleanup(id)
 	j := c.waitJob(id, 20*time.Second, "running", func(j core.Job) bool { return j.Status == core.JobRunning })
@@ -262,8 +264,8 @@ func TestJobSessionPassivateReaps(t *testing.T) {
 	if err != nil || len(ns) != 0 {
 		t.Errorf("a reaped job raised a notification: %+v %v", ns, err)
 	}
-	if o := c.ok("session", "resume", "p"); !strings.Contains(o, id) {
-		t.Errorf("first resume does not list the reaped job:\n%s", o)
+	if o := c.ok("session", "resume", "p"); !strings.Contains(o, id) || !strings.Contains(o, "sh -c 'sleep 60'") {
+		t.Errorf("first resume does not list the reaped job with its command quoted as job list does:\n%s", o)
 	}
 	c.ok("session", "passivate", "p")
 	if o := c.ok("session", "resume", "p"); strings.Contains(o, id) {
@@ -323,5 +325,69 @@ func TestJobFollow(t *testing.T) {
 	st0, err0 := os.Stat(j.LogPath)
 	if err0 != nil || err1 != nil || st0.Size()+st1.Size() > 2*262144 {
 		t.Errorf("rotation at 256 KiB did not bound the log: %v %v", st0, st1)
+	}
+}
+
+// An unwritable log directory does not refuse the job (SPEC J3): `job run`
+// exits 0 with the id and a warning on stderr, the command runs to
+// completion with its pipes drained (several MB of output, so a child
+// writing to an undrained pipe would block), and capture_error says why.
+func TestJobRunUnwritableLogDir(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("session", "open", "u")
+	jobsDir := filepath.Join(filepath.Dir(c.db), "jobs")
+	if err := os.WriteFile(jobsDir, []byte("a file where the jobs directory belongs"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := c.run("--json", "job", "run", "--session", "u", "--",
+		"sh", "-c", `head -c 4000000 /dev/zero | tr '\0' x | fold -w 100; echo done >&2`)
+	if o.code != 0 {
+		t.Fatalf("job run refused: %s", o)
+	}
+	var run jobOut
+	if err := json.Unmarshal([]byte(o.stdout), &run); err != nil || run.Job == nil || run.Job.ID == "" {
+		t.Fatalf("job run output: %s (%v)", o, err)
+	}
+	id := run.Job.ID
+	c.killJobOnCleanup(id)
+	if !strings.Contains(o.stderr, "output will not be captured") || !strings.Contains(o.stderr, "not a directory") {
+		t.Errorf("no warning naming the cause on stderr: %q", o.stderr)
+	}
+	j := c.waitJob(id, 30*time.Second, "the end (did the child block?)", func(j core.Job) bool {
+		return !j.Status.Active() && j.ExitCode != nil
+	})
+	if j.Status != core.JobCompleted || *j.ExitCode != 0 {
+		t.Errorf("status %s exit %d, want completed 0", j.Status, *j.ExitCode)
+	}
+	if !strings.Contains(j.CaptureError, "not a directory") || !strings.Contains(j.CaptureError, jobsDir) {
+		t.Errorf("capture_error %q does not name the cause", j.CaptureError)
+	}
+	if st, err := os.Stat(jobsDir); err != nil || st.IsDir() {
+		t.Errorf("the jobs file was replaced: %v %v", st, err)
+	}
+	// Plain output says the same.
+	o = c.run("job", "run", "--session", "u", "--", "true")
+	if o.code != 0 || !strings.Contains(o.stdout, "job ") || !strings.Contains(o.stderr, "warning: job ") {
+		t.Errorf("plain job run: %s", o)
+	}
+	// Let both supervisors finish before the temp dir goes.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var list []core.Job
+		c.json(&list, "job", "list")
+		done := true
+		for _, jb := range list {
+			if jb.Status.Active() || jb.ExitCode == nil || core.ProcessAlive(jb.SupervisorPID, jb.SupervisorStart) {
+				done = false
+			}
+		}
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs did not finish: %+v", list)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

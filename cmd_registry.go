@@ -238,7 +238,7 @@ func sessionCommand(a *app) *cobra.Command {
 				fmt.Fprintf(a.stdout, "%d background jobs were reaped while the session was passivated:\n", len(jobs))
 				tw := newTable(a.stdout)
 				for _, j := range jobs {
-					row(tw, "  "+j.ID, age(now(), j.CompletedAt), clean(strings.Join(j.Command, " "), 100))
+					row(tw, "  "+j.ID, age(now(), j.CompletedAt), clean(core.CommandLine(j.Command), 100))
 				}
 				tw.Flush()
 			}

@@ -218,8 +218,11 @@ func CommandLine(argv []string) string {
 // ErrInvalid for an empty command, a missing session, a negative timeout, or
 // a cwd that does not exist (the message carries a `mkdir -p -- '<dir>'`
 // hint). The log directory (0700) and an empty output.log (0600) exist before
-// the command starts. The registry stores the command with J4 secrets
-// redacted; the real argv reaches the supervisor through a pipe on its stdin.
+// the command starts. When they cannot be created (an unwritable or
+// misplaced jobs directory) the job still runs: it is recorded with
+// capture_error saying why, and its supervisor drains the command's output
+// without writing it (SPEC J3: the child never blocks); the caller should
+// warn. The registry stores the command with J4 secrets redacted; the real argv reaches the supervisor through a pipe on its stdin.
 // When the supervisor cannot be started the job is recorded `failed` with
 // capture_error saying why, and the error is returned with it.
 func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error) {
@@ -256,19 +259,13 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 
 	id := NewShortID()
 	dir := filepath.Join(j.opts.Dir, id)
-	if err := os.MkdirAll(j.opts.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create jobs directory: %w", err)
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create job log directory: %w", err)
-	}
 	logPath := filepath.Join(dir, LogName)
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("create job log: %w", err)
+	madeDir, captureErr := createJobLog(j.opts.Dir, dir, logPath)
+	removeDir := func() {
+		if madeDir {
+			os.RemoveAll(dir)
+		}
 	}
-	f.Close()
 
 	stored := make([]string, len(spec.Command))
 	for i, a := range spec.Command {
@@ -276,7 +273,7 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 	}
 	job := &Job{
 		ID: id, Session: spec.Session, Command: stored, Cwd: cwd, Rationale: redactBlock(spec.Rationale),
-		Status: JobPending, TimeoutS: timeoutS, LogPath: logPath,
+		Status: JobPending, TimeoutS: timeoutS, LogPath: logPath, CaptureError: captureErr,
 	}
 	err = j.reg.store.Update(ctx, func(tx Tx) error {
 		if s, err := tx.GetSession(spec.Session); err == nil && s.State == SessionClosed {
@@ -292,10 +289,13 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 		if timeoutS > 0 {
 			reason += fmt.Sprintf(" (timeout %ds)", timeoutS)
 		}
+		if captureErr != "" {
+			reason += "; output will not be captured: " + captureErr
+		}
 		return journal(tx, job.CreatedAt, EntityJob, id, "", string(JobPending), actor, reason, true)
 	})
 	if err != nil {
-		os.RemoveAll(dir)
+		removeDir()
 		return nil, err
 	}
 	if err := j.spawnSupervisor(job, spec.Command); err != nil {
@@ -306,6 +306,25 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 		return failed, fmt.Errorf("job %s: start supervisor: %w", id, err)
 	}
 	return job, nil
+}
+
+// createJobLog creates the jobs directory, the job's log directory dir
+// (0700) and an empty log at logPath (0600). It reports whether it created
+// dir and, when something failed, why — as capture_error text: a log that
+// cannot be created does not stop the job (SPEC J3), it runs uncaptured.
+func createJobLog(jobsDir, dir, logPath string) (madeDir bool, captureErr string) {
+	if err := os.MkdirAll(jobsDir, 0o700); err != nil {
+		return false, "cannot create the log: create jobs directory: " + err.Error()
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return false, "cannot create the log: create job log directory: " + err.Error()
+	}
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return true, "cannot create the log: " + err.Error()
+	}
+	f.Close()
+	return true, ""
 }
 
 // spawnSupervisor starts the supervisor of job in its own session with

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
@@ -891,5 +892,67 @@ func TestJobArgvBytes(t *testing.T) {
 	got, err := os.ReadFile(out)
 	if err != nil || string(got) != arg {
 		t.Fatalf("command saw %q (%v), want %q", got, err, arg)
+	}
+}
+
+// Job output reaches notifications without terminal escapes or control
+// characters (SPEC §7, §9): `notifications --json` and --notify-cmd pass the
+// text on to consumers that may print it.
+func TestJobNotificationSanitised(t *testing.T) {
+	t.Parallel()
+	f := newJobFixture(t)
+	script := `printf 'alpha \033]52;c;ZXZpbA==\007bravo\n'` + // OSC 52 clipboard write
+		`; printf '\033]0;evil title\033\\charlie\n'` + // OSC 0 title, ST
+		`; printf '\033[2Jdelta \033[31mecho\033[0m\n'` + // CSI
+		`; printf '\033Pq#0;2;0;0;0\033\\foxtrot\n'` + // DCS
+		`; printf 'golf \233 hotel \302\235 india \007 juliet \001\177\n'` + // raw 0x9b, U+009D, BEL, SOH, DEL
+		`; printf 'kilo\tlima \377 mike\n'` // invalid UTF-8
+	job := f.run("s", 0, "sh", "-c", script)
+	j := f.waitDone(job.ID, 20*time.Second)
+	if j.Status != core.JobCompleted {
+		t.Fatalf("status %s", j.Status)
+	}
+	var text string
+	for _, n := range f.notifications("s") {
+		if n.SubjectID == job.ID {
+			text = n.Text
+		}
+	}
+	if text == "" {
+		t.Fatal("no notification")
+	}
+	for _, r := range text {
+		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) {
+			t.Errorf("notification keeps control %U:\n%q", r, text)
+		}
+	}
+	if strings.ContainsAny(text, "\x1b\x07") || !utf8.ValidString(text) {
+		t.Errorf("notification keeps ESC/BEL or invalid UTF-8: %q", text)
+	}
+	for _, w := range []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo\tlima", "mike"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("notification lost %q:\n%q", w, text)
+		}
+	}
+	_, output, _ := strings.Cut(text, "\nOutput")
+	for _, w := range []string{"ZXZpbA", "evil title", "#0;2"} {
+		if strings.Contains(output, w) {
+			t.Errorf("notification keeps escape payload %q:\n%q", w, text)
+		}
+	}
+}
+
+func TestSanitizeNoticeText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"plain\ttext\n", "plain\ttext\n"},
+		{"a\x1b]52;c;eA==\x07b", "ab"},
+		{"a\x1b[2Jb\x1b[1;31mc", "abc"},
+		{"a\u009db\x07c\x00d\x7fe", "abcde"},
+		{"bad \xff byte", "bad \uFFFD byte"},
+		{"c1 \x9b31mcsi", "c1 \uFFFD31mcsi"},
+	} {
+		if got := core.SanitizeNoticeText(tc.in); got != tc.want {
+			t.Errorf("SanitizeNoticeText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }

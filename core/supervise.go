@@ -109,8 +109,14 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 
 	dir := filepath.Dir(job.LogPath)
 	s := &supervision{j: j, ctx: ctx, id: id, dir: dir}
-	sink, err := j.opts.OpenLog(dir, j.opts.RotateBytes)
-	if err != nil || sink == nil {
+	var sink LogSink
+	if job.CaptureError != "" {
+		// Only Run writes capture_error on a pending job: it could not
+		// create the log. Run the command uncaptured, draining its pipes
+		// (SPEC J3), and keep the reason in capture_error.
+		s.addCaptureError(job.CaptureError)
+		sink = discardSink{err: errors.New(job.CaptureError)}
+	} else if sink, err = j.opts.OpenLog(dir, j.opts.RotateBytes); err != nil || sink == nil {
 		if err == nil {
 			err = errors.New("no log writer")
 		}
