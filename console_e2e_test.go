@@ -147,6 +147,9 @@ func TestConsoleApprovals(t *testing.T) {
 	tm.switchPane("3")
 
 	id1 := c.ok("approval", "request", "--session", "S1", "--tool", "Bash", "--command", "rm -rf build")
+	// The 2 s bound is a robustness check (parallel tests on a loaded CI
+	// machine), not the SPEC P7 target: the 500 ms target is measured by
+	// bench/p7 (go run ./bench/p7) and quoted in bench/README.md.
 	seen := time.Now()
 	for !screenHas(tm.capture(), id1) {
 		if time.Since(seen) > uiTimeout {

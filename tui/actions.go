@@ -64,10 +64,23 @@ func (m *Model) actionKey(k tea.KeyPressMsg, t Target, have bool) (tea.Cmd, bool
 		m.setStatus("nothing selected to "+name, lvlInfo)
 		return nil, true
 	}
+	// The detail view's target was copied when it opened: take the status the
+	// pane shows now.
+	if p, ok := m.panes[t.Kind].(interface {
+		statusOf(id string) (string, bool)
+	}); ok {
+		if st, ok := p.statusOf(t.ID); ok {
+			t.Status = st
+		}
+	}
 	switch name {
 	case "approve", "deny":
 		if t.Kind != KindApproval {
 			m.setStatus(name+" applies to approvals (pane "+firstKey(keys.Approvals)+")", lvlInfo)
+			return nil, true
+		}
+		if t.Status != string(core.ApprovalPending) {
+			m.setStatus("approval "+t.Short+" is already "+t.Status+": nothing to decide", lvlInfo)
 			return nil, true
 		}
 		if m.opts.Actions == nil {
@@ -89,9 +102,17 @@ func (m *Model) actionKey(k tea.KeyPressMsg, t Target, have bool) (tea.Cmd, bool
 	return nil, true
 }
 
+// The dialogs below are refused up front, on the status the row shows, when
+// the entity has already ended: asking to confirm something that can only be
+// refused wastes a keystroke (the action itself still refuses if it raced).
+
 func (m *Model) cancelDialog(t Target) {
 	switch t.Kind {
 	case KindTask:
+		if core.TaskStatus(t.Status).Terminal() {
+			m.setStatus("task "+t.Short+" is already "+t.Status+": nothing to cancel", lvlInfo)
+			return
+		}
 		if m.opts.Actions == nil {
 			m.setStatus("cancel is not available in this console", lvlWarn)
 			return
@@ -108,6 +129,10 @@ func (m *Model) cancelDialog(t Target) {
 			},
 		}
 	case KindJob:
+		if !core.JobStatus(t.Status).Active() {
+			m.setStatus("job "+t.Short+" is already "+t.Status+": nothing to cancel", lvlInfo)
+			return
+		}
 		if m.opts.Jobs == nil {
 			m.setStatus("job control is not available in this console", lvlWarn)
 			return
@@ -138,6 +163,10 @@ func (m *Model) killDialog(t Target) {
 		m.setStatus("kill applies to runs (or a task that mirrors a run)", lvlInfo)
 		return
 	}
+	if state, ok := m.runState(t, runID); ok && state != "running" && state != "waiting" {
+		m.setStatus("run "+runID+" has already ended ("+state+"): nothing to kill", lvlInfo)
+		return
+	}
 	if m.opts.Actions == nil {
 		m.setStatus("kill is not available in this console", lvlWarn)
 		return
@@ -157,6 +186,18 @@ func (m *Model) killDialog(t Target) {
 			return outcome("kill run "+runID, res, err, "killed run "+runID)
 		},
 	}
+}
+
+// runState is the state the Runs pane shows for runID (running, waiting or
+// the outcome); ok is false when the run is not loaded.
+func (m *Model) runState(t Target, runID string) (string, bool) {
+	if t.Kind == KindRun {
+		return t.Status, true
+	}
+	if s, ok := m.runs.ids[runID]; ok && !m.runs.gone[s] {
+		return m.runs.rows[s].state, true
+	}
+	return "", false
 }
 
 func (m *Model) reapDialog(t Target) {

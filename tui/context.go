@@ -31,6 +31,17 @@ type Context struct {
 
 	paints     map[string]paint
 	paintTheme *themes.Theme
+	tasks      interface{ prefixOf(id string) string } // the Tasks pane, for ids shown elsewhere
+}
+
+// taskPrefix is a task id as the Tasks pane shows it (its unique prefix), so
+// an alert's subject is the same string the operator sees in the Tasks pane.
+// Ids of other entities are short and shown whole.
+func (c *Context) taskPrefix(id string) string {
+	if c.tasks == nil {
+		return shortID(id)
+	}
+	return c.tasks.prefixOf(id)
 }
 
 // paint returns st reduced to its escape sequences, cached under name. The

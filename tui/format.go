@@ -152,12 +152,13 @@ func layoutColumns(cols []column, w int) []int {
 	return out
 }
 
-// shortID is the id as shown in tables: task UUIDv7s keep 13 characters
-// (8+1+4: the millisecond timestamp part, unique enough to type as a prefix);
-// other ids are short already.
+// shortID is an id cut to minPrefix characters (a UUIDv7's millisecond
+// timestamp); other ids are short already. It is the fallback before a table
+// has computed the unique prefix (list.prefixOf, table.setPrefix): two tasks
+// created in the same millisecond share these 13 characters.
 func shortID(id string) string {
-	if len(id) > 13 {
-		return id[:13]
+	if len(id) > minPrefix {
+		return id[:minPrefix]
 	}
 	return id
 }

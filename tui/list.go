@@ -30,12 +30,17 @@ type listSpec[R any] struct {
 	sorts     []sortKey[R] // sorts[0] is the default: urgency, then recency
 	id        func(*R) string
 	status    func(*R) string
-	cells     func(r *R, now core.Timestamp, dst []string) []string
+	cells     func(r *R, c *Context, now core.Timestamp, dst []string) []string
 	hay       func(r *R, dst []byte) []byte // appends the row's searchable text
-	target    func(*R) Target
-	tally     func(r *R, since core.Timestamp, c *headerCounts, sign int) // the row's part of the header counts
-	actions   func(k *KeyMap) []key.Binding                               // this pane's action keys, for help
-	openLog   bool                                                        // enter opens the log view (jobs)
+	// prefix, when set, points at the row's shown id length: the table keeps
+	// it at the shortest prefix of the id that no other live row shares, at
+	// least minPrefix characters (SPEC §3: the CLI takes a unique prefix).
+	// Column 0 shows that prefix and widens to the longest one.
+	prefix  func(*R) *uint8
+	target  func(*R) Target
+	tally   func(r *R, since core.Timestamp, c *headerCounts, sign int) // the row's part of the header counts
+	actions func(k *KeyMap) []key.Binding                               // this pane's action keys, for help
+	openLog bool                                                        // enter opens the log view (jobs)
 }
 
 // span locates a row's lowercased search text in the list's arena.
@@ -57,6 +62,8 @@ type table[R any] struct {
 	live  int      // rows not gone
 	order []int32  // live slots in sort order
 	sort  int
+	byID  []int32 // live slots in id order (specs with prefix only)
+	wide  int     // longest id prefix shown (specs with prefix only)
 }
 
 // newTable indexes and sorts rows by sort key sort.
@@ -80,7 +87,86 @@ func newTable[R any](spec *listSpec[R], rows []R, sort int) table[R] {
 		t.order[i] = int32(i)
 	}
 	t.sortOrder(t.order)
+	if spec.prefix != nil {
+		t.byID = make([]int32, len(rows))
+		for i := range t.byID {
+			t.byID[i] = int32(i)
+		}
+		slices.SortFunc(t.byID, t.cmpID)
+		for p := range t.byID {
+			t.setPrefix(p)
+		}
+	}
 	return t
+}
+
+// minPrefix is the fewest id characters shown: a UUIDv7's millisecond
+// timestamp (8+1+4). Shorter ids (12-hex jobs, approvals) are shown whole.
+const minPrefix = 13
+
+func (t *table[R]) cmpID(a, b int32) int {
+	return strings.Compare(t.spec.id(&t.rows[a]), t.spec.id(&t.rows[b]))
+}
+
+// setPrefix sets the shown id length of the slot at position p of byID:
+// one past its longest common prefix with either neighbour (in sorted order
+// the neighbours share the most with it), so the prefix is unique.
+func (t *table[R]) setPrefix(p int) {
+	s := t.byID[p]
+	id := t.spec.id(&t.rows[s])
+	n := minPrefix
+	if p > 0 {
+		n = max(n, commonPrefix(id, t.spec.id(&t.rows[t.byID[p-1]]))+1)
+	}
+	if p+1 < len(t.byID) {
+		n = max(n, commonPrefix(id, t.spec.id(&t.rows[t.byID[p+1]]))+1)
+	}
+	n = min(n, len(id), 255)
+	*t.spec.prefix(&t.rows[s]) = uint8(n)
+	t.wide = max(t.wide, n)
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// insertIDs removes the gone slots from byID and merges the new slots in,
+// then recomputes the prefixes of the new slots and their neighbours (a
+// neighbour may now need more characters). Prefixes next to removed ids are
+// left as they are: longer than needed, still unique; the next full load
+// shortens them.
+func (t *table[R]) insertIDs(fresh []int32, gone bool) {
+	ids := t.byID
+	if gone {
+		ids = slices.DeleteFunc(ids, func(s int32) bool { return t.gone[s] })
+	}
+	if len(fresh) == 0 {
+		t.byID = ids
+		return
+	}
+	slices.SortFunc(fresh, t.cmpID)
+	out := make([]int32, 0, len(ids)+len(fresh))
+	at := make([]int, 0, len(fresh))
+	i := 0
+	for _, s := range fresh {
+		j, _ := slices.BinarySearchFunc(ids[i:], s, t.cmpID)
+		out = append(out, ids[i:i+j]...)
+		at = append(at, len(out))
+		out = append(out, s)
+		i += j
+	}
+	t.byID = append(out, ids[i:]...)
+	for _, p := range at {
+		for q := max(0, p-1); q <= min(len(t.byID)-1, p+1); q++ {
+			t.setPrefix(q)
+		}
+	}
 }
 
 // index (re)computes a slot's search text.
@@ -143,11 +229,12 @@ func (t *table[R]) apply(up []R, goneIDs []string) []int32 {
 			t.live--
 		}
 	}
-	var fresh []int32
+	var fresh, added []int32
 	for i := range up {
 		id := t.spec.id(&up[i])
 		s, ok := t.ids[id]
 		if !ok {
+			added = append(added, int32(len(t.rows)))
 			s = int32(len(t.rows))
 			t.rows = append(t.rows, up[i])
 			t.gone = append(t.gone, false)
@@ -156,6 +243,10 @@ func (t *table[R]) apply(up []R, goneIDs []string) []int32 {
 			t.grams = append(t.grams, bloom{})
 			t.ids[id] = s
 			t.live++
+		} else if t.spec.prefix != nil {
+			n := *t.spec.prefix(&t.rows[s]) // same id, same prefix
+			t.rows[s] = up[i]
+			*t.spec.prefix(&t.rows[s]) = n
 		} else {
 			t.rows[s] = up[i]
 		}
@@ -175,6 +266,9 @@ func (t *table[R]) apply(up []R, goneIDs []string) []int32 {
 	}
 	t.sortOrder(fresh)
 	t.order = t.merge(kept, fresh)
+	if t.spec.prefix != nil && (len(added) > 0 || len(goneIDs) > 0) {
+		t.insertIDs(added, len(goneIDs) > 0)
+	}
 	t.compactArena()
 	return touched
 }
@@ -221,6 +315,7 @@ type list[R any] struct {
 	selID          string // id under the cursor, kept across reloads
 	w, h           int    // h counts the column header row
 	widths         []int
+	laidWide       int // the table's wide when widths were computed
 	cellBuf        []string
 }
 
@@ -231,8 +326,20 @@ func newList[R any](ctx *Context, spec *listSpec[R]) *list[R] {
 // SetSize sets the table's size; h includes the column header row.
 func (l *list[R]) SetSize(w, h int) {
 	l.w, l.h = w, h
-	l.widths = layoutColumns(l.spec.columns, w)
+	l.layout()
 	l.clamp()
+}
+
+// layout computes the column widths; the id column widens to the longest
+// unique id prefix (specs with prefix), so no shown id is ever truncated.
+func (l *list[R]) layout() {
+	cols := l.spec.columns
+	if l.spec.prefix != nil && l.wide > cols[0].Width {
+		cols = slices.Clone(cols)
+		cols[0].Width = l.wide
+	}
+	l.widths = layoutColumns(cols, l.w)
+	l.laidWide = l.wide
 }
 
 func (l *list[R]) pageRows() int { return max(1, l.h-1) }
@@ -250,6 +357,9 @@ func (l *list[R]) install(t table[R]) {
 		l.table.sort = sort
 		l.sortOrder(l.order)
 	}
+	if l.wide != l.laidWide {
+		l.layout()
+	}
 	l.refilter()
 	l.restoreCursor()
 }
@@ -260,6 +370,9 @@ func (l *list[R]) applyDelta(up []R, goneIDs []string) {
 		return
 	}
 	touched := l.table.apply(up, goneIDs)
+	if l.wide != l.laidWide {
+		l.layout()
+	}
 	l.hist = nil
 	if len(l.query) > 0 {
 		for _, s := range touched {
@@ -575,6 +688,26 @@ func (l *list[R]) selected() (*R, bool) {
 	return &l.rows[l.view[l.cursor]], true
 }
 
+// prefixOf is id as this list shows it: its unique prefix when the row is
+// loaded, else up to 18 characters (a UUIDv7's timestamp, version and 12
+// random bits).
+func (l *list[R]) prefixOf(id string) string {
+	if s, ok := l.ids[id]; ok && l.spec.prefix != nil {
+		if n := int(*l.spec.prefix(&l.rows[s])); n > 0 && n <= len(id) {
+			return id[:n]
+		}
+	}
+	return id[:min(len(id), 18)]
+}
+
+// statusOf is the status the loaded row with id shows.
+func (l *list[R]) statusOf(id string) (string, bool) {
+	if s, ok := l.ids[id]; ok && !l.gone[s] {
+		return l.spec.status(&l.rows[s]), true
+	}
+	return "", false
+}
+
 // Selected returns the action target of the row under the cursor.
 func (l *list[R]) Selected() (Target, bool) {
 	r, ok := l.selected()
@@ -668,7 +801,7 @@ func (l *list[R]) View() string {
 	for i := l.offset; i < end; i++ {
 		b.WriteByte('\n')
 		r := &l.rows[l.view[i]]
-		l.cellBuf = l.spec.cells(r, now, l.cellBuf[:0])
+		l.cellBuf = l.spec.cells(r, l.ctx, now, l.cellBuf[:0])
 		if i == l.cursor {
 			b.WriteString(l.ctx.paint(th.Selected, "selected").on(l.line(l.cellBuf, "")))
 		} else {

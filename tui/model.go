@@ -120,6 +120,7 @@ func New(opts Options) *Model {
 	m := &Model{ctx: ctx, opts: opts, src: opts.Source, ticks: true}
 	m.bg, m.stop = context.WithCancel(context.Background())
 	m.tasks = newList(ctx, taskSpec)
+	ctx.tasks = m.tasks
 	m.runs = newList(ctx, runSpec)
 	m.approvals = newList(ctx, approvalSpec)
 	m.jobs = newList(ctx, jobSpec)

@@ -329,9 +329,11 @@ func TestApproveWithScope(t *testing.T) {
 
 func TestApproveRefusedShowsTheReason(t *testing.T) {
 	hs := newHarness(t, 80, 24)
+	// The row still shows pending; the registry (decided elsewhere meanwhile)
+	// refuses.
 	hs.act.res = core.Result{Applied: false, Reason: "already approved"}
-	hs.keys("3", "down", "down", "a", "enter")
-	if got := hs.m.StatusText(); got != "approve ap3dead00003 refused: already approved" {
+	hs.keys("3", "a", "enter")
+	if got := hs.m.StatusText(); got != "approve ap2beef00002 refused: already approved" {
 		t.Fatalf("status %q", got)
 	}
 	if !strings.Contains(hs.screen(), "refused: already approved") {

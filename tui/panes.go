@@ -35,6 +35,7 @@ type pane interface {
 // taskRow is a task as the Tasks pane keeps it: only what it shows, sanitised.
 type taskRow struct {
 	rank     uint8 // urgency: running, queued, lost, failed, timed_out, cancelled, succeeded
+	idn      uint8 // characters of id shown: its shortest unique prefix (set by the table)
 	id       string
 	status   core.TaskStatus
 	runtime  core.Runtime
@@ -73,6 +74,15 @@ func taskRowOf(t *core.Task) taskRow {
 		last:     max(t.LastActivity(), t.EndedAt),
 		ended:    t.EndedAt,
 	}
+}
+
+// shortID is the task's id as shown: its unique prefix among the loaded
+// tasks (13 characters until the table has computed it).
+func (r *taskRow) shortID() string {
+	if r.idn == 0 || int(r.idn) > len(r.id) {
+		return shortID(r.id)
+	}
+	return r.id[:r.idn]
 }
 
 // runRow is a subagent run as the Runs pane keeps it.
@@ -244,16 +254,17 @@ var taskSpec = &listSpec[taskRow]{
 		{"label", func(a, b *taskRow) int { return strings.Compare(a.name, b.name) }},
 	},
 	id:     func(r *taskRow) string { return r.id },
+	prefix: func(r *taskRow) *uint8 { return &r.idn },
 	status: func(r *taskRow) string { return string(r.status) },
-	cells: func(r *taskRow, now core.Timestamp, dst []string) []string {
-		return append(dst, shortID(r.id), string(r.status), string(r.runtime), r.name, r.session,
+	cells: func(r *taskRow, c *Context, now core.Timestamp, dst []string) []string {
+		return append(dst, r.shortID(), string(r.status), string(r.runtime), r.name, r.session,
 			string(r.delivery), r.err, age(now, r.last), age(now, r.created))
 	},
 	hay: func(r *taskRow, dst []byte) []byte {
 		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.name, r.session, string(r.delivery), r.err)
 	},
 	target: func(r *taskRow) Target {
-		return Target{Kind: KindTask, ID: r.id, Short: shortID(r.id), Status: string(r.status),
+		return Target{Kind: KindTask, ID: r.id, Short: r.shortID(), Status: string(r.status),
 			Session: r.session, RunID: r.runID, Name: r.name}
 	},
 }
@@ -284,7 +295,7 @@ var runSpec = &listSpec[runRow]{
 	},
 	id:     func(r *runRow) string { return r.id },
 	status: func(r *runRow) string { return r.state },
-	cells: func(r *runRow, now core.Timestamp, dst []string) []string {
+	cells: func(r *runRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.id, r.state, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
 			age(now, r.last()), age(now, r.started))
 	},
@@ -323,7 +334,7 @@ var approvalSpec = &listSpec[approvalRow]{
 	},
 	id:     func(r *approvalRow) string { return r.id },
 	status: func(r *approvalRow) string { return string(r.status) },
-	cells: func(r *approvalRow, now core.Timestamp, dst []string) []string {
+	cells: func(r *approvalRow, c *Context, now core.Timestamp, dst []string) []string {
 		exp := "-"
 		if r.status == core.ApprovalPending {
 			exp = until(now, r.expires)
@@ -365,7 +376,7 @@ var jobSpec = &listSpec[jobRow]{
 	},
 	id:     func(r *jobRow) string { return r.id },
 	status: func(r *jobRow) string { return string(r.status) },
-	cells: func(r *jobRow, now core.Timestamp, dst []string) []string {
+	cells: func(r *jobRow, c *Context, now core.Timestamp, dst []string) []string {
 		ran := "-"
 		if r.started != 0 {
 			end := r.completed
@@ -394,7 +405,7 @@ var alertSpec = &listSpec[alertRow]{
 		{Title: "KIND", Width: 16},
 		{Title: "TEXT", Width: 12, Flex: 1},
 		{Title: "SESSION", Width: 16, MinScreen: 110},
-		{Title: "SUBJECT", Width: 13, MinScreen: 130},
+		{Title: "SUBJECT", Width: 18, MinScreen: 130},
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
@@ -409,8 +420,8 @@ var alertSpec = &listSpec[alertRow]{
 	},
 	id:     func(r *alertRow) string { return r.idStr },
 	status: func(r *alertRow) string { return r.state() },
-	cells: func(r *alertRow, now core.Timestamp, dst []string) []string {
-		return append(dst, r.idStr, r.state(), r.kind, r.text, r.session, shortID(r.subject), age(now, r.created))
+	cells: func(r *alertRow, c *Context, now core.Timestamp, dst []string) []string {
+		return append(dst, r.idStr, r.state(), r.kind, r.text, r.session, c.taskPrefix(r.subject), age(now, r.created))
 	},
 	hay: func(r *alertRow, dst []byte) []byte {
 		return appendWords(dst, r.idStr, r.state(), r.kind, r.text, r.session, r.subject)
