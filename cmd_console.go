@@ -128,7 +128,7 @@ func runConsole(cmd *cobra.Command, a *app) error {
 		return err
 	}
 	if !term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd()) {
-		return errors.New("the console needs a terminal (over ssh use `ssh -t`); for scripts use a subcommand or --sweep-once")
+		return core.Invalidf("the console needs a terminal (over ssh use `ssh -t`); for scripts use a subcommand or --sweep-once")
 	}
 	opts, cleanup, err := a.consoleOptions(ctx, set)
 	if err != nil {

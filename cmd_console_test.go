@@ -74,12 +74,13 @@ func TestResolveConsole(t *testing.T) {
 }
 
 // TestConsoleNeedsATerminal: without a terminal the console says what to
-// do instead of drawing into a pipe (exit 1); bad flags are exit 2.
+// do instead of drawing into a pipe; like bad flags, that is a usage
+// problem (exit 2, the same as `clawpit demo`).
 func TestConsoleNeedsATerminal(t *testing.T) {
 	c := newCLI(t)
 	t.Setenv("CLAWPIT_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
 	o := c.run()
-	if o.code != 1 || !strings.Contains(o.stderr, "the console needs a terminal") {
+	if o.code != 2 || !strings.Contains(o.stderr, "the console needs a terminal") {
 		t.Fatalf("%s", o)
 	}
 	if _, err := os.Stat(c.db); err != nil {

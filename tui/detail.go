@@ -105,9 +105,10 @@ func (d *detailView) build() {
 		}
 	}
 	d.lines = append(d.lines, "")
-	title := "Journal (" + strconv.Itoa(len(d.events)) + " events)"
+	count := strconv.Itoa(len(d.events)) + " event" + pluralS(len(d.events))
+	title := "Journal (" + count + ")"
 	if d.subject != "" {
-		title = "Journal of " + d.subject + " (" + strconv.Itoa(len(d.events)) + " events)"
+		title = "Journal of " + d.subject + " (" + count + ")"
 	}
 	d.lines = append(d.lines, " "+th.Section.Render(title))
 	if len(d.events) == 0 {

@@ -136,7 +136,7 @@ func (m *Model) headerView(w int) string {
 		segs := []string{
 			appr,
 			"running " + num(c.tasks) + " tasks " + num(c.runs) + " runs " + num(c.jobs) + " jobs",
-			"24h " + failNum(th, c.failed) + " failed " + failNum(th, c.lost) + " lost",
+			"24h " + statusNum(th, "failed", c.failed) + " failed " + statusNum(th, "lost", c.lost) + " lost",
 			"alerts " + num(c.unread),
 		}
 		if form.short {
@@ -165,13 +165,15 @@ func (m *Model) headerView(w int) string {
 	return clipLine(th.Header.Render(line1), w) + "\n" + clipLine(line2, w)
 }
 
-func failNum(th interface {
+// statusNum renders a non-zero count in the theme's colour for status, so
+// the header's "lost" count matches the lost rows.
+func statusNum(th interface {
 	Status(string) lipgloss.Style
-}, n int) string {
+}, status string, n int) string {
 	if n == 0 {
 		return strconv.Itoa(n)
 	}
-	return th.Status("failed").Render(strconv.Itoa(n))
+	return th.Status(status).Render(strconv.Itoa(n))
 }
 
 func pluralS(n int) string {

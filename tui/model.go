@@ -40,6 +40,27 @@ const (
 type statusLine struct {
 	text string
 	lvl  level
+	at   core.Timestamp // when it was set (context clock, epoch ms)
+}
+
+// Status messages expire so that an old one ("watchdog: 1 timed out") does
+// not read as current minutes later; a newer message replaces an older one
+// at once. Warnings and errors stay longer than info.
+const (
+	statusTTLInfo = 8 * time.Second
+	statusTTLWarn = 20 * time.Second
+)
+
+// expired reports whether the message is past its TTL at now.
+func (s statusLine) expired(now core.Timestamp) bool {
+	if s.text == "" {
+		return false
+	}
+	ttl := statusTTLInfo
+	if s.lvl >= lvlWarn {
+		ttl = statusTTLWarn
+	}
+	return now-s.at >= core.Timestamp(ttl.Milliseconds())
 }
 
 // Model is the console's root model. It owns the shared Context, the five
@@ -213,6 +234,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) onTick() tea.Cmd {
 	now := m.ctx.now()
 	var cmds []tea.Cmd
+	// While the database stays busy the busy warning stays up.
+	if !m.busy && m.status.expired(now) {
+		m.setStatus("", lvlInfo)
+	}
 	if m.loading {
 		if !m.busy && now.Sub(m.loadStart) >= busyAfter {
 			m.busy = true
@@ -557,7 +582,7 @@ func (m *Model) logCloses(k tea.KeyPressMsg) bool {
 // ---- status -----------------------------------------------------------
 
 func (m *Model) setStatus(text string, lvl level) {
-	m.status = statusLine{text: text, lvl: lvl}
+	m.status = statusLine{text: text, lvl: lvl, at: m.ctx.now()}
 }
 
 // StatusText is the status line's text (tests and the e2e harness).

@@ -803,3 +803,47 @@ func TestFilterSeesLiveChanges(t *testing.T) {
 		t.Fatalf("a row that stopped matching stays: %s", got)
 	}
 }
+
+// TestStatusExpires: status messages fall back to the idle line after a
+// TTL on the context clock (info 8 s, warnings and errors 20 s); a newer
+// message replaces an older one and starts its own TTL.
+func TestStatusExpires(t *testing.T) {
+	hs := newHarness(t, 120, 30, func(o *Options) { o.SweepInterval, o.WatchdogInterval = 0, 0 })
+	hs.send(tickMsg{})
+	cases := []struct {
+		lvl         level
+		stay, clear time.Duration
+	}{
+		{lvlInfo, 7 * time.Second, 8 * time.Second},
+		{lvlOK, 7 * time.Second, 8 * time.Second},
+		{lvlWarn, 19 * time.Second, 20 * time.Second},
+		{lvlErr, 19 * time.Second, 20 * time.Second},
+	}
+	for _, c := range cases {
+		hs.m.setStatus("watchdog: 1 timed out", c.lvl)
+		hs.clk.Advance(c.stay)
+		hs.send(tickMsg{})
+		if hs.m.StatusText() != "watchdog: 1 timed out" {
+			t.Fatalf("level %d: expired after %s", c.lvl, c.stay)
+		}
+		hs.clk.Advance(c.clear - c.stay)
+		hs.send(tickMsg{})
+		if hs.m.StatusText() != "" || strings.Contains(hs.screen(), "timed out") || !strings.Contains(hs.screen(), "operator op@host") {
+			t.Fatalf("level %d: not expired after %s: %q\n%s", c.lvl, c.clear, hs.m.StatusText(), hs.screen())
+		}
+	}
+	// A newer message replaces the old one and gets its own TTL.
+	hs.m.setStatus("first", lvlErr)
+	hs.clk.Advance(15 * time.Second)
+	hs.m.setStatus("second", lvlInfo)
+	hs.clk.Advance(6 * time.Second)
+	hs.send(tickMsg{})
+	if hs.m.StatusText() != "second" {
+		t.Fatalf("status %q, want second", hs.m.StatusText())
+	}
+	hs.clk.Advance(2 * time.Second)
+	hs.send(tickMsg{})
+	if hs.m.StatusText() != "" {
+		t.Fatalf("status %q, want expired", hs.m.StatusText())
+	}
+}
