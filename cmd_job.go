@@ -52,6 +52,19 @@ func (a *app) jobs(ctx context.Context) (*core.Jobs, error) {
 	return j, nil
 }
 
+// getJob opens the job supervisor and reads job id with its event journal.
+func (a *app) getJob(ctx context.Context, id string) (*core.Jobs, *core.Job, []core.Event, error) {
+	j, err := a.jobs(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	job, evs, err := j.GetJob(ctx, id)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return j, job, evs, nil
+}
+
 // wireJobs installs the job supervisor as the JobController of an opened
 // registry (a no-op before the registry is open). app.open calls it right
 // after creating the registry.
@@ -197,11 +210,7 @@ func jobStatusCmd(a *app) *cobra.Command {
 		Short: "Print a job's status",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			j, err := a.jobs(cmd.Context())
-			if err != nil {
-				return err
-			}
-			job, _, err := j.GetJob(cmd.Context(), args[0])
+			_, job, _, err := a.getJob(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -220,11 +229,7 @@ func jobShowCmd(a *app) *cobra.Command {
 		Short: "Print every field of a job and its event journal",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			j, err := a.jobs(cmd.Context())
-			if err != nil {
-				return err
-			}
-			job, evs, err := j.GetJob(cmd.Context(), args[0])
+			_, job, evs, err := a.getJob(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -291,11 +296,7 @@ func jobTailCmd(a *app) *cobra.Command {
 			if nbytes > 0 && !cmd.Flags().Changed("lines") {
 				lines = 0 // --bytes alone: no line limit
 			}
-			j, err := a.jobs(cmd.Context())
-			if err != nil {
-				return err
-			}
-			job, _, err := j.GetJob(cmd.Context(), args[0])
+			_, job, _, err := a.getJob(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -341,11 +342,7 @@ func jobFollowCmd(a *app) *cobra.Command {
 		Short: "Print a job's log as it grows, across rotations, until the job ends",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			j, err := a.jobs(cmd.Context())
-			if err != nil {
-				return err
-			}
-			job, _, err := j.GetJob(cmd.Context(), args[0])
+			j, job, _, err := a.getJob(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -167,6 +167,81 @@ func listJSON[T any](a *app, items []T) error {
 // now is the wall clock for relative ages in human output.
 func now() time.Time { return time.Now() }
 
+// showCommand builds `<entity> show ID`: it resolves the id, prints the
+// entity with its journal as JSON with --json, else fields as key: value
+// lines followed by the event journal.
+func showCommand[T any](a *app, entity, use, short string,
+	get func(*core.Registry, context.Context, string) (*T, []core.Event, error),
+	fields func(n time.Time, x *T) []kv) *cobra.Command {
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := idArg(entity, args[0])
+			if err != nil {
+				return err
+			}
+			reg, err := a.registry(cmd.Context())
+			if err != nil {
+				return err
+			}
+			x, evs, err := get(reg, cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.showJSON(x, evs)
+			}
+			n := now()
+			printKV(a.stdout, fields(n, x))
+			printEvents(a.stdout, n, evs)
+			return nil
+		},
+	}
+}
+
+// listOutput prints a list command's rows: a JSON array with --json, else a
+// table with header and one row of cells per item.
+func listOutput[T any](a *app, items []T, header []string, cells func(n time.Time, x *T) []string) error {
+	if a.jsonOut {
+		return listJSON(a, items)
+	}
+	tw := newTable(a.stdout)
+	row(tw, header...)
+	n := now()
+	for i := range items {
+		row(tw, cells(n, &items[i])...)
+	}
+	return tw.Flush()
+}
+
+// applyMutation resolves entity id rawID, opens the registry, applies op and
+// prints the §8 mutation result with describe's subject and done text. With
+// partial, an entity returned together with an error is printed before the
+// error is returned; otherwise any error is returned at once.
+func applyMutation[T any](a *app, cmd *cobra.Command, entity, rawID string, partial bool,
+	op func(context.Context, *core.Registry, string) (*T, core.Result, error),
+	describe func(*T) (subject, done string)) error {
+	id, err := idArg(entity, rawID)
+	if err != nil {
+		return err
+	}
+	reg, err := a.registry(cmd.Context())
+	if err != nil {
+		return err
+	}
+	x, res, err := op(cmd.Context(), reg, id)
+	if x == nil || (err != nil && !partial) {
+		return err
+	}
+	subject, done := describe(x)
+	if perr := a.printMutation(res, entity, x, subject, done); perr != nil {
+		return perr
+	}
+	return err
+}
+
 // ---------------------------------------------------------------------------
 // session
 
@@ -178,19 +253,10 @@ func sessionCommand(a *app) *cobra.Command {
 		Short: "Create a session or re-activate a passivated one",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := idArg("session", args[0])
-			if err != nil {
-				return err
-			}
-			reg, err := a.registry(cmd.Context())
-			if err != nil {
-				return err
-			}
-			s, res, err := reg.OpenSession(cmd.Context(), id, label, core.ActorRuntime)
-			if err != nil {
-				return err
-			}
-			return a.printMutation(res, "session", s, "session "+clean(s.ID, 80), string(s.State))
+			return applyMutation(a, cmd, "session", args[0], false,
+				func(ctx context.Context, reg *core.Registry, id string) (*core.Session, core.Result, error) {
+					return reg.OpenSession(ctx, id, label, core.ActorRuntime)
+				}, func(s *core.Session) (string, string) { return "session " + clean(s.ID, 80), string(s.State) })
 		},
 	}
 	open.Flags().StringVar(&label, "label", "", "human label of the session")
@@ -268,51 +334,22 @@ func sessionCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return listJSON(a, ss)
-			}
-			tw := newTable(a.stdout)
-			row(tw, "ID", "STATE", "CREATED", "ACTIVE", "LABEL")
-			n := now()
-			for _, s := range ss {
-				row(tw, clean(s.ID, 64), string(s.State), age(n, s.CreatedAt), age(n, s.LastActivityAt), clean(s.Label, 60))
-			}
-			return tw.Flush()
+			return listOutput(a, ss, []string{"ID", "STATE", "CREATED", "ACTIVE", "LABEL"}, func(n time.Time, s *core.Session) []string {
+				return []string{clean(s.ID, 64), string(s.State), age(n, s.CreatedAt), age(n, s.LastActivityAt), clean(s.Label, 60)}
+			})
 		},
 	}
 	list.Flags().StringVar(&states, "state", "", "only these states, comma-separated (active, passivated, closed)")
 	limitFlag(list, &limit)
 
-	show := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show a session and its event journal",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := idArg("session", args[0])
-			if err != nil {
-				return err
-			}
-			reg, err := a.registry(cmd.Context())
-			if err != nil {
-				return err
-			}
-			s, evs, err := reg.GetSession(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.showJSON(s, evs)
-			}
-			n := now()
-			printKV(a.stdout, []kv{
+	show := showCommand(a, "session", "show ID", "Show a session and its event journal", (*core.Registry).GetSession,
+		func(n time.Time, s *core.Session) []kv {
+			return []kv{
 				{"id", s.ID}, {"label", s.Label}, {"state", string(s.State)},
 				{"created_at", stamp(n, s.CreatedAt)}, {"last_activity_at", stamp(n, s.LastActivityAt)},
 				{"passivated_at", stamp(n, s.PassivatedAt)},
-			})
-			printEvents(a.stdout, n, evs)
-			return nil
-		},
-	}
+			}
+		})
 	c.AddCommand(open, passivate, resume, closeCmd, list, show)
 	return c
 }
@@ -604,17 +641,10 @@ func taskCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return listJSON(a, ts)
-			}
-			tw := newTable(a.stdout)
-			row(tw, "ID", "STATUS", "RUNTIME", "DELIVERY", "OUT", "AGE", "ACTIVE", "LABEL")
-			n := now()
-			for _, t := range ts {
-				row(tw, clean(t.ID, 64), string(t.Status), string(t.Runtime), string(t.DeliveryStatus),
-					fmt.Sprint(t.OutputCount), age(n, t.CreatedAt), age(n, t.LastActivity()), clean(orDash(t.Label), 60))
-			}
-			return tw.Flush()
+			return listOutput(a, ts, []string{"ID", "STATUS", "RUNTIME", "DELIVERY", "OUT", "AGE", "ACTIVE", "LABEL"}, func(n time.Time, t *core.Task) []string {
+				return []string{clean(t.ID, 64), string(t.Status), string(t.Runtime), string(t.DeliveryStatus),
+					fmt.Sprint(t.OutputCount), age(n, t.CreatedAt), age(n, t.LastActivity()), clean(orDash(t.Label), 60)}
+			})
 		},
 	}
 	list.Flags().StringVar(&lf.status, "status", "", "only these statuses, comma-separated")
@@ -623,28 +653,9 @@ func taskCommand(a *app) *cobra.Command {
 	list.Flags().StringVar(&lf.runID, "run-id", "", "only tasks with this run id")
 	limitFlag(list, &lf.limit)
 
-	show := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show a task and its event journal",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := idArg("task", args[0])
-			if err != nil {
-				return err
-			}
-			reg, err := a.registry(cmd.Context())
-			if err != nil {
-				return err
-			}
-			t, evs, err := reg.GetTask(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.showJSON(t, evs)
-			}
-			n := now()
-			printKV(a.stdout, []kv{
+	show := showCommand(a, "task", "show ID", "Show a task and its event journal", (*core.Registry).GetTask,
+		func(n time.Time, t *core.Task) []kv {
+			return []kv{
 				{"id", t.ID}, {"status", string(t.Status)}, {"runtime", string(t.Runtime)}, {"kind", t.Kind},
 				{"label", t.Label}, {"task", t.Task}, {"delivery_status", string(t.DeliveryStatus)},
 				{"notify_policy", string(t.NotifyPolicy)}, {"run_id", t.RunID}, {"source_id", t.SourceID},
@@ -654,11 +665,8 @@ func taskCommand(a *app) *cobra.Command {
 				{"created_at", stamp(n, t.CreatedAt)}, {"started_at", stamp(n, t.StartedAt)},
 				{"last_event_at", stamp(n, t.LastEventAt)}, {"ended_at", stamp(n, t.EndedAt)},
 				{"cleanup_after", stamp(n, t.CleanupAfter)},
-			})
-			printEvents(a.stdout, n, evs)
-			return nil
-		},
-	}
+			}
+		})
 
 	c.AddCommand(create, start, progress, output, finish, deliver, cancel, trackCommand(a), list, show)
 	return c
@@ -693,22 +701,9 @@ func taskStatusCmd(a *app, use, short string, summary *string,
 // §8 mutation result.
 func (a *app) taskMutation(cmd *cobra.Command, rawID string,
 	op func(context.Context, *core.Registry, string) (*core.Task, core.Result, error), done func(*core.Task) string) error {
-	id, err := idArg("task", rawID)
-	if err != nil {
-		return err
-	}
-	reg, err := a.registry(cmd.Context())
-	if err != nil {
-		return err
-	}
-	t, res, err := op(cmd.Context(), reg, id)
-	if t == nil {
-		return err
-	}
-	if perr := a.printMutation(res, "task", t, "task "+clean(t.ID, 80), done(t)); perr != nil {
-		return perr
-	}
-	return err
+	return applyMutation(a, cmd, "task", rawID, true, op, func(t *core.Task) (string, string) {
+		return "task " + clean(t.ID, 80), done(t)
+	})
 }
 
 // ---------------------------------------------------------------------------
@@ -852,49 +847,23 @@ func runCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return listJSON(a, runs)
-			}
-			tw := newTable(a.stdout)
-			row(tw, "RUN", "STATE", "CHILD", "STARTED", "PROGRESS", "WAITS", "LABEL")
-			n := now()
-			for _, run := range runs {
+			return listOutput(a, runs, []string{"RUN", "STATE", "CHILD", "STARTED", "PROGRESS", "WAITS", "LABEL"}, func(n time.Time, run *core.Run) []string {
 				state := "running"
 				if !run.Running() {
 					state = string(run.Outcome)
 				}
-				row(tw, clean(run.RunID, 64), state, clean(run.ChildSession, 40), age(n, run.StartedAt),
-					age(n, run.LastProgressAt), fmt.Sprint(run.PendingApprovalWaits), clean(orDash(run.Label), 60))
-			}
-			return tw.Flush()
+				return []string{clean(run.RunID, 64), state, clean(run.ChildSession, 40), age(n, run.StartedAt),
+					age(n, run.LastProgressAt), fmt.Sprint(run.PendingApprovalWaits), clean(orDash(run.Label), 60)}
+			})
 		},
 	}
 	list.Flags().BoolVar(&lf.running, "running", false, "only runs that have not ended")
 	list.Flags().StringVar(&lf.session, "session", "", "only runs of this child or requester session")
 	limitFlag(list, &lf.limit)
 
-	show := &cobra.Command{
-		Use:   "show RUN_ID",
-		Short: "Show a run and its event journal",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := idArg("run", args[0])
-			if err != nil {
-				return err
-			}
-			r, err := a.registry(cmd.Context())
-			if err != nil {
-				return err
-			}
-			run, evs, err := r.GetRun(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.showJSON(run, evs)
-			}
-			n := now()
-			printKV(a.stdout, []kv{
+	show := showCommand(a, "run", "show RUN_ID", "Show a run and its event journal", (*core.Registry).GetRun,
+		func(n time.Time, run *core.Run) []kv {
+			return []kv{
 				{"run_id", run.RunID}, {"label", run.Label}, {"child_session", run.ChildSession},
 				{"requester_session", run.RequesterSession}, {"outcome", orDash(string(run.Outcome))},
 				{"started_at", stamp(n, run.StartedAt)}, {"last_progress_at", stamp(n, run.LastProgressAt)},
@@ -903,11 +872,8 @@ func runCommand(a *app) *cobra.Command {
 				{"ended_at", stamp(n, run.EndedAt)}, {"ended_reason", run.EndedReason}, {"error", run.Error},
 				{"suppress_announce_reason", run.SuppressAnnounceReason}, {"cleanup_handled", yesNo(run.CleanupHandled)},
 				{"cleanup_after", stamp(n, run.CleanupAfter)},
-			})
-			printEvents(a.stdout, n, evs)
-			return nil
-		},
-	}
+			}
+		})
 	c.AddCommand(register, progress, complete, kill, list, show)
 	return c
 }
@@ -915,23 +881,13 @@ func runCommand(a *app) *cobra.Command {
 // runMutation opens the registry, applies op to run rawID and prints the
 // mutation result.
 func (a *app) runMutation(cmd *cobra.Command, rawID string, op func(context.Context, *core.Registry, string) (*core.Run, core.Result, error)) error {
-	id, err := idArg("run", rawID)
-	if err != nil {
-		return err
-	}
-	r, err := a.registry(cmd.Context())
-	if err != nil {
-		return err
-	}
-	run, res, err := op(cmd.Context(), r, id)
-	if err != nil {
-		return err
-	}
-	done := "running"
-	if !run.Running() {
-		done = "ended (" + string(run.Outcome) + ")"
-	}
-	return a.printMutation(res, "run", run, "run "+clean(run.RunID, 80), done)
+	return applyMutation(a, cmd, "run", rawID, false, op, func(run *core.Run) (string, string) {
+		done := "running"
+		if !run.Running() {
+			done = "ended (" + string(run.Outcome) + ")"
+		}
+		return "run " + clean(run.RunID, 80), done
+	})
 }
 
 // ---------------------------------------------------------------------------
@@ -1091,19 +1047,10 @@ func approvalCommand(a *app) *cobra.Command {
 		Short: "Deny a pending request",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := idArg("approval", args[0])
-			if err != nil {
-				return err
-			}
-			r, err := a.registry(cmd.Context())
-			if err != nil {
-				return err
-			}
-			ap, res, err := r.DenyApproval(cmd.Context(), id, dreason, core.OperatorActor())
-			if err != nil {
-				return err
-			}
-			return a.printMutation(res, "approval", ap, "approval "+ap.ID, string(ap.Status))
+			return applyMutation(a, cmd, "approval", args[0], false,
+				func(ctx context.Context, r *core.Registry, id string) (*core.Approval, core.Result, error) {
+					return r.DenyApproval(ctx, id, dreason, core.OperatorActor())
+				}, func(ap *core.Approval) (string, string) { return "approval " + ap.ID, string(ap.Status) })
 		},
 	}
 	deny.Flags().StringVar(&dreason, "reason", "", "why")
@@ -1135,17 +1082,10 @@ func approvalCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return listJSON(a, aps)
-			}
-			tw := newTable(a.stdout)
-			row(tw, "ID", "STATUS", "SESSION", "TOOL", "AGE", "EXPIRES", "COMMAND")
-			n := now()
-			for _, ap := range aps {
-				row(tw, ap.ID, string(ap.Status), clean(ap.Session, 40), clean(ap.Tool, 30), age(n, ap.RequestedAt),
-					age(n, ap.ExpiresAt), clean(ap.Command, 80))
-			}
-			return tw.Flush()
+			return listOutput(a, aps, []string{"ID", "STATUS", "SESSION", "TOOL", "AGE", "EXPIRES", "COMMAND"}, func(n time.Time, ap *core.Approval) []string {
+				return []string{ap.ID, string(ap.Status), clean(ap.Session, 40), clean(ap.Tool, 30), age(n, ap.RequestedAt),
+					age(n, ap.ExpiresAt), clean(ap.Command, 80)}
+			})
 		},
 	}
 	list.Flags().StringVar(&lf.status, "status", "", "only these statuses, comma-separated")
@@ -1153,39 +1093,17 @@ func approvalCommand(a *app) *cobra.Command {
 	list.Flags().StringVar(&lf.runID, "run-id", "", "only this run")
 	limitFlag(list, &lf.limit)
 
-	show := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show an approval and its event journal",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := idArg("approval", args[0])
-			if err != nil {
-				return err
-			}
-			r, err := a.registry(cmd.Context())
-			if err != nil {
-				return err
-			}
-			ap, evs, err := r.GetApproval(cmd.Context(), id)
-			if err != nil {
-				return err
-			}
-			if a.jsonOut {
-				return a.showJSON(ap, evs)
-			}
-			n := now()
-			printKV(a.stdout, []kv{
+	show := showCommand(a, "approval", "show ID", "Show an approval and its event journal", (*core.Registry).GetApproval,
+		func(n time.Time, ap *core.Approval) []kv {
+			return []kv{
 				{"id", ap.ID}, {"status", string(ap.Status)}, {"session", ap.Session}, {"run_id", ap.RunID},
 				{"task_id", ap.TaskID}, {"tool", ap.Tool}, {"command", ap.Command}, {"pattern", ap.Pattern},
 				{"rationale", ap.Rationale}, {"cwd", ap.Cwd}, {"scope", string(ap.Scope)}, {"reason", ap.Reason},
 				{"decided_by", ap.DecidedBy}, {"requested_at", stamp(n, ap.RequestedAt)},
 				{"decided_at", stamp(n, ap.DecidedAt)}, {"expires_at", stamp(n, ap.ExpiresAt)},
 				{"cleanup_after", stamp(n, ap.CleanupAfter)},
-			})
-			printEvents(a.stdout, n, evs)
-			return nil
-		},
-	}
+			}
+		})
 	c.AddCommand(request, wait, approve, deny, list, show)
 	return c
 }
@@ -1205,17 +1123,10 @@ func grantCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if a.jsonOut {
-				return listJSON(a, gs)
-			}
-			tw := newTable(a.stdout)
-			row(tw, "ID", "SCOPE", "SESSION", "TOOL", "PATTERN", "AGE", "CREATED BY")
-			n := now()
-			for _, g := range gs {
-				row(tw, g.ID, string(g.Scope), clean(orDash(g.Session), 40), clean(g.Tool, 30), clean(g.Pattern, 60),
-					age(n, g.CreatedAt), clean(g.CreatedBy, 60))
-			}
-			return tw.Flush()
+			return listOutput(a, gs, []string{"ID", "SCOPE", "SESSION", "TOOL", "PATTERN", "AGE", "CREATED BY"}, func(n time.Time, g *core.Grant) []string {
+				return []string{g.ID, string(g.Scope), clean(orDash(g.Session), 40), clean(g.Tool, 30), clean(g.Pattern, 60),
+					age(n, g.CreatedAt), clean(g.CreatedBy, 60)}
+			})
 		},
 	}
 	revoke := &cobra.Command{
