@@ -23,10 +23,19 @@ type dialog interface {
 // dialogWidth is the box's inner width on a screen w cells wide.
 func dialogWidth(w int) int { return max(20, min(w-10, 72)) }
 
+// wideDialogWidth is the widest inner width of a dialog that lists long
+// lines (the maintenance plan): like dialogWidth on 80 columns, wider on
+// wide screens so an action's reason is not cut off.
+func wideDialogWidth(w int) int { return max(dialogWidth(w), min(w-10, 120)) }
+
 // box renders a dialog: title, body lines (wrapped to the box), hint line.
 func box(ctx *Context, w int, title string, body []string, hints string) string {
+	return boxW(ctx, dialogWidth(w), title, body, hints)
+}
+
+// boxW is box with an inner width of iw cells.
+func boxW(ctx *Context, iw int, title string, body []string, hints string) string {
 	th := ctx.Theme
-	iw := dialogWidth(w)
 	var b strings.Builder
 	b.WriteString(th.DialogTitle.Render(truncRight(title, iw)))
 	b.WriteString("\n")
@@ -225,6 +234,14 @@ func (d *planDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
 func (d *planDialog) view(ctx *Context, w int) string {
 	th := ctx.Theme
 	iw := dialogWidth(w)
+	if d.plan != nil && !d.loading && d.err == nil {
+		// As wide as the longest line needs, up to wideDialogWidth.
+		need := width(d.plan.Summary)
+		for _, l := range d.plan.Lines {
+			need = max(need, width(l))
+		}
+		iw = max(iw, min(need, wideDialogWidth(w)))
+	}
 	title := "Maintenance — dry run"
 	var body []string
 	h := hints(hint(ctx, ctx.Keys.Confirm, "apply"), hint(ctx, ctx.Keys.Back, "cancel"))
@@ -258,5 +275,5 @@ func (d *planDialog) view(ctx *Context, w int) string {
 			h = ""
 		}
 	}
-	return box(ctx, w, title, body, h)
+	return boxW(ctx, iw, title, body, h)
 }

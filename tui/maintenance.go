@@ -145,11 +145,13 @@ func actionLine(a core.Action, mode string) string {
 			mark = " [not applied]"
 		}
 	}
-	return oneLine(fmt.Sprintf("%s %s %s: %s → %s — %s%s", a.Rule, a.Entity, a.ID, a.From, a.To, a.Reason, mark))
+	// The short id (as the panes show it) leaves room for the reason, which
+	// is what the operator needs to judge the action.
+	return oneLine(fmt.Sprintf("%s %s %s: %s → %s — %s%s", a.Rule, a.Entity, shortID(a.ID), a.From, a.To, a.Reason, mark))
 }
 
 func findingLine(f core.Finding) string {
-	return oneLine(fmt.Sprintf("audit %s %s %s %s: %s", f.Severity, f.Kind, f.Entity, f.ID, f.Detail))
+	return oneLine(fmt.Sprintf("audit %s %s %s %s: %s", f.Severity, f.Kind, f.Entity, shortID(f.ID), f.Detail))
 }
 
 func plural(n int, one, many string) string {

@@ -468,9 +468,15 @@ func TestMaintenance(t *testing.T) {
 	if !ok || d.plan == nil {
 		t.Fatal("m did not show the plan")
 	}
-	if !strings.Contains(hs.screen(), "grace_lost task") || hs.mt.applied != 0 {
+	if !strings.Contains(hs.screen(), "early_lost task 0193a0b1-0002: queued → lost") || hs.mt.applied != 0 {
 		t.Fatalf("plan not shown, or applied early:\n%s", hs.screen())
 	}
+	// On a 120-column terminal the dialog widens so the reason shows.
+	hs.send(tea.WindowSizeMsg{Width: 120, Height: 30})
+	if !strings.Contains(hs.screen(), "queued → lost — backing session missing for 2m (grace 60s)") {
+		t.Fatalf("reason cut at 120 columns:\n%s", hs.screen())
+	}
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})
 	hs.keys("esc")
 	if hs.mt.applied != 0 || hs.m.dialog != nil || hs.m.StatusText() != "maintenance: not applied" {
 		t.Fatalf("esc: applied=%d status %q", hs.mt.applied, hs.m.StatusText())
