@@ -154,7 +154,7 @@ Run without a command to open the console.`,
 		inner := c.Args
 		c.Args = func(cmd *cobra.Command, args []string) error {
 			if err := inner(cmd, args); err != nil {
-				return usageError{err}
+				return usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
 			}
 			return nil
 		}
