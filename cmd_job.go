@@ -304,8 +304,10 @@ func jobTailCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// Job output never reaches the terminal raw (SPEC §9).
-			text = tailer.SanitizeText(text, 0)
+			// Job output never reaches the terminal raw (SPEC §9); redacted
+			// again once sanitised, because stripping escapes can join a
+			// secret they split (SPEC J4).
+			text = core.NewRedactor().Block(tailer.SanitizeText(text, 0))
 			if a.jsonOut {
 				return a.printJSON(struct {
 					ID           string `json:"id"`
@@ -533,10 +535,13 @@ func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog
 			}
 		}
 	}()
+	// Sanitised lines are redacted again (one LineRedactor for the stream,
+	// so PEM state spans batches): stripping escapes can join a split secret.
+	lr := core.NewRedactor().NewLineRedactor()
 	for batch := range fl.C() {
 		var sb strings.Builder
 		for _, l := range batch {
-			sb.WriteString(tailer.Sanitize(l.Text, 0))
+			sb.Write(lr.Line([]byte(tailer.Sanitize(l.Text, 0))))
 			sb.WriteByte('\n')
 		}
 		if _, err := io.WriteString(a.stdout, sb.String()); err != nil {

@@ -3,6 +3,7 @@ package core
 import (
 	"bytes"
 	"io"
+	"unicode/utf8"
 )
 
 // The output pump of a job supervisor (SPEC J2, J4, P3): it reads one of the
@@ -15,6 +16,23 @@ var jobRedactor = NewRedactor()
 // redactBlock redacts text shown to a person or a session as one block (SPEC
 // J4: every tail is redacted again as a whole, catching secrets that span lines).
 func redactBlock(s string) string { return jobRedactor.Block(s) }
+
+// redactHidden catches a secret that escape sequences or stray control bytes
+// split apart on disk ("sk-ant-…\x1b[0m…") and that a terminal or sanitiser
+// would join again (SPEC J4, §11 Secrets). Only lines with an ESC, a C1
+// introducer or invalid UTF-8 pay for it; when the stripped text holds a
+// secret, the line is written stripped and redacted (it loses its colours),
+// otherwise it is written as it came.
+func redactHidden(b []byte) []byte {
+	if bytes.IndexByte(b, 0x1b) < 0 && bytes.IndexByte(b, 0xc2) < 0 && utf8.Valid(b) {
+		return b
+	}
+	stripped := SanitizeNoticeText(string(b))
+	if red := jobRedactor.String(stripped); red != stripped {
+		return []byte(red)
+	}
+	return b
+}
 
 // StderrPrefix marks lines that came from the command's stderr (SPEC J2).
 const StderrPrefix = "[stderr] "
@@ -54,6 +72,7 @@ func PumpLog(r io.Reader, sink LogSink, prefix string) (int64, error) {
 			b = lr.AppendLine(out, line)
 			out = b
 		}
+		b = redactHidden(b)
 		if sink.WriteLine(b) != nil {
 			failed = true
 		}

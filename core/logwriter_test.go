@@ -78,6 +78,10 @@ func TestPumpLines(t *testing.T) {
 		{"redacted per line", "ok\npassword=hunter2hunter2\n", "", []string{"ok", "password=" + core.Redacted}},
 		{"PEM across lines", "-----BEGIN PRIVATE " + "KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE " + "KEY-----\nafter\n", "",
 			[]string{"-----BEGIN PRIVATE KEY-----", core.Redacted, "-----END PRIVATE KEY-----", "after"}},
+		// A secret split by an escape sequence is caught on the stripped line;
+		// a coloured line without a secret keeps its escapes.
+		{"secret split by escapes", "key sk-ant-api03-\x1b[0mAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEf end\n\x1b[32mgreen ok\x1b[0m\n", "",
+			[]string{"key " + core.Redacted + " end", "\x1b[32mgreen ok\x1b[0m"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// One byte at a time and in one piece give the same lines.
