@@ -189,13 +189,11 @@ type rtext interface{ ~string | ~[]byte }
 // rspan is a half-open byte range [s, e) to replace with Redacted.
 type rspan struct{ s, e int }
 
-const stderrPrefix = "[stderr] "
-
 func lineRedactorStep[T rtext](l *LineRedactor, b T, spans []rspan) []rspan {
 	if l.inPEM {
 		body := 0
-		if hasPrefixT(b, stderrPrefix) {
-			body = len(stderrPrefix)
+		if hasPrefixT(b, StderrPrefix) {
+			body = len(StderrPrefix)
 		}
 		end := len(b)
 		for end > body && isBlankByte(b[end-1]) {
