@@ -535,44 +535,6 @@ func TestHumanAndJSONShapes(t *testing.T) {
 	}
 }
 
-func TestAge(t *testing.T) {
-	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	cases := []struct {
-		d    time.Duration
-		want string
-	}{
-		{12 * time.Second, "12s"}, {4*time.Minute + 30*time.Second, "4m"}, {2 * time.Hour, "2h"},
-		{47 * time.Hour, "47h"}, {3 * 24 * time.Hour, "3d"}, {-4 * time.Minute, "in 4m"},
-	}
-	for _, c := range cases {
-		if got := age(now, core.TS(now.Add(-c.d))); got != c.want {
-			t.Errorf("age(%s) = %q, want %q", c.d, got, c.want)
-		}
-	}
-	if age(now, 0) != "-" {
-		t.Error("absent age")
-	}
-}
-
-func TestClean(t *testing.T) {
-	cases := map[string]string{
-		"plain":                       "plain",
-		"a\nb\tc":                     "a b c",
-		"\x1b]52;c;ZXZpbA==\x07title": "]52;c;ZXZpbA==title",
-		"bidi\u202eevil":              "bidievil",
-		"bad\xffutf8":                 "bad\uFFFDutf8",
-		"c1\u009bx":                   "c1x",
-	}
-	for in, want := range cases {
-		if got := clean(in, 100); got != want {
-			t.Errorf("clean(%q) = %q, want %q", in, got, want)
-		}
-	}
-	if got := clean(strings.Repeat("x", 50), 10); got != strings.Repeat("x", 10)+"…" {
-		t.Errorf("cap: %q", got)
-	}
-}
-
 // TestReadOnlyDatabase: a registry the process cannot write fails with exit
 // 1 and a message saying it is read-only, and nothing changes. How: the
 // database file is made 0444 in a 0555 directory; because root ignores
@@ -693,4 +655,27 @@ func benchRegistry(b *testing.B) (*cli, []string) {
 		b.Fatal(err)
 	}
 	return c, ids
+}
+
+// TestConsoleNeedsATerminal: without a terminal the console says what to
+// do instead of drawing into a pipe; like bad flags, that is a usage
+// problem (exit 2, the same as `clawpit demo`).
+func TestConsoleNeedsATerminal(t *testing.T) {
+	c := newCLI(t)
+	t.Setenv("CLAWPIT_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
+	o := c.run()
+	if o.code != 2 || !strings.Contains(o.stderr, "the console needs a terminal") {
+		t.Fatalf("%s", o)
+	}
+	if _, err := os.Stat(c.db); err != nil {
+		t.Logf("registry not created before the terminal check: %v", err)
+	}
+	o = c.run("--theme", "neon")
+	if o.code != 2 || !strings.Contains(o.stderr, `unknown theme "neon"`) {
+		t.Fatalf("%s", o)
+	}
+	o = c.run("--readonly", "--watchdog-interval", "nope")
+	if o.code != 2 {
+		t.Fatalf("%s", o)
+	}
 }

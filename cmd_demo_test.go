@@ -404,8 +404,8 @@ func TestDemoBadFlags(t *testing.T) {
 		{"demo", "--duration", "5s"},
 		{"demo", "--headless", "--duration", "-1s"},
 	} {
-		if o := c.run(args...); o.code != exitUsage {
-			t.Errorf("%v: %s, want exit %d", args, o, exitUsage)
+		if o := c.run(args...); o.code != 2 {
+			t.Errorf("%v: %s, want exit 2", args, o)
 		}
 	}
 }

@@ -25,45 +25,8 @@ func at(d time.Duration) core.Timestamp { return core.TS(t0.Add(-d)) }
 
 func ptr[T any](v T) *T { return &v }
 
-// testKeys is the console's default key map (keymap.go's, copied: package
-// main cannot be imported). keymap_test.go in package main checks they agree.
-func testKeys() KeyMap {
-	b := func(help, desc string, keys ...string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
-	}
-	return KeyMap{
-		Up:          b("↑", "up", "up", "ctrl+p"),
-		Down:        b("↓", "down", "down", "ctrl+n"),
-		PageUp:      b("pgup", "page up", "pgup"),
-		PageDown:    b("pgdn", "page down", "pgdown"),
-		Top:         b("home/g", "top", "home", "g"),
-		Bottom:      b("end/G", "bottom", "end", "G"),
-		NextPane:    b("tab", "next pane", "tab"),
-		PrevPane:    b("shift+tab", "previous pane", "shift+tab"),
-		Tasks:       b("1", "tasks", "1"),
-		Runs:        b("2", "runs", "2"),
-		Approvals:   b("3", "approvals", "3"),
-		Jobs:        b("4", "jobs", "4"),
-		Alerts:      b("5", "alerts", "5"),
-		Detail:      b("enter", "detail", "enter"),
-		Info:        b("i", "detail", "i"),
-		Log:         b("l", "log", "l"),
-		Filter:      b("/", "filter", "/"),
-		Sort:        b("s", "sort", "s"),
-		Back:        b("esc", "back", "esc"),
-		Approve:     b("a", "approve", "a"),
-		Deny:        b("d", "deny", "d"),
-		Cancel:      b("c", "cancel", "c"),
-		Kill:        b("k", "kill run", "k"),
-		Reap:        b("r", "reap session jobs", "r"),
-		Maintenance: b("m", "maintenance", "m"),
-		Confirm:     b("enter/y", "confirm", "enter", "y"),
-		Left:        b("←", "left", "left", "h"),
-		Right:       b("→", "right", "right"),
-		Help:        b("?", "help", "?"),
-		Quit:        b("q", "quit", "q"),
-	}
-}
+// testKeys is the console's default key map.
+func testKeys() KeyMap { return DefaultKeyMap() }
 
 // ---- fake source ------------------------------------------------------
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // `clawpit task track` (SPEC R4): follow a Claude Code / Agent SDK
 // stream-json run on stdin and keep its task row up to date as the lines

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 )
 
 func TestDefaultKeyMapIsComplete(t *testing.T) {
-	km := defaultKeyMap()
+	km := tui.DefaultKeyMap()
 	if err := km.Validate(); err != nil {
 		t.Fatal(err)
 	}

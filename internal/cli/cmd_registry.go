@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The registry commands of SPEC §8: session, task, run, approval and grant.
 // Every command validates its flags before it opens the database, so bad

@@ -1,9 +1,7 @@
-package main
+package cli
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -70,28 +68,5 @@ func TestResolveConsole(t *testing.T) {
 				t.Fatalf("got theme %s sweep %s watchdog %s notify %q", s.theme.Name, s.sweepInterval, s.watchdogInterval, s.notifyCmd)
 			}
 		})
-	}
-}
-
-// TestConsoleNeedsATerminal: without a terminal the console says what to
-// do instead of drawing into a pipe; like bad flags, that is a usage
-// problem (exit 2, the same as `clawpit demo`).
-func TestConsoleNeedsATerminal(t *testing.T) {
-	c := newCLI(t)
-	t.Setenv("CLAWPIT_CONFIG", filepath.Join(t.TempDir(), "none.toml"))
-	o := c.run()
-	if o.code != 2 || !strings.Contains(o.stderr, "the console needs a terminal") {
-		t.Fatalf("%s", o)
-	}
-	if _, err := os.Stat(c.db); err != nil {
-		t.Logf("registry not created before the terminal check: %v", err)
-	}
-	o = c.run("--theme", "neon")
-	if o.code != 2 || !strings.Contains(o.stderr, `unknown theme "neon"`) {
-		t.Fatalf("%s", o)
-	}
-	o = c.run("--readonly", "--watchdog-interval", "nope")
-	if o.code != 2 {
-		t.Fatalf("%s", o)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The optional configuration file (SPEC §2): $XDG_CONFIG_HOME/clawpit/config.toml
 // (else ~/.config/clawpit/config.toml; $CLAWPIT_CONFIG names another file).
@@ -43,7 +43,7 @@ type Config struct {
 	// Theme is the console theme name ("" = default). Validated by the console.
 	Theme string `toml:"theme"`
 	// Keys overrides console key bindings: action name → keys. Names and key
-	// syntax are the console's (keymap.go); each value is one key or a list.
+	// syntax are the console's (tui.DefaultKeyMap); each value is one key or a list.
 	Keys map[string]KeyList `toml:"keys"`
 	// Sweep holds the [sweep] table: thresholds and intervals as duration
 	// strings, validated by sweepSettings with the key named on error.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // `clawpit demo` (SPEC §10): the console on a fresh registry in a temporary
 // directory (or --db), fed by the simulated runtime of package demo, which

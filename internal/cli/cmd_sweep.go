@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Headless maintenance (SPEC §5, §7, §8): `clawpit --sweep-once` and its
 // alias `clawpit sweep`, `clawpit daemon`, `clawpit notifications`.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Shared output helpers for every command (SPEC §8): mutation results as
 // {"applied", "reason", "<entity>"}, relative ages, aligned tables, key: value

@@ -1,0 +1,223 @@
+// Package cli is clawpit's command line: commands and flags, output, config
+// loading, and the wiring of store, core and tui (SPEC §1, §8). The binary's
+// main package hands os.Args to Run.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store"
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of SPEC §8.
+const (
+	exitOK       = 0
+	exitFailed   = 1
+	exitUsage    = 2
+	exitNotFound = 4
+)
+
+// app carries what every command shares: global flags, streams and the
+// registry, opened lazily by the first command that needs it.
+type app struct {
+	dbPath  string
+	jsonOut bool
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+
+	db  *store.DB
+	reg *core.Registry
+	th  core.Thresholds
+
+	console consoleFlags // the console's flags (bound by addConsoleFlags)
+}
+
+// Run executes the CLI with args (without the program name) and returns the
+// process exit code of SPEC §8: 0 done, 1 failed, 2 bad usage or input, 4 not
+// found or ambiguous, and a command's own codes (approval wait's 10/11/12).
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, th: core.DefaultThresholds()}
+	defer a.close()
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, "clawpit: "+ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "clawpit: "+err.Error())
+	return exitCode(err)
+}
+
+// exitError carries an explicit exit code (approval wait's 10/11/12, say).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// exitCode maps an error to SPEC §8: 2 bad usage or invalid input, 4 not found
+// or ambiguous prefix, 1 anything else.
+func exitCode(err error) int {
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, core.ErrInvalid), isUsageError(err):
+		return exitUsage
+	case errors.Is(err, core.ErrNotFound), errors.Is(err, core.ErrAmbiguous):
+		return exitNotFound
+	default:
+		return exitFailed
+	}
+}
+
+// usageError marks cobra flag/argument errors.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+func isUsageError(err error) bool {
+	var u usageError
+	return errors.As(err, &u)
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "clawpit",
+		Short: "The operator's console for AI-agent runtimes",
+		Long: `clawpit records an agent runtime's work (tasks, sub-agent runs, approvals,
+background jobs) in a SQLite registry, repairs stuck work with a maintenance
+sweeper, supervises background jobs as detached processes, and opens a terminal
+console to watch and act on all of it.
+
+Run without a command to open the console.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.sweepOnceFlag(cmd) {
+				return runSweepOnce(cmd, a)
+			}
+			return runConsole(cmd, a)
+		},
+	}
+	root.PersistentFlags().StringVar(&a.dbPath, "db", "", "registry database path (env CLAWPIT_DB; default $CLAWPIT_HOME/registry.db)")
+	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+	})
+	addRootSweepFlags(root, a)
+	addConsoleFlags(root, a)
+	for _, group := range [][]*cobra.Command{
+		registryCommands(a),
+		jobCommands(a),
+		sweepCommands(a),
+		demoCommands(a),
+	} {
+		for _, c := range group {
+			root.AddCommand(c)
+		}
+	}
+	// Unknown subcommands and bad positional args are usage errors (exit 2).
+	walk(root, func(c *cobra.Command) {
+		if c.Args == nil {
+			return
+		}
+		inner := c.Args
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := inner(cmd, args); err != nil {
+				return usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
+			}
+			return nil
+		}
+	})
+	return root
+}
+
+func walk(c *cobra.Command, fn func(*cobra.Command)) {
+	fn(c)
+	for _, s := range c.Commands() {
+		walk(s, fn)
+	}
+}
+
+// home returns CLAWPIT_HOME (SPEC §2): $CLAWPIT_HOME, else
+// $XDG_STATE_HOME/clawpit, else ~/.local/state/clawpit.
+func home() string {
+	if h := os.Getenv("CLAWPIT_HOME"); h != "" {
+		return h
+	}
+	if x := os.Getenv("XDG_STATE_HOME"); x != "" {
+		return filepath.Join(x, "clawpit")
+	}
+	if u, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(u, ".local", "state", "clawpit")
+	}
+	return filepath.Join(os.TempDir(), "clawpit")
+}
+
+// resolvedDBPath is --db, else $CLAWPIT_DB, else $CLAWPIT_HOME/registry.db.
+func (a *app) resolvedDBPath() string {
+	if a.dbPath != "" {
+		return a.dbPath
+	}
+	if p := os.Getenv("CLAWPIT_DB"); p != "" {
+		return p
+	}
+	return filepath.Join(home(), "registry.db")
+}
+
+// open returns the registry, opening it on first use.
+func (a *app) open(ctx context.Context, opt store.Options) (*core.Registry, error) {
+	if a.reg != nil {
+		return a.reg, nil
+	}
+	db, err := store.Open(ctx, a.resolvedDBPath(), opt)
+	if err != nil {
+		return nil, err
+	}
+	a.db = db
+	a.reg = core.NewRegistry(db, core.SystemClock{}, a.th)
+	// Task cancel (R3) and session passivate/close (J7) act on jobs through
+	// the supervisor.
+	a.wireJobs()
+	return a.reg, nil
+}
+
+// registry opens the registry read-write, creating it when missing.
+func (a *app) registry(ctx context.Context) (*core.Registry, error) {
+	return a.open(ctx, store.Options{})
+}
+
+func (a *app) close() {
+	if a.db != nil {
+		a.db.Close()
+	}
+}
+
+// printJSON writes v as indented JSON to stdout.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
