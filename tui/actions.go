@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -32,40 +33,163 @@ func outcome(what string, res core.Result, err error, okText string) actionMsg {
 	return actionMsg{okText, lvlOK}
 }
 
+// statusMsg sets the status line, then runs next (when not nil). Dialogs
+// report through it: the status is set before the action it announces
+// starts, so an action's outcome never lands under its "…" line.
+type statusMsg struct {
+	text string
+	lvl  level
+	next tea.Cmd
+}
+
+// statusCmd reports text on the status line, then runs next.
+func statusCmd(text string, lvl level, next tea.Cmd) tea.Cmd {
+	return func() tea.Msg { return statusMsg{text: text, lvl: lvl, next: next} }
+}
+
+// refusal is why an action key does nothing on a target: the status line's
+// text and level. The zero refusal means the action is enabled.
+type refusal struct {
+	text string
+	lvl  level
+}
+
+func info(text string) refusal { return refusal{text, lvlInfo} }
+
+func warn(text string) refusal { return refusal{text, lvlWarn} }
+
+// actionBinding is one action key as data, in the manner of lazygit's
+// controllers: the binding, the pane kinds it applies to, why it is
+// disabled on a target, and the dialog it opens. actionKey walks the table;
+// the panes' help lists the rows for their kind.
+type actionBinding struct {
+	name    string
+	binding func(*KeyMap) key.Binding
+	// kinds are the panes whose rows the action applies to; nil: it needs
+	// no target (maintenance).
+	kinds []Kind
+	// wrongKind is the status when the selected row is of another kind.
+	wrongKind func(k *KeyMap) string
+	// disabled returns why the action is refused on t (t.Status is the one
+	// the pane shows now); the zero refusal when it may go ahead.
+	disabled func(m *Model, t Target) refusal
+	// open builds the dialog (and the Cmd that feeds it, if any).
+	open func(m *Model, t Target) (dialog, tea.Cmd)
+}
+
+// The dialogs are refused up front, on the status the row shows, when the
+// entity has already ended: asking to confirm something that can only be
+// refused wastes a keystroke (the action itself still refuses if it raced).
+var actionBindings = []actionBinding{
+	{
+		name:      "approve",
+		binding:   func(k *KeyMap) key.Binding { return k.Approve },
+		kinds:     []Kind{KindApproval},
+		wrongKind: func(k *KeyMap) string { return "approve applies to approvals (pane " + firstKey(k.Approvals) + ")" },
+		disabled:  func(m *Model, t Target) refusal { return m.undecided("approve", t) },
+		open: func(m *Model, t Target) (dialog, tea.Cmd) {
+			return newScopeDialog(t, func(s core.Scope) tea.Cmd { return m.approveCmd(t, s) }), nil
+		},
+	},
+	{
+		name:      "deny",
+		binding:   func(k *KeyMap) key.Binding { return k.Deny },
+		kinds:     []Kind{KindApproval},
+		wrongKind: func(k *KeyMap) string { return "deny applies to approvals (pane " + firstKey(k.Approvals) + ")" },
+		disabled:  func(m *Model, t Target) refusal { return m.undecided("deny", t) },
+		open: func(m *Model, t Target) (dialog, tea.Cmd) {
+			return &reasonDialog{t: t, in: lineInput{limit: 500}, deny: func(r string) tea.Cmd { return m.denyCmd(t, r) }}, nil
+		},
+	},
+	{
+		name:      "cancel",
+		binding:   func(k *KeyMap) key.Binding { return k.Cancel },
+		kinds:     []Kind{KindTask, KindJob},
+		wrongKind: func(*KeyMap) string { return "cancel applies to tasks and jobs" },
+		disabled:  (*Model).cancelDisabled,
+		open:      (*Model).cancelDialog,
+	},
+	{
+		name:      "kill",
+		binding:   func(k *KeyMap) key.Binding { return k.Kill },
+		kinds:     []Kind{KindRun, KindTask},
+		wrongKind: func(*KeyMap) string { return killWrongKind },
+		disabled:  (*Model).killDisabled,
+		open:      (*Model).killDialog,
+	},
+	{
+		name:      "reap",
+		binding:   func(k *KeyMap) key.Binding { return k.Reap },
+		kinds:     []Kind{KindJob, KindTask},
+		wrongKind: func(*KeyMap) string { return "reap applies to a job or task row: it reaps that session's jobs" },
+		disabled:  (*Model).reapDisabled,
+		open:      (*Model).reapDialog,
+	},
+	{
+		name:    "maintenance",
+		binding: func(k *KeyMap) key.Binding { return k.Maintenance },
+		disabled: func(m *Model, _ Target) refusal {
+			if m.opts.Maintenance == nil {
+				return warn("maintenance is not available in this console")
+			}
+			return refusal{}
+		},
+		open: func(m *Model, _ Target) (dialog, tea.Cmd) {
+			return &planDialog{loading: true, apply: m.applyCmd}, m.planCmd()
+		},
+	},
+}
+
+const killWrongKind = "kill applies to runs (or a task that mirrors a run)"
+
+// actionKeysFor lists the action bindings that apply to rows of kind, in
+// table order (the panes' help).
+func actionKeysFor(k *KeyMap, kind Kind) []key.Binding {
+	var out []key.Binding
+	for _, a := range actionBindings {
+		if slices.Contains(a.kinds, kind) {
+			out = append(out, a.binding(k))
+		}
+	}
+	return out
+}
+
 // actionKey handles the action keys (approve, deny, cancel, kill, reap,
-// maintenance) on target t. It reports whether k was an action key.
+// maintenance) on target t (have: a row is selected). It reports whether k
+// was an action key. A refused action says why on the status line.
 func (m *Model) actionKey(k tea.KeyPressMsg, t Target, have bool) (tea.Cmd, bool) {
-	keys := m.ctx.Keys
-	var name string
-	switch {
-	case key.Matches(k, keys.Approve):
-		name = "approve"
-	case key.Matches(k, keys.Deny):
-		name = "deny"
-	case key.Matches(k, keys.Cancel):
-		name = "cancel"
-	case key.Matches(k, keys.Kill):
-		name = "kill"
-	case key.Matches(k, keys.Reap):
-		name = "reap"
-	case key.Matches(k, keys.Maintenance):
-		name = "maintenance"
-	default:
+	var a *actionBinding
+	for i := range actionBindings {
+		if key.Matches(k, actionBindings[i].binding(m.ctx.Keys)) {
+			a = &actionBindings[i]
+			break
+		}
+	}
+	if a == nil {
 		return nil, false
 	}
-	if m.ctx.ReadOnly {
-		m.setStatus("read-only console: "+name+" is disabled", lvlWarn)
+	r := m.refuse(a, &t, have)
+	if r.text != "" {
+		m.setStatus(r.text, r.lvl)
 		return nil, true
 	}
-	if name == "maintenance" {
-		return m.startPlan(), true
+	d, cmd := a.open(m, t)
+	m.dialog = d
+	return cmd, true
+}
+
+// refuse is why action a is refused on t (the zero refusal: it is not). It
+// refreshes t.Status from the pane: the detail view's target was copied
+// when it opened.
+func (m *Model) refuse(a *actionBinding, t *Target, have bool) refusal {
+	switch {
+	case m.ctx.ReadOnly:
+		return warn("read-only console: " + a.name + " is disabled")
+	case a.kinds == nil:
+		return a.disabled(m, *t)
+	case !have:
+		return info("nothing selected to " + a.name)
 	}
-	if !have {
-		m.setStatus("nothing selected to "+name, lvlInfo)
-		return nil, true
-	}
-	// The detail view's target was copied when it opened: take the status the
-	// pane shows now.
 	if p, ok := m.panes[t.Kind].(interface {
 		statusOf(id string) (string, bool)
 	}); ok {
@@ -73,119 +197,113 @@ func (m *Model) actionKey(k tea.KeyPressMsg, t Target, have bool) (tea.Cmd, bool
 			t.Status = st
 		}
 	}
-	switch name {
-	case "approve", "deny":
-		if t.Kind != KindApproval {
-			m.setStatus(name+" applies to approvals (pane "+firstKey(keys.Approvals)+")", lvlInfo)
-			return nil, true
-		}
-		if t.Status != string(core.ApprovalPending) {
-			m.setStatus("approval "+t.Short+" is already "+t.Status+": nothing to decide", lvlInfo)
-			return nil, true
-		}
-		if m.opts.Actions == nil {
-			m.setStatus(name+" is not available in this console", lvlWarn)
-			return nil, true
-		}
-		if name == "approve" {
-			m.dialog = newScopeDialog(t)
-		} else {
-			m.dialog = &reasonDialog{t: t, in: lineInput{limit: 500}}
-		}
-	case "cancel":
-		m.cancelDialog(t)
-	case "kill":
-		m.killDialog(t)
-	case "reap":
-		m.reapDialog(t)
+	if !slices.Contains(a.kinds, t.Kind) {
+		return info(a.wrongKind(m.ctx.Keys))
 	}
-	return nil, true
+	return a.disabled(m, *t)
 }
 
-// The dialogs below are refused up front, on the status the row shows, when
-// the entity has already ended: asking to confirm something that can only be
-// refused wastes a keystroke (the action itself still refuses if it raced).
+// undecided refuses approve and deny on an approval that is no longer
+// pending.
+func (m *Model) undecided(name string, t Target) refusal {
+	if t.Status != string(core.ApprovalPending) {
+		return info("approval " + t.Short + " is already " + t.Status + ": nothing to decide")
+	}
+	if m.opts.Actions == nil {
+		return warn(name + " is not available in this console")
+	}
+	return refusal{}
+}
 
-func (m *Model) cancelDialog(t Target) {
-	switch t.Kind {
-	case KindTask:
-		if core.TaskStatus(t.Status).Terminal() {
-			m.setStatus("task "+t.Short+" is already "+t.Status+": nothing to cancel", lvlInfo)
-			return
-		}
-		if m.opts.Actions == nil {
-			m.setStatus("cancel is not available in this console", lvlWarn)
-			return
-		}
-		act, op := m.opts.Actions, m.ctx.Operator
-		m.dialog = &confirmDialog{
-			title: "Cancel task " + t.Short + "?",
-			lines: []string{t.Name, "status " + t.Status,
-				"The task becomes cancelled (\"" + core.DefaultCancelError + "\"); its run is killed and its job cancelled."},
-			yes: "cancel task", no: "keep it",
-			run: func(ctx context.Context) actionMsg {
-				_, res, err := act.CancelTask(ctx, t.ID, "", op)
-				return outcome("cancel task "+t.Short, res, err, "cancelled task "+t.Short)
-			},
-		}
-	case KindJob:
+func (m *Model) cancelDisabled(t Target) refusal {
+	if t.Kind == KindJob {
 		if !core.JobStatus(t.Status).Active() {
-			m.setStatus("job "+t.Short+" is already "+t.Status+": nothing to cancel", lvlInfo)
-			return
+			return info("job " + t.Short + " is already " + t.Status + ": nothing to cancel")
 		}
 		if m.opts.Jobs == nil {
-			m.setStatus("job control is not available in this console", lvlWarn)
-			return
+			return warn("job control is not available in this console")
 		}
-		jobs, op := m.opts.Jobs, m.ctx.Operator
-		m.dialog = &confirmDialog{
+		return refusal{}
+	}
+	if core.TaskStatus(t.Status).Terminal() {
+		return info("task " + t.Short + " is already " + t.Status + ": nothing to cancel")
+	}
+	if m.opts.Actions == nil {
+		return warn("cancel is not available in this console")
+	}
+	return refusal{}
+}
+
+func (m *Model) cancelDialog(t Target) (dialog, tea.Cmd) {
+	op, ctx := m.ctx.Operator, m.bg
+	if t.Kind == KindJob {
+		jobs := m.opts.Jobs
+		return &confirmDialog{
 			title: "Cancel job " + t.Short + "?",
 			lines: []string{t.Name, "status " + t.Status, "SIGTERM to its process group, SIGKILL after 5 s."},
 			yes:   "cancel job", no: "keep it",
-			run: func(ctx context.Context) actionMsg {
+			run: func() tea.Msg {
 				_, res, err := jobs.CancelJob(ctx, t.ID, op)
 				return outcome("cancel job "+t.Short, res, err, "cancelled job "+t.Short)
 			},
-		}
-	default:
-		m.setStatus("cancel applies to tasks and jobs", lvlInfo)
+		}, nil
 	}
+	act := m.opts.Actions
+	return &confirmDialog{
+		title: "Cancel task " + t.Short + "?",
+		lines: []string{t.Name, "status " + t.Status,
+			"The task becomes cancelled (\"" + core.DefaultCancelError + "\"); its run is killed and its job cancelled."},
+		yes: "cancel task", no: "keep it",
+		run: func() tea.Msg {
+			_, res, err := act.CancelTask(ctx, t.ID, "", op)
+			return outcome("cancel task "+t.Short, res, err, "cancelled task "+t.Short)
+		},
+	}, nil
 }
 
-func (m *Model) killDialog(t Target) {
-	runID := ""
-	switch {
-	case t.Kind == KindRun:
-		runID = t.ID
-	case t.Kind == KindTask && t.RunID != "":
-		runID = t.RunID
-	default:
-		m.setStatus("kill applies to runs (or a task that mirrors a run)", lvlInfo)
-		return
+// killRunID is the run that kill ends for t: the run itself, or the run a
+// task mirrors ("" when none).
+func killRunID(t Target) string {
+	switch t.Kind {
+	case KindRun:
+		return t.ID
+	case KindTask:
+		return t.RunID
+	}
+	return ""
+}
+
+func (m *Model) killDisabled(t Target) refusal {
+	runID := killRunID(t)
+	if runID == "" {
+		return info(killWrongKind)
 	}
 	if state, ok := m.runState(t, runID); ok && state != "running" && state != "waiting" {
-		m.setStatus("run "+runID+" has already ended ("+state+"): nothing to kill", lvlInfo)
-		return
+		return info("run " + runID + " has already ended (" + state + "): nothing to kill")
 	}
 	if m.opts.Actions == nil {
-		m.setStatus("kill is not available in this console", lvlWarn)
-		return
+		return warn("kill is not available in this console")
 	}
-	act, op := m.opts.Actions, m.ctx.Operator
+	return refusal{}
+}
+
+func (m *Model) killDialog(t Target) (dialog, tea.Cmd) {
+	runID := killRunID(t)
+	act, op, ctx := m.opts.Actions, m.ctx.Operator, m.bg
 	lines := []string{t.Name}
 	if t.Kind == KindTask {
 		lines = append(lines, "the run of task "+t.Short)
 	}
 	lines = append(lines, "Ends the run (outcome killed) and cancels its pending approvals;",
-		"its tasks keep their status until the next sweep (SPEC R1).")
-	m.dialog = &confirmDialog{
+		"its tasks keep their status until the next sweep.")
+	return &confirmDialog{
 		title: "Kill run " + runID + "?",
 		lines: lines, yes: "kill run", no: "keep it",
-		run: func(ctx context.Context) actionMsg {
+		run: func() tea.Msg {
 			_, res, err := act.KillRun(ctx, runID, "", op)
 			return outcome("kill run "+runID, res, err, "killed run "+runID)
 		},
-	}
+	}, nil
 }
 
 // runState is the state the Runs pane shows for runID (running, waiting or
@@ -200,25 +318,40 @@ func (m *Model) runState(t Target, runID string) (string, bool) {
 	return "", false
 }
 
-func (m *Model) reapDialog(t Target) {
-	if t.Kind != KindJob && t.Kind != KindTask {
-		m.setStatus("reap applies to a job or task row: it reaps that session's jobs", lvlInfo)
-		return
-	}
+func (m *Model) reapDisabled(t Target) refusal {
 	if t.Session == "" {
-		m.setStatus(t.Kind.String()+" "+t.Short+" has no session to reap", lvlInfo)
-		return
+		return info(t.Kind.String() + " " + t.Short + " has no session to reap")
 	}
 	if m.opts.Jobs == nil {
-		m.setStatus("job control is not available in this console", lvlWarn)
-		return
+		return warn("job control is not available in this console")
 	}
-	jobs, op, s := m.opts.Jobs, m.ctx.Operator, t.Session
-	m.dialog = &confirmDialog{
+	return refusal{}
+}
+
+// activeJobs counts the loaded jobs of session that are pending or running:
+// the ones a reap kills.
+func (m *Model) activeJobs(session string) int {
+	n := 0
+	for _, s := range m.jobs.order {
+		if r := &m.jobs.rows[s]; r.session == session && r.status.Active() {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *Model) reapDialog(t Target) (dialog, tea.Cmd) {
+	jobs, op, ctx, s := m.opts.Jobs, m.ctx.Operator, m.bg, t.Session
+	what := "The session has no pending or running job: nothing to kill; reap records that."
+	if n := m.activeJobs(s); n > 0 {
+		what = fmt.Sprintf("Kills the %d pending or running job%s of the session and marks %s reaped.",
+			n, pluralS(n), plural(n, "it", "them"))
+	}
+	return &confirmDialog{
 		title: "Reap the jobs of session " + s + "?",
-		lines: []string{"Kills every pending or running job of the session and marks it reaped (SPEC J7)."},
+		lines: []string{what},
 		yes:   "reap", no: "keep them",
-		run: func(ctx context.Context) actionMsg {
+		run: func() tea.Msg {
 			rep, err := jobs.ReapSession(ctx, s, op)
 			if err != nil {
 				return actionMsg{"reap session " + s + " failed: " + errText(err), lvlErr}
@@ -232,7 +365,7 @@ func (m *Model) reapDialog(t Target) {
 			}
 			return actionMsg{text, lvlOK}
 		},
-	}
+	}, nil
 }
 
 // approveCmd approves t with scope.
@@ -268,14 +401,9 @@ type planMsg struct {
 	err  error
 }
 
-func (m *Model) startPlan() tea.Cmd {
-	mt := m.opts.Maintenance
-	if mt == nil {
-		m.setStatus("maintenance is not available in this console", lvlWarn)
-		return nil
-	}
-	m.dialog = &planDialog{loading: true}
-	ctx := m.bg
+// planCmd asks the maintenance for a dry-run plan.
+func (m *Model) planCmd() tea.Cmd {
+	mt, ctx := m.opts.Maintenance, m.bg
 	return func() tea.Msg {
 		p, err := mt.Plan(ctx)
 		return planMsg{plan: p, err: err}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -13,9 +12,14 @@ import (
 // dialog is a modal box drawn over the screen. It takes every key while it
 // is open (ctrl+c still quits); q and esc close a dialog without a text
 // field; in one with a text field q is typed and esc closes.
+//
+// A dialog is a component in soft-serve's sense: it gets the shared
+// Context, not the root model, and answers with Cmds — its action, and
+// statusMsg for what the status line says (statusCmd). The actions it may
+// run are given to it when it opens.
 type dialog interface {
 	// update handles a key or paste; done closes the dialog.
-	update(m *Model, msg tea.Msg) (done bool, cmd tea.Cmd)
+	update(ctx *Context, msg tea.Msg) (done bool, cmd tea.Cmd)
 	// view renders the box for a screen w cells wide.
 	view(ctx *Context, w int) string
 }
@@ -70,23 +74,20 @@ type confirmDialog struct {
 	title   string
 	lines   []string // sanitised
 	yes, no string
-	run     func(ctx context.Context) actionMsg
+	run     tea.Cmd // the action; its message is an actionMsg
 }
 
-func (d *confirmDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
+func (d *confirmDialog) update(ctx *Context, msg tea.Msg) (bool, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return false, nil
 	}
-	keys := m.ctx.Keys
+	keys := ctx.Keys
 	switch {
 	case key.Matches(k, keys.Confirm):
-		run, ctx := d.run, m.bg
-		m.setStatus(d.yes+"…", lvlInfo)
-		return true, func() tea.Msg { return run(ctx) }
+		return true, statusCmd(d.yes+"…", lvlInfo, d.run)
 	case key.Matches(k, keys.Back, keys.Quit), k.String() == "n":
-		m.setStatus(d.yes+": not confirmed, nothing done", lvlInfo)
-		return true, nil
+		return true, statusCmd(d.yes+": not confirmed, nothing done", lvlInfo, nil)
 	}
 	return false, nil
 }
@@ -103,11 +104,14 @@ func (d *confirmDialog) view(ctx *Context, w int) string {
 // ---- approve with scope -----------------------------------------------
 
 type scopeDialog struct {
-	t      Target
-	choice int
+	t       Target
+	choice  int
+	approve func(core.Scope) tea.Cmd
 }
 
-func newScopeDialog(t Target) *scopeDialog { return &scopeDialog{t: t} }
+func newScopeDialog(t Target, approve func(core.Scope) tea.Cmd) *scopeDialog {
+	return &scopeDialog{t: t, approve: approve}
+}
 
 var scopeWhat = map[core.Scope]string{
 	core.ScopeOnce:    "this request only",
@@ -115,25 +119,22 @@ var scopeWhat = map[core.Scope]string{
 	core.ScopeAlways:  "this request and every later matching request, in any session (a global grant)",
 }
 
-func (d *scopeDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
+func (d *scopeDialog) update(ctx *Context, msg tea.Msg) (bool, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return false, nil
 	}
-	keys := m.ctx.Keys
+	keys := ctx.Keys
 	n := len(core.Scopes)
 	switch {
 	case key.Matches(k, keys.Confirm):
-		scope := core.Scopes[d.choice]
-		m.setStatus("approving "+d.t.Short+"…", lvlInfo)
-		return true, m.approveCmd(d.t, scope)
+		return true, statusCmd("approving "+d.t.Short+"…", lvlInfo, d.approve(core.Scopes[d.choice]))
 	case key.Matches(k, keys.Left, keys.Up, keys.PrevPane):
 		d.choice = (d.choice + n - 1) % n
 	case key.Matches(k, keys.Right, keys.Down, keys.NextPane):
 		d.choice = (d.choice + 1) % n
 	case key.Matches(k, keys.Back, keys.Quit), k.String() == "n":
-		m.setStatus("approve "+d.t.Short+": not confirmed, nothing done", lvlInfo)
-		return true, nil
+		return true, statusCmd("approve "+d.t.Short+": not confirmed, nothing done", lvlInfo, nil)
 	}
 	return false, nil
 }
@@ -161,19 +162,18 @@ func (d *scopeDialog) view(ctx *Context, w int) string {
 // ---- deny with reason -------------------------------------------------
 
 type reasonDialog struct {
-	t  Target
-	in lineInput
+	t    Target
+	in   lineInput
+	deny func(reason string) tea.Cmd
 }
 
-func (d *reasonDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
+func (d *reasonDialog) update(_ *Context, msg tea.Msg) (bool, tea.Cmd) {
 	switch d.in.update(msg) {
 	case inputSubmit:
 		reason := strings.TrimSpace(d.in.value())
-		m.setStatus("denying "+d.t.Short+"…", lvlInfo)
-		return true, m.denyCmd(d.t, reason)
+		return true, statusCmd("denying "+d.t.Short+"…", lvlInfo, d.deny(reason))
 	case inputCancel:
-		m.setStatus("deny "+d.t.Short+": not confirmed, nothing done", lvlInfo)
-		return true, nil
+		return true, statusCmd("deny "+d.t.Short+": not confirmed, nothing done", lvlInfo, nil)
 	}
 	return false, nil
 }
@@ -190,19 +190,22 @@ func (d *reasonDialog) view(ctx *Context, w int) string {
 
 // ---- maintenance plan -------------------------------------------------
 
+// planDialog shows the maintenance dry run; enter applies it. The root
+// model fills it (planMsg) and closes it when the apply ends (sweepMsg).
 type planDialog struct {
 	loading, applying bool
 	plan              *Plan
 	err               error
 	offset            int
+	apply             func(*Plan) tea.Cmd
 }
 
-func (d *planDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
+func (d *planDialog) update(ctx *Context, msg tea.Msg) (bool, tea.Cmd) {
 	k, ok := msg.(tea.KeyPressMsg)
 	if !ok {
 		return false, nil
 	}
-	keys := m.ctx.Keys
+	keys := ctx.Keys
 	switch {
 	case d.applying:
 		return false, nil
@@ -214,11 +217,9 @@ func (d *planDialog) update(m *Model, msg tea.Msg) (bool, tea.Cmd) {
 			return true, nil
 		}
 		d.applying = true
-		m.setStatus("applying maintenance…", lvlInfo)
-		return false, m.applyCmd(d.plan)
+		return false, statusCmd("applying maintenance…", lvlInfo, d.apply(d.plan))
 	case key.Matches(k, keys.Back, keys.Quit):
-		m.setStatus("maintenance: not applied", lvlInfo)
-		return true, nil
+		return true, statusCmd("maintenance: not applied", lvlInfo, nil)
 	case key.Matches(k, keys.Up):
 		d.offset = max(0, d.offset-1)
 	case key.Matches(k, keys.Down):

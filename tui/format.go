@@ -113,6 +113,7 @@ type column struct {
 	Flex      int
 	MinScreen int
 	Right     bool
+	Command   bool // a command line: cut by fitCommand, keeping verbs and target
 }
 
 // layoutColumns returns each column's width at screen width w (0 = hidden).

@@ -39,7 +39,6 @@ type listSpec[R any] struct {
 	prefix  func(*R) *uint8
 	target  func(*R) Target
 	tally   func(r *R, since core.Timestamp, c *headerCounts, sign int) // the row's part of the header counts
-	actions func(k *KeyMap) []key.Binding                               // this pane's action keys, for help
 	openLog bool                                                        // enter opens the log view (jobs)
 }
 
@@ -313,10 +312,15 @@ type list[R any] struct {
 
 	cursor, offset int
 	selID          string // id under the cursor, kept across reloads
-	w, h           int    // h counts the column header row
-	widths         []int
-	laidWide       int // the table's wide when widths were computed
-	cellBuf        []string
+	// moved: the operator has moved the cursor in this pane. Until then it
+	// stays on the first row, also as rows sort in above it; after, it
+	// follows its row (selID) across re-sorts and reloads.
+	moved     bool
+	w, h      int   // h counts the column header row
+	widths    []int // the layout at this width (0 = hidden); frameWidths fits them to the rows on screen
+	laidWide  int   // the table's wide when widths were computed
+	frame     []int // this frame's widths
+	pageCells [][]string
 }
 
 func newList[R any](ctx *Context, spec *listSpec[R]) *list[R] {
@@ -338,7 +342,12 @@ func (l *list[R]) layout() {
 		cols = slices.Clone(cols)
 		cols[0].Width = l.wide
 	}
-	l.widths = layoutColumns(cols, l.w)
+	l.widths = layoutColumns(cols, l.w-gutter)
+	for i, c := range cols {
+		if c.MinScreen > l.w {
+			l.widths[i] = 0
+		}
+	}
 	l.laidWide = l.wide
 }
 
@@ -635,6 +644,11 @@ func (b bits) has(i int32) bool {
 // restoreCursor puts the cursor back on the row it was on (by id), or keeps
 // its position when that row is gone or filtered out.
 func (l *list[R]) restoreCursor() {
+	if !l.moved {
+		l.cursor, l.offset = 0, 0
+		l.clamp()
+		return
+	}
 	if l.selID != "" {
 		if s, ok := l.ids[l.selID]; ok {
 			// Near the old position first: reloads rarely move the row far.
@@ -675,8 +689,18 @@ func (l *list[R]) clamp() {
 	}
 }
 
+// pin keeps the cursor on its row from now on, as if the operator had
+// moved it there: an operator who acted on a row (detail, log, an action)
+// chose it, and it should stay selected when it re-sorts after the action.
+func (l *list[R]) pin() {
+	if len(l.view) > 0 {
+		l.moved = true
+	}
+}
+
 func (l *list[R]) move(d int) {
 	l.cursor += d
+	l.moved = true
 	l.clamp()
 }
 
@@ -772,10 +796,10 @@ func (l *list[R]) Update(msg tea.Msg) (bool, tea.Cmd) {
 		l.move(l.pageRows())
 	case key.Matches(k, keys.Top):
 		l.cursor = 0
-		l.clamp()
+		l.move(0)
 	case key.Matches(k, keys.Bottom):
 		l.cursor = len(l.view) - 1
-		l.clamp()
+		l.move(0)
 	case key.Matches(k, keys.Filter):
 		l.editing = true
 	case key.Matches(k, keys.Sort):
@@ -790,25 +814,37 @@ func (l *list[R]) Update(msg tea.Msg) (bool, tea.Cmd) {
 }
 
 // View renders the column titles and the visible rows, exactly h lines of w
-// cells (empty rows are blank lines).
+// cells (empty rows are blank lines). The selected row carries the cursor
+// mark and the theme's Selected style, so it stands out in every theme
+// (mono included). Column widths fit the rows on screen (frameWidths).
 func (l *list[R]) View() string {
 	var b strings.Builder
 	b.Grow((l.w + 32) * l.h)
 	th := l.ctx.Theme
-	b.WriteString(l.ctx.paint(th.TableHead, "head").on(l.headerLine()))
 	now := l.ctx.now()
 	end := min(len(l.view), l.offset+l.pageRows())
+	n := end - l.offset
+	for len(l.pageCells) < n {
+		l.pageCells = append(l.pageCells, nil)
+	}
+	for i := l.offset; i < end; i++ {
+		j := i - l.offset
+		l.pageCells[j] = l.spec.cells(&l.rows[l.view[i]], l.ctx, now, l.pageCells[j][:0])
+	}
+	cols := l.spec.columns
+	l.frame = frameWidths(cols, l.widths, l.pageCells[:n], [2]int{0, l.spec.statusCol}, l.w-gutter, l.frame)
+	b.WriteString(l.ctx.paint(th.TableHead, "head").on(l.headerLine()))
 	for i := l.offset; i < end; i++ {
 		b.WriteByte('\n')
 		r := &l.rows[l.view[i]]
-		l.cellBuf = l.spec.cells(r, l.ctx, now, l.cellBuf[:0])
+		cells := l.pageCells[i-l.offset]
 		if i == l.cursor {
-			b.WriteString(l.ctx.paint(th.Selected, "selected").on(l.line(l.cellBuf, "")))
+			b.WriteString(l.ctx.paint(th.Selected, "selected").on(cursorMark + l.line(cells, "")))
 		} else {
-			b.WriteString(l.line(l.cellBuf, l.spec.status(r)))
+			b.WriteString(spaces(gutter) + l.line(cells, l.spec.status(r)))
 		}
 	}
-	for i := end - l.offset; i < l.pageRows(); i++ {
+	for i := n; i < l.pageRows(); i++ {
 		b.WriteByte('\n')
 		if i == 0 && len(l.view) == 0 {
 			b.WriteString(l.ctx.Theme.Muted.Render(fit(l.emptyText(), l.w)))
@@ -827,12 +863,14 @@ func (l *list[R]) emptyText() string {
 func (l *list[R]) headerLine() string {
 	var b strings.Builder
 	for i, c := range l.spec.columns {
-		w := l.widths[i]
+		w := l.frame[i]
 		if w == 0 {
 			continue
 		}
 		if b.Len() > 0 {
 			b.WriteByte(' ')
+		} else {
+			w += gutter // the first title spans the cursor gutter
 		}
 		if c.Right {
 			b.WriteString(fitRight(c.Title, w))
@@ -849,7 +887,7 @@ func (l *list[R]) line(cells []string, status string) string {
 	b.Grow(l.w + 24)
 	first := true
 	for i, c := range l.spec.columns {
-		w := l.widths[i]
+		w := l.frame[i]
 		if w == 0 {
 			continue
 		}
@@ -858,9 +896,12 @@ func (l *list[R]) line(cells []string, status string) string {
 		}
 		first = false
 		var s string
-		if c.Right {
+		switch {
+		case c.Right:
 			s = fitRight(cells[i], w)
-		} else {
+		case c.Command:
+			s = fitCommand(cells[i], w)
+		default:
 			s = fit(cells[i], w)
 		}
 		if status != "" && i == l.spec.statusCol {
@@ -955,7 +996,7 @@ func (l *list[R]) actionKeys() []key.Binding {
 	if l.ctx.ReadOnly {
 		return nil
 	}
-	return l.spec.actions(l.ctx.Keys)
+	return actionKeysFor(l.ctx.Keys, l.spec.kind)
 }
 
 // ShortHelp implements help.KeyMap: the keys worth a reminder in this pane.

@@ -209,6 +209,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case actionMsg:
 		m.setStatus(msg.text, msg.lvl)
 		return m, m.startLoad(false)
+	case statusMsg:
+		m.setStatus(msg.text, msg.lvl)
+		return m, msg.next
 	case planMsg:
 		if d, ok := m.dialog.(*planDialog); ok {
 			d.plan, d.err, d.loading = msg.plan, msg.err, false
@@ -363,7 +366,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.quitCmd()
 	}
 	if m.dialog != nil {
-		done, cmd := m.dialog.update(m, k)
+		done, cmd := m.dialog.update(m.ctx, k)
 		if done {
 			m.dialog = nil
 		}
@@ -436,6 +439,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	t, have := p.Selected()
+	if have && m.isRowKey(k) {
+		p.pin()
+	}
 	switch {
 	case key.Matches(k, keys.Detail):
 		if !have {
@@ -469,7 +475,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 	switch {
 	case m.dialog != nil:
-		_, cmd := m.dialog.update(m, msg)
+		_, cmd := m.dialog.update(m.ctx, msg)
 		return cmd
 	case m.logv != nil:
 		var cmd tea.Cmd
@@ -483,6 +489,21 @@ func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 }
 
 // paneKey maps 1–5 (or their rebinding) to a pane.
+// isRowKey reports whether k acts on the selected row (detail, log, an
+// action other than maintenance): such a key pins the cursor to the row.
+func (m *Model) isRowKey(k tea.KeyPressMsg) bool {
+	keys := m.ctx.Keys
+	if key.Matches(k, keys.Detail, keys.Info, keys.Log) {
+		return true
+	}
+	for _, a := range actionBindings {
+		if a.kinds != nil && key.Matches(k, a.binding(keys)) {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *Model) paneKey(k tea.KeyPressMsg) (Kind, bool) {
 	for kind := Kind(0); kind < numKinds; kind++ {
 		if key.Matches(k, m.paneBinding(kind)) {

@@ -28,6 +28,9 @@ type pane interface {
 	Filtered() bool
 	SortName() string
 	InfoLine(w int) string
+	// pin keeps the cursor on the selected row across re-sorts (the
+	// operator acted on it).
+	pin()
 }
 
 // ---- rows -------------------------------------------------------------
@@ -244,7 +247,6 @@ var taskSpec = &listSpec[taskRow]{
 	},
 	statusCol: 1,
 	tally:     tallyTask,
-	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Cancel, k.Kill, k.Reap} },
 	sorts: []sortKey[taskRow]{
 		{"urgency", func(a, b *taskRow) int {
 			return cmp.Or(cmp.Compare(a.rank, b.rank), newest(a.last, b.last))
@@ -284,7 +286,6 @@ var runSpec = &listSpec[runRow]{
 	},
 	statusCol: 1,
 	tally:     tallyRun,
-	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Kill} },
 	sorts: []sortKey[runRow]{
 		{"urgency", func(a, b *runRow) int {
 			return cmp.Or(cmp.Compare(a.rank, b.rank), newest(a.last(), b.last()))
@@ -314,7 +315,7 @@ var approvalSpec = &listSpec[approvalRow]{
 		{Title: "ID", Width: 12},
 		{Title: "STATUS", Width: 9},
 		{Title: "TOOL", Width: 10},
-		{Title: "COMMAND", Width: 12, Flex: 1},
+		{Title: "COMMAND", Width: 12, Flex: 1, Command: true},
 		{Title: "SESSION", Width: 16, MinScreen: 100},
 		{Title: "SCOPE", Width: 7, MinScreen: 110},
 		{Title: "DECIDED BY", Width: 18, MinScreen: 140},
@@ -323,7 +324,6 @@ var approvalSpec = &listSpec[approvalRow]{
 	},
 	statusCol: 1,
 	tally:     tallyApproval,
-	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Approve, k.Deny} },
 	sorts: []sortKey[approvalRow]{
 		{"urgency", func(a, b *approvalRow) int {
 			return cmp.Or(cmp.Compare(boolRank(a.status == core.ApprovalPending), boolRank(b.status == core.ApprovalPending)),
@@ -358,14 +358,13 @@ var jobSpec = &listSpec[jobRow]{
 		{Title: "ID", Width: 12},
 		{Title: "STATUS", Width: 9},
 		{Title: "EXIT", Width: 4, Right: true},
-		{Title: "COMMAND", Width: 12, Flex: 1},
+		{Title: "COMMAND", Width: 12, Flex: 1, Command: true},
 		{Title: "SESSION", Width: 16, MinScreen: 100},
 		{Title: "RAN", Width: 5, Right: true, MinScreen: 110},
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
 	tally:     tallyJob,
-	actions:   func(k *KeyMap) []key.Binding { return []key.Binding{k.Cancel, k.Reap} },
 	openLog:   true,
 	sorts: []sortKey[jobRow]{
 		{"urgency", func(a, b *jobRow) int {
@@ -410,7 +409,6 @@ var alertSpec = &listSpec[alertRow]{
 	},
 	statusCol: 1,
 	tally:     tallyAlert,
-	actions:   func(k *KeyMap) []key.Binding { return nil },
 	sorts: []sortKey[alertRow]{
 		{"urgency", func(a, b *alertRow) int {
 			return cmp.Or(cmp.Compare(boolRank(a.delivered == 0), boolRank(b.delivered == 0)), cmp.Compare(b.id, a.id))

@@ -31,6 +31,12 @@ func (m Model) View() string {
 		curLine := m.cur >= 0 && m.cur < len(m.matches) && m.matches[m.cur] == i
 		if !m.wrap {
 			lo, hi := cellSpan(s, m.xOff, m.width)
+			if hi < len(s) && m.width > 1 {
+				// Cut on the right: the last cell says so.
+				lo, hi = cellSpan(s, m.xOff, m.width-1)
+				rows = append(rows, m.renderSpan(s, lo, hi, spans, st, curLine)+st.render("…"))
+				continue
+			}
 			rows = append(rows, m.renderSpan(s, lo, hi, spans, st, curLine))
 			continue
 		}

@@ -1,0 +1,198 @@
+package tui
+
+import "strings"
+
+// gutter is the cells left of the first column: the cursor mark on the
+// selected row ("▸ "), blank on the others. The header's first title spans
+// it, so the title line starts at the left edge.
+const (
+	gutter     = 2
+	cursorMark = "▸ "
+)
+
+// blankCell reports whether a cell shows nothing worth a column: empty or
+// the "-" placeholder.
+func blankCell(s string) bool { return s == "" || s == "-" }
+
+// frameWidths fits the columns to what the rows on screen hold (SPEC §9:
+// the table uses the width it has). base is the layout's widths (0 =
+// hidden at this screen width), cells the visible rows' cells, avail the
+// cells left for columns and their one-space separators. It returns the
+// widths for this frame in out (reused):
+//   - a column takes no more than its widest cell (or its title) needs, so
+//     a short or blank column gives its room to the others;
+//   - a column whose cells are all blank is hidden while another column
+//     would be cut (the id and status columns always stay);
+//   - the room left goes first to columns whose text would be cut, shared
+//     by their Flex weight (at least 1), up to what they need; what is
+//     still left goes to the flexible columns, so the table fills the line.
+func frameWidths(cols []column, base []int, cells [][]string, keep [2]int, avail int, out []int) []int {
+	out = append(out[:0], base...)
+	need := make([]int, len(cols))
+	blank := make([]bool, len(cols))
+	for i, c := range cols {
+		if base[i] == 0 {
+			continue
+		}
+		need[i] = width(c.Title)
+		blank[i] = true
+		for _, row := range cells {
+			if i >= len(row) {
+				continue
+			}
+			if !blankCell(row[i]) {
+				blank[i] = false
+			}
+			need[i] = max(need[i], width(row[i]))
+		}
+		if i == keep[0] || i == keep[1] {
+			blank[i] = false
+		}
+	}
+	fill := func() (rest int, cut bool) {
+		used, shown := 0, 0
+		for i := range cols {
+			if out[i] == 0 {
+				continue
+			}
+			used += out[i]
+			shown++
+		}
+		rest = avail - used - max(0, shown-1)
+		// Columns short of their need share the room by weight.
+		for rest > 0 {
+			wt, short := 0, 0
+			for i, c := range cols {
+				if out[i] > 0 && need[i] > out[i] {
+					wt += max(1, c.Flex)
+					short++
+				}
+			}
+			if short == 0 {
+				break
+			}
+			given := 0
+			for i, c := range cols {
+				if out[i] == 0 || need[i] <= out[i] {
+					continue
+				}
+				add := min(need[i]-out[i], max(1, rest*max(1, c.Flex)/wt), rest-given)
+				out[i] += add
+				given += add
+				if given == rest {
+					break
+				}
+			}
+			rest -= given
+		}
+		for i := range cols {
+			if out[i] > 0 && need[i] > out[i] {
+				cut = true
+			}
+		}
+		return rest, cut
+	}
+	for i := range cols {
+		if out[i] > 0 {
+			out[i] = max(1, min(out[i], need[i]))
+		}
+	}
+	rest, cut := fill()
+	if cut {
+		hid := false
+		for i := range cols {
+			if out[i] > 0 && blank[i] {
+				out[i] = 0
+				hid = true
+			}
+		}
+		if hid {
+			rest, _ = fill()
+		}
+	}
+	// The rest pads the flexible columns (the last one takes the remainder).
+	if rest > 0 {
+		flex, last := 0, -1
+		for i, c := range cols {
+			if out[i] > 0 && c.Flex > 0 {
+				flex += c.Flex
+				last = i
+			}
+		}
+		if last >= 0 {
+			given := 0
+			for i, c := range cols {
+				if out[i] > 0 && c.Flex > 0 {
+					add := rest * c.Flex / flex
+					out[i] += add
+					given += add
+				}
+			}
+			out[last] += rest - given
+		}
+	}
+	return out
+}
+
+// fitCommand fits a command line into w cells keeping what identifies it:
+// the verb chain (the program and the words before its first flag) and the
+// target (the last word). Flags are dropped first, each run of them shown
+// as "…"; then the middle words; then the end is cut with "…".
+//
+//	kubectl --context prod delete pod web-1   (w=28) → kubectl … delete pod web-1
+func fitCommand(s string, w int) string {
+	if width(s) <= w {
+		return fit(s, w)
+	}
+	words := strings.Fields(s)
+	if len(words) < 3 {
+		return fit(s, w)
+	}
+	// 1. Each run of flags becomes "…" (a flag's value stays: which word is
+	//    a value cannot be told from the text).
+	var short []string
+	inFlags := false
+	for i, wd := range words {
+		if i > 0 && strings.HasPrefix(wd, "-") {
+			if !inFlags {
+				short = append(short, "…")
+			}
+			inFlags = true
+			continue
+		}
+		inFlags = false
+		short = append(short, wd)
+	}
+	if t := strings.Join(short, " "); width(t) <= w {
+		return fit(t, w)
+	}
+	// 2. The verb chain and the target.
+	verbs := []string{words[0]}
+	for _, wd := range words[1 : len(words)-1] {
+		if strings.HasPrefix(wd, "-") {
+			break
+		}
+		verbs = append(verbs, wd)
+	}
+	target := words[len(words)-1]
+	for len(verbs) > 0 {
+		t := strings.Join(verbs, " ")
+		if len(verbs) < len(words)-1 {
+			t += " …"
+		}
+		t += " " + target
+		if width(t) <= w {
+			return fit(t, w)
+		}
+		if len(verbs) == 1 {
+			break
+		}
+		verbs = verbs[:len(verbs)-1]
+	}
+	// 3. The program and as much of the target as fits.
+	head := words[0] + " … "
+	if room := w - width(head); room >= 4 {
+		return fit(head+truncLeft(target, room), w)
+	}
+	return fit(s, w)
+}
