@@ -403,7 +403,7 @@ func TestConsoleMaintenance(t *testing.T) {
 	}
 	tm.waitFor("the task lost in the pane", func(s []string) bool {
 		for _, l := range s {
-			if strings.HasPrefix(l, sub[:13]) && strings.Contains(l, "lost") {
+			if strings.HasPrefix(rowText(l), sub[:13]) && strings.Contains(l, "lost") {
 				return true
 			}
 		}

@@ -10,9 +10,9 @@ const (
 	cursorMark = "▸ "
 )
 
-// blankCell reports whether a cell shows nothing worth a column: empty or
-// the "-" placeholder.
-func blankCell(s string) bool { return s == "" || s == "-" }
+// blankCell reports whether a cell shows nothing. The "-" placeholder is
+// not blank: it says something ("no exit code yet", "not pending").
+func blankCell(s string) bool { return s == "" }
 
 // frameWidths fits the columns to what the rows on screen hold (SPEC §9:
 // the table uses the width it has). base is the layout's widths (0 =
@@ -139,7 +139,8 @@ func frameWidths(cols []column, base []int, cells [][]string, keep [2]int, avail
 // target (the last word). Flags are dropped first, each run of them shown
 // as "…"; then the middle words; then the end is cut with "…".
 //
-//	kubectl --context prod delete pod web-1   (w=28) → kubectl … delete pod web-1
+//	kubectl --context prod -n pay rollout restart deploy/api   (w=40)
+//	→ kubectl … rollout restart deploy/api
 func fitCommand(s string, w int) string {
 	if width(s) <= w {
 		return fit(s, w)
@@ -166,29 +167,39 @@ func fitCommand(s string, w int) string {
 	if t := strings.Join(short, " "); width(t) <= w {
 		return fit(t, w)
 	}
-	// 2. The verb chain and the target.
-	verbs := []string{words[0]}
-	for _, wd := range words[1 : len(words)-1] {
-		if strings.HasPrefix(wd, "-") {
-			break
+	// 2. The verb chain and the target: the words that are neither flags
+	//    nor the word after a flag (likely its value), then the last word.
+	//    Dropped words show as "…"; if that is still too wide, verbs are
+	//    dropped from the end of the chain.
+	keep := []int{0}
+	for i := 1; i < len(words)-1; i++ {
+		if !strings.HasPrefix(words[i], "-") && !strings.HasPrefix(words[i-1], "-") {
+			keep = append(keep, i)
 		}
-		verbs = append(verbs, wd)
 	}
-	target := words[len(words)-1]
-	for len(verbs) > 0 {
-		t := strings.Join(verbs, " ")
-		if len(verbs) < len(words)-1 {
-			t += " …"
+	last := len(words) - 1
+	for {
+		var b strings.Builder
+		prev := -1
+		for _, i := range append(keep, last) {
+			if prev >= 0 {
+				b.WriteByte(' ')
+				if i > prev+1 {
+					b.WriteString("… ")
+				}
+			}
+			b.WriteString(words[i])
+			prev = i
 		}
-		t += " " + target
-		if width(t) <= w {
+		if t := b.String(); width(t) <= w {
 			return fit(t, w)
 		}
-		if len(verbs) == 1 {
+		if len(keep) == 1 {
 			break
 		}
-		verbs = verbs[:len(verbs)-1]
+		keep = keep[:len(keep)-1]
 	}
+	target := words[last]
 	// 3. The program and as much of the target as fits.
 	head := words[0] + " … "
 	if room := w - width(head); room >= 4 {

@@ -120,6 +120,8 @@ func TestFitCommand(t *testing.T) {
 		{"python worker.py", "python worker.py", 16},
 		{"kubectl apply -f deploy/prod.yaml", "kubectl … deploy/prod.yaml", 26},
 		{"a b", "a b", 3},
+		{"kubectl --context prod -n pay rollout restart deploy/api", "kubectl … rollout restart deploy/api", 40},
+		{"kubectl --context prod -n pay rollout restart deploy/api", "kubectl … rollout … deploy/api", 30},
 		{"averyveryverylongprogram x", "averyveryver…", 13},
 	} {
 		got := strings.TrimRight(fitCommand(c.in, c.w), " ")
@@ -146,7 +148,7 @@ func TestFrameWidths(t *testing.T) {
 	base := layoutColumns(cols, 50)
 	cells := [][]string{
 		{"id1", "failed", "a label", "", "a long error that needs room"},
-		{"id2", "ok", "b", "-", ""},
+		{"id2", "ok", "b", "", ""},
 	}
 	got := frameWidths(cols, base, cells, [2]int{0, 1}, 50, nil)
 	if got[3] != 0 {
