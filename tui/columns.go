@@ -20,7 +20,8 @@ func blankCell(s string) bool { return s == "" }
 // cells left for columns and their one-space separators. It returns the
 // widths for this frame in out (reused):
 //   - a column takes no more than its widest cell (or its title) needs, so
-//     a short or blank column gives its room to the others;
+//     a short or blank column gives its room to the others (the id, status
+//     and right-aligned columns keep their width: steady while scrolling);
 //   - a column whose cells are all blank is hidden while another column
 //     would be cut (the id and status columns always stay);
 //   - the room left goes first to columns whose text would be cut, shared
@@ -92,8 +93,10 @@ func frameWidths(cols []column, base []int, cells [][]string, keep [2]int, avail
 		}
 		return rest, cut
 	}
-	for i := range cols {
-		if out[i] > 0 {
+	for i, c := range cols {
+		// The id, status and right-aligned (ages, counts) columns keep
+		// their width, so the table shifts little as the operator scrolls.
+		if out[i] > 0 && !c.Right && i != keep[0] && i != keep[1] {
 			out[i] = max(1, min(out[i], need[i]))
 		}
 	}

@@ -154,8 +154,11 @@ func TestFrameWidths(t *testing.T) {
 	if got[3] != 0 {
 		t.Errorf("blank DELIVERY kept %d cells while ERROR is cut: %v", got[3], got)
 	}
-	if got[0] != 3 || got[1] != 6 {
-		t.Errorf("id and status take more than they need: %v", got)
+	if got[0] != 4 || got[1] != 7 {
+		t.Errorf("the core columns changed width: %v", got)
+	}
+	if got[2] != width("a label") {
+		t.Errorf("LABEL took %d cells while ERROR is cut: %v", got[2], got)
 	}
 	sum := 0
 	for _, w := range got {
