@@ -261,3 +261,17 @@ func TestReapDialogCountsJobs(t *testing.T) {
 		t.Fatalf("reap called %#v", c)
 	}
 }
+
+// FuzzFitCommand: whatever the command line, the cell is exactly w cells.
+func FuzzFitCommand(f *testing.F) {
+	for _, s := range []string{"git push --force origin main", "a -b c -d e", "漢字 -x 漢字漢字 target", "- - -", ""} {
+		f.Add(s, 20)
+	}
+	f.Fuzz(func(t *testing.T, s string, w int) {
+		w = 1 + (w%80+80)%80
+		s = oneLine(s)
+		if got := fitCommand(s, w); width(got) != w {
+			t.Fatalf("fitCommand(%q, %d) = %q, %d cells", s, w, got, width(got))
+		}
+	})
+}
