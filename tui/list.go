@@ -343,11 +343,6 @@ func (l *list[R]) layout() {
 		cols[0].Width = l.wide
 	}
 	l.widths = layoutColumns(cols, l.w-gutter)
-	for i, c := range cols {
-		if c.MinScreen > l.w {
-			l.widths[i] = 0
-		}
-	}
 	l.laidWide = l.wide
 }
 
@@ -841,7 +836,8 @@ func (l *list[R]) View() string {
 		if i == l.cursor {
 			b.WriteString(l.ctx.paint(th.Selected, "selected").on(cursorMark + l.line(cells, "")))
 		} else {
-			b.WriteString(spaces(gutter) + l.line(cells, l.spec.status(r)))
+			b.WriteString(spaces(gutter))
+			b.WriteString(l.line(cells, l.spec.status(r)))
 		}
 	}
 	for i := n; i < l.pageRows(); i++ {
