@@ -9,8 +9,9 @@ import (
 )
 
 // DefaultApprovalPoll is how often WaitApproval checks for a change when
-// given no interval: 50 ms, so a decision is noticed well within 300 ms.
-const DefaultApprovalPoll = 50 * time.Millisecond
+// given no interval: 100 ms, so a decision is noticed well within 300 ms
+// while an idle waiter costs a fraction of a percent of a core.
+const DefaultApprovalPoll = 100 * time.Millisecond
 
 // RequestApproval records a tool call that needs a human decision (SPEC §3
 // Approval, §8 `approval request`). Command, rationale and cwd are redacted
@@ -391,7 +392,7 @@ func (r *Registry) cancelApprovals(tx Tx, f ApprovalFilter, reason string, actor
 }
 
 // WaitApproval waits until the approval is no longer pending and returns it;
-// it returns ctx.Err() when ctx ends first. Every poll (default 50 ms) it
+// it returns ctx.Err() when ctx ends first. Every poll (default 100 ms) it
 // reads only the store's DataVersion (SQLite PRAGMA data_version: one tiny
 // query that changes when any other connection commits) and re-reads the
 // approval only when that changed, or at least every 2 s as a safety net; so
