@@ -1,18 +1,17 @@
-// Command hooks measures the Claude Code adapter (SPEC §12, issue targets):
+// Command hooks measures the Claude Code adapter (SPEC §12, issue targets).
 //
-//		go run ./bench/hooks [-n 100] [-m 20] [-idle 20] [-idle-for 10s] [-bin PATH] [-strict]
+//	go run ./bench/hooks [-n 100] [-m 20] [-idle 20] [-idle-for 10s] [-bin PATH] [-strict]
 //
-//	 1. A non-gating hook, process start to exit: -n interleaved runs of
-//	    `clawpit hook` with a PostToolUse payload on stdin (session activity and
-//	    run progress, one transaction) and of `clawpit task progress ID` (the
-//	    baseline). Target: median < 15 ms and ≤ 1.3× the baseline.
-//	 2. Approval decided → hook answered: -m times, a `clawpit hook` PreToolUse
-//	    process waits on its approval; the bench approves it in-process and
-//	    times from the commit to the first byte of the decision on the hook's
-//	    stdout. Target: median < 300 ms.
-//	 3. CPU of -idle waiting hooks: starts them, waits until every approval is
-//	    pending, settles 1 s, then sums utime+stime from /proc/<pid>/stat over
-//	    -idle-for. Target: under 1% of one core per waiting hook.
+// First, a non-gating hook from process start to exit: -n interleaved runs of
+// `clawpit hook` with a PostToolUse payload on stdin (session activity and run
+// progress, one transaction) and of `clawpit task progress ID` (the
+// baseline); target median < 15 ms and ≤ 1.3× the baseline. Second, approval
+// decided → hook answered: -m times a `clawpit hook` PreToolUse process waits
+// on its approval; the bench approves it in-process and times from the commit
+// to the first byte of the decision on the hook's stdout; target median
+// < 300 ms. Third, the CPU of -idle waiting hooks: it starts them, waits until
+// every approval is pending, settles 1 s, then sums utime+stime from
+// /proc/<pid>/stat over -idle-for; target under 1% of one core per waiter.
 //
 // It builds clawpit (or uses -bin) and works in a temporary registry. -strict
 // exits 1 when a target is missed.
