@@ -235,7 +235,7 @@ func (c *claudeStory) next(ctx context.Context) {
 		}
 	case 7:
 		c.fire("SubagentStop", map[string]any{"agent_id": c.agent, "agent_type": "test-runner", "stop_hook_active": false,
-			"agent_transcript_path": "/home/dev/.claude/projects/-home-dev-src-shop/" + c.session + "/subagents/" + c.agent + ".jsonl",
+			"agent_transcript_path":  "/home/dev/.claude/projects/-home-dev-src-shop/" + c.session + "/subagents/" + c.agent + ".jsonl",
 			"last_assistant_message": "214 tests pass; TestCartTotal is flaky under -race."})
 	case 8:
 		c.ask("Edit", map[string]any{"file_path": c.cwd + "/internal/cart/cart.go", "old_string": "total += p",
