@@ -93,7 +93,8 @@ func shellQuote(s string) string {
 // replaced where they stand, so installing twice changes nothing (Changed
 // false, the file untouched). The file is written atomically with its mode
 // kept (0600 for a new file) after a backup of the old one beside it
-// (<file>.clawpit-backup). Errors: ErrInvalid for a settings file that is not
+// (<file>.clawpit-backup); a symlinked file is written where it points.
+// Errors: ErrInvalid for a settings file that is not
 // a JSON object, a bad gate regex, or relative paths.
 func Install(o InstallOptions) (Change, error) {
 	if o.ApprovalTimeout <= 0 {
@@ -198,6 +199,11 @@ func Status(path string) ([]Installed, error) {
 // at the end of the event's list; then writes the file if it changed.
 func rewrite(path string, want func(event string) []byte) (Change, error) {
 	ch := Change{Path: path}
+	// A settings file kept as a symlink (dotfiles) is rewritten where it
+	// points, so the link survives.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {

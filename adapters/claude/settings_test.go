@@ -230,3 +230,30 @@ func TestHookCommandQuoting(t *testing.T) {
 		t.Fatal("FormatDuration")
 	}
 }
+
+func TestInstallKeepsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "dotfiles", "claude-settings.json")
+	os.MkdirAll(filepath.Dir(real), 0o700)
+	os.WriteFile(real, []byte("{\n  \"model\": \"opus\"\n}\n"), 0o644)
+	link := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(link), 0o700)
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(installOpts(link)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("symlink replaced: %v %v", fi.Mode(), err)
+	}
+	if st, _ := Status(real); len(st) != len(Events) {
+		t.Fatalf("hooks not written through the link: %v", st)
+	}
+	if _, err := Uninstall(link); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(real); string(b) != "{\n  \"model\": \"opus\"\n}\n" {
+		t.Fatalf("after uninstall: %s", b)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,6 +89,9 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 			}
 			if bin, err = filepath.EvalSymlinks(bin); err != nil {
 				return fmt.Errorf("find the clawpit binary: %w", err)
+			}
+			if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+				fmt.Fprintf(a.stderr, "clawpit: warning: %s is a temporary 'go run' build that will disappear; install a built binary (go build -o ~/.local/bin/clawpit .) and run install from it\n", bin)
 			}
 			db, err := filepath.Abs(a.resolvedDBPath())
 			if err != nil {
@@ -273,8 +277,10 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 		cfg.ApprovalTimeout = claude.DefaultApprovalTimeout
 	}
 	p, perr := claude.ReadPayload(a.stdin)
-	if perr == nil && p.HookEventName == claude.EventPreToolUse {
-		gated = true
+	if perr == nil {
+		// The event decides; --gated matters when the payload is unreadable
+		// (a PreToolUse we cannot read is still owed a deny).
+		gated = p.HookEventName == claude.EventPreToolUse
 	}
 	if !gated {
 		if perr != nil {
@@ -319,11 +325,7 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 			return
 		}
 		h := &claude.Handler{Reg: reg, Cfg: cfg}
-		d, err := h.Handle(hctx, p)
-		if d == nil { // not a tool event, yet gated: a permission answer is still owed
-			dd := claude.Decision{Permission: claude.Deny, Reason: "clawpit gates tool calls only; got " + p.HookEventName}
-			d = &dd
-		}
+		d, err := h.Handle(hctx, p) // PreToolUse: never a nil decision
 		answer(*d, err)
 	}()
 	t := time.NewTimer(cfg.ApprovalTimeout + hookAnswerMargin)
