@@ -490,3 +490,17 @@ func TestClaudeHooksStatusCLI(t *testing.T) {
 		t.Fatalf("bad gate: %s", o)
 	}
 }
+
+// TestClaudeHookUnknownFlag: an installed command from another clawpit version
+// never exits 2 (which would block a Stop); a tool call is still denied.
+func TestClaudeHookUnknownFlag(t *testing.T) {
+	c := newCLI(t)
+	o := c.runIn(bytes.NewReader(fixture(t, "stop", nil)), "hook", "--from-the-future")
+	if o.code != 1 || o.stdout != "" {
+		t.Fatalf("Stop: %s", o)
+	}
+	o = c.runIn(bytes.NewReader(fixture(t, "pre_tool_use_bash", nil)), "hook", "--from-the-future")
+	if o.code != 0 || !strings.Contains(o.stdout, `"permissionDecision":"deny"`) {
+		t.Fatalf("PreToolUse: %s", o)
+	}
+}

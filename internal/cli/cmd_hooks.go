@@ -259,6 +259,17 @@ reported on stderr with exit status 1.`,
 			return a.runHook(cmd.Context(), claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}, gated)
 		},
 	}
+	// A flag this binary does not know (an install from another clawpit
+	// version) must not become exit 2, which blocks a Stop or any other
+	// event; a tool call is still owed a deny.
+	c.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		p, perr := claude.ReadPayload(a.stdin)
+		if perr == nil && p.HookEventName != claude.EventPreToolUse {
+			return &exitError{code: exitFailed, msg: "hook: " + err.Error()}
+		}
+		a.stdout.Write(claude.DenyError(err).JSON())
+		return &exitError{code: exitOK, msg: "hook: " + err.Error()}
+	})
 	f := c.Flags()
 	f.DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long")
 	f.DurationVar(&inactivity, "inactivity", claude.DefaultRunInactivity, "inactivity budget of the sub-agent runs this records")
