@@ -504,3 +504,38 @@ func TestClaudeHookUnknownFlag(t *testing.T) {
 		t.Fatalf("PreToolUse: %s", o)
 	}
 }
+
+// TestClaudeHooksApprovalPausesWatchdog: a sub-agent waiting for approval is
+// not timed out by the watchdog however long the operator takes; once the
+// approval is decided the watchdog is re-armed and ends a run that then goes
+// quiet.
+func TestClaudeHooksApprovalPausesWatchdog(t *testing.T) {
+	c := newCLI(t)
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	c.ok("hooks", "install", "--settings", settings, "--approval-timeout", "1m", "--run-inactivity", "1s")
+	r := &claudeRunner{t: t, settings: settings}
+	r.quiet(fixture(t, "subagent_start", nil))
+	if run := c.runRow("agent-7f3a9c21"); run.InactivityBudgetMs != 1000 {
+		t.Fatalf("budget %d ms, want 1000", run.InactivityBudgetMs)
+	}
+	ch := r.async(fixture(t, "pre_tool_use_subagent", nil))
+	a := pending(t, c, "toolu_01SUB789")
+	time.Sleep(1500 * time.Millisecond)
+	c.ok("sweep")
+	if run := c.runRow("agent-7f3a9c21"); !run.Running() || run.PendingApprovalWaits != 1 {
+		t.Fatalf("run timed out while waiting for approval: %+v", run.Run)
+	}
+	c.ok("approval", "approve", a.ID)
+	if h := answered(t, ch); h.decision != "allow" {
+		t.Fatalf("approve: %s", h)
+	}
+	c.ok("sweep")
+	if run := c.runRow("agent-7f3a9c21"); !run.Running() {
+		t.Fatalf("run timed out right after the approval re-armed it: %+v", run.Run)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	c.ok("sweep")
+	if run := c.runRow("agent-7f3a9c21"); run.Running() || run.Outcome != core.OutcomeTimeout {
+		t.Fatalf("quiet run not timed out after the re-arm: %+v", run.Run)
+	}
+}

@@ -44,6 +44,7 @@ type InstallOptions struct {
 	DB              string        // absolute path of the registry the hooks write to
 	ApprovalTimeout time.Duration // default DefaultApprovalTimeout
 	Gate            string        // PreToolUse matcher regex, default DefaultGate
+	RunInactivity   time.Duration // sub-agent runs' watchdog budget; 0 = DefaultRunInactivity
 }
 
 // Change reports what Install or Uninstall did to a settings file.
@@ -60,10 +61,17 @@ func GateTimeoutSeconds(d time.Duration) int {
 }
 
 // HookCommand is the shell command line clawpit installs: the binary and the
-// registry by absolute path, `hook`, the approval timeout, --gated for
-// PreToolUse, and Marker last.
-func HookCommand(binary, db string, approvalTimeout time.Duration, gated bool) string {
-	cmd := shellQuote(binary) + " --db " + shellQuote(db) + " hook --approval-timeout " + FormatDuration(approvalTimeout)
+// registry by absolute path, `hook`, the approval timeout, the run inactivity
+// budget when not the default, --gated for PreToolUse, and Marker last.
+func HookCommand(o InstallOptions, gated bool) string {
+	timeout := o.ApprovalTimeout
+	if timeout <= 0 {
+		timeout = DefaultApprovalTimeout
+	}
+	cmd := shellQuote(o.Binary) + " --db " + shellQuote(o.DB) + " hook --approval-timeout " + FormatDuration(timeout)
+	if o.RunInactivity > 0 && o.RunInactivity != DefaultRunInactivity {
+		cmd += " --inactivity " + FormatDuration(o.RunInactivity)
+	}
 	if gated {
 		cmd += " --gated"
 	}
@@ -111,7 +119,7 @@ func Install(o InstallOptions) (Change, error) {
 	}
 	groups := map[string][]byte{}
 	for _, ev := range Events {
-		h := map[string]any{"type": "command", "command": HookCommand(o.Binary, o.DB, o.ApprovalTimeout, ev == EventPreToolUse), "timeout": HookTimeoutSeconds}
+		h := map[string]any{"type": "command", "command": HookCommand(o, ev == EventPreToolUse), "timeout": HookTimeoutSeconds}
 		g := orderedObject{}
 		switch ev {
 		case EventPreToolUse:

@@ -219,8 +219,12 @@ func TestInstallRefusesBadInput(t *testing.T) {
 }
 
 func TestHookCommandQuoting(t *testing.T) {
-	got := HookCommand("/it's/clawpit", "/r.db", 90*time.Second, false)
+	got := HookCommand(InstallOptions{Binary: "/it's/clawpit", DB: "/r.db", ApprovalTimeout: 90 * time.Second}, false)
 	if got != `'/it'\''s/clawpit' --db /r.db hook --approval-timeout 1m30s --installed-by clawpit` {
+		t.Fatalf("got %s", got)
+	}
+	got = HookCommand(InstallOptions{Binary: "/c", DB: "/r.db", RunInactivity: 2 * time.Minute}, true)
+	if got != `/c --db /r.db hook --approval-timeout 10m --inactivity 2m --gated --installed-by clawpit` {
 		t.Fatalf("got %s", got)
 	}
 	if !IsClawpitCommand(got) || IsClawpitCommand("clawpit hook") || IsClawpitCommand("echo --installed-by clawpit") {

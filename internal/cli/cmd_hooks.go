@@ -61,9 +61,10 @@ func resolveSettings(p string) (string, error) {
 
 func hooksInstallCmd(a *app) *cobra.Command {
 	var (
-		settings string
-		timeout  time.Duration
-		gate     string
+		settings   string
+		timeout    time.Duration
+		gate       string
+		inactivity time.Duration
 	)
 	c := &cobra.Command{
 		Use:   "install",
@@ -78,6 +79,9 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if timeout <= 0 {
 				return usageError{fmt.Errorf("--approval-timeout %s must be positive", timeout)}
+			}
+			if inactivity < time.Millisecond {
+				return usageError{fmt.Errorf("--run-inactivity %s must be at least 1ms", inactivity)}
 			}
 			path, err := resolveSettings(settings)
 			if err != nil {
@@ -102,7 +106,7 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 			if _, err := a.registry(cmd.Context()); err != nil {
 				return err
 			}
-			ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate})
+			ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate, RunInactivity: inactivity})
 			if err != nil {
 				return err
 			}
@@ -125,6 +129,7 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 	settingsFlag(c, &settings)
 	c.Flags().DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long")
 	c.Flags().StringVar(&gate, "gate", claude.DefaultGate, "regular expression of the tool names that wait for approval")
+	c.Flags().DurationVar(&inactivity, "run-inactivity", claude.DefaultRunInactivity, "end a sub-agent's run as timed out after this long without a tool call (paused while it waits for approval)")
 	return c
 }
 
