@@ -512,15 +512,15 @@ func TestClaudeHookUnknownFlag(t *testing.T) {
 func TestClaudeHooksApprovalPausesWatchdog(t *testing.T) {
 	c := newCLI(t)
 	settings := filepath.Join(t.TempDir(), "settings.json")
-	c.ok("hooks", "install", "--settings", settings, "--approval-timeout", "1m", "--run-inactivity", "1s")
+	c.ok("hooks", "install", "--settings", settings, "--approval-timeout", "1m", "--run-inactivity", "2s")
 	r := &claudeRunner{t: t, settings: settings}
 	r.quiet(fixture(t, "subagent_start", nil))
-	if run := c.runRow("agent-7f3a9c21"); run.InactivityBudgetMs != 1000 {
-		t.Fatalf("budget %d ms, want 1000", run.InactivityBudgetMs)
+	if run := c.runRow("agent-7f3a9c21"); run.InactivityBudgetMs != 2000 {
+		t.Fatalf("budget %d ms, want 2000", run.InactivityBudgetMs)
 	}
 	ch := r.async(fixture(t, "pre_tool_use_subagent", nil))
 	a := pending(t, c, "toolu_01SUB789")
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(2500 * time.Millisecond)
 	c.ok("sweep")
 	if run := c.runRow("agent-7f3a9c21"); !run.Running() || run.PendingApprovalWaits != 1 {
 		t.Fatalf("run timed out while waiting for approval: %+v", run.Run)
@@ -533,7 +533,7 @@ func TestClaudeHooksApprovalPausesWatchdog(t *testing.T) {
 	if run := c.runRow("agent-7f3a9c21"); !run.Running() {
 		t.Fatalf("run timed out right after the approval re-armed it: %+v", run.Run)
 	}
-	time.Sleep(1500 * time.Millisecond)
+	time.Sleep(2500 * time.Millisecond)
 	c.ok("sweep")
 	if run := c.runRow("agent-7f3a9c21"); run.Running() || run.Outcome != core.OutcomeTimeout {
 		t.Fatalf("quiet run not timed out after the re-arm: %+v", run.Run)
