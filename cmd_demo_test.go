@@ -203,6 +203,7 @@ func TestDemoHeadless(t *testing.T) {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 	}
 
+	checkDemoClaudeSession(t, c.db)
 	jobs := listAllJobs(t, c.db)
 	if left := waitGone(t, jobs, 2*time.Second); len(left) > 0 {
 		t.Errorf("processes left after the demo: %v", left)
@@ -407,5 +408,38 @@ func TestDemoBadFlags(t *testing.T) {
 		if o := c.run(args...); o.code != 2 {
 			t.Errorf("%v: %s, want exit 2", args, o)
 		}
+	}
+}
+
+// checkDemoClaudeSession: the demo's Claude Code story, driven through
+// `clawpit hook`, left its session (labelled from the cwd and the model) and
+// its sub-agent's run in the registry.
+func checkDemoClaudeSession(t *testing.T, dbPath string) {
+	t.Helper()
+	db, err := store.Open(context.Background(), dbPath, store.Options{MustExist: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
+	ss, err := reg.ListSessions(context.Background(), core.SessionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var session string
+	for _, s := range ss {
+		if s.Label == "shop (claude-sonnet-4-5)" {
+			session = s.ID
+		}
+	}
+	if session == "" {
+		t.Fatalf("no Claude Code session among %+v", ss)
+	}
+	runs, err := reg.ListRuns(context.Background(), core.RunFilter{Session: session})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Label != "test-runner" {
+		t.Errorf("Claude Code sub-agent runs: %+v", runs)
 	}
 }

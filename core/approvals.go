@@ -8,8 +8,10 @@ import (
 	"time"
 )
 
-// DefaultApprovalPoll is the poll interval WaitApproval uses when given none.
-const DefaultApprovalPoll = 200 * time.Millisecond
+// DefaultApprovalPoll is how often WaitApproval checks for a change when
+// given no interval: 100 ms, so a decision is noticed well within 300 ms
+// while an idle waiter costs a fraction of a percent of a core.
+const DefaultApprovalPoll = 100 * time.Millisecond
 
 // RequestApproval records a tool call that needs a human decision (SPEC §3
 // Approval, §8 `approval request`). Command, rationale and cwd are redacted
@@ -20,8 +22,10 @@ const DefaultApprovalPoll = 200 * time.Millisecond
 // pauses that run's watchdog: pending_approval_waits + 1 (SPEC R6). Never
 // approved by a grant: an empty pattern, or a command with shell control
 // syntax (; & | ` $( < > newline) — a grant for "git status" must not
-// approve "git status; rm -rf ~". ExpiresIn > 0 sets expires_at (R9).
-// Errors: ErrInvalid for a missing session, tool or command, or a negative
+// approve "git status; rm -rf ~". ExpiresIn > 0 sets expires_at (R9). A
+// request whose ToolUseID was seen before returns that first approval as it
+// is now (journaled applied=false), so a repeated tool call is answered from
+// the recorded decision. Errors: ErrInvalid for a missing session, tool or command, or a negative
 // ExpiresIn.
 func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Actor) (*Approval, error) {
 	switch {
@@ -48,10 +52,23 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 	var out *Approval
 	err := r.store.Update(ctx, func(tx Tx) error {
 		now := r.now()
+		if na.ToolUseID != "" {
+			// The same tool call asked again (a resumed Claude Code session):
+			// answer from the first request, never open a second one.
+			prev, err := tx.ListApprovals(ApprovalFilter{ToolUseID: na.ToolUseID, Limit: 1})
+			if err != nil {
+				return fmt.Errorf("approval for tool_use_id %s: %w", na.ToolUseID, err)
+			}
+			if len(prev) > 0 {
+				out = &prev[0]
+				return journal(tx, now, EntityApproval, out.ID, string(out.Status), string(out.Status), actor,
+					"tool_use_id "+na.ToolUseID+" requested again; answered from this approval", false)
+			}
+		}
 		a := &Approval{
 			ID: NewShortID(), Session: na.Session, RunID: na.RunID, TaskID: na.TaskID,
 			Tool: na.Tool, Command: na.Command, Rationale: na.Rationale, Cwd: na.Cwd,
-			Pattern: pattern, Status: ApprovalPending, RequestedAt: now,
+			Pattern: pattern, Status: ApprovalPending, RequestedAt: now, ToolUseID: na.ToolUseID,
 		}
 		if na.ExpiresIn > 0 {
 			a.ExpiresAt = now.Add(na.ExpiresIn)
@@ -374,9 +391,14 @@ func (r *Registry) cancelApprovals(tx Tx, f ApprovalFilter, reason string, actor
 	return len(pending), nil
 }
 
-// WaitApproval polls the approval every poll (default 200 ms) until it is no
-// longer pending and returns it; it returns ctx.Err() when ctx ends first.
-// Reads run in View transactions, so waiting never holds the write lock.
+// WaitApproval waits until the approval is no longer pending and returns it;
+// it returns ctx.Err() when ctx ends first. Every poll (default 100 ms) it
+// reads only the store's DataVersion (SQLite PRAGMA data_version: one tiny
+// query that changes when any other connection commits) and re-reads the
+// approval only when that changed, or at least every 2 s as a safety net; so
+// a waiter notices a decision within about one poll and an idle waiter costs
+// well under 1% CPU (bench/hooks measures both). Reads run in View
+// transactions, so waiting never holds the write lock.
 func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Duration) (*Approval, error) {
 	if poll <= 0 {
 		poll = DefaultApprovalPoll
@@ -384,11 +406,21 @@ func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Durati
 	t := time.NewTimer(0)
 	defer t.Stop()
 	full := id
+	var (
+		seen     int64
+		read     bool
+		lastRead time.Time
+	)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-t.C:
+		}
+		v, verr := r.store.DataVersion(ctx)
+		if read && verr == nil && v == seen && time.Since(lastRead) < approvalWaitReread {
+			t.Reset(poll)
+			continue
 		}
 		var a *Approval
 		err := r.store.View(ctx, func(tx Tx) error {
@@ -408,9 +440,14 @@ func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Durati
 		if a.Status != ApprovalPending {
 			return a, nil
 		}
+		seen, read, lastRead = v, verr == nil, time.Now()
 		t.Reset(poll)
 	}
 }
+
+// approvalWaitReread bounds how long WaitApproval trusts an unchanged
+// DataVersion before reading the approval anyway.
+const approvalWaitReread = 2 * time.Second
 
 // GetApproval returns an approval by id or unique prefix with its journal.
 func (r *Registry) GetApproval(ctx context.Context, id string) (*Approval, []Event, error) {

@@ -98,7 +98,11 @@ type Approval struct {
 	DecidedAt    Timestamp      `json:"decided_at"`
 	ExpiresAt    Timestamp      `json:"expires_at"`
 	CleanupAfter Timestamp      `json:"cleanup_after"`
-	Rev          int64          `json:"-"`
+	// ToolUseID is the runtime's id of the gated tool call (Claude Code hooks:
+	// PreToolUse tool_use_id), unique when set; empty for approvals requested
+	// through the CLI.
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	Rev       int64  `json:"-"`
 }
 
 // Grant is a remembered approval (SPEC §3): a request whose tool and verb chain

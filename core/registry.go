@@ -121,6 +121,10 @@ type NewApproval struct {
 	Rationale string
 	Cwd       string
 	ExpiresIn time.Duration // 0 = never expires
+	// ToolUseID is the runtime's id of the tool call (Claude Code hooks:
+	// PreToolUse tool_use_id). A second request with the same id returns the
+	// first approval, whatever its status, instead of a new one.
+	ToolUseID string
 }
 
 // now is the registry clock's current time as a Timestamp (ms).

@@ -149,6 +149,10 @@ const (
 	NotifyTaskSilent      NotificationKind = "task_silent"
 	NotifyRunTimedOut     NotificationKind = "run_timed_out"
 	NotifyApprovalExpired NotificationKind = "approval_expired"
+	// NotifyRuntimeNotice is a notification the runtime itself raised (Claude
+	// Code hooks: Notification); its subject is the session's pending approval
+	// when it asks for a permission clawpit is already gating.
+	NotifyRuntimeNotice NotificationKind = "runtime_notice"
 )
 
 // parseEnum matches s against the allowed values and returns an ErrInvalid error

@@ -110,10 +110,11 @@ type RunFilter struct {
 
 // ApprovalFilter selects approvals, newest first.
 type ApprovalFilter struct {
-	Statuses []ApprovalStatus
-	Session  string
-	RunID    string
-	Limit    int
+	Statuses  []ApprovalStatus
+	Session   string
+	RunID     string
+	ToolUseID string // exact runtime tool-call id (Claude Code tool_use_id)
+	Limit     int
 }
 
 // JobFilter selects jobs, newest first.

@@ -117,6 +117,8 @@ type Sim struct {
 	tests    string
 	restarts map[string]bool // keep-alive restarts already scheduled, by role
 	builds   int
+
+	hooks hookProcs // Claude Code story: gated hook processes still waiting
 }
 
 // New returns a simulator over cfg. Errors: ErrInvalid without a registry.
@@ -283,6 +285,7 @@ func (s *Sim) Start(ctx context.Context) error {
 		}
 		s.after(time.Second, s.traffic)
 		s.after(20*time.Second, s.startTests)
+		s.after(3*time.Second, s.claudeSession) // runs the binary's `hook` command
 	}
 	s.opening()
 	s.step(ctx, s.clock.Now())
@@ -356,6 +359,7 @@ func (s *Sim) Stop(ctx context.Context) StopReport {
 	ids := append([]string(nil), s.jobIDs...)
 	s.mu.Unlock()
 	s.httpWG.Wait()
+	s.hooks.stop()
 	var rep StopReport
 	if s.jobs == nil {
 		return rep

@@ -278,8 +278,8 @@ func subjectEntity(k core.NotificationKind) string {
 		return core.EntityTask
 	case core.NotifyRunTimedOut:
 		return core.EntityRun
-	case core.NotifyApprovalExpired:
-		return core.EntityApproval
+	case core.NotifyApprovalExpired, core.NotifyRuntimeNotice:
+		return core.EntityApproval // a runtime notice's subject, when set, is the approval it asks about
 	}
 	return ""
 }

@@ -39,6 +39,8 @@ type app struct {
 	th  core.Thresholds
 
 	console consoleFlags // the console's flags (bound by addConsoleFlags)
+
+	abandonDB bool // a hook answered while a transaction may hang: exit without closing the registry
 }
 
 // Run executes the CLI with args (without the program name) and returns the
@@ -133,6 +135,7 @@ Run without a command to open the console.`,
 		jobCommands(a),
 		sweepCommands(a),
 		demoCommands(a),
+		hooksCommands(a),
 	} {
 		for _, c := range group {
 			root.AddCommand(c)
@@ -210,7 +213,7 @@ func (a *app) registry(ctx context.Context) (*core.Registry, error) {
 }
 
 func (a *app) close() {
-	if a.db != nil {
+	if !a.abandonDB && a.db != nil {
 		a.db.Close()
 	}
 }

@@ -1,0 +1,314 @@
+package claude
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// Defaults of the hook command.
+const (
+	// DefaultApprovalTimeout is how long a gated tool call waits for an
+	// operator before it is denied: 10 minutes.
+	DefaultApprovalTimeout = 10 * time.Minute
+	// DefaultRunInactivity is the watchdog budget of a sub-agent run: 10
+	// minutes, since a model may think for minutes between tool calls.
+	DefaultRunInactivity = 10 * time.Minute
+	// TaskKind is the kind of the task rows the adapter creates.
+	TaskKind = "claude-code"
+)
+
+// Permission decisions of PreToolUse (Claude Code hooks reference:
+// hookSpecificOutput.permissionDecision).
+const (
+	Allow = "allow"
+	Deny  = "deny"
+)
+
+// Decision is a PreToolUse answer.
+type Decision struct {
+	Permission string // Allow or Deny
+	Reason     string // permissionDecisionReason: shown to Claude on deny
+}
+
+// JSON is the decision as Claude Code reads it from the hook's stdout:
+// {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,
+// "permissionDecisionReason":…}} and a newline.
+func (d Decision) JSON() []byte {
+	type specific struct {
+		HookEventName            string `json:"hookEventName"`
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+	}
+	b, _ := json.Marshal(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{EventPreToolUse, d.Permission, d.Reason}})
+	return append(b, '\n')
+}
+
+// DenyError is the fail-closed answer when a gated tool call cannot reach a
+// decision (SPEC §12: deny on any internal error, never allow).
+func DenyError(err error) Decision {
+	return Decision{Permission: Deny, Reason: "clawpit could not record or decide this tool call, so it is denied: " + err.Error()}
+}
+
+// Config tunes a Handler.
+type Config struct {
+	ApprovalTimeout time.Duration // default DefaultApprovalTimeout
+	RunInactivity   time.Duration // default DefaultRunInactivity
+	Poll            time.Duration // WaitApproval's poll; 0 = core's default
+}
+
+// Handler maps hook events onto the registry (SPEC §12). Its actor is
+// core.ActorRuntime; operators' decisions keep their own identity.
+type Handler struct {
+	Reg *core.Registry
+	Cfg Config
+}
+
+// Handle maps one event. For PreToolUse it returns the decision to print,
+// never nil: Deny with the reason when anything fails (fail closed). For
+// every other event the decision is nil and the error, if any, is only to be
+// reported: such events never block Claude Code. Unknown events are ignored.
+func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
+	if p.SessionID == "" && p.HookEventName != EventPreToolUse {
+		return nil, core.Invalidf("%s payload has no session_id", p.HookEventName)
+	}
+	switch p.HookEventName {
+	case EventPreToolUse:
+		d, err := h.preToolUse(ctx, p)
+		if err != nil {
+			d = DenyError(err)
+		}
+		return &d, err
+	case EventSessionStart:
+		_, _, err := h.Reg.OpenSession(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), core.ActorRuntime)
+		return nil, err
+	case EventSessionEnd:
+		_, _, _, err := h.Reg.CloseSession(ctx, p.SessionID, core.ActorRuntime)
+		if errors.Is(err, core.ErrNotFound) {
+			return nil, nil // never seen: nothing to close
+		}
+		return nil, err
+	case EventPostToolUse:
+		_, err := h.Reg.RecordActivity(ctx, h.activity(p, "PostToolUse "+p.ToolName), core.ActorRuntime)
+		return nil, err
+	case EventStop:
+		_, err := h.Reg.RecordActivity(ctx, h.activity(p, "Stop"), core.ActorRuntime)
+		return nil, err
+	case EventSubagentStart:
+		return nil, h.subagentStart(ctx, p)
+	case EventSubagentStop:
+		return nil, h.subagentStop(ctx, p)
+	case EventNotification:
+		return nil, h.notification(ctx, p)
+	}
+	return nil, nil
+}
+
+// SessionLabel is a session's label: the cwd's last element and the model,
+// "clawpit (claude-sonnet-4-5)".
+func SessionLabel(cwd, model string) string {
+	label := ""
+	if cwd != "" {
+		label = filepath.Base(cwd)
+	}
+	switch {
+	case model != "" && label != "":
+		label += " (" + model + ")"
+	case model != "":
+		label = model
+	}
+	return label
+}
+
+func (h *Handler) activity(p *Payload, why string) core.Activity {
+	return core.Activity{Session: p.SessionID, Label: SessionLabel(p.Cwd, ""), RunID: p.AgentID, Why: why}
+}
+
+func (h *Handler) approvalTimeout() time.Duration {
+	if h.Cfg.ApprovalTimeout > 0 {
+		return h.Cfg.ApprovalTimeout
+	}
+	return DefaultApprovalTimeout
+}
+
+// preToolUse records the tool call as an approval bound to the sub-agent's run
+// (SPEC R6: its watchdog pauses), waits for the operator and answers. A grant
+// answers at once; a repeated tool_use_id is answered from its approval; past
+// the approval timeout the approval expires and the answer is deny.
+func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) {
+	if p.SessionID == "" {
+		return Decision{}, core.Invalidf("PreToolUse payload has no session_id")
+	}
+	if p.ToolName == "" {
+		return Decision{}, core.Invalidf("PreToolUse payload has no tool_name")
+	}
+	if _, err := h.Reg.RecordActivity(ctx, h.activity(p, "PreToolUse "+p.ToolName), core.ActorRuntime); err != nil {
+		return Decision{}, err
+	}
+	command, rationale := p.ToolCall()
+	a, err := h.Reg.RequestApproval(ctx, core.NewApproval{
+		Session: p.SessionID, RunID: p.AgentID, Tool: p.ToolName, Command: command,
+		Rationale: rationale, Cwd: p.Cwd, ExpiresIn: h.approvalTimeout(), ToolUseID: p.ToolUseID,
+	}, core.ActorRuntime)
+	if err != nil {
+		return Decision{}, err
+	}
+	if a.Status == core.ApprovalPending {
+		if a, err = h.wait(ctx, a); err != nil {
+			return Decision{}, err
+		}
+	}
+	return h.answer(a), nil
+}
+
+// wait blocks until a is decided or its expires_at passes, then expires it
+// (SPEC R9) unless a decision won the race.
+func (h *Handler) wait(ctx context.Context, a *core.Approval) (*core.Approval, error) {
+	if a.ExpiresAt == 0 {
+		return h.Reg.WaitApproval(ctx, a.ID, h.Cfg.Poll)
+	}
+	until := time.Until(a.ExpiresAt.Time())
+	wctx, cancel := context.WithTimeout(ctx, until)
+	got, err := h.Reg.WaitApproval(wctx, a.ID, h.Cfg.Poll)
+	cancel()
+	if err == nil {
+		return got, nil
+	}
+	if ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
+	}
+	// Due: expire it. The registry clock may trail by a millisecond, so a
+	// "not yet expired" refusal is retried briefly; a decision that landed
+	// meanwhile is returned as it is.
+	for {
+		got, _, err := h.Reg.ExpireApproval(ctx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		if got.Status != core.ApprovalPending {
+			return got, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// answer turns a decided approval into the hook's decision.
+func (h *Handler) answer(a *core.Approval) Decision {
+	switch a.Status {
+	case core.ApprovalApproved:
+		return Decision{Permission: Allow, Reason: fmt.Sprintf("approved in clawpit by %s (%s)", a.DecidedBy, a.Scope)}
+	case core.ApprovalDenied:
+		return Decision{Permission: Deny, Reason: fmt.Sprintf("denied in clawpit by %s: %s", a.DecidedBy, a.Reason)}
+	case core.ApprovalExpired:
+		within := h.approvalTimeout()
+		if a.ExpiresAt > a.RequestedAt {
+			within = a.ExpiresAt.Sub(a.RequestedAt) // the timeout in force when it was asked
+		}
+		return Decision{Permission: Deny, Reason: "no operator decision within " + FormatDuration(within)}
+	case core.ApprovalCancelled:
+		return Decision{Permission: Deny, Reason: "cancelled in clawpit: " + a.Reason}
+	}
+	return Decision{Permission: Deny, Reason: "approval " + a.ID + " is still " + string(a.Status)}
+}
+
+// FormatDuration prints d the way people write it: "10m", "90s", "1h30m".
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// subagentStart registers the sub-agent as a run (agent_id as run id,
+// agent_type as label) with its mirrored subagent task, running. A repeated
+// SubagentStart for a known run changes nothing.
+func (h *Handler) subagentStart(ctx context.Context, p *Payload) error {
+	if p.AgentID == "" {
+		return core.Invalidf("SubagentStart payload has no agent_id")
+	}
+	if _, err := h.Reg.RecordActivity(ctx, h.activity(p, "SubagentStart "+p.AgentType), core.ActorRuntime); err != nil {
+		return err
+	}
+	budget := h.Cfg.RunInactivity
+	if budget <= 0 {
+		budget = DefaultRunInactivity
+	}
+	label := p.AgentType
+	if label == "" {
+		label = "subagent"
+	}
+	if _, _, err := h.Reg.GetRun(ctx, p.AgentID); err == nil {
+		return nil // seen before
+	} else if !errors.Is(err, core.ErrNotFound) {
+		return err
+	}
+	if _, err := h.Reg.RegisterRun(ctx, core.NewRun{RunID: p.AgentID, ChildSession: p.SessionID,
+		RequesterSession: p.SessionID, Label: label, InactivityBudget: budget}, core.ActorRuntime); err != nil {
+		return err
+	}
+	t, err := h.Reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeSubagent, RunID: p.AgentID,
+		OwnerSession: p.SessionID, Kind: TaskKind, Label: label}, core.ActorRuntime)
+	if err != nil {
+		return err
+	}
+	_, _, err = h.Reg.StartTask(ctx, t.ID, "", core.ActorRuntime)
+	return err
+}
+
+// subagentStop completes the sub-agent's run with outcome ok (SPEC R2: its
+// mirrored task becomes succeeded).
+func (h *Handler) subagentStop(ctx context.Context, p *Payload) error {
+	if p.AgentID == "" {
+		return core.Invalidf("SubagentStop payload has no agent_id")
+	}
+	_, _, _, err := h.Reg.CompleteRun(ctx, p.AgentID, core.OutcomeOK, "", core.ActorRuntime)
+	if errors.Is(err, core.ErrNotFound) {
+		return fmt.Errorf("sub-agent %s stopped but its start was never recorded: %w", p.AgentID, err)
+	}
+	return err
+}
+
+// notification raises a runtime notice in Alerts; a permission_prompt while
+// an approval of the session is pending names that approval as its subject.
+func (h *Handler) notification(ctx context.Context, p *Payload) error {
+	text := strings.TrimSpace(p.Message)
+	if t := strings.TrimSpace(p.Title); t != "" && text != "" && !strings.HasPrefix(text, t) {
+		text = t + ": " + text
+	} else if text == "" {
+		text = t
+	}
+	if text == "" {
+		text = "Claude Code notification (" + p.NotificationType + ")"
+	}
+	subject := ""
+	if p.NotificationType == "permission_prompt" {
+		pend, err := h.Reg.ListApprovals(ctx, core.ApprovalFilter{Session: p.SessionID,
+			Statuses: []core.ApprovalStatus{core.ApprovalPending}, Limit: 1})
+		if err != nil {
+			return err
+		}
+		if len(pend) > 0 {
+			subject = pend[0].ID
+			text += " (clawpit approval " + pend[0].ID + " is pending)"
+		}
+	}
+	_, _, err := h.Reg.RaiseNotification(ctx, core.NewNotification{Session: p.SessionID,
+		Kind: core.NotifyRuntimeNotice, SubjectID: subject, Text: text})
+	return err
+}

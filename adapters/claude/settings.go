@@ -1,0 +1,505 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// Marker ends every hook command clawpit installs, so uninstall and status
+// find exactly clawpit's entries and nothing else.
+const Marker = "--installed-by clawpit"
+
+// DefaultGate is the PreToolUse matcher: the tools that change things.
+const DefaultGate = "Bash|Write|Edit|MultiEdit|NotebookEdit|WebFetch|mcp__.*"
+
+// HookTimeoutSeconds is the Claude Code `timeout` (seconds) of the
+// non-gating hooks; they finish in milliseconds, closing a session may wait
+// up to 5 s for its jobs.
+const HookTimeoutSeconds = 30
+
+// gateMargin is how much longer Claude Code's own PreToolUse timeout is than
+// the approval timeout, so clawpit always answers first (a hook killed at its
+// timeout would let the tool call through).
+const gateMargin = 30 * time.Second
+
+// Events lists the hook events clawpit installs, in the order written.
+var Events = []string{EventPreToolUse, EventPostToolUse, EventSubagentStart, EventSubagentStop,
+	EventSessionStart, EventSessionEnd, EventStop, EventNotification}
+
+// InstallOptions is the input of Install.
+type InstallOptions struct {
+	Settings        string        // the settings file (created when missing)
+	Binary          string        // absolute path of the clawpit binary
+	DB              string        // absolute path of the registry the hooks write to
+	ApprovalTimeout time.Duration // default DefaultApprovalTimeout
+	Gate            string        // PreToolUse matcher regex, default DefaultGate
+	RunInactivity   time.Duration // sub-agent runs' watchdog budget; 0 = DefaultRunInactivity
+}
+
+// Change reports what Install or Uninstall did to a settings file.
+type Change struct {
+	Path    string `json:"path"`
+	Changed bool   `json:"changed"`
+	Backup  string `json:"backup,omitempty"` // copy of the file as it was, when it existed and changed
+}
+
+// GateTimeoutSeconds is the PreToolUse hook's Claude Code timeout for an
+// approval timeout d: d plus 30 s, in whole seconds.
+func GateTimeoutSeconds(d time.Duration) int {
+	return int(math.Ceil((d + gateMargin).Seconds()))
+}
+
+// HookCommand is the shell command line clawpit installs: the binary and the
+// registry by absolute path, `hook`, the approval timeout, the run inactivity
+// budget when not the default, --gated for PreToolUse, and Marker last.
+func HookCommand(o InstallOptions, gated bool) string {
+	timeout := o.ApprovalTimeout
+	if timeout <= 0 {
+		timeout = DefaultApprovalTimeout
+	}
+	cmd := shellQuote(o.Binary) + " --db " + shellQuote(o.DB) + " hook --approval-timeout " + FormatDuration(timeout)
+	if o.RunInactivity > 0 && o.RunInactivity != DefaultRunInactivity {
+		cmd += " --inactivity " + FormatDuration(o.RunInactivity)
+	}
+	if gated {
+		cmd += " --gated"
+	}
+	return cmd + " " + Marker
+}
+
+// IsClawpitCommand reports whether a hook command is one clawpit installed.
+func IsClawpitCommand(cmd string) bool {
+	return strings.HasSuffix(strings.TrimSpace(cmd), Marker) && strings.Contains(cmd, " hook ")
+}
+
+// shellQuote quotes s for sh (Claude Code runs hook commands through a shell).
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' ||
+			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Install merges clawpit's hooks into the settings file (SPEC §12): for each of
+// Events one matcher group with one command hook; PreToolUse matches the gate
+// and its timeout is GateTimeoutSeconds. Every other key and every hook that
+// is not clawpit's keeps its value and order; clawpit's own entries are
+// replaced where they stand, so installing twice changes nothing (Changed
+// false, the file untouched). The file is written atomically with its mode
+// kept (0600 for a new file) after a backup of the old one beside it
+// (<file>.clawpit-backup); a symlinked file is written where it points.
+// Errors: ErrInvalid for a settings file that is not
+// a JSON object, a bad gate regex, or relative paths.
+func Install(o InstallOptions) (Change, error) {
+	if o.ApprovalTimeout <= 0 {
+		o.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if o.Gate == "" {
+		o.Gate = DefaultGate
+	}
+	if _, err := regexp.Compile(o.Gate); err != nil {
+		return Change{}, core.Invalidf("gate %q is not a valid regular expression: %v", o.Gate, err)
+	}
+	if !filepath.IsAbs(o.Binary) || !filepath.IsAbs(o.DB) {
+		return Change{}, core.Invalidf("clawpit binary %q and registry %q must be absolute paths", o.Binary, o.DB)
+	}
+	groups := map[string][]byte{}
+	for _, ev := range Events {
+		h := map[string]any{"type": "command", "command": HookCommand(o, ev == EventPreToolUse), "timeout": HookTimeoutSeconds}
+		g := orderedObject{}
+		switch ev {
+		case EventPreToolUse:
+			h["timeout"] = GateTimeoutSeconds(o.ApprovalTimeout)
+			g.set("matcher", mustJSON(o.Gate))
+		case EventPostToolUse:
+			g.set("matcher", mustJSON("*"))
+		}
+		g.set("hooks", mustJSON([]any{orderedHook(h)}))
+		groups[ev] = g.bytes()
+	}
+	return rewrite(o.Settings, func(ev string) []byte { return groups[ev] })
+}
+
+// orderedHook writes a hook object with its keys in the reference's order.
+func orderedHook(h map[string]any) json.RawMessage {
+	o := orderedObject{}
+	for _, k := range []string{"type", "command", "timeout"} {
+		o.set(k, mustJSON(h[k]))
+	}
+	return o.bytes()
+}
+
+// Uninstall removes exactly the hooks Install added (commands ending in
+// Marker), dropping a matcher group, an event and the "hooks" key only when
+// they become empty. A missing file or one without clawpit hooks is left
+// untouched (Changed false).
+func Uninstall(path string) (Change, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return Change{Path: path}, nil
+	}
+	return rewrite(path, func(string) []byte { return nil })
+}
+
+// Installed is one clawpit hook found in a settings file.
+type Installed struct {
+	Event   string `json:"event"`
+	Matcher string `json:"matcher"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+// Status lists the clawpit hooks in a settings file; none for a missing file.
+func Status(path string) ([]Installed, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("read settings %s: %w", path, err)
+	}
+	top, err := parseObject(data)
+	if err != nil {
+		return nil, core.Invalidf("settings file %s: %v", path, err)
+	}
+	hooks, err := parseObject(top.get("hooks"))
+	if err != nil {
+		return nil, core.Invalidf("settings file %s: \"hooks\": %v", path, err)
+	}
+	var out []Installed
+	for _, kv := range hooks {
+		var gs []struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		}
+		if json.Unmarshal(kv.val, &gs) != nil {
+			continue
+		}
+		for _, g := range gs {
+			for _, h := range g.Hooks {
+				if h.Type == "command" && IsClawpitCommand(h.Command) {
+					out = append(out, Installed{Event: kv.key, Matcher: g.Matcher, Command: h.Command, Timeout: h.Timeout})
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// rewrite strips clawpit's hooks from every event of the settings file at
+// path and puts want(event) (nil: nothing) where the first of them stood, or
+// at the end of the event's list; then writes the file if it changed.
+func rewrite(path string, want func(event string) []byte) (Change, error) {
+	ch := Change{Path: path}
+	// A settings file kept as a symlink (dotfiles) is rewritten where it
+	// points, so the link survives.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	old, err := os.ReadFile(path)
+	exists := err == nil
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return ch, fmt.Errorf("read settings %s: %w", path, err)
+	}
+	top, err := parseObject(old)
+	if err != nil {
+		return ch, core.Invalidf("settings file %s: %v", path, err)
+	}
+	hooks, err := parseObject(top.get("hooks"))
+	if err != nil {
+		return ch, core.Invalidf("settings file %s: \"hooks\": %v", path, err)
+	}
+	events := map[string]bool{}
+	for i := range hooks {
+		events[hooks[i].key] = true
+	}
+	for _, ev := range Events {
+		if !events[ev] && want(ev) != nil {
+			hooks = append(hooks, kv{key: ev, val: []byte("[]")})
+		}
+	}
+	var kept orderedObject
+	for _, e := range hooks {
+		val, err := mergeEvent(e.val, want(e.key))
+		if err != nil {
+			return ch, core.Invalidf("settings file %s: hooks.%s: %v", path, e.key, err)
+		}
+		if val != nil {
+			kept.set(e.key, val)
+		}
+	}
+	switch {
+	case len(kept) > 0:
+		top.put("hooks", kept.bytes())
+	case len(hooks) > 0:
+		top.del("hooks") // held only clawpit's hooks
+	}
+	out, err := top.indent()
+	if err != nil {
+		return ch, err
+	}
+	if exists && bytes.Equal(out, old) {
+		return ch, nil
+	}
+	if exists {
+		norm, err := parseObject(old)
+		if err == nil {
+			if same, _ := norm.indent(); bytes.Equal(same, out) {
+				return ch, nil // only formatting would change
+			}
+		}
+	}
+	if !exists && want(EventPreToolUse) == nil {
+		return ch, nil
+	}
+	mode := os.FileMode(0o600)
+	if exists {
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		ch.Backup = path + ".clawpit-backup"
+		if err := writeAtomic(ch.Backup, old, mode); err != nil {
+			return ch, err
+		}
+	}
+	if err := writeAtomic(path, out, mode); err != nil {
+		return ch, err
+	}
+	ch.Changed = true
+	return ch, nil
+}
+
+// mergeEvent strips clawpit's hooks from one event's matcher-group array and
+// inserts ours (nil: none) where the first clawpit hook stood, else at the
+// end. It returns nil when the array ends up empty and held clawpit hooks.
+func mergeEvent(raw []byte, ours []byte) ([]byte, error) {
+	var groups []json.RawMessage
+	if err := json.Unmarshal(raw, &groups); err != nil {
+		return nil, fmt.Errorf("not an array of matcher groups: %w", err)
+	}
+	var out []json.RawMessage
+	placed, hadOurs := false, false
+	for _, g := range groups {
+		stripped, removed, err := stripGroup(g)
+		if err != nil {
+			return nil, err
+		}
+		if removed {
+			hadOurs = true
+		}
+		if stripped != nil {
+			out = append(out, stripped)
+		}
+		if removed && !placed && ours != nil {
+			out = append(out, ours)
+			placed = true
+		}
+	}
+	if !placed && ours != nil {
+		out = append(out, ours)
+	}
+	if !hadOurs && ours == nil {
+		return raw, nil // untouched
+	}
+	if len(out) == 0 {
+		return nil, nil // held only clawpit's hooks
+	}
+	return mustJSON(out), nil
+}
+
+// stripGroup removes clawpit's hooks from one matcher group; nil when none is
+// left and some were removed. A group that is not an object is kept as is.
+func stripGroup(g json.RawMessage) (json.RawMessage, bool, error) {
+	obj, err := parseObject(g)
+	if err != nil {
+		return g, false, nil
+	}
+	var hs []json.RawMessage
+	if json.Unmarshal(obj.get("hooks"), &hs) != nil {
+		return g, false, nil
+	}
+	var keep []json.RawMessage
+	for _, h := range hs {
+		var c struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(h, &c) == nil && c.Type == "command" && IsClawpitCommand(c.Command) {
+			continue
+		}
+		keep = append(keep, h)
+	}
+	if len(keep) == len(hs) {
+		return g, false, nil
+	}
+	if len(keep) == 0 {
+		return nil, true, nil
+	}
+	obj.put("hooks", mustJSON(keep))
+	return obj.bytes(), true, nil
+}
+
+// kv is one member of a JSON object, its value kept raw.
+type kv struct {
+	key string
+	val json.RawMessage
+}
+
+// orderedObject is a JSON object that keeps its members' order and values.
+type orderedObject []kv
+
+// parseObject reads a JSON object keeping member order and raw values; empty
+// input is an empty object.
+func parseObject(data []byte) (orderedObject, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return orderedObject{}, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	var o orderedObject
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("bad JSON: %w", err)
+		}
+		key, _ := tok.(string)
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return nil, fmt.Errorf("bad JSON at %q: %w", key, err)
+		}
+		o = append(o, kv{key, val})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("bad JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("trailing data after the JSON object")
+	}
+	return o, nil
+}
+
+func (o orderedObject) get(key string) json.RawMessage {
+	for _, m := range o {
+		if m.key == key {
+			return m.val
+		}
+	}
+	return nil
+}
+
+func (o *orderedObject) set(key string, val json.RawMessage) { *o = append(*o, kv{key, val}) }
+
+// put replaces key's value where it stands, or appends it.
+func (o *orderedObject) put(key string, val json.RawMessage) {
+	for i := range *o {
+		if (*o)[i].key == key {
+			(*o)[i].val = val
+			return
+		}
+	}
+	o.set(key, val)
+}
+
+func (o *orderedObject) del(key string) {
+	out := (*o)[:0]
+	for _, m := range *o {
+		if m.key != key {
+			out = append(out, m)
+		}
+	}
+	*o = out
+}
+
+// bytes is the compact object.
+func (o orderedObject) bytes() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(mustJSON(m.key))
+		b.WriteByte(':')
+		b.Write(m.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// indent is the object as a settings file: two-space indent, final newline.
+func (o orderedObject) indent() ([]byte, error) {
+	var b bytes.Buffer
+	if err := json.Indent(&b, o.bytes(), "", "  "); err != nil {
+		return nil, fmt.Errorf("format settings: %w", err)
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// mustJSON marshals v without HTML escaping; v is always marshalable here.
+func mustJSON(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory (fsynced, then renamed), with mode.
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

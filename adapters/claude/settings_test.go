@@ -1,0 +1,263 @@
+package claude
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+func installOpts(path string) InstallOptions {
+	return InstallOptions{Settings: path, Binary: "/opt/clawpit bin/clawpit", DB: "/var/lib/clawpit/registry.db", ApprovalTimeout: 10 * time.Minute}
+}
+
+// hookGroups decodes a settings file's hooks.
+func hookGroups(t *testing.T, path string) map[string][]struct {
+	Matcher string           `json:"matcher"`
+	Hooks   []map[string]any `json:"hooks"`
+} {
+	t.Helper()
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string           `json:"matcher"`
+			Hooks   []map[string]any `json:"hooks"`
+		} `json:"hooks"`
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("settings no longer JSON: %v\n%s", err, b)
+	}
+	return s.Hooks
+}
+
+func TestInstallUninstallRoundTrip(t *testing.T) {
+	orig, err := os.ReadFile("testdata/settings_other.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		"other content": string(orig),
+		"empty object":  "{}\n",
+		"no hooks key":  "{\n  \"model\": \"sonnet\"\n}\n",
+		"missing file":  "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), ".claude", "settings.json")
+			if content != "" {
+				os.MkdirAll(filepath.Dir(path), 0o700)
+				if err := os.WriteFile(path, []byte(content), 0o640); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ch, err := Install(installOpts(path))
+			if err != nil || !ch.Changed {
+				t.Fatalf("install: %+v %v", ch, err)
+			}
+			after, _ := os.ReadFile(path)
+			if content != "" {
+				if ch.Backup == "" {
+					t.Fatal("no backup")
+				}
+				if b, _ := os.ReadFile(ch.Backup); string(b) != content {
+					t.Fatalf("backup differs from the original")
+				}
+				if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o640 {
+					t.Fatalf("mode %v, want 0640 kept", fi.Mode().Perm())
+				}
+			}
+			hs := hookGroups(t, path)
+			for _, ev := range Events {
+				n := 0
+				for _, g := range hs[ev] {
+					for _, h := range g.Hooks {
+						if IsClawpitCommand(h["command"].(string)) {
+							n++
+							if ev == EventPreToolUse {
+								if g.Matcher != DefaultGate || h["timeout"].(float64) != 630 || !strings.Contains(h["command"].(string), " --gated ") {
+									t.Fatalf("PreToolUse hook: matcher %q %v", g.Matcher, h)
+								}
+							}
+							if !strings.HasPrefix(h["command"].(string), "'/opt/clawpit bin/clawpit' --db /var/lib/clawpit/registry.db hook ") {
+								t.Fatalf("command %q", h["command"])
+							}
+						}
+					}
+				}
+				if n != 1 {
+					t.Fatalf("%s: %d clawpit hooks, want 1", ev, n)
+				}
+			}
+			// Other keys and hooks are kept, in order.
+			if content == string(orig) {
+				if len(hs["PostToolUse"]) != 2 || hs["PostToolUse"][0].Matcher != "Edit|Write" || len(hs["UserPromptSubmit"]) != 1 {
+					t.Fatalf("user hooks not kept: %+v", hs)
+				}
+				keys := topKeys(t, after)
+				if !reflect.DeepEqual(keys, []string{"$schema", "model", "permissions", "hooks", "env", "statusLine"}) {
+					t.Fatalf("key order %v", keys)
+				}
+				if !strings.Contains(string(after), `"RATIO": 1.50`) || !strings.Contains(string(after), `"echo \"<context>$(date)</context>\""`) {
+					t.Fatalf("values not kept byte for byte:\n%s", after)
+				}
+			}
+			// Installing twice changes nothing.
+			ch2, err := Install(installOpts(path))
+			if err != nil || ch2.Changed {
+				t.Fatalf("second install: %+v %v", ch2, err)
+			}
+			if again, _ := os.ReadFile(path); string(again) != string(after) {
+				t.Fatal("second install changed the file")
+			}
+			st, err := Status(path)
+			if err != nil || len(st) != len(Events) {
+				t.Fatalf("status: %v %v", st, err)
+			}
+			ch3, err := Uninstall(path)
+			if err != nil || !ch3.Changed {
+				t.Fatalf("uninstall: %+v %v", ch3, err)
+			}
+			got, _ := os.ReadFile(path)
+			want := content
+			if content == "" {
+				want = "{}\n"
+			}
+			if string(got) != want {
+				t.Fatalf("uninstall did not restore the file:\n got %s\nwant %s", got, want)
+			}
+			if st, _ := Status(path); len(st) != 0 {
+				t.Fatalf("status after uninstall: %v", st)
+			}
+			if ch4, err := Uninstall(path); err != nil || ch4.Changed {
+				t.Fatalf("second uninstall: %+v %v", ch4, err)
+			}
+		})
+	}
+}
+
+func topKeys(t *testing.T, b []byte) []string {
+	o, err := parseObject(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ks []string
+	for _, m := range o {
+		ks = append(ks, m.key)
+	}
+	return ks
+}
+
+func TestInstallReplacesInPlaceAndKeepsSharedGroups(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	if _, err := Install(installOpts(path)); err != nil {
+		t.Fatal(err)
+	}
+	// A user adds their own hook into clawpit's Stop group and a group after it.
+	hs := hookGroups(t, path)
+	b, _ := os.ReadFile(path)
+	var doc map[string]any
+	json.Unmarshal(b, &doc)
+	stop := doc["hooks"].(map[string]any)["Stop"].([]any)
+	g := stop[0].(map[string]any)
+	g["hooks"] = append(g["hooks"].([]any), map[string]any{"type": "command", "command": "say done"})
+	doc["hooks"].(map[string]any)["Stop"] = append(stop, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "notify-send hi"}}})
+	nb, _ := json.MarshalIndent(doc, "", "  ")
+	os.WriteFile(path, append(nb, '\n'), 0o600)
+	_ = hs
+
+	o := installOpts(path)
+	o.ApprovalTimeout = 2 * time.Minute
+	o.Gate = "Bash"
+	if ch, err := Install(o); err != nil || !ch.Changed {
+		t.Fatalf("reinstall: %+v %v", ch, err)
+	}
+	hs = hookGroups(t, path)
+	if hs[EventPreToolUse][0].Matcher != "Bash" || hs[EventPreToolUse][0].Hooks[0]["timeout"].(float64) != 150 {
+		t.Fatalf("PreToolUse not updated: %+v", hs[EventPreToolUse])
+	}
+	stopGroups := hs[EventStop]
+	if len(stopGroups) != 3 || stopGroups[0].Hooks[0]["command"] != "say done" || !IsClawpitCommand(stopGroups[1].Hooks[0]["command"].(string)) || stopGroups[2].Hooks[0]["command"] != "notify-send hi" {
+		t.Fatalf("Stop groups: %+v", stopGroups)
+	}
+	if _, err := Uninstall(path); err != nil {
+		t.Fatal(err)
+	}
+	hs = hookGroups(t, path)
+	if len(hs) != 1 || len(hs[EventStop]) != 2 || hs[EventStop][0].Hooks[0]["command"] != "say done" {
+		t.Fatalf("after uninstall: %+v", hs)
+	}
+}
+
+func TestInstallRefusesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`["not", "an object"]`), 0o600)
+	hooksArray := filepath.Join(dir, "hooks-array.json")
+	os.WriteFile(hooksArray, []byte(`{"hooks": {"Stop": {"matcher": ""}}}`), 0o600)
+	for name, o := range map[string]InstallOptions{
+		"not an object":   installOpts(bad),
+		"event not array": installOpts(hooksArray),
+		"bad gate":        {Settings: filepath.Join(dir, "s.json"), Binary: "/b", DB: "/d", Gate: "Bash("},
+		"relative binary": {Settings: filepath.Join(dir, "s.json"), Binary: "clawpit", DB: "/d"},
+	} {
+		before, _ := os.ReadFile(o.Settings)
+		if _, err := Install(o); !errors.Is(err, core.ErrInvalid) {
+			t.Errorf("%s: err = %v, want ErrInvalid", name, err)
+		}
+		if after, _ := os.ReadFile(o.Settings); string(after) != string(before) {
+			t.Errorf("%s: file changed", name)
+		}
+	}
+}
+
+func TestHookCommandQuoting(t *testing.T) {
+	got := HookCommand(InstallOptions{Binary: "/it's/clawpit", DB: "/r.db", ApprovalTimeout: 90 * time.Second}, false)
+	if got != `'/it'\''s/clawpit' --db /r.db hook --approval-timeout 1m30s --installed-by clawpit` {
+		t.Fatalf("got %s", got)
+	}
+	got = HookCommand(InstallOptions{Binary: "/c", DB: "/r.db", RunInactivity: 2 * time.Minute}, true)
+	if got != `/c --db /r.db hook --approval-timeout 10m --inactivity 2m --gated --installed-by clawpit` {
+		t.Fatalf("got %s", got)
+	}
+	if !IsClawpitCommand(got) || IsClawpitCommand("clawpit hook") || IsClawpitCommand("echo --installed-by clawpit") {
+		t.Fatal("IsClawpitCommand")
+	}
+	if FormatDuration(10*time.Minute) != "10m" || FormatDuration(2*time.Hour) != "2h" || FormatDuration(1500*time.Millisecond) != "1.5s" {
+		t.Fatal("FormatDuration")
+	}
+}
+
+func TestInstallKeepsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "dotfiles", "claude-settings.json")
+	os.MkdirAll(filepath.Dir(real), 0o700)
+	os.WriteFile(real, []byte("{\n  \"model\": \"opus\"\n}\n"), 0o644)
+	link := filepath.Join(dir, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(link), 0o700)
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(installOpts(link)); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("symlink replaced: %v %v", fi.Mode(), err)
+	}
+	if st, _ := Status(real); len(st) != len(Events) {
+		t.Fatalf("hooks not written through the link: %v", st)
+	}
+	if _, err := Uninstall(link); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(real); string(b) != "{\n  \"model\": \"opus\"\n}\n" {
+		t.Fatalf("after uninstall: %s", b)
+	}
+}

@@ -1,0 +1,541 @@
+package main
+
+// End-to-end tests of the Claude Code adapter (SPEC §12) through claudeRunner,
+// a stand-in for Claude Code's hook runner written from the hooks reference:
+// it reads the settings file, picks the matcher groups of the event (tool
+// name for PreToolUse/PostToolUse, source for SessionStart, reason for
+// SessionEnd, notification_type for Notification, agent_type for
+// SubagentStart/Stop; "" and "*" match all), runs each command through sh
+// with the payload on stdin and its `timeout` (seconds, default 600), and
+// reads exit codes and the PreToolUse decision JSON: exit 2 or
+// permissionDecision "deny" blocks; a killed or otherwise failing hook does not.
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+type claudeRunner struct {
+	t        *testing.T
+	settings string
+}
+
+// hookRun is one hook command's run.
+type hookRun struct {
+	command        string
+	code           int
+	stdout, stderr string
+	timedOut       bool
+	elapsed        time.Duration
+	decision       string // hookSpecificOutput.permissionDecision, "" when none
+	reason         string
+}
+
+func (h hookRun) String() string {
+	return fmt.Sprintf("exit %d (timed out %v, %s)\nstdout: %s\nstderr: %s", h.code, h.timedOut, h.elapsed, h.stdout, h.stderr)
+}
+
+// blocks reports whether Claude Code would block the tool call.
+func (h hookRun) blocks() bool { return h.code == 2 || h.decision == "deny" }
+
+func hookMatches(matcher, value string) bool {
+	if matcher == "" || matcher == "*" {
+		return true
+	}
+	re, err := regexp.Compile("^(?:" + matcher + ")$")
+	if err != nil {
+		return matcher == value
+	}
+	return re.MatchString(value)
+}
+
+// fire runs every hook the settings file registers for payload's event.
+func (r *claudeRunner) fire(payload []byte) []hookRun {
+	r.t.Helper()
+	var p map[string]any
+	if err := json.Unmarshal(payload, &p); err != nil {
+		r.t.Fatalf("payload: %v", err)
+	}
+	event, _ := p["hook_event_name"].(string)
+	key := map[string]string{"PreToolUse": "tool_name", "PostToolUse": "tool_name", "SessionStart": "source",
+		"SessionEnd": "reason", "Notification": "notification_type", "SubagentStart": "agent_type", "SubagentStop": "agent_type"}[event]
+	value, _ := p[key].(string)
+	b, err := os.ReadFile(r.settings)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	var s struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type    string `json:"type"`
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		r.t.Fatalf("settings: %v", err)
+	}
+	var out []hookRun
+	for _, g := range s.Hooks[event] {
+		if key != "" && !hookMatches(g.Matcher, value) {
+			continue
+		}
+		for _, h := range g.Hooks {
+			if h.Type == "command" {
+				out = append(out, runHookCommand(h.Command, h.Timeout, payload))
+			}
+		}
+	}
+	return out
+}
+
+func runHookCommand(command string, timeoutS int, payload []byte) hookRun {
+	if timeoutS <= 0 {
+		timeoutS = 600
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(timeoutS)*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Env = append(os.Environ(), "USER=tester", "SSH_CONNECTION=")
+	cmd.Stdin = bytes.NewReader(payload)
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	start := time.Now()
+	err := cmd.Run()
+	h := hookRun{command: command, stdout: so.String(), stderr: se.String(), elapsed: time.Since(start)}
+	if ctx.Err() != nil {
+		h.timedOut = true
+	}
+	if ee, ok := err.(*exec.ExitError); ok {
+		h.code = ee.ExitCode()
+	} else if err != nil {
+		h.code = -1
+	}
+	var d struct {
+		Out struct {
+			Event    string `json:"hookEventName"`
+			Decision string `json:"permissionDecision"`
+			Reason   string `json:"permissionDecisionReason"`
+		} `json:"hookSpecificOutput"`
+	}
+	if h.code == 0 && strings.TrimSpace(h.stdout) != "" && json.Unmarshal(so.Bytes(), &d) == nil && d.Out.Event == "PreToolUse" {
+		h.decision, h.reason = d.Out.Decision, d.Out.Reason
+	}
+	return h
+}
+
+// one fires payload and requires exactly one clawpit hook to have run.
+func (r *claudeRunner) one(payload []byte) hookRun {
+	r.t.Helper()
+	runs := r.fire(payload)
+	if len(runs) != 1 {
+		r.t.Fatalf("%d hooks ran, want 1", len(runs))
+	}
+	return runs[0]
+}
+
+// quiet fires a non-gating event and requires it to succeed silently.
+func (r *claudeRunner) quiet(payload []byte) {
+	r.t.Helper()
+	h := r.one(payload)
+	if h.code != 0 || h.stdout != "" {
+		r.t.Fatalf("hook: %s", h)
+	}
+}
+
+// fixture loads adapters/claude/testdata/<name>.json with top-level overrides.
+func fixture(t *testing.T, name string, set map[string]any) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("adapters", "claude", "testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range set {
+		m[k] = v
+	}
+	out, _ := json.Marshal(m)
+	return out
+}
+
+const fixtureSession = "5f1c9a2e-4b7d-4e21-9c3a-1d2e3f4a5b6c"
+
+// installHooks installs clawpit's hooks for c into a fresh settings file.
+func installHooks(t *testing.T, c *cli, timeout string) *claudeRunner {
+	t.Helper()
+	settings := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	c.ok("hooks", "install", "--settings", settings, "--approval-timeout", timeout)
+	return &claudeRunner{t: t, settings: settings}
+}
+
+// async fires payload in the background.
+func (r *claudeRunner) async(payload []byte) <-chan hookRun {
+	ch := make(chan hookRun, 1)
+	go func() {
+		runs := r.fire(payload)
+		if len(runs) != 1 {
+			ch <- hookRun{code: -100, stderr: fmt.Sprintf("%d hooks ran", len(runs))}
+			return
+		}
+		ch <- runs[0]
+	}()
+	return ch
+}
+
+// pending waits until the approval of toolUseID is recorded and returns it.
+func pending(t *testing.T, c *cli, toolUseID string) core.Approval {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		var aps []core.Approval
+		c.json(&aps, "approval", "list")
+		for _, a := range aps {
+			if a.ToolUseID == toolUseID {
+				return a
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no approval for %s", toolUseID)
+	return core.Approval{}
+}
+
+func answered(t *testing.T, ch <-chan hookRun) hookRun {
+	t.Helper()
+	select {
+	case h := <-ch:
+		return h
+	case <-time.After(30 * time.Second):
+		t.Fatal("hook did not answer")
+	}
+	return hookRun{}
+}
+
+func TestClaudeHooksApproveDenyGrantRepeat(t *testing.T) {
+	c := newCLI(t)
+	r := installHooks(t, c, "1m")
+	r.quiet(fixture(t, "session_start", nil))
+	var s struct {
+		core.Session
+	}
+	c.json(&s, "session", "show", fixtureSession)
+	if s.State != core.SessionActive || s.Label != "shop (claude-sonnet-4-5)" {
+		t.Fatalf("session: %+v", s.Session)
+	}
+
+	// Allow: the operator approves in clawpit.
+	ch := r.async(fixture(t, "pre_tool_use_bash", nil))
+	a := pending(t, c, "toolu_01ABC123")
+	if a.Status != core.ApprovalPending || a.Tool != "Bash" || a.Command != "npm run migrate -- --env staging" ||
+		a.Rationale != "Apply the pending database migrations to staging" || a.Cwd != "/home/dev/shop" || a.Session != fixtureSession {
+		t.Fatalf("approval: %+v", a)
+	}
+	c.ok("approval", "approve", a.ID)
+	h := answered(t, ch)
+	if h.code != 0 || h.decision != "allow" || !strings.Contains(h.reason, "approved in clawpit by tester@") {
+		t.Fatalf("allow: %s", h)
+	}
+
+	// Deny with the operator's reason.
+	ch = r.async(fixture(t, "pre_tool_use_write", nil))
+	a = pending(t, c, "toolu_01WRITE456")
+	if a.Command != "/home/dev/shop/src/config.ts" || a.Tool != "Write" {
+		t.Fatalf("write approval: %+v", a)
+	}
+	c.ok("approval", "deny", a.ID, "--reason", "config is frozen until Friday")
+	h = answered(t, ch)
+	if h.code != 0 || h.decision != "deny" || !strings.Contains(h.reason, "config is frozen until Friday") || !h.blocks() {
+		t.Fatalf("deny: %s", h)
+	}
+
+	// The same tool_use_id again (a resumed session): answered at once from the record.
+	h = r.one(fixture(t, "pre_tool_use_write", nil))
+	if h.decision != "deny" || !strings.Contains(h.reason, "config is frozen until Friday") || h.elapsed > 5*time.Second {
+		t.Fatalf("repeat: %s", h)
+	}
+	var aps []core.Approval
+	c.json(&aps, "approval", "list")
+	if len(aps) != 2 {
+		t.Fatalf("%d approvals after a repeat, want 2", len(aps))
+	}
+
+	// A session grant answers the next identical call at once.
+	ch = r.async(fixture(t, "pre_tool_use_bash", map[string]any{"tool_use_id": "toolu_02"}))
+	a = pending(t, c, "toolu_02")
+	c.ok("approval", "approve", a.ID, "--scope", "session")
+	if h = answered(t, ch); h.decision != "allow" {
+		t.Fatalf("approve with grant: %s", h)
+	}
+	h = r.one(fixture(t, "pre_tool_use_bash", map[string]any{"tool_use_id": "toolu_03"}))
+	if h.decision != "allow" || !strings.Contains(h.reason, "grant:") || h.elapsed > 5*time.Second {
+		t.Fatalf("granted: %s", h)
+	}
+
+	// A tool outside the gate is not asked about at all.
+	if runs := r.fire(fixture(t, "pre_tool_use_bash", map[string]any{"tool_name": "Read", "tool_use_id": "toolu_04"})); len(runs) != 0 {
+		t.Fatalf("Read ran %d PreToolUse hooks", len(runs))
+	}
+}
+
+func TestClaudeHooksExpiryDeniesBeforeHookTimeout(t *testing.T) {
+	c := newCLI(t)
+	r := installHooks(t, c, "2s")
+	h := r.one(fixture(t, "pre_tool_use_bash", nil))
+	if h.timedOut || h.code != 0 || h.decision != "deny" || h.reason != "no operator decision within 2s" {
+		t.Fatalf("expiry: %s", h)
+	}
+	if h.elapsed < 2*time.Second || h.elapsed > 12*time.Second {
+		t.Fatalf("answered after %s, want about 2s (hook timeout is 32s)", h.elapsed)
+	}
+	var a struct{ core.Approval }
+	c.json(&a, "approval", "show", pending(t, c, "toolu_01ABC123").ID)
+	if a.Status != core.ApprovalExpired {
+		t.Fatalf("approval %s, want expired", a.Status)
+	}
+	var ns []core.Notification
+	c.json(&ns, "notifications")
+	if len(ns) != 1 || ns[0].Kind != core.NotifyApprovalExpired {
+		t.Fatalf("notifications: %+v", ns)
+	}
+}
+
+func TestClaudeHooksSubagentRunTaskAndNotification(t *testing.T) {
+	c := newCLI(t)
+	r := installHooks(t, c, "1m")
+	r.quiet(fixture(t, "session_start", nil))
+	r.quiet(fixture(t, "subagent_start", nil))
+	run := c.runRow("agent-7f3a9c21")
+	if !run.Running() || run.Label != "test-runner" || run.ChildSession != fixtureSession || run.InactivityBudgetMs != 600_000 {
+		t.Fatalf("run: %+v", run.Run)
+	}
+	var tasks []core.Task
+	c.json(&tasks, "task", "list", "--session", fixtureSession)
+	if len(tasks) != 1 || tasks[0].Runtime != core.RuntimeSubagent || tasks[0].RunID != "agent-7f3a9c21" || tasks[0].Status != core.TaskRunning {
+		t.Fatalf("tasks: %+v", tasks)
+	}
+	r.quiet(fixture(t, "subagent_start", nil)) // repeated: nothing new
+	c.json(&tasks, "task", "list")
+	if len(tasks) != 1 {
+		t.Fatalf("%d tasks after a repeated SubagentStart", len(tasks))
+	}
+
+	// The sub-agent's approval pauses its run's watchdog ...
+	ch := r.async(fixture(t, "pre_tool_use_subagent", nil))
+	a := pending(t, c, "toolu_01SUB789")
+	if a.RunID != "agent-7f3a9c21" {
+		t.Fatalf("approval not bound to the run: %+v", a)
+	}
+	if run = c.runRow("agent-7f3a9c21"); run.PendingApprovalWaits != 1 {
+		t.Fatalf("waits = %d, want 1", run.PendingApprovalWaits)
+	}
+	before := run.LastProgressAt
+
+	// ... and Claude Code's permission prompt meanwhile links to it in Alerts.
+	r.quiet(fixture(t, "notification", nil))
+	var ns []core.Notification
+	c.json(&ns, "notifications")
+	if len(ns) != 1 || ns[0].Kind != core.NotifyRuntimeNotice || ns[0].SubjectID != a.ID ||
+		!strings.Contains(ns[0].Text, "Claude needs your permission to use Bash") {
+		t.Fatalf("notifications: %+v", ns)
+	}
+
+	time.Sleep(5 * time.Millisecond)
+	c.ok("approval", "approve", a.ID)
+	if h := answered(t, ch); h.decision != "allow" {
+		t.Fatalf("sub-agent approval: %s", h)
+	}
+	run = c.runRow("agent-7f3a9c21")
+	if run.PendingApprovalWaits != 0 || run.LastProgressAt <= before {
+		t.Fatalf("watchdog not re-armed: waits %d, last progress %v (was %v)", run.PendingApprovalWaits, run.LastProgressAt, before)
+	}
+	before = run.LastProgressAt
+	time.Sleep(5 * time.Millisecond)
+	r.quiet(fixture(t, "post_tool_use_subagent", nil))
+	if run = c.runRow("agent-7f3a9c21"); run.LastProgressAt <= before {
+		t.Fatal("PostToolUse did not record progress on the run")
+	}
+	r.quiet(fixture(t, "post_tool_use", nil))
+	r.quiet(fixture(t, "stop", nil))
+
+	r.quiet(fixture(t, "subagent_stop", nil))
+	run = c.runRow("agent-7f3a9c21")
+	if run.Running() || run.Outcome != core.OutcomeOK {
+		t.Fatalf("run after SubagentStop: %+v", run.Run)
+	}
+	if tk := c.task(tasks[0].ID); tk.Status != core.TaskSucceeded {
+		t.Fatalf("task %s, want succeeded", tk.Status)
+	}
+}
+
+func TestClaudeHooksSessionEndCloses(t *testing.T) {
+	c := newCLI(t)
+	r := installHooks(t, c, "1m")
+	r.quiet(fixture(t, "session_start", nil))
+	ch := r.async(fixture(t, "pre_tool_use_bash", nil))
+	a := pending(t, c, "toolu_01ABC123")
+	r.quiet(fixture(t, "session_end", nil))
+	h := answered(t, ch)
+	if h.decision != "deny" || !strings.Contains(h.reason, "cancelled") {
+		t.Fatalf("waiting hook after SessionEnd: %s", h)
+	}
+	var s struct{ core.Session }
+	c.json(&s, "session", "show", fixtureSession)
+	if s.State != core.SessionClosed {
+		t.Fatalf("session %s, want closed", s.State)
+	}
+	var got struct{ core.Approval }
+	c.json(&got, "approval", "show", a.ID)
+	if got.Status != core.ApprovalCancelled {
+		t.Fatalf("approval %s, want cancelled", got.Status)
+	}
+	r.quiet(fixture(t, "session_end", nil)) // again: nothing to do, no error
+}
+
+func TestClaudeHooksBrokenRegistry(t *testing.T) {
+	c := newCLI(t)
+	r := installHooks(t, c, "1m")
+	// Corrupt the registry after install.
+	os.Remove(c.db + "-wal")
+	os.Remove(c.db + "-shm")
+	if err := os.WriteFile(c.db, bytes.Repeat([]byte("not a database "), 400), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := r.one(fixture(t, "pre_tool_use_bash", nil))
+	if h.code != 0 || h.decision != "deny" || !strings.Contains(h.reason, "denied") {
+		t.Fatalf("PreToolUse on a broken registry: %s", h)
+	}
+	for _, name := range []string{"session_start", "post_tool_use", "subagent_start", "subagent_stop", "notification", "stop", "session_end"} {
+		h := r.one(fixture(t, name, nil))
+		if h.blocks() || h.code != 1 || h.stdout != "" || h.stderr == "" {
+			t.Fatalf("%s on a broken registry must not block: %s", name, h)
+		}
+	}
+	// An unreadable payload on the gated command denies; elsewhere it only reports.
+	var gate, post string
+	b, _ := os.ReadFile(r.settings)
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "--gated") {
+			gate = line
+		} else if strings.Contains(line, "--installed-by") && post == "" {
+			post = line
+		}
+	}
+	unq := func(l string) string {
+		var s string
+		json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(strings.SplitN(l, ":", 2)[1]), ",")), &s)
+		return s
+	}
+	if h := runHookCommand(unq(gate), 60, []byte(`{"hook_event_name": "PreToolUse", "tool_input": `)); h.decision != "deny" {
+		t.Fatalf("unreadable gated payload: %s", h)
+	}
+	if h := runHookCommand(unq(post), 60, []byte(`]`)); h.code != 1 || h.blocks() {
+		t.Fatalf("unreadable payload: %s", h)
+	}
+}
+
+func TestClaudeHooksLockedRegistryDenies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the 5 s busy timeout")
+	}
+	c := newCLI(t)
+	r := installHooks(t, c, "1m")
+	db, err := sql.Open("sqlite3", "file:"+c.db+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.one(fixture(t, "pre_tool_use_bash", nil))
+	tx.Rollback()
+	if h.decision != "deny" || !strings.Contains(h.reason, "locked") {
+		t.Fatalf("locked registry: %s", h)
+	}
+}
+
+func TestClaudeHooksStatusCLI(t *testing.T) {
+	c := newCLI(t)
+	r := installHooks(t, c, "1m")
+	out := c.ok("hooks", "status", "--settings", r.settings)
+	if !strings.Contains(out, "8 clawpit hooks") || !strings.Contains(out, "PreToolUse") || !strings.Contains(out, c.db) {
+		t.Fatalf("status: %s", out)
+	}
+	if o := c.ok("hooks", "install", "--settings", r.settings, "--approval-timeout", "1m"); !strings.Contains(o, "already installed") {
+		t.Fatalf("second install: %s", o)
+	}
+	c.ok("hooks", "uninstall", "--settings", r.settings)
+	if out := c.ok("hooks", "status", "--settings", r.settings); !strings.Contains(out, "not installed") {
+		t.Fatalf("status after uninstall: %s", out)
+	}
+	if o := c.run("hooks", "install", "--settings", r.settings, "--gate", "Bash("); o.code != 2 {
+		t.Fatalf("bad gate: %s", o)
+	}
+}
+
+// TestClaudeHookUnknownFlag: an installed command from another clawpit version
+// never exits 2 (which would block a Stop); a tool call is still denied.
+func TestClaudeHookUnknownFlag(t *testing.T) {
+	c := newCLI(t)
+	o := c.runIn(bytes.NewReader(fixture(t, "stop", nil)), "hook", "--from-the-future")
+	if o.code != 1 || o.stdout != "" {
+		t.Fatalf("Stop: %s", o)
+	}
+	o = c.runIn(bytes.NewReader(fixture(t, "pre_tool_use_bash", nil)), "hook", "--from-the-future")
+	if o.code != 0 || !strings.Contains(o.stdout, `"permissionDecision":"deny"`) {
+		t.Fatalf("PreToolUse: %s", o)
+	}
+}
+
+// TestClaudeHooksApprovalPausesWatchdog: a sub-agent waiting for approval is
+// not timed out by the watchdog however long the operator takes; once the
+// approval is decided the watchdog is re-armed and ends a run that then goes
+// quiet.
+func TestClaudeHooksApprovalPausesWatchdog(t *testing.T) {
+	c := newCLI(t)
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	c.ok("hooks", "install", "--settings", settings, "--approval-timeout", "1m", "--run-inactivity", "2s")
+	r := &claudeRunner{t: t, settings: settings}
+	r.quiet(fixture(t, "subagent_start", nil))
+	if run := c.runRow("agent-7f3a9c21"); run.InactivityBudgetMs != 2000 {
+		t.Fatalf("budget %d ms, want 2000", run.InactivityBudgetMs)
+	}
+	ch := r.async(fixture(t, "pre_tool_use_subagent", nil))
+	a := pending(t, c, "toolu_01SUB789")
+	time.Sleep(2500 * time.Millisecond)
+	c.ok("sweep")
+	if run := c.runRow("agent-7f3a9c21"); !run.Running() || run.PendingApprovalWaits != 1 {
+		t.Fatalf("run timed out while waiting for approval: %+v", run.Run)
+	}
+	c.ok("approval", "approve", a.ID)
+	if h := answered(t, ch); h.decision != "allow" {
+		t.Fatalf("approve: %s", h)
+	}
+	c.ok("sweep")
+	if run := c.runRow("agent-7f3a9c21"); !run.Running() {
+		t.Fatalf("run timed out right after the approval re-armed it: %+v", run.Run)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	c.ok("sweep")
+	if run := c.runRow("agent-7f3a9c21"); run.Running() || run.Outcome != core.OutcomeTimeout {
+		t.Fatalf("quiet run not timed out after the re-arm: %+v", run.Run)
+	}
+}

@@ -1,0 +1,357 @@
+package cli
+
+// `clawpit hooks install|uninstall|status` and `clawpit hook`: the Claude Code
+// adapter (SPEC §12). `hook` is the command Claude Code runs for each hook
+// event; its stdout carries only a PreToolUse decision, and it fails closed:
+// a gated tool call that cannot be decided is denied, never allowed, and is
+// always answered before Claude Code's own hook timeout.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clawpit/clawpit/adapters/claude"
+	"github.com/spf13/cobra"
+)
+
+// hookAnswerMargin is how long past the approval timeout a gated hook still
+// works on a decision before it answers deny regardless (the registry may be
+// locked); Claude Code's timeout is 30 s past the approval timeout.
+const hookAnswerMargin = 10 * time.Second
+
+// hooksCommands returns `hooks` and `hook`.
+func hooksCommands(a *app) []*cobra.Command {
+	hooks := groupCommand("hooks", "Install clawpit as the approval gate of Claude Code (install, uninstall, status)")
+	hooks.Long = `Merge clawpit's hooks into a Claude Code settings file so every Claude Code
+session on the machine appears in clawpit: sessions, sub-agent runs and their
+tasks, tool calls waiting for approval in the Approvals pane, and Claude Code's
+notifications in Alerts. A gated tool call (by default Bash, Write, Edit,
+MultiEdit, NotebookEdit, WebFetch and MCP tools) waits until an operator
+approves or denies it in clawpit; without a decision within the approval
+timeout it is denied.`
+	hooks.AddCommand(hooksInstallCmd(a), hooksUninstallCmd(a), hooksStatusCmd(a))
+	return []*cobra.Command{hooks, hookCmd(a)}
+}
+
+// defaultSettingsPath is ~/.claude/settings.json.
+func defaultSettingsPath() (string, error) {
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the home directory for ~/.claude/settings.json: %w", err)
+	}
+	return filepath.Join(h, ".claude", "settings.json"), nil
+}
+
+func settingsFlag(c *cobra.Command, p *string) {
+	c.Flags().StringVar(p, "settings", "", "Claude Code settings file (default ~/.claude/settings.json)")
+}
+
+func resolveSettings(p string) (string, error) {
+	if p == "" {
+		return defaultSettingsPath()
+	}
+	return filepath.Abs(p)
+}
+
+func hooksInstallCmd(a *app) *cobra.Command {
+	var (
+		settings   string
+		timeout    time.Duration
+		gate       string
+		inactivity time.Duration
+	)
+	c := &cobra.Command{
+		Use:   "install",
+		Short: "Merge clawpit's hooks into a Claude Code settings file",
+		Long: `Merge clawpit's hooks into a Claude Code settings file (default
+~/.claude/settings.json). Every other setting and every hook that is not
+clawpit's stays as it was; installing again changes nothing. The file is
+written atomically, keeps its mode, and the previous version is kept beside it
+as <file>.clawpit-backup. The hooks run this binary by absolute path against
+the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if timeout <= 0 {
+				return usageError{fmt.Errorf("--approval-timeout %s must be positive", timeout)}
+			}
+			if inactivity < time.Millisecond {
+				return usageError{fmt.Errorf("--run-inactivity %s must be at least 1ms", inactivity)}
+			}
+			path, err := resolveSettings(settings)
+			if err != nil {
+				return err
+			}
+			bin, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find the clawpit binary: %w", err)
+			}
+			if bin, err = filepath.EvalSymlinks(bin); err != nil {
+				return fmt.Errorf("find the clawpit binary: %w", err)
+			}
+			if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+				fmt.Fprintf(a.stderr, "clawpit: warning: %s is a temporary 'go run' build that will disappear; install a built binary (go build -o ~/.local/bin/clawpit .) and run install from it\n", bin)
+			}
+			db, err := filepath.Abs(a.resolvedDBPath())
+			if err != nil {
+				return fmt.Errorf("registry path: %w", err)
+			}
+			// Open once so the registry exists, with its directory, before
+			// the first hook runs.
+			if _, err := a.registry(cmd.Context()); err != nil {
+				return err
+			}
+			ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate, RunInactivity: inactivity})
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(ch)
+			}
+			if !ch.Changed {
+				fmt.Fprintf(a.stdout, "clawpit hooks already installed in %s\n", path)
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "Installed clawpit hooks in %s (registry %s; tool calls matching %q wait up to %s for a decision).\n",
+				path, db, orDefault(gate, claude.DefaultGate), claude.FormatDuration(timeout))
+			if ch.Backup != "" {
+				fmt.Fprintf(a.stdout, "Previous settings kept as %s.\n", ch.Backup)
+			}
+			fmt.Fprintln(a.stdout, "New Claude Code sessions report to clawpit; approve or deny their tool calls in the console's Approvals pane.")
+			return nil
+		},
+	}
+	settingsFlag(c, &settings)
+	c.Flags().DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long")
+	c.Flags().StringVar(&gate, "gate", claude.DefaultGate, "regular expression of the tool names that wait for approval")
+	c.Flags().DurationVar(&inactivity, "run-inactivity", claude.DefaultRunInactivity, "end a sub-agent's run as timed out after this long without a tool call (paused while it waits for approval)")
+	return c
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func hooksUninstallCmd(a *app) *cobra.Command {
+	var settings string
+	c := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove clawpit's hooks from a Claude Code settings file",
+		Long:  "Remove exactly the hooks 'clawpit hooks install' added; everything else in the file stays.",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := resolveSettings(settings)
+			if err != nil {
+				return err
+			}
+			ch, err := claude.Uninstall(path)
+			if err != nil {
+				return err
+			}
+			if a.jsonOut {
+				return a.printJSON(ch)
+			}
+			if !ch.Changed {
+				fmt.Fprintf(a.stdout, "no clawpit hooks in %s\n", path)
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "Removed clawpit hooks from %s (previous version kept as %s).\n", path, ch.Backup)
+			return nil
+		},
+	}
+	settingsFlag(c, &settings)
+	return c
+}
+
+func hooksStatusCmd(a *app) *cobra.Command {
+	var settings string
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "Show where clawpit's hooks are installed",
+		Long: `Show clawpit's hooks in the Claude Code settings files: --settings FILE, or
+~/.claude/settings.json and this directory's .claude/settings.json and
+.claude/settings.local.json.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var paths []string
+			if settings != "" {
+				p, err := resolveSettings(settings)
+				if err != nil {
+					return err
+				}
+				paths = []string{p}
+			} else {
+				if p, err := defaultSettingsPath(); err == nil {
+					paths = append(paths, p)
+				}
+				if wd, err := os.Getwd(); err == nil {
+					paths = append(paths, filepath.Join(wd, ".claude", "settings.json"), filepath.Join(wd, ".claude", "settings.local.json"))
+				}
+			}
+			type fileStatus struct {
+				Path  string             `json:"path"`
+				Hooks []claude.Installed `json:"hooks"`
+				Error string             `json:"error,omitempty"`
+			}
+			var out []fileStatus
+			for _, p := range paths {
+				hs, err := claude.Status(p)
+				fs := fileStatus{Path: p, Hooks: hs}
+				if err != nil {
+					fs.Error = err.Error()
+				}
+				if fs.Hooks == nil {
+					fs.Hooks = []claude.Installed{}
+				}
+				out = append(out, fs)
+			}
+			if a.jsonOut {
+				return a.printJSON(out)
+			}
+			for _, fs := range out {
+				switch {
+				case fs.Error != "":
+					fmt.Fprintf(a.stdout, "%s: %s\n", fs.Path, fs.Error)
+				case len(fs.Hooks) == 0:
+					fmt.Fprintf(a.stdout, "%s: not installed\n", fs.Path)
+				default:
+					fmt.Fprintf(a.stdout, "%s: %d clawpit hooks\n", fs.Path, len(fs.Hooks))
+					for _, h := range fs.Hooks {
+						m := ""
+						if h.Matcher != "" {
+							m = " [" + h.Matcher + "]"
+						}
+						fmt.Fprintf(a.stdout, "  %-13s%s timeout %ds: %s\n", h.Event, m, h.Timeout, h.Command)
+					}
+				}
+			}
+			return nil
+		},
+	}
+	settingsFlag(c, &settings)
+	return c
+}
+
+// hookCmd is the command Claude Code runs for each hook event.
+func hookCmd(a *app) *cobra.Command {
+	var (
+		timeout     time.Duration
+		inactivity  time.Duration
+		gated       bool
+		installedBy string
+	)
+	c := &cobra.Command{
+		Use:    "hook",
+		Short:  "Handle one Claude Code hook event read from stdin (run by Claude Code)",
+		Hidden: true,
+		Long: `Read one Claude Code hook payload (a JSON object, at most 1 MiB) from stdin and
+record it in the registry. For PreToolUse (or with --gated) print the decision
+JSON on stdout: allow when an operator approved, deny when one denied, when no
+one decided within --approval-timeout, or when the registry could not be
+reached. Other events print nothing and never block Claude Code: a problem is
+reported on stderr with exit status 1.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_ = installedBy
+			return a.runHook(cmd.Context(), claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}, gated)
+		},
+	}
+	// A flag this binary does not know (an install from another clawpit
+	// version) must not become exit 2, which blocks a Stop or any other
+	// event; a tool call is still owed a deny.
+	c.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		p, perr := claude.ReadPayload(a.stdin)
+		if perr == nil && p.HookEventName != claude.EventPreToolUse {
+			return &exitError{code: exitFailed, msg: "hook: " + err.Error()}
+		}
+		a.stdout.Write(claude.DenyError(err).JSON())
+		return &exitError{code: exitOK, msg: "hook: " + err.Error()}
+	})
+	f := c.Flags()
+	f.DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long")
+	f.DurationVar(&inactivity, "inactivity", claude.DefaultRunInactivity, "inactivity budget of the sub-agent runs this records")
+	f.BoolVar(&gated, "gated", false, "answer a permission decision, denying on any failure (set for PreToolUse)")
+	f.StringVar(&installedBy, "installed-by", "", "marks a hook command installed by 'clawpit hooks install'")
+	return c
+}
+
+// runHook reads the payload, handles it and answers. Gated: exactly one
+// decision JSON on stdout, exit 0 — deny on any failure and, as a last resort,
+// at approval timeout + hookAnswerMargin even when the registry hangs.
+// Not gated: nothing on stdout; a failure exits 1 (never 2, which would block
+// Claude Code) with the message on stderr.
+func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error {
+	if cfg.ApprovalTimeout <= 0 {
+		cfg.ApprovalTimeout = claude.DefaultApprovalTimeout
+	}
+	p, perr := claude.ReadPayload(a.stdin)
+	if perr == nil {
+		// The event decides; --gated matters when the payload is unreadable
+		// (a PreToolUse we cannot read is still owed a deny).
+		gated = p.HookEventName == claude.EventPreToolUse
+	}
+	if !gated {
+		if perr != nil {
+			return &exitError{code: exitFailed, msg: "hook: " + perr.Error()}
+		}
+		reg, err := a.registry(ctx)
+		if err == nil {
+			h := &claude.Handler{Reg: reg, Cfg: cfg}
+			_, err = h.Handle(ctx, p)
+		}
+		if err != nil {
+			return &exitError{code: exitFailed, msg: fmt.Sprintf("hook %s: %v", p.HookEventName, err)}
+		}
+		return nil
+	}
+	var (
+		once sync.Once
+		mu   sync.Mutex
+	)
+	answer := func(d claude.Decision, err error) {
+		once.Do(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			a.stdout.Write(d.JSON())
+			if err != nil {
+				fmt.Fprintln(a.stderr, "clawpit: hook PreToolUse: "+err.Error())
+			}
+		})
+	}
+	if perr != nil {
+		answer(claude.DenyError(perr), perr)
+		return nil
+	}
+	hctx, cancel := context.WithTimeout(ctx, cfg.ApprovalTimeout+hookAnswerMargin/2)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		reg, err := a.registry(hctx)
+		if err != nil {
+			answer(claude.DenyError(err), err)
+			return
+		}
+		h := &claude.Handler{Reg: reg, Cfg: cfg}
+		d, err := h.Handle(hctx, p) // PreToolUse: never a nil decision
+		answer(*d, err)
+	}()
+	t := time.NewTimer(cfg.ApprovalTimeout + hookAnswerMargin)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		err := errors.New("no answer from the registry within " + claude.FormatDuration(cfg.ApprovalTimeout+hookAnswerMargin))
+		answer(claude.DenyError(err), err)
+		a.abandonDB = true // a transaction may still hang: exit without waiting for it
+	}
+	return nil
+}
