@@ -15,9 +15,9 @@ import (
 // `clawpit task track` (SPEC R4): no I/O and no registry; the CLI feeds it
 // lines as they arrive and turns what it learns into registry calls.
 
-// MaxStreamLine is the longest stream-json line the tracker parses (bytes).
-// Real tool results can run to several MB; a longer line is counted as invalid
-// rather than buffered without bound.
+// MaxStreamLine is the longest line Feed accepts from a caller's buffer
+// (bytes); a longer one is counted invalid. ReadLine has no such limit: it
+// never buffers a line.
 const MaxStreamLine = 32 << 20
 
 // maxStreamText caps the strings the tracker keeps from a line (subtype,
@@ -278,14 +278,6 @@ func (t *StreamTracker) parse(src *streamSrc) (StreamEvent, error) {
 		t.sum.Result = &StreamResult{Subtype: ev.Subtype, Text: f.result.String(), IsError: f.isError}
 	}
 	return ev, nil
-}
-
-// FeedTooLong counts a line of n bytes that the caller did not buffer because
-// it exceeds MaxStreamLine: it is tallied as invalid, like Feed would.
-func (t *StreamTracker) FeedTooLong(n int64) (StreamEvent, error) {
-	t.sum.Lines++
-	t.sum.Invalid++
-	return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: line of %d bytes exceeds %d", ErrStreamLine, n, MaxStreamLine)
 }
 
 // capString cuts s to at most max bytes without splitting a rune.
