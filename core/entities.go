@@ -98,7 +98,11 @@ type Approval struct {
 	DecidedAt    Timestamp      `json:"decided_at"`
 	ExpiresAt    Timestamp      `json:"expires_at"`
 	CleanupAfter Timestamp      `json:"cleanup_after"`
-	Rev          int64          `json:"-"`
+	// HoldsWait is true while the approval counts in its run's
+	// pending_approval_waits (SPEC R6): set with the increment, cleared with
+	// the decrement.
+	HoldsWait bool  `json:"holds_wait"`
+	Rev       int64 `json:"-"`
 }
 
 // Grant is a remembered approval (SPEC §3): a request whose tool and verb chain
