@@ -89,8 +89,9 @@ type soak struct {
 	live   map[int]*exec.Cmd // running CLI writers by pid
 	daemon *exec.Cmd
 
-	ops, failed, killsCLI, killsDaemon atomic.Int64
-	exitCodes                          sync.Map // "op exit N" → *atomic.Int64
+	ops, failed, killsCLI, killsDaemon atomic.Int64 // kills: SIGKILLs sent
+	landedCLI, landedDaemon            atomic.Int64 // processes that died of them
+	exitCodes                          sync.Map     // "op exit N" → *atomic.Int64
 }
 
 func run(duration time.Duration, writers int, killEvery time.Duration, bin string, keep bool) (int, error) {
@@ -152,9 +153,10 @@ func run(duration time.Duration, writers int, killEvery time.Duration, bin strin
 		return 0, err
 	}
 	fmt.Printf("soak: %s, %d writers, SIGKILL every ~%s\n", elapsed.Round(time.Second), writers, killEvery)
-	fmt.Printf("ops=%d (%.0f/s; %d exited non-zero, kills included) kills=%d (cli %d, daemon %d) violations=%d\n",
+	fmt.Printf("ops=%d (%.0f/s; %d exited non-zero, kills included) kills=%d (cli %d, daemon %d; %d sent, some to processes already exiting) violations=%d\n",
 		s.ops.Load(), float64(s.ops.Load())/elapsed.Seconds(), s.failed.Load(),
-		s.killsCLI.Load()+s.killsDaemon.Load(), s.killsCLI.Load(), s.killsDaemon.Load(), violations)
+		s.landedCLI.Load()+s.landedDaemon.Load(), s.landedCLI.Load(), s.landedDaemon.Load(),
+		s.killsCLI.Load()+s.killsDaemon.Load(), violations)
 	var codes []string
 	s.exitCodes.Range(func(k, v any) bool {
 		codes = append(codes, fmt.Sprintf("%s: %d", k, v.(*atomic.Int64).Load()))
@@ -192,6 +194,9 @@ func (s *soak) cli(ctx context.Context, op string, args ...string) (string, int,
 		key := fmt.Sprintf("%s exit %d", op, code)
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			key = fmt.Sprintf("%s %s", op, ws.Signal())
+			if ws.Signal() == syscall.SIGKILL {
+				s.landedCLI.Add(1)
+			}
 		}
 		c, _ := s.exitCodes.LoadOrStore(key, new(atomic.Int64))
 		c.(*atomic.Int64).Add(1)
@@ -274,6 +279,9 @@ func (s *soak) daemonLoop(ctx context.Context) {
 		go func() { done <- cmd.Wait() }()
 		select {
 		case <-done:
+			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+				s.landedDaemon.Add(1)
+			}
 		case <-ctx.Done():
 			cmd.Process.Signal(syscall.SIGTERM)
 			select {
