@@ -547,7 +547,11 @@ func (p *streamParser) line() error {
 	if err != nil {
 		return err
 	}
-	p.ws()
+	// Trailing white space, \v and \f included (bytes.TrimSpace trims
+	// them from a Feed line too).
+	for p.ok && (p.c == ' ' || p.c == '\t' || p.c == '\r' || p.c == '\n' || p.c == '\v' || p.c == '\f') {
+		p.adv()
+	}
 	if p.ok {
 		return p.bad("after top-level value")
 	}
