@@ -88,6 +88,20 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 			a.Reason = fmt.Sprintf("matched %s grant %s (%s %q)", g.Scope, g.ID, g.Tool, g.Pattern)
 			a.CleanupAfter = now.Add(r.th.Retention)
 		}
+		// R6: a pending approval bound to a running run holds one wait.
+		var run *Run
+		if g == nil && a.RunID != "" {
+			got, err := tx.GetRun(a.RunID)
+			switch {
+			case errors.Is(err, ErrNotFound):
+				// bound to a run we do not know: nothing to pause
+			case err != nil:
+				return fmt.Errorf("run %s: %w", a.RunID, err)
+			case holdsWait(a, got):
+				run = got
+				a.HoldsWait = true
+			}
+		}
 		if err := tx.InsertApproval(a); err != nil {
 			return wrapWrite("approval", a.ID, err)
 		}
@@ -98,16 +112,7 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 		if err := journal(tx, now, EntityApproval, a.ID, "", string(ApprovalPending), actor, "requested", true); err != nil {
 			return err
 		}
-		if a.RunID == "" {
-			return nil
-		}
-		run, err := tx.GetRun(a.RunID)
-		if errors.Is(err, ErrNotFound) {
-			return nil // bound to a run we do not know: nothing to pause
-		} else if err != nil {
-			return fmt.Errorf("run %s: %w", a.RunID, err)
-		}
-		if !holdsWait(a, run) {
+		if run == nil {
 			return nil
 		}
 		return r.holdApprovalWait(tx, run, a, actor, now)
@@ -118,12 +123,11 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 	return out, nil
 }
 
-// holdsWait reports whether approval a counts in run's pending_approval_waits
-// (SPEC R6): it was requested while the run was running — registered no
-// later than the request, and not ended before it. The counter has no
-// per-approval column, so this timestamp rule decides, at resolution, whether
-// there is a wait to release. A request made in the same millisecond as the
-// run's end counts as after it.
+// holdsWait reports whether approval a, requested now, takes a wait on run
+// (SPEC R6): the run is registered no later than the request and has not
+// ended. It decides only at request time; the approval's HoldsWait column
+// then records the answer, so a resolution releases exactly the waits taken
+// (even when the run ended in the same millisecond as the request).
 func holdsWait(a *Approval, run *Run) bool {
 	return a.RunID == run.RunID && run.StartedAt <= a.RequestedAt &&
 		(run.Running() || a.RequestedAt < run.EndedAt)
@@ -181,6 +185,8 @@ type approvalDecision struct {
 // in place; otherwise the run is read here.
 func (r *Registry) resolveApproval(tx Tx, a *Approval, d approvalDecision, actor Actor, now Timestamp, run *Run) error {
 	from := a.Status
+	held := a.HoldsWait
+	a.HoldsWait = false
 	a.Status = d.to
 	a.Scope = d.scope
 	a.Reason = d.reason
@@ -193,7 +199,7 @@ func (r *Registry) resolveApproval(tx Tx, a *Approval, d approvalDecision, actor
 	if err := journal(tx, now, EntityApproval, a.ID, string(from), string(d.to), actor, d.reason, true); err != nil {
 		return err
 	}
-	if a.RunID == "" {
+	if !held || a.RunID == "" {
 		return nil
 	}
 	if run == nil {
@@ -204,9 +210,6 @@ func (r *Registry) resolveApproval(tx Tx, a *Approval, d approvalDecision, actor
 			return fmt.Errorf("run %s: %w", a.RunID, err)
 		}
 		run = got
-	}
-	if !holdsWait(a, run) {
-		return nil
 	}
 	return r.releaseApprovalWait(tx, run, a, actor, now)
 }

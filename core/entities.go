@@ -102,7 +102,11 @@ type Approval struct {
 	// PreToolUse tool_use_id), unique when set; empty for approvals requested
 	// through the CLI.
 	ToolUseID string `json:"tool_use_id,omitempty"`
-	Rev       int64  `json:"-"`
+	// HoldsWait is true while the approval counts in its run's
+	// pending_approval_waits (SPEC R6): set with the increment, cleared with
+	// the decrement.
+	HoldsWait bool  `json:"holds_wait"`
+	Rev       int64 `json:"-"`
 }
 
 // Grant is a remembered approval (SPEC §3): a request whose tool and verb chain

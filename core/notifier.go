@@ -24,9 +24,12 @@ import (
 // notification delivered; anything else (or a timeout) leaves it undelivered
 // for a later pass, after a backoff that doubles from RetryMin to RetryMax.
 //
-// Delivery is at least once: CMD may see a notification again if the
-// process dies between CMD's exit and the delivered mark, or when two
-// notifiers (a console and the daemon, say) run at once.
+// Before running CMD a notifier claims the notification with a conditional
+// update (Registry.ClaimNotification), a lease of Timeout plus a margin: of
+// two live notifiers (a console and the daemon, say) only one delivers it.
+// Delivery is at least once across crashes: a notifier that dies between
+// the claim and the delivered mark leaves a claim that expires, and the
+// notification is delivered again by the next notifier.
 type Notifier struct {
 	reg     *Registry
 	command string
@@ -44,6 +47,7 @@ type Notifier struct {
 	// Log receives one line per delivery and failure (default: discarded).
 	Log *slog.Logger
 
+	id      string // claimant: host:pid:random
 	mu      sync.Mutex
 	retries map[int64]notifyRetry
 }
@@ -58,7 +62,13 @@ type NotifyStats struct {
 	Delivered int // command exited 0; marked delivered
 	Failed    int // command failed; left for a later pass
 	Deferred  int // still backing off after an earlier failure
+	Claimed   int // claimed by another live notifier; left to it
 }
+
+// claimMargin is added to the command's timeout to make a claim's lease: the
+// command is killed at the timeout, so a live notifier's claim never lapses
+// while its command runs.
+const claimMargin = 30 * time.Second
 
 // NewNotifier returns a notifier running command (a shell command line) for
 // reg's notifications. Errors: ErrInvalid for an empty command.
@@ -66,8 +76,13 @@ func NewNotifier(reg *Registry, command string) (*Notifier, error) {
 	if strings.TrimSpace(command) == "" {
 		return nil, Invalidf("empty --notify-cmd")
 	}
-	return &Notifier{reg: reg, command: command, retries: map[int64]notifyRetry{}}, nil
+	host, _ := os.Hostname()
+	id := fmt.Sprintf("%s:%d:%s", host, os.Getpid(), NewShortID())
+	return &Notifier{reg: reg, command: command, id: id, retries: map[int64]notifyRetry{}}, nil
 }
+
+// ID returns the notifier's claimant name ("host:pid:random").
+func (n *Notifier) ID() string { return n.id }
 
 // Command returns the shell command line.
 func (n *Notifier) Command() string { return n.command }
@@ -103,10 +118,21 @@ func (n *Notifier) DeliverPending(ctx context.Context) (NotifyStats, error) {
 			st.Deferred++
 			continue
 		}
+		claimed, err := n.reg.ClaimNotification(ctx, nt.ID, n.id, orDefault(n.Timeout, 30*time.Second)+claimMargin)
+		if err != nil {
+			return st, fmt.Errorf("notifier: claim notification %d: %w", nt.ID, err)
+		}
+		if !claimed {
+			st.Claimed++ // another live notifier has it (or it was delivered meanwhile)
+			continue
+		}
 		if err := n.runCommand(ctx, nt); err != nil {
 			st.Failed++
 			delay := n.failed(nt.ID)
 			n.log().Warn("notify command failed", "notification", nt.ID, "kind", nt.Kind, "retry_in", delay.String(), "err", err)
+			if err := n.reg.ReleaseNotificationClaim(context.WithoutCancel(ctx), nt.ID, n.id); err != nil {
+				n.log().Warn("notifier: release claim", "notification", nt.ID, "err", err)
+			}
 			continue
 		}
 		n.mu.Lock()

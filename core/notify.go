@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // notify stores n inside tx (SPEC §7). Notifications are deduplicated by
@@ -39,4 +40,26 @@ func (r *Registry) AckNotification(ctx context.Context, id int64) (bool, error) 
 		return err
 	})
 	return ok, err
+}
+
+// ClaimNotification claims undelivered notification id for notifier by for
+// lease (SPEC §7 `--notify-cmd`): one conditional update, so of two live
+// notifiers only one runs the command. A claim whose lease has ended (its
+// notifier died mid-delivery) can be taken over, so delivery stays at least
+// once across crashes. false when the notification is delivered, absent or
+// held by another live claim.
+func (r *Registry) ClaimNotification(ctx context.Context, id int64, by string, lease time.Duration) (bool, error) {
+	var ok bool
+	err := r.store.Update(ctx, func(tx Tx) (err error) {
+		now := r.now()
+		ok, err = tx.ClaimNotification(id, by, now, now.Add(lease))
+		return err
+	})
+	return ok, err
+}
+
+// ReleaseNotificationClaim drops by's claim on id (after a failed delivery,
+// so another notifier may retry it at once).
+func (r *Registry) ReleaseNotificationClaim(ctx context.Context, id int64, by string) error {
+	return r.store.Update(ctx, func(tx Tx) error { return tx.ReleaseNotificationClaim(id, by) })
 }

@@ -381,3 +381,54 @@ func TestWaitApproval(t *testing.T) {
 		t.Fatalf("wait unknown: %v", err)
 	}
 }
+
+// TestR6SameMillisecondEnd: an approval requested and its run ended in the
+// same millisecond (fake clock). The wait it took is released at its
+// resolution — the run's counter ends at 0, not stuck at 1 — and a request
+// made at the millisecond after the end takes no wait at all.
+func TestR6SameMillisecondEnd(t *testing.T) {
+	for _, end := range []string{"complete", "kill"} {
+		t.Run(end, func(t *testing.T) {
+			f := newRegFixture(t)
+			run := f.run("run-ms-"+end, "child")
+			f.clock.Advance(time.Second)
+			a := f.request("child", run.RunID, "git push origin")
+			if got := f.getRun(run.RunID); got.PendingApprovalWaits != 1 || !f.getApproval(a.ID).HoldsWait {
+				t.Fatalf("after request: waits %d", got.PendingApprovalWaits)
+			}
+			// Same millisecond: the run ends.
+			if end == "complete" {
+				_, _, _, err := f.reg.CompleteRun(f.ctx, run.RunID, core.OutcomeOK, "", core.ActorRuntime)
+				f.must(err)
+			} else {
+				_, _, err := f.reg.KillRun(f.ctx, run.RunID, "", core.OperatorActor())
+				f.must(err)
+			}
+			late := f.request("child", run.RunID, "npm publish") // same millisecond, after the end
+			f.clock.Advance(time.Minute)
+			if a2 := f.getApproval(a.ID); a2.Status == core.ApprovalPending {
+				_, res, err := f.reg.DenyApproval(f.ctx, a.ID, "no", core.OperatorActor())
+				if err != nil || !res.Applied {
+					t.Fatalf("deny: %v %+v", err, res)
+				}
+			}
+			_, res, err := f.reg.DenyApproval(f.ctx, late.ID, "no", core.OperatorActor())
+			if err != nil || !res.Applied {
+				t.Fatalf("deny late: %v %+v", err, res)
+			}
+			if got := f.getRun(run.RunID); got.PendingApprovalWaits != 0 {
+				t.Errorf("waits %d after every approval resolved, want 0", got.PendingApprovalWaits)
+			}
+			for _, id := range []string{a.ID, late.ID} {
+				if f.getApproval(id).HoldsWait {
+					t.Errorf("approval %s still holds a wait", id)
+				}
+			}
+			for _, e := range f.events(core.EntityRun, run.RunID) {
+				if strings.Contains(e.Reason, "underflow") {
+					t.Errorf("spurious underflow: %+v", e)
+				}
+			}
+		})
+	}
+}

@@ -75,6 +75,12 @@ type Tx interface {
 	// MarkNotificationDelivered sets delivered_at where it is still NULL;
 	// false when it was already delivered.
 	MarkNotificationDelivered(id int64, at Timestamp) (bool, error)
+	// ClaimNotification claims an undelivered notification for notifier by
+	// until the lease ends; false when it is delivered, absent, or claimed
+	// by another notifier whose lease has not ended at now.
+	ClaimNotification(id int64, by string, now, until Timestamp) (bool, error)
+	// ReleaseNotificationClaim drops by's claim on id, if it still holds it.
+	ReleaseNotificationClaim(id int64, by string) error
 
 	// AppendEvent writes one journal row (sets nothing on e).
 	AppendEvent(e Event) error

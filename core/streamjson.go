@@ -1,8 +1,8 @@
 package core
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,9 +15,9 @@ import (
 // `clawpit task track` (SPEC R4): no I/O and no registry; the CLI feeds it
 // lines as they arrive and turns what it learns into registry calls.
 
-// MaxStreamLine is the longest stream-json line the tracker parses (bytes).
-// Real tool results can run to several MB; a longer line is counted as invalid
-// rather than buffered without bound.
+// MaxStreamLine is the longest line Feed accepts from a caller's buffer
+// (bytes); a longer one is counted invalid. ReadLine has no such limit: it
+// never buffers a line.
 const MaxStreamLine = 32 << 20
 
 // maxStreamText caps the strings the tracker keeps from a line (subtype,
@@ -155,7 +155,8 @@ func (s StreamSummary) Status() TaskStatus {
 // use. It keeps only counters and a few capped strings, so its memory is
 // bounded whatever it is fed. Not safe for concurrent use.
 type StreamTracker struct {
-	sum StreamSummary
+	sum   StreamSummary
+	facts *streamFacts // scratch of the tokenizer, reused line after line
 }
 
 // Summary returns the tally so far.
@@ -175,31 +176,11 @@ func (t *StreamTracker) Done() bool { return t.sum.Result != nil }
 // are never fatal: the line is counted as invalid and the stream goes on.
 var ErrStreamLine = errors.New("invalid stream-json line")
 
-// streamHead is the part of an event the tracker reads first. Values stay raw
-// so a field of an unexpected JSON type spoils only that field, not the line.
-type streamHead struct {
-	Type    json.RawMessage `json:"type"`
-	Subtype json.RawMessage `json:"subtype"`
-	IsError json.RawMessage `json:"is_error"`
-	Result  json.RawMessage `json:"result"`
-}
-
-// streamMessage is the part of an assistant event that holds content blocks.
-type streamMessage struct {
-	Message struct {
-		Content json.RawMessage `json:"content"`
-	} `json:"message"`
-}
-
-type streamBlock struct {
-	Type json.RawMessage `json:"type"`
-	Text json.RawMessage `json:"text"`
-	Name json.RawMessage `json:"name"`
-}
-
 // Feed reads one line (a trailing "\n" or "\r\n" is ignored) and updates the
 // tally. The error, when not nil, wraps ErrStreamLine and says why the line
-// was counted invalid; it is informational, never fatal.
+// was counted invalid; it is informational, never fatal. The line is walked
+// by a streaming tokenizer (streamjson_walk.go): memory stays bounded by the
+// capped fields kept, whatever the line's shape.
 func (t *StreamTracker) Feed(line []byte) (StreamEvent, error) {
 	t.sum.Lines++
 	line = bytes.TrimRight(line, "\r\n")
@@ -215,19 +196,61 @@ func (t *StreamTracker) Feed(line []byte) (StreamEvent, error) {
 		t.sum.Invalid++
 		return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: line of %d bytes exceeds %d", ErrStreamLine, len(trimmed), MaxStreamLine)
 	}
-	if trimmed[0] != '{' {
+	src := &streamSrc{data: trimmed}
+	return t.parse(src)
+}
+
+// ReadLine reads the next line from r — up to and including its '\n', or to
+// the end of input — and feeds it to the tracker without buffering it: a line
+// of any length costs the same few kilobytes. fed is false when r had nothing
+// left (readErr is then io.EOF or the read error). lineErr, when not nil,
+// wraps ErrStreamLine (the line was counted invalid; never fatal). readErr is
+// a read error other than io.EOF met on the way (the line is counted with
+// what was read; the stream should end there).
+func (t *StreamTracker) ReadLine(r *bufio.Reader) (ev StreamEvent, fed bool, lineErr, readErr error) {
+	if _, err := r.Peek(1); err != nil {
+		return StreamEvent{}, false, nil, err
+	}
+	t.sum.Lines++
+	src := &streamSrc{br: r}
+	if t.sum.Lines == 1 {
+		if b, err := r.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
+			r.Discard(3) //nolint:errcheck // the bytes were just peeked
+		}
+	}
+	ev, lineErr = t.parse(src)
+	src.drain()
+	return ev, true, lineErr, src.err
+}
+
+// parse walks one line from src (Lines already counted) and updates the tally.
+func (t *StreamTracker) parse(src *streamSrc) (StreamEvent, error) {
+	if t.facts == nil {
+		t.facts = newStreamFacts()
+	}
+	f := t.facts
+	f.reset()
+	p := streamParser{src: src, f: f}
+	p.adv()
+	for p.ok && (p.c == ' ' || p.c == '\t' || p.c == '\r' || p.c == '\n' || p.c == '\v' || p.c == '\f') {
+		p.adv()
+	}
+	switch {
+	case !p.ok:
+		t.sum.Blank++
+		return StreamEvent{Kind: StreamBlank}, nil
+	case p.c != '{':
 		t.sum.Invalid++
 		return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: not a JSON object", ErrStreamLine)
 	}
-	var h streamHead
-	if err := json.Unmarshal(trimmed, &h); err != nil {
+	if err := p.line(); err != nil {
 		t.sum.Invalid++
 		return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: %v", ErrStreamLine, err)
 	}
 	ev := StreamEvent{
 		Kind:    StreamUnknown,
-		Type:    rawString(h.Type, maxStreamName),
-		Subtype: rawString(h.Subtype, maxStreamName),
+		Type:    f.typ.String(),
+		Subtype: f.subtype.String(),
 	}
 	if knownStreamTypes[ev.Type] {
 		ev.Kind = StreamKnown
@@ -246,78 +269,15 @@ func (t *StreamTracker) Feed(line []byte) (StreamEvent, error) {
 	}
 	switch ev.Type {
 	case "assistant":
-		ev.Outputs, ev.Activity = assistantOutputs(trimmed)
+		if !f.msgBad {
+			ev.Outputs, ev.Activity = f.outputs, f.activity()
+		}
 		t.sum.Outputs += int64(ev.Outputs)
 	case "result":
 		ev.Terminal = true
-		r := &StreamResult{Subtype: ev.Subtype, Text: rawString(h.Result, maxStreamText)}
-		var b bool
-		if len(h.IsError) > 0 && json.Unmarshal(h.IsError, &b) == nil {
-			r.IsError = b
-		}
-		t.sum.Result = r
+		t.sum.Result = &StreamResult{Subtype: ev.Subtype, Text: f.result.String(), IsError: f.isError}
 	}
 	return ev, nil
-}
-
-// FeedTooLong counts a line of n bytes that the caller did not buffer because
-// it exceeds MaxStreamLine: it is tallied as invalid, like Feed would.
-func (t *StreamTracker) FeedTooLong(n int64) (StreamEvent, error) {
-	t.sum.Lines++
-	t.sum.Invalid++
-	return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: line of %d bytes exceeds %d", ErrStreamLine, n, MaxStreamLine)
-}
-
-// assistantOutputs counts the non-blank text blocks of an assistant event and
-// describes its last block. message.content is normally an array of blocks; a
-// plain string counts as one text block.
-func assistantOutputs(line []byte) (int, string) {
-	var m streamMessage
-	if json.Unmarshal(line, &m) != nil || len(m.Message.Content) == 0 {
-		return 0, ""
-	}
-	c := bytes.TrimSpace(m.Message.Content)
-	switch {
-	case len(c) > 0 && c[0] == '"':
-		if s := rawString(c, maxStreamText); strings.TrimSpace(s) != "" {
-			return 1, "text: " + oneLine(s, maxStreamActivity)
-		}
-		return 0, ""
-	case len(c) == 0 || c[0] != '[':
-		return 0, ""
-	}
-	var blocks []streamBlock
-	if json.Unmarshal(c, &blocks) != nil {
-		return 0, ""
-	}
-	n, activity := 0, ""
-	for _, b := range blocks {
-		switch rawString(b.Type, maxStreamName) {
-		case "text":
-			if s := rawString(b.Text, maxStreamText); strings.TrimSpace(s) != "" {
-				n++
-				activity = "text: " + oneLine(s, maxStreamActivity)
-			}
-		case "tool_use", "server_tool_use":
-			if name := rawString(b.Name, maxStreamName); name != "" {
-				activity = "tool: " + oneLine(name, maxStreamActivity)
-			}
-		}
-	}
-	return n, activity
-}
-
-// rawString decodes a JSON string value, capped at max bytes (on a rune
-// boundary); "" when raw is absent, null or not a string.
-func rawString(raw json.RawMessage, max int) string {
-	if len(raw) == 0 || raw[0] != '"' {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return ""
-	}
-	return capString(s, max)
 }
 
 // capString cuts s to at most max bytes without splitting a rune.

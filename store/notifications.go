@@ -88,3 +88,34 @@ func (t *tx) MarkNotificationDelivered(id int64, at core.Timestamp) (bool, error
 	}
 	return false, nil
 }
+
+// ClaimNotification claims undelivered notification id for by until the
+// lease ends (unix ms) with one conditional UPDATE: it succeeds when nobody
+// holds a live claim (none, an expired one at now, or by's own). It returns
+// false when the notification is delivered, claimed by another live
+// notifier, or absent.
+func (t *tx) ClaimNotification(id int64, by string, now, until core.Timestamp) (bool, error) {
+	if err := t.checkWritable("claim notification"); err != nil {
+		return false, err
+	}
+	res, err := t.exec(`UPDATE notifications SET claimed_by = ?, claim_until = ?
+		 WHERE id = ? AND delivered_at IS NULL AND (claim_until IS NULL OR claim_until <= ? OR claimed_by = ?)`,
+		by, int64(until), id, int64(now), by)
+	if err != nil {
+		return false, err
+	}
+	c, err := res.RowsAffected()
+	if err != nil {
+		return false, mapErr(err)
+	}
+	return c > 0, nil
+}
+
+// ReleaseNotificationClaim drops by's claim on id, if it still holds it.
+func (t *tx) ReleaseNotificationClaim(id int64, by string) error {
+	if err := t.checkWritable("release notification claim"); err != nil {
+		return err
+	}
+	_, err := t.exec("UPDATE notifications SET claimed_by = '', claim_until = NULL WHERE id = ? AND claimed_by = ?", id, by)
+	return err
+}

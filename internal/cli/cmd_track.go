@@ -122,15 +122,8 @@ func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string,
 	go func() {
 		defer close(lines)
 		var tr core.StreamTracker
-		err := readStreamLines(a.stdin, out, core.MaxStreamLine, func(line []byte, tooLong int64) {
-			var l trackLine
-			if tooLong > 0 {
-				l.ev, l.err = tr.FeedTooLong(tooLong)
-			} else {
-				l.ev, l.err = tr.Feed(line)
-			}
-			l.sum = tr.Summary()
-			lines <- l
+		err := readStreamLines(a.stdin, out, &tr, func(ev core.StreamEvent, lineErr error) {
+			lines <- trackLine{ev: ev, err: lineErr, sum: tr.Summary()}
 		}, teeErr)
 		if err != nil {
 			lines <- trackLine{readErr: fmt.Errorf("reading stdin: %w", err), sum: tr.Summary()}
@@ -332,58 +325,46 @@ func plural(n int64, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// readStreamLines reads r line by line as data arrives (a bufio.Reader, not
-// a Scanner with its 64 KiB limit), copying every chunk to tee unchanged as
-// soon as it is read. fn gets each line without buffering more than max
-// bytes: a longer line is reported as tooLong (its length) instead. A tee
-// write error stops the copying (reported once on teeErr), never the reading.
-func readStreamLines(r io.Reader, tee io.Writer, max int, fn func(line []byte, tooLong int64), teeErr chan<- error) error {
+// readStreamLines feeds r to tr line by line as data arrives, calling fn
+// with each line's event (and why it was invalid, if it was). Lines are
+// walked, never buffered whole, so a line of any length or shape costs the
+// same few kilobytes (SPEC §11: no unbounded memory on bad input). Every byte
+// read is copied to tee unchanged as soon as it is read; a tee write error
+// stops the copying (reported once on teeErr), never the reading. It returns
+// nil at the end of input, or the read error.
+func readStreamLines(r io.Reader, tee io.Writer, tr *core.StreamTracker, fn func(ev core.StreamEvent, lineErr error), teeErr chan<- error) error {
+	if tee != nil {
+		r = io.TeeReader(r, &teeWriter{w: tee, errc: teeErr})
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
-	var (
-		buf  []byte
-		size int64
-	)
-	emit := func() {
-		if size > int64(max) {
-			fn(nil, size)
-		} else {
-			fn(buf, 0)
-		}
-		if cap(buf) > 1<<20 {
-			buf = nil // do not pin a huge buffer after one long line
-		}
-		buf, size = buf[:0], 0
-	}
 	for {
-		chunk, err := br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			if tee != nil {
-				if _, werr := tee.Write(chunk); werr != nil {
-					tee = nil
-					teeErr <- werr
-				}
-			}
-			size += int64(len(chunk))
-			if size <= int64(max) {
-				buf = append(buf, chunk...)
-			} else {
-				buf = buf[:0]
-			}
+		ev, fed, lineErr, readErr := tr.ReadLine(br)
+		if fed {
+			fn(ev, lineErr)
 		}
-		switch {
-		case err == nil:
-			emit()
-		case errors.Is(err, bufio.ErrBufferFull):
-		case errors.Is(err, io.EOF):
-			if size > 0 {
-				emit()
+		if readErr != nil {
+			if errors.Is(readErr, io.EOF) {
+				return nil
 			}
-			return nil
-		default:
-			if size > 0 {
-				emit()
-			}
-			return err
+			return readErr
 		}
 	}
+}
+
+// teeWriter copies to w until the first write error, which it reports on
+// errc (once) and swallows, so reading goes on without the copy.
+type teeWriter struct {
+	w    io.Writer
+	errc chan<- error
+	dead bool
+}
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	if !t.dead {
+		if _, err := t.w.Write(p); err != nil {
+			t.dead = true
+			t.errc <- err
+		}
+	}
+	return len(p), nil
 }

@@ -2,49 +2,67 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/clawpit/clawpit/core"
 )
 
-// TestReadStreamLines: lines are handed over whole up to max bytes, longer
-// ones only by length; every byte is teed unchanged; a final line without a
-// newline still counts; lines longer than the 64 KiB read buffer are joined.
+// TestReadStreamLines: every line reaches the tracker, whatever its length
+// (longer than the 64 KiB read buffer included); every byte is teed
+// unchanged; a final line without a newline still counts.
 func TestReadStreamLines(t *testing.T) {
 	long := strings.Repeat("y", 200_000)
-	input := "short\n" + strings.Repeat("x", 20) + "\n" + long + "\n\r\n" + "tail-no-newline-123"
-	type got struct {
-		line    string
-		tooLong int64
-	}
-	var calls []got
+	input := "short\n" + strings.Repeat("x", 20) + "\n" + long + "\n\r\n" + `{"type":"assistant","message":{"content":"` + long + `"}}` + "\n" + "tail-no-newline-123"
+	var kinds []core.StreamLineKind
 	var tee bytes.Buffer
 	teeErr := make(chan error, 1)
-	err := readStreamLines(strings.NewReader(input), &tee, 300_000, func(line []byte, tooLong int64) {
-		calls = append(calls, got{string(line), tooLong})
+	var tr core.StreamTracker
+	err := readStreamLines(strings.NewReader(input), &tee, &tr, func(ev core.StreamEvent, lineErr error) {
+		kinds = append(kinds, ev.Kind)
+		if (lineErr != nil) != (ev.Kind == core.StreamInvalid) {
+			t.Errorf("line %d: kind %v with error %v", len(kinds), ev.Kind, lineErr)
+		}
 	}, teeErr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []got{{"short\n", 0}, {strings.Repeat("x", 20) + "\n", 0}, {long + "\n", 0}, {"\r\n", 0}, {"tail-no-newline-123", 0}}
-	if len(calls) != len(want) {
-		t.Fatalf("%d calls, want %d", len(calls), len(want))
+	want := []core.StreamLineKind{core.StreamInvalid, core.StreamInvalid, core.StreamInvalid, core.StreamBlank, core.StreamKnown, core.StreamInvalid}
+	if len(kinds) != len(want) {
+		t.Fatalf("kinds %v, want %v", kinds, want)
 	}
 	for i := range want {
-		if calls[i] != want[i] {
-			t.Errorf("call %d: %.40q/%d, want %.40q/%d", i, calls[i].line, calls[i].tooLong, want[i].line, want[i].tooLong)
+		if kinds[i] != want[i] {
+			t.Errorf("line %d: kind %v, want %v", i+1, kinds[i], want[i])
 		}
+	}
+	if s := tr.Summary(); s.Lines != 6 || s.Outputs != 1 {
+		t.Errorf("summary %+v", s)
 	}
 	if tee.String() != input {
 		t.Error("tee differs from input")
 	}
-	calls = nil
-	readStreamLines(strings.NewReader(input), nil, 10, func(line []byte, tooLong int64) {
-		calls = append(calls, got{string(line), tooLong})
-	}, teeErr)
-	want = []got{{"short\n", 0}, {"", 21}, {"", 200_001}, {"\r\n", 0}, {"", 19}}
-	for i := range want {
-		if i >= len(calls) || calls[i] != want[i] {
-			t.Fatalf("max 10: calls %v, want %v", calls, want)
-		}
+}
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	f.n++
+	return 0, errors.New("broken pipe")
+}
+
+// TestReadStreamLinesTeeError: a failing tee is reported once and the
+// stream is still read to the end.
+func TestReadStreamLinesTeeError(t *testing.T) {
+	input := strings.Repeat(`{"type":"system"}`+"\n", 10_000)
+	teeErr := make(chan error, 1)
+	var tr core.StreamTracker
+	fw := &failWriter{}
+	if err := readStreamLines(strings.NewReader(input), fw, &tr, func(core.StreamEvent, error) {}, teeErr); err != nil {
+		t.Fatal(err)
+	}
+	if s := tr.Summary(); s.Events != 10_000 || fw.n != 1 || len(teeErr) != 1 {
+		t.Errorf("events %d, %d writes, %d errors", s.Events, fw.n, len(teeErr))
 	}
 }
