@@ -27,7 +27,7 @@ func (t *tx) GetApproval(id string) (*core.Approval, error) {
 func (t *tx) InsertApproval(a *core.Approval) error {
 	args := append([]any{a.ID}, approvalArgs(a)...)
 	_, err := t.insert(core.EntityApproval, a.ID,
-		"INSERT INTO approvals ("+approvalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", args...)
+		"INSERT INTO approvals ("+approvalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", args...)
 	if err != nil {
 		return err
 	}
