@@ -1,15 +1,14 @@
 package store
 
 import (
-	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/clawpit/clawpit/core"
 )
 
-// The maintenance sweeper's queries (core.SweepTx). Every statement reads
+// The maintenance sweeper's queries (the Sweep* methods of core.Tx). Every statement reads
 // through an index whose size follows active or due rows — partial indexes of
 // 0001_init.sql and 0002_sweep_indexes.sql — never a scan of the history
 // (SPEC §5, P1). Each names its index (INDEXED BY): without statistics the
@@ -17,8 +16,6 @@ import (
 // "status IN ('succeeded','failed')", which costs seconds at a million rows;
 // INDEXED BY fixes the plan, and fails loudly if the index ever stops fitting. sweep_test.go checks each statement of sweepSQL with EXPLAIN
 // QUERY PLAN over a populated database.
-
-var _ core.SweepTx = (*tx)(nil)
 
 // retentionTable describes one table retention and audit cover.
 type retentionTable struct {
@@ -91,7 +88,11 @@ var sweepSQL = map[string]string{
    OR (t.status = 'queued' AND t.activity_at <= ?)
    OR (t.status = 'running' AND COALESCE(t.started_at, t.created_at) <= ? AND NOT (` + runBacked + `)))
  ORDER BY t.activity_at`,
-	"active_task": fmt.Sprintf(activeTaskSelect, "") + " AND t.id = ?",
+	// active_tasks_by_id takes one "?" per id (activeByIDSQL); listed here
+	// with two for the query-plan test.
+	"active_tasks_by_id": activeByIDSQL(2),
+	"mark_lost": `UPDATE tasks SET status = 'lost', error = ?, ended_at = ?, cleanup_after = ?, rev = rev + 1
+ WHERE id = ? AND rev = ? AND status IN ('queued','running')`,
 	"expired_approvals": "SELECT " + approvalCols + ` FROM approvals INDEXED BY approvals_pending_expiry
  WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
 	"silent_tasks": "SELECT " + taskCols + ` FROM tasks INDEXED BY tasks_silent
@@ -102,6 +103,11 @@ var sweepSQL = map[string]string{
  WHERE delivery_status = 'failed' ORDER BY id LIMIT ?`,
 	"prune_events":         "DELETE FROM events WHERE entity = ? AND entity_id = ?",
 	"last_notification_id": "SELECT COALESCE(MAX(id), 0) FROM notifications",
+}
+
+// activeByIDSQL reads the active rows among n task ids (primary-key lookups).
+func activeByIDSQL(n int) string {
+	return fmt.Sprintf(activeTaskSelect, "") + " AND t.id IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
 }
 
 func unstampedSQL(rt retentionTable) string {
@@ -194,7 +200,7 @@ func limitArg(n int) int64 {
 	return int64(n)
 }
 
-// SweepOverdueRuns implements core.SweepTx (SPEC R6).
+// SweepOverdueRuns implements core.Tx (SPEC R6).
 func (t *tx) SweepOverdueRuns(now core.Timestamp, limit int) ([]core.Run, error) {
 	return queryAll(t, sweepSQL["overdue_runs"], []any{int64(now), int64(now), limitArg(limit)}, scanRun)
 }
@@ -207,30 +213,46 @@ func scanActiveTask(s rowScanner, r *core.ActiveTaskRow) error {
 		&r.JobStatus, &r.Session)
 }
 
-// SweepActiveTasks implements core.SweepTx (SPEC R5, R10).
+// SweepActiveTasks implements core.Tx (SPEC R5, R10).
 func (t *tx) SweepActiveTasks(f core.ActiveTaskFilter) ([]core.ActiveTaskRow, error) {
 	return queryAll(t, sweepSQL["active_tasks"], []any{int64(f.IdleBefore), int64(f.QueuedBefore), int64(f.RunningBefore)}, scanActiveTask)
 }
 
-// SweepActiveTask implements core.SweepTx.
-func (t *tx) SweepActiveTask(id string) (*core.ActiveTaskRow, error) {
-	var r core.ActiveTaskRow
-	err := scanActiveTask(t.tx.QueryRowContext(t.ctx, sweepSQL["active_task"], id), &r)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+// maxIDsPerQuery bounds the "?" of one IN list, well under SQLite's
+// variable limit; longer id lists are read in chunks.
+const maxIDsPerQuery = 500
+
+// SweepActiveTasksByID implements core.Tx: chunks of up to maxIDsPerQuery
+// ids, each one statement (cached per transaction by its length).
+func (t *tx) SweepActiveTasksByID(ids []string) ([]core.ActiveTaskRow, error) {
+	var out []core.ActiveTaskRow
+	for len(ids) > 0 {
+		n := min(len(ids), maxIDsPerQuery)
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		rows, err := queryAll(t, activeByIDSQL(n), args, scanActiveTask)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+		ids = ids[n:]
 	}
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	return &r, nil
+	return out, nil
 }
 
-// SweepExpiredApprovals implements core.SweepTx (SPEC R9).
+// SweepMarkLost implements core.Tx (SPEC R5): a narrow conditional update.
+func (t *tx) SweepMarkLost(id string, rev int64, reason string, endedAt, cleanupAfter core.Timestamp) (bool, error) {
+	return t.changed("mark task lost", sweepSQL["mark_lost"], reason, int64(endedAt), int64(cleanupAfter), id, rev)
+}
+
+// SweepExpiredApprovals implements core.Tx (SPEC R9).
 func (t *tx) SweepExpiredApprovals(now core.Timestamp, limit int) ([]core.Approval, error) {
 	return queryAll(t, sweepSQL["expired_approvals"], []any{int64(now), limitArg(limit)}, scanApproval)
 }
 
-// SweepSilentTasks implements core.SweepTx (SPEC R7).
+// SweepSilentTasks implements core.Tx (SPEC R7).
 func (t *tx) SweepSilentTasks(endedSince core.Timestamp, limit int) ([]core.Task, error) {
 	return queryAll(t, sweepSQL["silent_tasks"], []any{int64(endedSince), limitArg(limit)}, scanTask)
 }
@@ -243,7 +265,7 @@ func scanDue(s rowScanner, r *core.RetentionRow) error {
 	return s.Scan(&r.ID, &r.Status, nts{&r.EndAt}, &r.Rev, &r.LogPath, nts{&r.CleanupAfter})
 }
 
-// SweepUnstamped implements core.SweepTx (SPEC R8 stamp).
+// SweepUnstamped implements core.Tx (SPEC R8 stamp).
 func (t *tx) SweepUnstamped(entity string, limit int) ([]core.RetentionRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -252,7 +274,7 @@ func (t *tx) SweepUnstamped(entity string, limit int) ([]core.RetentionRow, erro
 	return queryAll(t, unstampedSQL(rt), []any{limitArg(limit)}, scanRetention)
 }
 
-// SweepMissingEnd implements core.SweepTx (SPEC R10 missing_cleanup).
+// SweepMissingEnd implements core.Tx (SPEC R10 missing_cleanup).
 func (t *tx) SweepMissingEnd(entity string, limit int) ([]core.RetentionRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -264,7 +286,7 @@ func (t *tx) SweepMissingEnd(entity string, limit int) ([]core.RetentionRow, err
 	return queryAll(t, missingEndSQL(rt), []any{limitArg(limit)}, scanRetention)
 }
 
-// SweepDue implements core.SweepTx (SPEC R8 prune).
+// SweepDue implements core.Tx (SPEC R8 prune).
 func (t *tx) SweepDue(entity string, now core.Timestamp, limit int) ([]core.RetentionRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -273,7 +295,7 @@ func (t *tx) SweepDue(entity string, now core.Timestamp, limit int) ([]core.Rete
 	return queryAll(t, dueSQL(rt), []any{int64(now), limitArg(limit)}, scanDue)
 }
 
-// SweepDeliveryFailed implements core.SweepTx (SPEC R10 delivery_failed).
+// SweepDeliveryFailed implements core.Tx (SPEC R10 delivery_failed).
 func (t *tx) SweepDeliveryFailed(limit int) ([]core.RetentionRow, error) {
 	return queryAll(t, sweepSQL["delivery_failed"], []any{limitArg(limit)}, func(s rowScanner, r *core.RetentionRow) error {
 		r.Status = "failed"
@@ -281,7 +303,7 @@ func (t *tx) SweepDeliveryFailed(limit int) ([]core.RetentionRow, error) {
 	})
 }
 
-// SweepInconsistent implements core.SweepTx (SPEC R10 inconsistent_timestamps).
+// SweepInconsistent implements core.Tx (SPEC R10 inconsistent_timestamps).
 func (t *tx) SweepInconsistent(entity string, limit int) ([]core.TimesRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -295,7 +317,7 @@ func (t *tx) SweepInconsistent(entity string, limit int) ([]core.TimesRow, error
 	})
 }
 
-// SweepLastNotificationID implements core.SweepTx.
+// SweepLastNotificationID implements core.Tx.
 func (t *tx) SweepLastNotificationID() (int64, error) {
 	var id int64
 	if err := t.tx.QueryRowContext(t.ctx, sweepSQL["last_notification_id"]).Scan(&id); err != nil {
@@ -332,7 +354,7 @@ func (t *tx) changed(op, q string, args ...any) (bool, error) {
 	return n > 0, nil
 }
 
-// SweepStamp implements core.SweepTx (SPEC R8 stamp).
+// SweepStamp implements core.Tx (SPEC R8 stamp).
 func (t *tx) SweepStamp(entity, id string, rev int64, cleanupAfter core.Timestamp) (bool, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -349,7 +371,7 @@ func (t *tx) SweepStamp(entity, id string, rev int64, cleanupAfter core.Timestam
 	return t.changed("stamp "+entity, stampSQL(rt), args...)
 }
 
-// SweepPrune implements core.SweepTx (SPEC R8 prune): the row, then its
+// SweepPrune implements core.Tx (SPEC R8 prune): the row, then its
 // journal.
 func (t *tx) SweepPrune(entity, id string, rev int64, now core.Timestamp) (bool, error) {
 	rt, err := retentionOf(entity)

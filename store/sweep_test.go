@@ -167,11 +167,11 @@ func TestSweepStampAndPruneAreConditional(t *testing.T) {
 		}
 		return tx.AppendEvent(core.Event{At: 20, Entity: core.EntityTask, EntityID: k.ID, To: "succeeded", Actor: core.ActorRuntime, Applied: true})
 	})
-	sweepWrite := func(fn func(core.SweepTx) (bool, error)) bool {
+	sweepWrite := func(fn func(core.Tx) (bool, error)) bool {
 		t.Helper()
 		var ok bool
 		if err := db.Update(ctx, func(tx core.Tx) (err error) {
-			ok, err = fn(tx.(core.SweepTx))
+			ok, err = fn(tx)
 			return err
 		}); err != nil {
 			t.Fatal(err)
@@ -180,25 +180,25 @@ func TestSweepStampAndPruneAreConditional(t *testing.T) {
 	}
 	var rows []core.RetentionRow
 	view(t, db, func(tx core.Tx) (err error) {
-		rows, err = tx.(core.SweepTx).SweepUnstamped(core.EntityTask, 0)
+		rows, err = tx.SweepUnstamped(core.EntityTask, 0)
 		return err
 	})
 	if len(rows) != 1 || rows[0].ID != k.ID || rows[0].EndAt != 20 || rows[0].Rev != 1 {
 		t.Fatalf("unstamped = %+v", rows)
 	}
-	if sweepWrite(func(s core.SweepTx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 7, 100) }) {
+	if sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 7, 100) }) {
 		t.Fatal("stamp at a stale revision applied")
 	}
-	if !sweepWrite(func(s core.SweepTx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 1, 100) }) {
+	if !sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 1, 100) }) {
 		t.Fatal("stamp at the current revision did not apply")
 	}
-	if sweepWrite(func(s core.SweepTx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 2, 200) }) {
+	if sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 2, 200) }) {
 		t.Fatal("second stamp applied over an existing cleanup_after")
 	}
-	if sweepWrite(func(s core.SweepTx) (bool, error) { return s.SweepPrune(core.EntityTask, k.ID, 2, 99) }) {
+	if sweepWrite(func(s core.Tx) (bool, error) { return s.SweepPrune(core.EntityTask, k.ID, 2, 99) }) {
 		t.Fatal("prune before cleanup_after applied")
 	}
-	if !sweepWrite(func(s core.SweepTx) (bool, error) { return s.SweepPrune(core.EntityTask, k.ID, 2, 100) }) {
+	if !sweepWrite(func(s core.Tx) (bool, error) { return s.SweepPrune(core.EntityTask, k.ID, 2, 100) }) {
 		t.Fatal("due prune did not apply")
 	}
 	view(t, db, func(tx core.Tx) error {
@@ -215,15 +215,15 @@ func TestSweepStampAndPruneAreConditional(t *testing.T) {
 	n := &core.Notification{Kind: core.NotifyTaskSilent, Text: "x", DedupKey: "k", CreatedAt: 1, DeliveredAt: 5}
 	update(t, db, func(tx core.Tx) error { _, err := tx.InsertNotification(n); return err })
 	id := strconv.FormatInt(n.ID, 10)
-	if !sweepWrite(func(s core.SweepTx) (bool, error) { return s.SweepStamp(core.EntityNotification, id, 0, 50) }) {
+	if !sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityNotification, id, 0, 50) }) {
 		t.Fatal("notification stamp did not apply")
 	}
-	if !sweepWrite(func(s core.SweepTx) (bool, error) { return s.SweepPrune(core.EntityNotification, id, 0, 60) }) {
+	if !sweepWrite(func(s core.Tx) (bool, error) { return s.SweepPrune(core.EntityNotification, id, 0, 60) }) {
 		t.Fatal("notification prune did not apply")
 	}
 	// Read-only transactions refuse sweep writes.
 	err := db.View(ctx, func(tx core.Tx) error {
-		_, err := tx.(core.SweepTx).SweepStamp(core.EntityTask, "x", 1, 1)
+		_, err := tx.SweepStamp(core.EntityTask, "x", 1, 1)
 		return err
 	})
 	if err == nil {
