@@ -69,6 +69,11 @@ func (b *swPlanner) retention(tx Tx) error {
 			b.add(Action{Rule: RulePrune, Entity: ent, ID: r.ID, From: r.Status, To: "pruned",
 				Reason: "cleanup_after " + r.CleanupAfter.String() + " passed", rev: r.Rev, logPath: r.LogPath})
 		}
+		if ent == EntityTask {
+			for _, a := range b.lostPrunes {
+				b.add(a)
+			}
+		}
 	}
 	return nil
 }
@@ -108,11 +113,34 @@ type pruneRule struct{}
 
 func (pruneRule) count(c *SweepCounts, _ *Action) { c.Pruned++ }
 
-// apply deletes the row when it is unchanged and still due. The row's
-// journal goes with it: nothing is written about a prune.
+// apply deletes the rows of the run of planned prunes of one entity from
+// acts[i] on (up to maxRun) that are unchanged and still due, in one
+// statement. A row's journal goes with it: nothing is written about a
+// prune. A prune whose prerequisite (its stamp, or its lost) did not apply
+// is raced.
 func (pruneRule) apply(_ *Sweeper, b *applyTx, i int) (bool, error) {
-	a := &b.acts[i]
-	return b.tx.SweepPrune(a.Entity, a.ID, a.rev, b.now)
+	ent := b.acts[i].Entity
+	idx := b.run(i, func(a *Action) bool { return a.Rule == RulePrune && a.Entity == ent })
+	var keys []RowKey
+	var keyed []int // indexes into idx of keys
+	for j, k := range idx {
+		if a := &b.acts[k]; b.depApplied(a) {
+			keys = append(keys, RowKey{ID: a.ID, Rev: a.rev})
+			keyed = append(keyed, j)
+		}
+	}
+	applied := make([]bool, len(idx))
+	if len(keys) > 0 {
+		ok, err := b.tx.SweepPrune(ent, keys, b.now)
+		if err != nil {
+			return false, err
+		}
+		for m, j := range keyed {
+			applied[j] = ok[m]
+		}
+	}
+	b.decide(idx, applied)
+	return b.acts[i].Result == ActionApplied, nil
 }
 
 // removeJobLogs deletes the log of every job prune in acts before their

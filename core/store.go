@@ -78,6 +78,8 @@ type Tx interface {
 
 	// AppendEvent writes one journal row (sets nothing on e).
 	AppendEvent(e Event) error
+	// AppendEvents writes journal rows in order, many per statement.
+	AppendEvents(es []Event) error
 	// Events returns the journal of one entity, oldest first.
 	Events(entity, id string) ([]Event, error)
 	// EventsSince returns journal rows with id > afterID, oldest first, at most
@@ -122,13 +124,14 @@ type Tx interface {
 	// re-checks a batch of planned losts against it inside the write
 	// transaction, one query for the batch.
 	SweepActiveTasksByID(ids []string) ([]ActiveTaskRow, error)
-	// SweepMarkLost marks one task lost (SPEC R5) when its revision is still
-	// rev and it is still queued or running: status lost, error = reason,
-	// ended_at and cleanup_after as given, rev bumped. Only these columns
-	// change, so the write touches only the indexes over them (a full
-	// UpdateTask rewrites every index of the row). False when it raced. The
-	// caller checks the transition rule and writes the journal row.
-	SweepMarkLost(id string, rev int64, reason string, endedAt, cleanupAfter Timestamp) (bool, error)
+	// SweepMarkLost marks tasks lost (SPEC R5), each only when its revision
+	// is still Rev and it is still queued or running: status lost, error =
+	// Reason, ended_at and cleanup_after as given, rev bumped. It returns,
+	// in the order of marks, whether each was marked (false: raced). Only
+	// these columns change, so a write touches only the indexes over them
+	// (UpdateTask rewrites every index of the row), and a batch of marks is
+	// one statement. The caller checks the transition rule and journals.
+	SweepMarkLost(marks []LostMark) ([]bool, error)
 
 	// SweepExpiredApprovals returns pending approvals with expires_at <= now
 	// (SPEC R9), soonest expiry first.
@@ -169,10 +172,12 @@ type Tx interface {
 	// revision is still rev and cleanup_after is still unset (notifications
 	// have no revision: rev is ignored). False when it raced.
 	SweepStamp(entity, id string, rev int64, cleanupAfter Timestamp) (bool, error)
-	// SweepPrune deletes one row of entity when its revision is still rev and
-	// cleanup_after <= now, together with its event journal (SPEC R8). False
-	// when it raced.
-	SweepPrune(entity, id string, rev int64, now Timestamp) (bool, error)
+	// SweepPrune deletes rows of entity, each only when its revision is
+	// still Rev (notifications have none: Rev is ignored) and its
+	// cleanup_after <= now, together with their event journal (SPEC R8),
+	// many rows per statement. It returns, in the order of keys, whether
+	// each was deleted (false: raced).
+	SweepPrune(entity string, keys []RowKey, now Timestamp) ([]bool, error)
 }
 
 // TableCounts are the row counts of the tables the console shows. The

@@ -72,3 +72,19 @@ type TimesRow struct {
 	Started Timestamp
 	Ended   Timestamp
 }
+
+// LostMark is one task Tx.SweepMarkLost marks lost.
+type LostMark struct {
+	ID           string
+	Rev          int64 // the revision it was checked at
+	Reason       string
+	EndedAt      Timestamp
+	CleanupAfter Timestamp
+}
+
+// RowKey names one row of a conditional write: its id and the revision it
+// was planned against.
+type RowKey struct {
+	ID  string
+	Rev int64
+}

@@ -8,17 +8,47 @@ import (
 )
 
 // applyTx is one write transaction of Apply: the plan's actions, the
-// transaction and its clock, and the rows a rule read ahead for the actions
-// after the current one (taskLostRule reads a run of lost re-checks in one
-// query).
+// transaction and its clock. A rule may apply a run of actions at once —
+// taskLostRule and pruneRule write up to maxRun rows per statement — by
+// setting their Result in this transaction; Apply then skips them.
 type applyTx struct {
 	tx   Tx
 	acts []Action
 	end  int // this window's actions end before acts[end]
 	now  Timestamp
-	// active holds task rows read ahead by taskLostRule, by id: nil when
-	// the task is missing or no longer active. Only ids in the map were read.
-	active map[string]*ActiveTaskRow
+	hi   int // one past the last action this transaction decided (for a rollback)
+}
+
+// maxRun caps the actions a rule applies at once: the rows of one batched
+// statement.
+const maxRun = 500
+
+// run returns the indexes of the planned actions from acts[i] on, up to
+// maxRun, while same(k) holds, within this transaction's window.
+func (b *applyTx) run(i int, same func(a *Action) bool) []int {
+	var out []int
+	for k := i; k < b.end && len(out) < maxRun && same(&b.acts[k]); k++ {
+		if b.acts[k].Result == ActionPlanned {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// decide records the results of a run applied at once.
+func (b *applyTx) decide(idx []int, applied []bool) {
+	for j, k := range idx {
+		b.acts[k].Result = ActionRaced
+		if applied[j] {
+			b.acts[k].Result = ActionApplied
+		}
+		b.hi = max(b.hi, k+1)
+	}
+}
+
+// depApplied reports whether a's prerequisite, if any, applied.
+func (b *applyTx) depApplied(a *Action) bool {
+	return a.dep == 0 || b.acts[a.dep-1].Result == ActionApplied
 }
 
 // apply executes p (see Apply). Actions run in plan order. Job liveness goes
@@ -68,13 +98,15 @@ func (s *Sweeper) apply(ctx context.Context, p *Plan) (*SweepReport, error) {
 func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, from, end int) (int, error) {
 	for from < end {
 		next := from
+		b := &applyTx{hi: from}
 		err := s.reg.store.Update(ctx, func(tx Tx) error {
 			// The write lock is held from here (BEGIN IMMEDIATE) to commit.
 			t0 := time.Now()
-			b := &applyTx{tx: tx, acts: acts, end: end, now: s.now()}
+			b = &applyTx{tx: tx, acts: acts, end: end, now: s.now(), hi: from}
 			for next = from; next < end; {
 				i := next
 				next++
+				b.hi = max(b.hi, next)
 				if err := s.applyOne(b, i); err != nil {
 					return err
 				}
@@ -85,7 +117,7 @@ func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, from, end int)
 			return nil
 		})
 		if err != nil {
-			for i := from; i < next; i++ {
+			for i := from; i < b.hi; i++ {
 				if acts[i].Result != ActionFailed {
 					acts[i].Result = ActionPlanned
 				}
@@ -98,15 +130,16 @@ func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, from, end int)
 }
 
 // applyOne applies acts[i] inside b's transaction and records its result. An
-// action whose prerequisite did not apply is raced; one already failed (its
-// job log could not be deleted) is left as it is.
+// action whose prerequisite did not apply is raced; one already decided (in
+// a run applied at once, or failed: its job log could not be deleted) is
+// left as it is.
 func (s *Sweeper) applyOne(b *applyTx, i int) error {
 	a := &b.acts[i]
-	if a.Result == ActionFailed {
+	if a.Result != ActionPlanned {
 		return nil
 	}
 	ok := false
-	if a.dep == 0 || b.acts[a.dep-1].Result == ActionApplied {
+	if b.depApplied(a) {
 		r := ruleOf(a.Rule)
 		if r == nil {
 			return fmt.Errorf("unknown sweep rule %q", a.Rule)

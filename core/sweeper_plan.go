@@ -25,6 +25,8 @@ type swPlanner struct {
 	lostJobs  map[string]bool       // jobs the plan marks lost
 	handled   map[string]bool       // task ids that already have a status action
 	pruned    map[string]bool       // "<entity>/<id>" the plan prunes
+
+	lostPrunes []Action // prunes of tasks the plan marks lost, added by the retention step
 }
 
 // add appends a and returns its 1-based index (for Action.dep).

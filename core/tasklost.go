@@ -1,5 +1,7 @@
 package core
 
+import "fmt"
+
 // Lost tasks (SPEC R5), the third and fourth steps of a sweep. An active
 // (queued or running) task is marked lost: early, skipping the grace window,
 // when a run it mirrors has ended (error "subagent run ended (<outcome>)");
@@ -32,8 +34,10 @@ func (b *swPlanner) lost(active []ActiveTaskRow) {
 			end = endAt
 		}
 		if cleanup := end.Add(b.th.TaskRetention(TaskLost)); cleanup <= now {
+			// Planned now, listed with the retention step (SPEC §5 order),
+			// so the sweep's prunes are one run Apply deletes in batches.
 			b.pruned[EntityTask+"/"+row.ID] = true
-			b.add(Action{Rule: RulePrune, Entity: EntityTask, ID: row.ID, From: string(TaskLost), To: "pruned",
+			b.lostPrunes = append(b.lostPrunes, Action{Rule: RulePrune, Entity: EntityTask, ID: row.ID, From: string(TaskLost), To: "pruned",
 				Reason: "lost, cleanup_after " + cleanup.String() + " already passed", rev: row.Rev + 1, dep: dep})
 		}
 	}
@@ -87,70 +91,74 @@ type taskLostRule struct{}
 
 func (taskLostRule) count(c *SweepCounts, _ *Action) { c.Lost++ }
 
-// apply marks a task lost when it is unchanged since the plan (same
-// revision) and the rule still says lost, with the same rule, with what
-// backs it now. Only status, error, ended_at (kept when set) and
-// cleanup_after change (Tx.SweepMarkLost), plus the journal row — what the
-// registry's transition would write for lost, without rewriting the row.
+// apply marks lost the run of planned lost actions from acts[i] on (up to
+// maxRun), each when its task is unchanged since the plan (same revision)
+// and the rule still says lost, by the same rule, with what backs it now.
+// One query reads the run's tasks, one statement marks them: only status,
+// error, ended_at (kept when set) and cleanup_after change
+// (Tx.SweepMarkLost), plus a journal row each — what the registry's
+// transition writes for lost, without rewriting whole rows. Marking a task
+// lost changes no other task's row or backing, so the rows read at the
+// start of the run are current for all of it.
 func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
-	a := &b.acts[i]
-	row, err := b.activeRow(i)
-	if err != nil || row == nil || row.Rev != a.rev {
-		return false, err
-	}
-	if ok, _ := CanTransitionTask(row.Status, TaskLost, ActorSweeper); !ok {
-		return false, nil
-	}
-	rule, reason, endAt := s.classify(row, b.now, nil)
-	if rule != a.Rule {
-		return false, nil // something backs it again, or its run ended meanwhile: next sweep decides
-	}
-	end := row.EndedAt
-	if end == 0 {
-		end = endAt
-	}
-	ok, err := b.tx.SweepMarkLost(row.ID, row.Rev, reason, end, end.Add(s.reg.th.TaskRetention(TaskLost)))
-	if err != nil || !ok {
-		return false, err
-	}
-	return true, journal(b.tx, b.now, EntityTask, row.ID, string(row.Status), string(TaskLost), ActorSweeper, reason, true)
-}
-
-// maxLostReadAhead caps the task rows one read-ahead query fetches.
-const maxLostReadAhead = 500
-
-// activeRow returns the task of acts[i] as it stands in this transaction
-// (nil when missing or no longer active). On a miss it reads, in one query,
-// the tasks of the run of actions from i on that only mark tasks lost or
-// prune tasks — writes that change no other task's row or backing, so rows
-// read now are still current when their action comes.
-func (b *applyTx) activeRow(i int) (*ActiveTaskRow, error) {
-	id := b.acts[i].ID
-	if row, ok := b.active[id]; ok {
-		delete(b.active, id) // its own write makes it stale
-		return row, nil
-	}
-	var ids []string
-	for k := i; k < b.end && len(ids) < maxLostReadAhead; k++ {
-		a := &b.acts[k]
-		if a.Rule == RuleEarlyLost || a.Rule == RuleGraceLost {
-			ids = append(ids, a.ID)
-		} else if a.Rule != RulePrune || a.Entity != EntityTask {
-			break
-		}
+	idx := b.run(i, func(a *Action) bool { return a.Rule == RuleEarlyLost || a.Rule == RuleGraceLost })
+	ids := make([]string, len(idx))
+	for j, k := range idx {
+		ids[j] = b.acts[k].ID
 	}
 	rows, err := b.tx.SweepActiveTasksByID(ids)
 	if err != nil {
-		return nil, err
+		return false, err
 	}
-	b.active = make(map[string]*ActiveTaskRow, len(ids))
-	for _, k := range ids {
-		b.active[k] = nil
-	}
+	byID := make(map[string]*ActiveTaskRow, len(rows))
 	for k := range rows {
-		b.active[rows[k].ID] = &rows[k]
+		byID[rows[k].ID] = &rows[k]
 	}
-	row := b.active[id]
-	delete(b.active, id)
-	return row, nil
+	var (
+		marks  []LostMark
+		marked []int // indexes into idx of the marks
+		evs    []Event
+	)
+	for j, k := range idx {
+		a := &b.acts[k]
+		row := byID[a.ID]
+		if row == nil || row.Rev != a.rev || !b.depApplied(a) {
+			continue
+		}
+		if ok, _ := CanTransitionTask(row.Status, TaskLost, ActorSweeper); !ok {
+			continue
+		}
+		rule, reason, endAt := s.classify(row, b.now, nil)
+		if rule != a.Rule {
+			continue // something backs it again, or its run ended meanwhile: next sweep decides
+		}
+		end := row.EndedAt
+		if end == 0 {
+			end = endAt
+		}
+		marks = append(marks, LostMark{ID: row.ID, Rev: row.Rev, Reason: reason, EndedAt: end,
+			CleanupAfter: end.Add(s.reg.th.TaskRetention(TaskLost))})
+		marked = append(marked, j)
+		evs = append(evs, Event{At: b.now, Entity: EntityTask, EntityID: row.ID, From: string(row.Status), To: string(TaskLost),
+			Actor: ActorSweeper, Reason: reason, Applied: true})
+	}
+	applied := make([]bool, len(idx))
+	if len(marks) > 0 {
+		ok, err := b.tx.SweepMarkLost(marks)
+		if err != nil {
+			return false, err
+		}
+		var journal []Event
+		for m, j := range marked {
+			if ok[m] {
+				applied[j] = true
+				journal = append(journal, evs[m])
+			}
+		}
+		if err := b.tx.AppendEvents(journal); err != nil {
+			return false, fmt.Errorf("journal: %w", err)
+		}
+	}
+	b.decide(idx, applied)
+	return b.acts[i].Result == ActionApplied, nil
 }

@@ -91,8 +91,11 @@ var sweepSQL = map[string]string{
 	// active_tasks_by_id takes one "?" per id (activeByIDSQL); listed here
 	// with two for the query-plan test.
 	"active_tasks_by_id": activeByIDSQL(2),
-	"mark_lost": `UPDATE tasks SET status = 'lost', error = ?, ended_at = ?, cleanup_after = ?, rev = rev + 1
- WHERE id = ? AND rev = ? AND status IN ('queued','running')`,
+	// Batched writes take one row of "?" per row (the functions below);
+	// listed here with two rows for the query-plan test. Their argument
+	// list is a VALUES clause (named args in a CTE), scanned, not a table.
+	"mark_lost":    markLostSQL(2),
+	"prune_events": pruneEventsSQL(2),
 	"expired_approvals": "SELECT " + approvalCols + ` FROM approvals INDEXED BY approvals_pending_expiry
  WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
 	"silent_tasks": "SELECT " + taskCols + ` FROM tasks INDEXED BY tasks_silent
@@ -101,13 +104,31 @@ var sweepSQL = map[string]string{
  ORDER BY ended_at LIMIT ?`,
 	"delivery_failed": `SELECT id, COALESCE(owner_session, ''), label FROM tasks INDEXED BY tasks_delivery_failed
  WHERE delivery_status = 'failed' ORDER BY id LIMIT ?`,
-	"prune_events":         "DELETE FROM events WHERE entity = ? AND entity_id = ?",
 	"last_notification_id": "SELECT COALESCE(MAX(id), 0) FROM notifications",
 }
 
 // activeByIDSQL reads the active rows among n task ids (primary-key lookups).
 func activeByIDSQL(n int) string {
 	return fmt.Sprintf(activeTaskSelect, "") + " AND t.id IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
+}
+
+// rowsOf renders n rows of k placeholders: "(?,?),(?,?)".
+func rowsOf(n, k int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", k), ",") + ")"
+	return strings.TrimSuffix(strings.Repeat(row+",", n), ",")
+}
+
+// markLostSQL marks n tasks lost, each at its revision and only while
+// active, and returns the ids it changed.
+func markLostSQL(n int) string {
+	return "WITH args(id, rev, error, ended_at, cleanup_after) AS (VALUES " + rowsOf(n, 5) + `)
+UPDATE tasks SET status = 'lost', error = args.error, ended_at = args.ended_at, cleanup_after = args.cleanup_after, rev = tasks.rev + 1
+FROM args WHERE tasks.id = args.id AND tasks.rev = args.rev AND tasks.status IN ('queued','running') RETURNING tasks.id`
+}
+
+// pruneEventsSQL deletes the journal of n rows of one entity.
+func pruneEventsSQL(n int) string {
+	return "DELETE FROM events WHERE entity = ? AND entity_id IN " + rowsOf(1, n)
 }
 
 func unstampedSQL(rt retentionTable) string {
@@ -146,13 +167,16 @@ func stampSQL(rt retentionTable) string {
 	return fmt.Sprintf("UPDATE %s SET cleanup_after = ? WHERE %s = ? AND cleanup_after IS NULL AND %s", rt.table, rt.idCol, rt.finished)
 }
 
-func pruneSQL(rt retentionTable) string {
+// pruneSQL deletes n due rows of rt, each at its revision (rows of "id,
+// rev"; just ids without a revision column), after them the now bound; it
+// returns the ids it deleted.
+func pruneSQL(rt retentionTable, n int) string {
 	if rt.hasRev {
-		return fmt.Sprintf("DELETE FROM %s WHERE %s = ? AND rev = ? AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s",
-			rt.table, rt.idCol, rt.finished)
+		return fmt.Sprintf("DELETE FROM %s WHERE (%s, rev) IN (VALUES %s) AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
+			rt.table, rt.idCol, rowsOf(n, 2), rt.finished, rt.idCol)
 	}
-	return fmt.Sprintf("DELETE FROM %s WHERE %s = ? AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s",
-		rt.table, rt.idCol, rt.finished)
+	return fmt.Sprintf("DELETE FROM %s WHERE %s IN %s AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
+		rt.table, rt.idCol, rowsOf(1, n), rt.finished, rt.idCol)
 }
 
 func revCol(rt retentionTable) string {
@@ -173,7 +197,7 @@ func sweepStatements() map[string]string {
 		out["unstamped/"+ent] = unstampedSQL(rt)
 		out["due/"+ent] = dueSQL(rt)
 		out["stamp/"+ent] = stampSQL(rt)
-		out["prune/"+ent] = pruneSQL(rt)
+		out["prune/"+ent] = pruneSQL(rt, 2)
 		if rt.created != "" {
 			out["missing_end/"+ent] = missingEndSQL(rt)
 		}
@@ -242,9 +266,53 @@ func (t *tx) SweepActiveTasksByID(ids []string) ([]core.ActiveTaskRow, error) {
 	return out, nil
 }
 
-// SweepMarkLost implements core.Tx (SPEC R5): a narrow conditional update.
-func (t *tx) SweepMarkLost(id string, rev int64, reason string, endedAt, cleanupAfter core.Timestamp) (bool, error) {
-	return t.changed("mark task lost", sweepSQL["mark_lost"], reason, int64(endedAt), int64(cleanupAfter), id, rev)
+// maxRowsPerWrite bounds the rows of one batched write statement.
+const maxRowsPerWrite = 500
+
+// SweepMarkLost implements core.Tx (SPEC R5): a narrow conditional update,
+// one statement per maxRowsPerWrite marks.
+func (t *tx) SweepMarkLost(marks []core.LostMark) ([]bool, error) {
+	if err := t.checkWritable("mark tasks lost"); err != nil {
+		return nil, err
+	}
+	done := make(map[string]bool, len(marks))
+	for rest := marks; len(rest) > 0; {
+		n := min(len(rest), maxRowsPerWrite)
+		args := make([]any, 0, 5*n)
+		for _, m := range rest[:n] {
+			args = append(args, m.ID, m.Rev, m.Reason, int64(m.EndedAt), int64(m.CleanupAfter))
+		}
+		if err := t.returning(markLostSQL(n), args, done); err != nil {
+			return nil, err
+		}
+		rest = rest[n:]
+	}
+	out := make([]bool, len(marks))
+	for i, m := range marks {
+		out[i] = done[m.ID]
+	}
+	return out, nil
+}
+
+// returning runs a write with a RETURNING id clause and adds each id to done.
+func (t *tx) returning(q string, args []any, done map[string]bool) error {
+	s, err := t.stmt(q)
+	if err != nil {
+		return err
+	}
+	rows, err := s.QueryContext(t.ctx, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return mapErr(err)
+		}
+		done[id] = true
+	}
+	return mapErr(rows.Err())
 }
 
 // SweepExpiredApprovals implements core.Tx (SPEC R9).
@@ -371,28 +439,51 @@ func (t *tx) SweepStamp(entity, id string, rev int64, cleanupAfter core.Timestam
 	return t.changed("stamp "+entity, stampSQL(rt), args...)
 }
 
-// SweepPrune implements core.Tx (SPEC R8 prune): the row, then its
-// journal.
-func (t *tx) SweepPrune(entity, id string, rev int64, now core.Timestamp) (bool, error) {
+// SweepPrune implements core.Tx (SPEC R8 prune): the rows, then their
+// journal, one statement each per maxRowsPerWrite keys.
+func (t *tx) SweepPrune(entity string, keys []core.RowKey, now core.Timestamp) ([]bool, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	key, err := idArg(entity, id)
-	if err != nil {
-		return false, err
+	if err := t.checkWritable("prune " + entity); err != nil {
+		return nil, err
 	}
-	args := []any{key}
-	if rt.hasRev {
-		args = append(args, rev)
+	done := make(map[string]bool, len(keys))
+	for rest := keys; len(rest) > 0; {
+		n := min(len(rest), maxRowsPerWrite)
+		args := make([]any, 0, 2*n+1)
+		for _, k := range rest[:n] {
+			key, err := idArg(entity, k.ID)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, key)
+			if rt.hasRev {
+				args = append(args, k.Rev)
+			}
+		}
+		args = append(args, int64(now))
+		deleted := map[string]bool{}
+		if err := t.returning(pruneSQL(rt, n), args, deleted); err != nil {
+			return nil, err
+		}
+		if len(deleted) > 0 {
+			ev := make([]any, 0, len(deleted)+1)
+			ev = append(ev, entity)
+			for id := range deleted {
+				ev = append(ev, id)
+				done[id] = true
+			}
+			if _, err := t.exec(pruneEventsSQL(len(deleted)), ev...); err != nil {
+				return nil, err
+			}
+		}
+		rest = rest[n:]
 	}
-	args = append(args, int64(now))
-	ok, err := t.changed("prune "+entity, pruneSQL(rt), args...)
-	if err != nil || !ok {
-		return ok, err
+	out := make([]bool, len(keys))
+	for i, k := range keys {
+		out[i] = done[k.ID]
 	}
-	if _, err := t.exec(sweepSQL["prune_events"], entity, id); err != nil {
-		return false, err
-	}
-	return true, nil
+	return out, nil
 }
