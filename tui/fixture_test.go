@@ -337,11 +337,15 @@ type fakeMaint struct {
 	plan    *Plan
 	applied int
 	sweeps  int
+	onApply func() // the apply's writes, when set
 }
 
 func (f *fakeMaint) Plan(context.Context) (*Plan, error) { return f.plan, nil }
 func (f *fakeMaint) Apply(context.Context, *Plan) (SweepResult, error) {
 	f.applied++
+	if f.onApply != nil {
+		f.onApply()
+	}
 	return SweepResult{Short: "1 lost · 2 stamped", Wrote: true}, nil
 }
 func (f *fakeMaint) Sweep(context.Context) (SweepResult, error) {

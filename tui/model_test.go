@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -458,6 +459,31 @@ func TestActionsFromTheDetailView(t *testing.T) {
 	hs.keys("3", "enter", "a", "enter")
 	if got := hs.act.last(); got.op != "approve" || got.id != "ap2beef00002" {
 		t.Fatalf("call = %+v", got)
+	}
+}
+
+// TestMaintenanceApplyRecountsHeader: after an applied plan the header's
+// counts agree with what the sweep did, prunes included (a prune leaves no
+// journal for a delta load to find).
+func TestMaintenanceApplyRecountsHeader(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	before := hs.m.counts.tasks
+	if before == 0 {
+		t.Fatal("the fixture has no running task")
+	}
+	hs.mt.onApply = func() {
+		hs.src.mu.Lock()
+		defer hs.src.mu.Unlock()
+		i := slices.IndexFunc(hs.src.tasks, func(k core.Task) bool { return k.Status == core.TaskRunning })
+		hs.src.tasks = slices.Delete(hs.src.tasks, i, i+1)
+		hs.src.version++
+	}
+	hs.keys("m", "enter")
+	if hs.mt.applied != 1 {
+		t.Fatalf("applied %d times", hs.mt.applied)
+	}
+	if hs.m.counts.tasks != before-1 {
+		t.Fatalf("header counts %d running tasks after the sweep pruned one of %d", hs.m.counts.tasks, before)
 	}
 }
 
