@@ -186,7 +186,7 @@ func revCol(rt retentionTable) string {
 	return "0"
 }
 
-// sweepStatements lists every statement SweepTx runs, by name, for the
+// sweepStatements lists every statement the Sweep* methods run, by name, for the
 // EXPLAIN QUERY PLAN test.
 func sweepStatements() map[string]string {
 	out := map[string]string{}

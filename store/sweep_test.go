@@ -97,7 +97,7 @@ var (
 	argsRE = regexp.MustCompile(`^SCAN (?:\d+ CONSTANT ROWS|\d+-ROW VALUES CLAUSE|args)$`)
 )
 
-// TestSweepQueriesUseIndexes runs EXPLAIN QUERY PLAN on every SweepTx statement
+// TestSweepQueriesUseIndexes runs EXPLAIN QUERY PLAN on every sweep statement
 // over a populated registry, before and after ANALYZE, and fails on any scan
 // of a table (or of an index that grows with history): SPEC §5 "every rule
 // reads through an index".

@@ -246,6 +246,7 @@ func print(rs []result, runs, rounds int) {
 	series("applied (steady)", big.Steady, sm.Steady, "< 100 ms, ratio ≤ 1.5×")
 	if big.First != nil && sm.First != nil {
 		line("applied (first: due work), wall", big.First.WallMs, -1, sm.First.WallMs, -1, "ms", "")
+		line("applied (first: due work), CPU", big.First.CPUMs, -1, sm.First.CPUMs, -1, "ms", "")
 		line("  longest write-lock hold", big.FirstMaxLockMs, -1, sm.FirstMaxLockMs, -1, "ms", "≤ 100 ms")
 		line("  write transactions", float64(big.FirstTxs), -1, float64(sm.FirstTxs), -1, "", "")
 	}
