@@ -107,7 +107,7 @@ type Sweeper struct {
 	// (default 2,000), and BatchTime how long it may run before it commits
 	// (default 40 ms, checked after each action): Apply holds the write
 	// lock in short stretches, so runtimes' writes interleave with a large
-	// apply instead of waiting behind it (SPEC §5, P1).
+	// apply instead of waiting behind it (SPEC §5, §11 P1).
 	BatchSize int
 	BatchTime time.Duration
 	// MaxPerRule caps the rows one rule plans per sweep (default 20,000), so
