@@ -879,3 +879,24 @@ func TestStatusExpires(t *testing.T) {
 		t.Fatalf("status %q, want expired", hs.m.StatusText())
 	}
 }
+
+// TestMaintenanceLinesTellRowsApart: three tasks created in the same
+// millisecond share their first 13 characters; the dialog's lines still
+// name three different ids, each a prefix the CLI resolves.
+func TestMaintenanceLinesTellRowsApart(t *testing.T) {
+	var acts []core.Action
+	for _, id := range []string{"01a209ad-9e23-7000-8000-0000000000a1", "01a209ad-9e23-7000-8000-0000000000b2", "01a209ad-9e23-7fff-8000-0000000000c3"} {
+		acts = append(acts, core.Action{Rule: core.RuleEarlyLost, Entity: core.EntityTask, ID: id, From: "running", To: "lost",
+			Reason: "subagent run ended (killed)", Result: core.ActionPlanned})
+	}
+	lines := reportLines(&core.SweepReport{Mode: core.ModeDryRun, Actions: acts})
+	seen := map[string]bool{}
+	for i, l := range lines {
+		id := strings.Fields(l)[2]
+		id = strings.TrimSuffix(id, ":")
+		if seen[id] || !strings.HasPrefix(acts[i].ID, id) || len(id) < minPrefix {
+			t.Fatalf("line %d names %q (ids shown so far %v):\n%s", i, id, seen, strings.Join(lines, "\n"))
+		}
+		seen[id] = true
+	}
+}
