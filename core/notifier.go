@@ -256,11 +256,8 @@ func (n *Notifier) retryDue() bool {
 func LastNotificationID(ctx context.Context, s Store) (int64, error) {
 	var id int64
 	err := s.View(ctx, func(tx Tx) error {
-		stx, err := sweepTx(tx)
-		if err != nil {
-			return err
-		}
-		id, err = stx.SweepLastNotificationID()
+		var err error
+		id, err = tx.SweepLastNotificationID()
 		return err
 	})
 	return id, err

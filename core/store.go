@@ -84,11 +84,114 @@ type Tx interface {
 
 	// AppendEvent writes one journal row (sets nothing on e).
 	AppendEvent(e Event) error
+	// AppendEvents writes journal rows in order, many per statement.
+	AppendEvents(es []Event) error
 	// Events returns the journal of one entity, oldest first.
 	Events(entity, id string) ([]Event, error)
 	// EventsSince returns journal rows with id > afterID, oldest first, at most
 	// limit (0 = no limit). The console uses it to reload only what changed.
 	EventsSince(afterID int64, limit int) ([]Event, error)
+
+	// The console's bulk reads (SPEC §9).
+
+	// MaxEventID returns the id of the newest journal row, 0 when the journal
+	// is empty: the console's starting point for EventsSince after a full load.
+	MaxEventID() (int64, error)
+	// EachTask calls fn for every task, newest first, without building the
+	// whole result in memory (the console loads 100,000 tasks this way). The
+	// *Task passed to fn is reused between calls: fn must copy what it keeps.
+	// An error from fn stops the scan and is returned.
+	EachTask(fn func(*Task) error) error
+	// CountRows returns the row count of every table the console shows.
+	CountRows() (TableCounts, error)
+
+	// The maintenance sweeper's queries and conditional writes (SPEC §5).
+	//
+	// Every read goes through an index whose size follows the active or due
+	// rows, never the history (SPEC §5, P1). limit > 0 caps the rows
+	// returned; 0 means no cap. Write methods return false (and no error)
+	// when the row no longer matches the condition it was planned under —
+	// the caller counts it raced.
+
+	// SweepOverdueRuns returns running runs whose watchdog is armed
+	// (pending_approval_waits = 0) and whose last_progress_at +
+	// inactivity_budget_ms < now (SPEC R6), oldest progress first.
+	SweepOverdueRuns(now Timestamp, limit int) ([]Run, error)
+
+	// SweepActiveTasks returns the queued or running tasks a sweep may act on
+	// or report, with what backs them (SPEC R5, R10), by last activity, oldest
+	// first: a superset the sweeper re-checks row by row. It walks the active
+	// set inside SQLite and returns only candidates, so a large, healthy
+	// active set costs one index walk and no rows (see ActiveTaskFilter).
+	SweepActiveTasks(f ActiveTaskFilter) ([]ActiveTaskRow, error)
+	// SweepActiveTasksByID is SweepActiveTasks for the given task ids, with
+	// no candidate filter: the rows of ids that exist and are still active,
+	// in no particular order (missing or finished ones are left out). Apply
+	// re-checks a batch of planned losts against it inside the write
+	// transaction, one query for the batch.
+	SweepActiveTasksByID(ids []string) ([]ActiveTaskRow, error)
+	// SweepMarkLost marks tasks lost (SPEC R5), each only when its revision
+	// is still Rev and it is still queued or running: status lost, error =
+	// Reason, ended_at and cleanup_after as given, rev bumped. It returns,
+	// in the order of marks, whether each was marked (false: raced). Only
+	// these columns change, so a write touches only the indexes over them
+	// (UpdateTask rewrites every index of the row), and a batch of marks is
+	// one statement. The caller checks the transition rule and journals.
+	SweepMarkLost(marks []LostMark) ([]bool, error)
+
+	// SweepExpiredApprovals returns pending approvals with expires_at <= now
+	// (SPEC R9), soonest expiry first.
+	SweepExpiredApprovals(now Timestamp, limit int) ([]Approval, error)
+
+	// SweepSilentTasks returns tasks with expects_output, output_count 0,
+	// status succeeded or failed and ended_at >= endedSince, that have no
+	// "task_silent:<id>" notification yet (SPEC R7).
+	SweepSilentTasks(endedSince Timestamp, limit int) ([]Task, error)
+
+	// SweepUnstamped returns finished rows of entity (EntityTask, EntityRun,
+	// EntityApproval, EntityNotification, EntityJob) without cleanup_after
+	// whose end time (ended_at, decided_at, delivered_at, completed_at) is
+	// known, so cleanup_after can be stamped (SPEC R8).
+	SweepUnstamped(entity string, limit int) ([]RetentionRow, error)
+	// SweepMissingEnd returns finished rows of entity without cleanup_after
+	// and without an end time: retention cannot be computed (audit
+	// missing_cleanup, SPEC R10). Runs and notifications have none by
+	// definition and return nil.
+	SweepMissingEnd(entity string, limit int) ([]RetentionRow, error)
+	// SweepDue returns finished rows of entity whose cleanup_after <= now
+	// (SPEC R8 prune), oldest cleanup first.
+	SweepDue(entity string, now Timestamp, limit int) ([]RetentionRow, error)
+
+	// SweepDeliveryFailed returns tasks with delivery_status failed (SPEC R10).
+	SweepDeliveryFailed(limit int) ([]RetentionRow, error)
+	// SweepInconsistent returns rows of entity (EntityTask, EntityRun,
+	// EntityApproval, EntityJob) whose timestamps contradict each other:
+	// started before created, ended before started or created, active with
+	// an end time (SPEC R10 inconsistent_timestamps).
+	SweepInconsistent(entity string, limit int) ([]TimesRow, error)
+
+	// SweepLastNotificationID returns the largest notification id, 0 when
+	// there is none (a cursor for following new notifications).
+	SweepLastNotificationID() (int64, error)
+
+	// SweepStamp sets cleanup_after on one finished row of entity when its
+	// revision is still rev and cleanup_after is still unset (notifications
+	// have no revision: rev is ignored). False when it raced.
+	SweepStamp(entity, id string, rev int64, cleanupAfter Timestamp) (bool, error)
+	// SweepPrune deletes rows of entity, each only when its revision is
+	// still Rev (notifications have none: Rev is ignored) and its
+	// cleanup_after <= now, together with their event journal (SPEC R8),
+	// many rows per statement. It returns, in the order of keys, whether
+	// each was deleted (false: raced).
+	SweepPrune(entity string, keys []RowKey, now Timestamp) ([]bool, error)
+}
+
+// TableCounts are the row counts of the tables the console shows. The
+// console compares them with what it holds after replaying the journal: rows
+// pruned by another process leave no journal (SPEC R8 prunes the journal
+// with the row), so a mismatch means "reload everything".
+type TableCounts struct {
+	Tasks, Runs, Approvals, Jobs, Notifications int64
 }
 
 // SessionFilter selects sessions; zero fields match everything.

@@ -1,75 +1,6 @@
 package core
 
-// SweepTx is the maintenance side of a transaction: the indexed queries and
-// conditional writes the sweeper needs beyond Tx (SPEC §5). The Tx handed out
-// by Store.View and Store.Update implements it too (package store, on the
-// same transaction type); the sweeper type-asserts it.
-//
-// Every read goes through an index whose size follows the active or due rows,
-// never the history (SPEC §5, P1). limit > 0 caps the rows returned; 0 means
-// no cap. Write methods return false (and no error) when the row no longer
-// matches the condition it was planned under — the caller counts it raced.
-type SweepTx interface {
-	// SweepOverdueRuns returns running runs whose watchdog is armed
-	// (pending_approval_waits = 0) and whose last_progress_at +
-	// inactivity_budget_ms < now (SPEC R6), oldest progress first.
-	SweepOverdueRuns(now Timestamp, limit int) ([]Run, error)
-
-	// SweepActiveTasks returns the queued or running tasks a sweep may act on
-	// or report, with what backs them (SPEC R5, R10), by last activity, oldest
-	// first: a superset the sweeper re-checks row by row. It walks the active
-	// set inside SQLite and returns only candidates, so a large, healthy
-	// active set costs one index walk and no rows (see ActiveTaskFilter).
-	SweepActiveTasks(f ActiveTaskFilter) ([]ActiveTaskRow, error)
-	// SweepActiveTask is SweepActiveTasks for one task id; nil, nil when the
-	// task is missing or no longer active. Apply re-checks a planned lost
-	// against it inside the write transaction.
-	SweepActiveTask(id string) (*ActiveTaskRow, error)
-
-	// SweepExpiredApprovals returns pending approvals with expires_at <= now
-	// (SPEC R9), soonest expiry first.
-	SweepExpiredApprovals(now Timestamp, limit int) ([]Approval, error)
-
-	// SweepSilentTasks returns tasks with expects_output, output_count 0,
-	// status succeeded or failed and ended_at >= endedSince, that have no
-	// "task_silent:<id>" notification yet (SPEC R7).
-	SweepSilentTasks(endedSince Timestamp, limit int) ([]Task, error)
-
-	// SweepUnstamped returns finished rows of entity (EntityTask, EntityRun,
-	// EntityApproval, EntityNotification, EntityJob) without cleanup_after
-	// whose end time (ended_at, decided_at, delivered_at, completed_at) is
-	// known, so cleanup_after can be stamped (SPEC R8).
-	SweepUnstamped(entity string, limit int) ([]RetentionRow, error)
-	// SweepMissingEnd returns finished rows of entity without cleanup_after
-	// and without an end time: retention cannot be computed (audit
-	// missing_cleanup, SPEC R10). Runs and notifications have none by
-	// definition and return nil.
-	SweepMissingEnd(entity string, limit int) ([]RetentionRow, error)
-	// SweepDue returns finished rows of entity whose cleanup_after <= now
-	// (SPEC R8 prune), oldest cleanup first.
-	SweepDue(entity string, now Timestamp, limit int) ([]RetentionRow, error)
-
-	// SweepDeliveryFailed returns tasks with delivery_status failed (SPEC R10).
-	SweepDeliveryFailed(limit int) ([]RetentionRow, error)
-	// SweepInconsistent returns rows of entity (EntityTask, EntityRun,
-	// EntityApproval, EntityJob) whose timestamps contradict each other:
-	// started before created, ended before started or created, active with
-	// an end time (SPEC R10 inconsistent_timestamps).
-	SweepInconsistent(entity string, limit int) ([]TimesRow, error)
-
-	// SweepLastNotificationID returns the largest notification id, 0 when
-	// there is none (a cursor for following new notifications).
-	SweepLastNotificationID() (int64, error)
-
-	// SweepStamp sets cleanup_after on one finished row of entity when its
-	// revision is still rev and cleanup_after is still unset (notifications
-	// have no revision: rev is ignored). False when it raced.
-	SweepStamp(entity, id string, rev int64, cleanupAfter Timestamp) (bool, error)
-	// SweepPrune deletes one row of entity when its revision is still rev and
-	// cleanup_after <= now, together with its event journal (SPEC R8). False
-	// when it raced.
-	SweepPrune(entity, id string, rev int64, now Timestamp) (bool, error)
-}
+// Row shapes of the maintenance queries of Tx (SPEC §5).
 
 // ActiveTaskFilter selects the active-task candidates of one sweep. A row is
 // returned when any of these holds:
@@ -140,4 +71,20 @@ type TimesRow struct {
 	Created Timestamp
 	Started Timestamp
 	Ended   Timestamp
+}
+
+// LostMark is one task Tx.SweepMarkLost marks lost.
+type LostMark struct {
+	ID           string
+	Rev          int64 // the revision it was checked at
+	Reason       string
+	EndedAt      Timestamp
+	CleanupAfter Timestamp
+}
+
+// RowKey names one row of a conditional write: its id and the revision it
+// was planned against.
+type RowKey struct {
+	ID  string
+	Rev int64
 }

@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -17,19 +16,6 @@ import (
 // revision (or status) it was planned under — so a runtime write that lands
 // between plan and apply wins and the action is counted raced. Several
 // sweepers, in one process or many, are therefore safe together.
-
-// JobLiveness finds and marks background jobs whose supervisor is gone (SPEC
-// J8). *Jobs implements it.
-type JobLiveness interface {
-	// LostJobs lists pending/running jobs whose supervisor is gone (pid dead,
-	// or pid reused: start time differs). Read-only.
-	LostJobs(ctx context.Context) ([]Job, error)
-	// MarkJobLost marks j lost if it is still active with the same Rev
-	// (conditional update + journal, actor sweeper), kills any process group
-	// it left behind, raises one job_lost notification naming the log path.
-	// Returns false (nil error) when it raced (row changed since LostJobs).
-	MarkJobLost(ctx context.Context, j Job, reason string) (bool, error)
-}
 
 // Rule names of sweep actions (Action.Rule), in the order of SPEC §5.
 const (
@@ -117,10 +103,13 @@ type Sweeper struct {
 	reg  *Registry
 	jobs JobLiveness
 
-	// BatchSize is how many actions one write transaction applies (default
-	// 500): large enough to amortise the commit, small enough not to hold
-	// the write lock for long.
+	// BatchSize caps how many actions one write transaction applies
+	// (default 2,000), and BatchTime how long it may run before it commits
+	// (default 40 ms, checked after each action): Apply holds the write
+	// lock in short stretches, so runtimes' writes interleave with a large
+	// apply instead of waiting behind it (SPEC §5, §11 P1).
 	BatchSize int
+	BatchTime time.Duration
 	// MaxPerRule caps the rows one rule plans per sweep (default 20,000), so
 	// a backlog (a first sweep over an old registry) is worked off over a few
 	// sweeps in bounded memory.
@@ -150,7 +139,14 @@ func (s *Sweeper) batchSize() int {
 	if s.BatchSize > 0 {
 		return s.BatchSize
 	}
-	return 500
+	return 2000
+}
+
+func (s *Sweeper) batchTime() time.Duration {
+	if s.BatchTime > 0 {
+		return s.BatchTime
+	}
+	return 40 * time.Millisecond
 }
 
 func (s *Sweeper) maxPerRule() int {
@@ -208,7 +204,7 @@ func (s *Sweeper) sweep(ctx context.Context, dryRun bool) (*SweepReport, error) 
 		return nil, err
 	}
 	if dryRun {
-		return s.dryReport(p), nil
+		return p.DryRun(), nil
 	}
 	return s.apply(ctx, p)
 }
@@ -234,11 +230,39 @@ func (s *Sweeper) Apply(ctx context.Context, p *Plan) (*SweepReport, error) {
 	return s.apply(ctx, p)
 }
 
-// sweepTx type-asserts the maintenance queries out of a Store transaction.
-func sweepTx(tx Tx) (SweepTx, error) {
-	stx, ok := tx.(SweepTx)
-	if !ok {
-		return nil, fmt.Errorf("the store's transaction type %T does not implement core.SweepTx: this store cannot be swept", tx)
+// sweepRule is one maintenance rule as Apply and the report see it. Each
+// rule's file holds its plan step, this, and the text of its actions
+// (reason, from, to), so a rule is read and changed in one place:
+// jobliveness.go (J8), watchdog.go (R6), tasklost.go (R5), expiry.go (R9),
+// silent.go (R7), retention.go (R8); audit.go (R10) only reports.
+type sweepRule interface {
+	// apply executes acts[i] inside the write transaction, re-checking it
+	// against the revision or status it was planned under; false when it
+	// raced. Job liveness is applied outside (its own transaction and
+	// signals) and never reaches apply.
+	apply(s *Sweeper, b *applyTx, i int) (bool, error)
+	// count adds one action that took effect (in a dry run: that is
+	// planned) to the report's counts (SPEC §5 report).
+	count(c *SweepCounts, a *Action)
+}
+
+// ruleOf returns the rule named by Action.Rule; nil for an unknown name.
+func ruleOf(name string) sweepRule {
+	switch name {
+	case RuleJobLiveness:
+		return jobLivenessRule{}
+	case RuleWatchdog:
+		return watchdogRule{}
+	case RuleEarlyLost, RuleGraceLost:
+		return taskLostRule{}
+	case RuleApprovalExpiry:
+		return expiryRule{}
+	case RuleSilentTask:
+		return silentRule{}
+	case RuleStamp:
+		return stampRule{}
+	case RulePrune:
+		return pruneRule{}
 	}
-	return stx, nil
+	return nil
 }

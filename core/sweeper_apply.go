@@ -4,213 +4,154 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 )
 
-// apply executes p (see Apply). Actions run in plan order, batched into write
-// transactions of BatchSize; job liveness goes through JobLiveness (its own
-// transaction, plus signals) between batches.
+// applyTx is one write transaction of Apply: the plan's actions, the
+// transaction and its clock. A rule may apply a run of actions at once —
+// taskLostRule and pruneRule write up to maxRun rows per statement — by
+// setting their Result in this transaction; Apply then skips them.
+type applyTx struct {
+	tx   Tx
+	acts []Action
+	end  int // this window's actions end before acts[end]
+	now  Timestamp
+	hi   int // one past the last action this transaction decided (for a rollback)
+}
+
+// maxRun caps the actions a rule applies at once: the rows of one batched
+// statement.
+const maxRun = 500
+
+// run returns the indexes of the planned actions from acts[i] on, up to
+// maxRun, while same(k) holds, within this transaction's window.
+func (b *applyTx) run(i int, same func(a *Action) bool) []int {
+	var out []int
+	for k := i; k < b.end && len(out) < maxRun && same(&b.acts[k]); k++ {
+		if b.acts[k].Result == ActionPlanned {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// decide records the results of a run applied at once.
+func (b *applyTx) decide(idx []int, applied []bool) {
+	for j, k := range idx {
+		b.acts[k].Result = ActionRaced
+		if applied[j] {
+			b.acts[k].Result = ActionApplied
+		}
+		b.hi = max(b.hi, k+1)
+	}
+}
+
+// depApplied reports whether a's prerequisite, if any, applied.
+func (b *applyTx) depApplied(a *Action) bool {
+	return a.dep == 0 || b.acts[a.dep-1].Result == ActionApplied
+}
+
+// apply executes p (see Apply). Actions run in plan order. Job liveness goes
+// through JobLiveness (its own transaction, plus signals); every other action
+// runs in a window of up to BatchSize actions, applied in write transactions
+// of at most BatchTime each, so the write lock is held in short stretches and
+// runtimes' writes interleave with a large apply (SPEC §5, §11 P1). A pruned
+// job's log directory is deleted before its window's transactions start
+// (SPEC R8: a log that cannot be deleted keeps the row).
 func (s *Sweeper) apply(ctx context.Context, p *Plan) (*SweepReport, error) {
 	started := time.Now()
-	acts := make([]Action, len(p.Actions))
-	copy(acts, p.Actions)
+	acts := append([]Action(nil), p.Actions...)
 	findings := append([]Finding(nil), p.Findings...)
-	var batch []int
 	var errs []error
-	stopped := false // a batch failed: later actions stay planned
-
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		err := s.reg.store.Update(ctx, func(tx Tx) error {
-			stx, err := sweepTx(tx)
-			if err != nil {
-				return err
-			}
-			now := s.now()
-			for _, i := range batch {
-				ok, err := s.applyOne(tx, stx, acts, i, now)
-				if err != nil {
-					return fmt.Errorf("%s %s %s: %w", acts[i].Rule, acts[i].Entity, acts[i].ID, err)
-				}
-				acts[i].Result = ActionRaced
-				if ok {
-					acts[i].Result = ActionApplied
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			// Rolled back: nothing of this batch happened.
-			for _, i := range batch {
-				acts[i].Result = ActionPlanned
-			}
-		}
-		batch = batch[:0]
-		return err
-	}
-
-loop:
-	for i := range acts {
-		a := &acts[i]
-		switch {
-		case a.Rule == RuleJobLiveness:
-			if err := flush(); err != nil {
+	for i := 0; i < len(acts); {
+		if acts[i].Rule == RuleJobLiveness {
+			if err := s.applyJobLost(ctx, &acts[i]); err != nil {
 				errs = append(errs, err)
-				stopped = true
-				break loop
 			}
-			a.Result = ActionRaced
-			if s.jobs == nil || a.job == nil {
-				continue
-			}
-			ok, err := s.jobs.MarkJobLost(ctx, *a.job, a.Reason)
-			if ok {
-				a.Result = ActionApplied
-			}
-			if err != nil {
-				errs = append(errs, fmt.Errorf("job_liveness job %s: %w", a.ID, err))
-				if !ok {
-					a.Result = ActionPlanned
-				}
-			}
+			i++
 			continue
-		case a.Rule == RulePrune && a.Entity == EntityJob && a.logPath != "":
-			// The log goes first: a row whose log cannot be deleted is kept
-			// for a later sweep (SPEC R8).
-			if err := s.removeJobLog(a.ID, a.logPath); err != nil {
-				a.Result = ActionFailed
-				findings = append(findings, Finding{Kind: FindingPruneFailed, Severity: SeverityError, Entity: EntityJob, ID: a.ID,
-					Detail: "log directory not deleted, row kept: " + err.Error()})
-				continue
-			}
 		}
-		batch = append(batch, i)
-		if len(batch) >= s.batchSize() {
-			if err := flush(); err != nil {
-				errs = append(errs, err)
-				stopped = true
-				break loop
-			}
+		end := i + 1
+		for end < len(acts) && end-i < s.batchSize() && acts[end].Rule != RuleJobLiveness {
+			end++
 		}
-	}
-	if !stopped {
-		if err := flush(); err != nil {
+		findings = s.removeJobLogs(acts[i:end], findings)
+		next, err := s.applyWindow(ctx, acts, i, end)
+		if err != nil {
+			// Rolled back: that transaction's actions, and every later one,
+			// stay planned.
 			errs = append(errs, err)
+			break
 		}
+		i = next
 	}
-	rep := s.report(p, "applied", acts, findings, p.planTime+time.Since(started))
+	rep := report(p, ModeApplied, acts, findings, p.planTime+time.Since(started))
 	if err := errors.Join(errs...); err != nil {
 		return rep, fmt.Errorf("sweep apply: %w", err)
 	}
 	return rep, nil
 }
 
-// removeJobLog deletes a pruned job's log: its directory <jobs>/<id>/ when
-// the log lives in one named after the job, else just the log file.
-func (s *Sweeper) removeJobLog(id, logPath string) error {
-	dir := filepath.Dir(logPath)
-	if filepath.Base(dir) == id {
-		return s.removeAll(dir)
-	}
-	return s.removeAll(logPath)
-}
-
-// applyOne applies acts[i] inside tx; false when it raced. Every check is
-// made again here, inside the write transaction, against the revision or
-// status the action was planned under.
-func (s *Sweeper) applyOne(tx Tx, stx SweepTx, acts []Action, i int, now Timestamp) (bool, error) {
-	a := &acts[i]
-	if a.dep > 0 && acts[a.dep-1].Result != ActionApplied {
-		return false, nil
-	}
-	switch a.Rule {
-	case RuleWatchdog:
-		if a.Entity == EntityRun {
-			return s.applyRunTimeout(tx, a, now)
+// applyWindow applies acts[from:end] in as many write transactions as
+// BatchTime needs; it returns end, or the index of the first action of a
+// transaction that failed (rolled back: its actions are planned again).
+func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, from, end int) (int, error) {
+	for from < end {
+		next := from
+		b := &applyTx{hi: from}
+		err := s.reg.store.Update(ctx, func(tx Tx) error {
+			// The write lock is held from here (BEGIN IMMEDIATE) to commit.
+			t0 := time.Now()
+			b = &applyTx{tx: tx, acts: acts, end: end, now: s.now(), hi: from}
+			for next = from; next < end; {
+				i := next
+				next++
+				b.hi = max(b.hi, next)
+				if err := s.applyOne(b, i); err != nil {
+					return err
+				}
+				if time.Since(t0) >= s.batchTime() {
+					break
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			for i := from; i < b.hi; i++ {
+				if acts[i].Result != ActionFailed {
+					acts[i].Result = ActionPlanned
+				}
+			}
+			return from, err
 		}
-		return s.applyTaskTimeout(tx, a, now)
-	case RuleEarlyLost, RuleGraceLost:
-		return s.applyLost(tx, stx, a, now)
-	case RuleApprovalExpiry:
-		return s.applyExpiry(tx, a, now)
-	case RuleSilentTask:
-		return s.applySilent(tx, a, now)
-	case RuleStamp:
-		ok, err := stx.SweepStamp(a.Entity, a.ID, a.rev, a.at)
-		if err != nil || !ok || a.Entity == EntityNotification {
-			return ok, err // notifications keep no journal
+		from = next
+	}
+	return end, nil
+}
+
+// applyOne applies acts[i] inside b's transaction and records its result. An
+// action whose prerequisite did not apply is raced; one already decided (in
+// a run applied at once, or failed: its job log could not be deleted) is
+// left as it is.
+func (s *Sweeper) applyOne(b *applyTx, i int) error {
+	a := &b.acts[i]
+	if a.Result != ActionPlanned {
+		return nil
+	}
+	ok := false
+	if b.depApplied(a) {
+		r := ruleOf(a.Rule)
+		if r == nil {
+			return fmt.Errorf("unknown sweep rule %q", a.Rule)
 		}
-		return true, journal(tx, now, a.Entity, a.ID, a.From, a.To, ActorSweeper, "retention: "+a.Reason, true)
-	case RulePrune:
-		// The row's journal goes with it: nothing is written about a prune.
-		return stx.SweepPrune(a.Entity, a.ID, a.rev, now)
-	}
-	return false, fmt.Errorf("unknown sweep rule %q", a.Rule)
-}
-
-// applyLost marks a task lost (SPEC R5) when it is unchanged since the plan
-// (same revision) and the rule still says lost with what backs it now.
-func (s *Sweeper) applyLost(tx Tx, stx SweepTx, a *Action, now Timestamp) (bool, error) {
-	row, err := stx.SweepActiveTask(a.ID)
-	if err != nil || row == nil || row.Rev != a.rev {
-		return false, err
-	}
-	rule, reason, endAt := s.classify(row, now, nil)
-	if rule != a.Rule {
-		return false, nil // something backs it again, or its run ended meanwhile: next sweep decides
-	}
-	t, err := tx.GetTask(a.ID)
-	if err != nil {
-		return false, err
-	}
-	res, err := s.reg.setTaskStatus(tx, t, taskChange{to: TaskLost, reason: reason, edit: func(t *Task) {
-		t.Error = reason
-		if t.EndedAt == 0 {
-			t.EndedAt = endAt
+		var err error
+		if ok, err = r.apply(s, b, i); err != nil {
+			return fmt.Errorf("%s %s %s: %w", a.Rule, a.Entity, a.ID, err)
 		}
-	}}, ActorSweeper, now)
-	return res.Applied, err
-}
-
-// applyExpiry expires a pending approval (SPEC R9) through the registry's
-// rule, which releases its run's approval wait (R6) and notifies.
-func (s *Sweeper) applyExpiry(tx Tx, a *Action, now Timestamp) (bool, error) {
-	ap, err := tx.GetApproval(a.ID)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	} else if err != nil {
-		return false, err
 	}
-	if ap.Rev != a.rev || ap.Status != ApprovalPending || ap.ExpiresAt == 0 || now < ap.ExpiresAt {
-		return false, nil
+	a.Result = ActionRaced
+	if ok {
+		a.Result = ActionApplied
 	}
-	res, err := s.reg.expireApproval(tx, ap, now)
-	return res.Applied, err
-}
-
-// applySilent raises the task_silent notification (SPEC R7) if the task still
-// qualifies and nobody raised it first (dedup key "task_silent:<id>").
-func (s *Sweeper) applySilent(tx Tx, a *Action, now Timestamp) (bool, error) {
-	t, err := tx.GetTask(a.ID)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	} else if err != nil {
-		return false, err
-	}
-	if !t.ExpectsOutput || t.OutputCount != 0 || (t.Status != TaskSucceeded && t.Status != TaskFailed) {
-		return false, nil
-	}
-	text := silentText(t)
-	ok, err := tx.InsertNotification(&Notification{
-		Session: t.OwnerSession, Kind: NotifyTaskSilent, SubjectID: t.ID, Text: text,
-		DedupKey: "task_silent:" + t.ID, CreatedAt: now,
-	})
-	if err != nil || !ok {
-		return false, err
-	}
-	st := string(t.Status)
-	return true, journal(tx, now, EntityTask, t.ID, st, st, ActorSweeper, "task_silent notification: "+text, true)
+	return nil
 }

@@ -2,8 +2,11 @@ package core
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // SweepCounts sums a sweep (SPEC §5 report). In a dry run the action counts
@@ -41,12 +44,17 @@ const (
 	ModeDryRun  = "dry_run"
 )
 
-func (s *Sweeper) dryReport(p *Plan) *SweepReport {
+// DryRun is the report of p as a dry run: what applying it would do,
+// counted as the applied report counts (SPEC §5). The console shows it
+// before the operator applies a plan.
+func (p *Plan) DryRun() *SweepReport {
 	acts := append([]Action(nil), p.Actions...)
-	return s.report(p, ModeDryRun, acts, append([]Finding(nil), p.Findings...), p.planTime)
+	return report(p, ModeDryRun, acts, append([]Finding(nil), p.Findings...), p.planTime)
 }
 
-func (s *Sweeper) report(p *Plan, mode string, acts []Action, findings []Finding, took time.Duration) *SweepReport {
+// report sums acts and findings into a report; each action is counted by
+// its rule (sweepRule.count).
+func report(p *Plan, mode string, acts []Action, findings []Finding, took time.Duration) *SweepReport {
 	if acts == nil {
 		acts = []Action{}
 	}
@@ -63,29 +71,14 @@ func (s *Sweeper) report(p *Plan, mode string, acts []Action, findings []Finding
 	if mode == ModeDryRun {
 		want = ActionPlanned
 	}
-	for _, a := range acts {
+	for i := range acts {
+		a := &acts[i]
 		if a.Result == ActionRaced {
 			c.Raced++
 			continue
 		}
-		if a.Result != want {
-			continue
-		}
-		switch a.Rule {
-		case RuleJobLiveness, RuleEarlyLost, RuleGraceLost:
-			c.Lost++
-		case RuleWatchdog:
-			if a.Entity == EntityRun {
-				c.TimedOut++
-			}
-		case RuleApprovalExpiry:
-			c.Expired++
-		case RuleSilentTask:
-			c.Silent++
-		case RuleStamp:
-			c.Stamped++
-		case RulePrune:
-			c.Pruned++
+		if r := ruleOf(a.Rule); r != nil && a.Result == want {
+			r.count(c, a)
 		}
 	}
 	for _, f := range findings {
@@ -126,30 +119,111 @@ func (r *SweepReport) Summary() string {
 // Text is the report of SPEC §5: the summary line, then one line per action
 // ("  <rule> <entity> <id>: <from> → <to> — <reason>", with " [raced]" or
 // " [failed]" when it did not apply) and one per finding ("  audit <severity>
-// <kind> <entity> <id>: <detail>"). It ends with a newline.
+// <kind> <entity> <id>: <detail>"), with full ids. It ends with a newline.
 func (r *SweepReport) Text() string {
 	var b strings.Builder
 	b.WriteString(r.Summary())
 	b.WriteByte('\n')
-	for _, a := range r.Actions {
-		mark := ""
-		switch a.Result {
-		case ActionRaced:
-			mark = " [raced]"
-		case ActionFailed:
-			mark = " [failed]"
-		case ActionPlanned:
-			if r.Mode == ModeApplied {
-				mark = " [not applied]"
-			}
-		}
-		fmt.Fprintf(&b, "  %s %s %s: %s → %s — %s%s\n", a.Rule, a.Entity, a.ID, a.From, a.To, a.Reason, mark)
-	}
-	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "  audit %s %s %s %s: %s\n", f.Severity, f.Kind, f.Entity, f.ID, f.Detail)
-	}
-	if r.Truncated {
-		b.WriteString("  (more due rows than one sweep takes: the rest is left for the next sweep)\n")
+	for _, l := range r.Lines(0) {
+		b.WriteString("  ")
+		b.WriteString(l)
+		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// truncatedNote ends the lines of a report whose plan hit MaxPerRule.
+const truncatedNote = "(more due rows than one sweep takes: the rest is left for the next sweep)"
+
+// Lines are the report's action and finding lines as Text prints them,
+// without the indentation, then the note of a truncated plan. With minID >
+// 0 each id is cut to the shortest prefix that tells it apart from every
+// other id in the lines, but at least minID characters (the console's short
+// ids); 0 keeps full ids.
+func (r *SweepReport) Lines(minID int) []string {
+	var ids []string
+	for _, a := range r.Actions {
+		ids = append(ids, a.ID)
+	}
+	for _, f := range r.Findings {
+		ids = append(ids, f.ID)
+	}
+	short := uniquePrefixes(ids, minID)
+	out := make([]string, 0, len(r.Actions)+len(r.Findings)+1)
+	for _, a := range r.Actions {
+		out = append(out, a.Line(short(a.ID), r.Mode))
+	}
+	for _, f := range r.Findings {
+		out = append(out, f.Line(short(f.ID)))
+	}
+	if r.Truncated {
+		out = append(out, truncatedNote)
+	}
+	return out
+}
+
+// Line is the action's report line: "<rule> <entity> <id>: <from> → <to> —
+// <reason>", marked " [raced]", " [failed]", or, when mode is ModeApplied
+// and it stayed planned, " [not applied]". id is the id as shown.
+func (a Action) Line(id, mode string) string {
+	mark := ""
+	switch a.Result {
+	case ActionRaced:
+		mark = " [raced]"
+	case ActionFailed:
+		mark = " [failed]"
+	case ActionPlanned:
+		if mode == ModeApplied {
+			mark = " [not applied]"
+		}
+	}
+	return fmt.Sprintf("%s %s %s: %s → %s — %s%s", a.Rule, a.Entity, id, a.From, a.To, a.Reason, mark)
+}
+
+// Line is the finding's report line: "audit <severity> <kind> <entity> <id>:
+// <detail>". id is the id as shown.
+func (f Finding) Line(id string) string {
+	return fmt.Sprintf("audit %s %s %s %s: %s", f.Severity, f.Kind, f.Entity, id, f.Detail)
+}
+
+// uniquePrefixes returns a function that cuts an id of ids to its shortest
+// prefix of at least min characters that no other distinct id in ids starts
+// with (the whole id when it is a prefix of another). min <= 0: ids are
+// kept whole.
+func uniquePrefixes(ids []string, min int) func(string) string {
+	if min <= 0 {
+		return func(id string) string { return id }
+	}
+	sorted := append([]string(nil), ids...)
+	sort.Strings(sorted)
+	sorted = slices.Compact(sorted)
+	n := make(map[string]int, len(sorted))
+	for i, id := range sorted {
+		need := min
+		for _, j := range []int{i - 1, i + 1} {
+			if j >= 0 && j < len(sorted) {
+				need = max(need, commonPrefix(id, sorted[j])+1)
+			}
+		}
+		n[id] = need
+	}
+	return func(id string) string {
+		k := n[id]
+		for k < len(id) && !utf8.RuneStart(id[k]) {
+			k++ // never cut a character in two
+		}
+		if k < len(id) {
+			return id[:k]
+		}
+		return id
+	}
+}
+
+// commonPrefix is the length of the longest common prefix of a and b, in bytes.
+func commonPrefix(a, b string) int {
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	return k
 }

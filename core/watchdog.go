@@ -41,9 +41,9 @@ func budgetText(ms int64) string {
 // last_progress_at + budget < now ends with outcome timeout, and its mirrored
 // tasks (active, or lost — an authoritative timeout replaces the inference)
 // become timed_out.
-func (b *swPlanner) watchdog(tx Tx, stx SweepTx) error {
+func (b *swPlanner) watchdog(tx Tx) error {
 	now := b.p.Now
-	runs, err := stx.SweepOverdueRuns(now, b.limit)
+	runs, err := tx.SweepOverdueRuns(now, b.limit)
 	if err != nil {
 		return err
 	}
@@ -71,6 +71,24 @@ func (b *swPlanner) watchdog(tx Tx, stx SweepTx) error {
 		}
 	}
 	return nil
+}
+
+// watchdogRule is R6 in Apply and the report: a run it ends counts as timed
+// out; its mirrored tasks are listed as actions but not counted.
+type watchdogRule struct{}
+
+func (watchdogRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
+	a := &b.acts[i]
+	if a.Entity == EntityRun {
+		return s.applyRunTimeout(b.tx, a, b.now)
+	}
+	return s.applyTaskTimeout(b.tx, a, b.now)
+}
+
+func (watchdogRule) count(c *SweepCounts, a *Action) {
+	if a.Entity == EntityRun {
+		c.TimedOut++
+	}
 }
 
 // applyRunTimeout ends an idle run (SPEC R6) if it is still running, still

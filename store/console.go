@@ -2,9 +2,6 @@ package store
 
 import "github.com/clawpit/clawpit/core"
 
-// Compile-time check: *tx implements the console's optional queries.
-var _ core.ConsoleTx = (*tx)(nil)
-
 // MaxEventID returns the newest journal row id, 0 for an empty journal. It
 // reads the rowid b-tree's last entry (constant time).
 func (t *tx) MaxEventID() (int64, error) {

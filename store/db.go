@@ -287,4 +287,5 @@ type tx struct {
 	ctx      context.Context
 	tx       *sql.Tx
 	readOnly bool
+	stmts    map[string]*sql.Stmt // prepared on first use (stmt)
 }

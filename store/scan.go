@@ -124,9 +124,54 @@ func (t *tx) checkWritable(op string) error {
 	return nil
 }
 
+// stmt returns q prepared on this transaction, preparing it on first use,
+// so a batch that runs one statement thousands of times (a sweep's apply)
+// parses it once instead of once per row. database/sql closes the
+// statements when the transaction ends. A statement's rows must be closed
+// before the same statement runs again, as every helper here does.
+func (t *tx) stmt(q string) (*sql.Stmt, error) {
+	if s, ok := t.stmts[q]; ok {
+		return s, nil
+	}
+	s, err := t.tx.PrepareContext(t.ctx, q)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	if t.stmts == nil {
+		t.stmts = map[string]*sql.Stmt{}
+	}
+	t.stmts[q] = s
+	return s, nil
+}
+
+// execRaw runs q in the transaction through the statement cache; errors
+// are the driver's, unmapped.
+func (t *tx) execRaw(q string, args ...any) (sql.Result, error) {
+	s, err := t.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	return s.ExecContext(t.ctx, args...)
+}
+
+// queryRow runs q through the statement cache; a prepare error surfaces
+// from Scan.
+func (t *tx) queryRow(q string, args ...any) rowScanner {
+	s, err := t.stmt(q)
+	if err != nil {
+		return errRow{err}
+	}
+	return s.QueryRowContext(t.ctx, args...)
+}
+
+// errRow is a row whose Scan fails with err.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
 // exec runs a statement in the transaction, mapping errors.
 func (t *tx) exec(q string, args ...any) (sql.Result, error) {
-	res, err := t.tx.ExecContext(t.ctx, q, args...)
+	res, err := t.execRaw(q, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -139,7 +184,7 @@ func (t *tx) insert(entity, id, q string, args ...any) (sql.Result, error) {
 	if err := t.checkWritable("insert " + entity); err != nil {
 		return nil, err
 	}
-	res, err := t.tx.ExecContext(t.ctx, q, args...)
+	res, err := t.execRaw(q, args...)
 	if err != nil {
 		return nil, constraintErr(entity, id, err)
 	}
@@ -153,7 +198,7 @@ func (t *tx) condUpdate(entity, id string, rev int64, q string, args ...any) err
 	if err := t.checkWritable("update " + entity); err != nil {
 		return err
 	}
-	res, err := t.tx.ExecContext(t.ctx, q, args...)
+	res, err := t.execRaw(q, args...)
 	if err != nil {
 		return constraintErr(entity, id, err)
 	}
@@ -191,7 +236,7 @@ func notFound(entity, id string) error {
 // wrapped core.ErrNotFound naming entity and id.
 func getRow[T any](t *tx, entity, id, q string, scan func(rowScanner, *T) error) (*T, error) {
 	var v T
-	if err := scan(t.tx.QueryRowContext(t.ctx, q, id), &v); err != nil {
+	if err := scan(t.queryRow(q, id), &v); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, notFound(entity, id)
 		}
@@ -202,7 +247,11 @@ func getRow[T any](t *tx, entity, id, q string, scan func(rowScanner, *T) error)
 
 // queryAll runs q and scans every row with scan.
 func queryAll[T any](t *tx, q string, args []any, scan func(rowScanner, *T) error) ([]T, error) {
-	rows, err := t.tx.QueryContext(t.ctx, q, args...)
+	s, err := t.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(t.ctx, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}

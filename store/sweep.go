@@ -1,15 +1,14 @@
 package store
 
 import (
-	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/clawpit/clawpit/core"
 )
 
-// The maintenance sweeper's queries (core.SweepTx). Every statement reads
+// The maintenance sweeper's queries (the Sweep* methods of core.Tx). Every statement reads
 // through an index whose size follows active or due rows — partial indexes of
 // 0001_init.sql and 0002_sweep_indexes.sql — never a scan of the history
 // (SPEC §5, P1). Each names its index (INDEXED BY): without statistics the
@@ -17,8 +16,6 @@ import (
 // "status IN ('succeeded','failed')", which costs seconds at a million rows;
 // INDEXED BY fixes the plan, and fails loudly if the index ever stops fitting. sweep_test.go checks each statement of sweepSQL with EXPLAIN
 // QUERY PLAN over a populated database.
-
-var _ core.SweepTx = (*tx)(nil)
 
 // retentionTable describes one table retention and audit cover.
 type retentionTable struct {
@@ -91,7 +88,14 @@ var sweepSQL = map[string]string{
    OR (t.status = 'queued' AND t.activity_at <= ?)
    OR (t.status = 'running' AND COALESCE(t.started_at, t.created_at) <= ? AND NOT (` + runBacked + `)))
  ORDER BY t.activity_at`,
-	"active_task": fmt.Sprintf(activeTaskSelect, "") + " AND t.id = ?",
+	// active_tasks_by_id takes one "?" per id (activeByIDSQL); listed here
+	// with two for the query-plan test.
+	"active_tasks_by_id": activeByIDSQL(2),
+	// Batched writes take one row of "?" per row (the functions below);
+	// listed here with two rows for the query-plan test. Their argument
+	// list is a VALUES clause (named args in a CTE), scanned, not a table.
+	"mark_lost":    markLostSQL(2),
+	"prune_events": pruneEventsSQL(2),
 	"expired_approvals": "SELECT " + approvalCols + ` FROM approvals INDEXED BY approvals_pending_expiry
  WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
 	"silent_tasks": "SELECT " + taskCols + ` FROM tasks INDEXED BY tasks_silent
@@ -100,8 +104,31 @@ var sweepSQL = map[string]string{
  ORDER BY ended_at LIMIT ?`,
 	"delivery_failed": `SELECT id, COALESCE(owner_session, ''), label FROM tasks INDEXED BY tasks_delivery_failed
  WHERE delivery_status = 'failed' ORDER BY id LIMIT ?`,
-	"prune_events":         "DELETE FROM events WHERE entity = ? AND entity_id = ?",
 	"last_notification_id": "SELECT COALESCE(MAX(id), 0) FROM notifications",
+}
+
+// activeByIDSQL reads the active rows among n task ids (primary-key lookups).
+func activeByIDSQL(n int) string {
+	return fmt.Sprintf(activeTaskSelect, "") + " AND t.id IN (" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
+}
+
+// rowsOf renders n rows of k placeholders: "(?,?),(?,?)".
+func rowsOf(n, k int) string {
+	row := "(" + strings.TrimSuffix(strings.Repeat("?,", k), ",") + ")"
+	return strings.TrimSuffix(strings.Repeat(row+",", n), ",")
+}
+
+// markLostSQL marks n tasks lost, each at its revision and only while
+// active, and returns the ids it changed.
+func markLostSQL(n int) string {
+	return "WITH args(id, rev, error, ended_at, cleanup_after) AS (VALUES " + rowsOf(n, 5) + `)
+UPDATE tasks SET status = 'lost', error = args.error, ended_at = args.ended_at, cleanup_after = args.cleanup_after, rev = tasks.rev + 1
+FROM args WHERE tasks.id = args.id AND tasks.rev = args.rev AND tasks.status IN ('queued','running') RETURNING tasks.id`
+}
+
+// pruneEventsSQL deletes the journal of n rows of one entity.
+func pruneEventsSQL(n int) string {
+	return "DELETE FROM events WHERE entity = ? AND entity_id IN " + rowsOf(1, n)
 }
 
 func unstampedSQL(rt retentionTable) string {
@@ -140,13 +167,16 @@ func stampSQL(rt retentionTable) string {
 	return fmt.Sprintf("UPDATE %s SET cleanup_after = ? WHERE %s = ? AND cleanup_after IS NULL AND %s", rt.table, rt.idCol, rt.finished)
 }
 
-func pruneSQL(rt retentionTable) string {
+// pruneSQL deletes n due rows of rt, each at its revision (rows of "id,
+// rev"; just ids without a revision column), after them the now bound; it
+// returns the ids it deleted.
+func pruneSQL(rt retentionTable, n int) string {
 	if rt.hasRev {
-		return fmt.Sprintf("DELETE FROM %s WHERE %s = ? AND rev = ? AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s",
-			rt.table, rt.idCol, rt.finished)
+		return fmt.Sprintf("DELETE FROM %s WHERE (%s, rev) IN (VALUES %s) AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
+			rt.table, rt.idCol, rowsOf(n, 2), rt.finished, rt.idCol)
 	}
-	return fmt.Sprintf("DELETE FROM %s WHERE %s = ? AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s",
-		rt.table, rt.idCol, rt.finished)
+	return fmt.Sprintf("DELETE FROM %s WHERE %s IN %s AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
+		rt.table, rt.idCol, rowsOf(1, n), rt.finished, rt.idCol)
 }
 
 func revCol(rt retentionTable) string {
@@ -156,7 +186,7 @@ func revCol(rt retentionTable) string {
 	return "0"
 }
 
-// sweepStatements lists every statement SweepTx runs, by name, for the
+// sweepStatements lists every statement the Sweep* methods run, by name, for the
 // EXPLAIN QUERY PLAN test.
 func sweepStatements() map[string]string {
 	out := map[string]string{}
@@ -167,7 +197,7 @@ func sweepStatements() map[string]string {
 		out["unstamped/"+ent] = unstampedSQL(rt)
 		out["due/"+ent] = dueSQL(rt)
 		out["stamp/"+ent] = stampSQL(rt)
-		out["prune/"+ent] = pruneSQL(rt)
+		out["prune/"+ent] = pruneSQL(rt, 2)
 		if rt.created != "" {
 			out["missing_end/"+ent] = missingEndSQL(rt)
 		}
@@ -194,7 +224,7 @@ func limitArg(n int) int64 {
 	return int64(n)
 }
 
-// SweepOverdueRuns implements core.SweepTx (SPEC R6).
+// SweepOverdueRuns implements core.Tx (SPEC R6).
 func (t *tx) SweepOverdueRuns(now core.Timestamp, limit int) ([]core.Run, error) {
 	return queryAll(t, sweepSQL["overdue_runs"], []any{int64(now), int64(now), limitArg(limit)}, scanRun)
 }
@@ -207,30 +237,90 @@ func scanActiveTask(s rowScanner, r *core.ActiveTaskRow) error {
 		&r.JobStatus, &r.Session)
 }
 
-// SweepActiveTasks implements core.SweepTx (SPEC R5, R10).
+// SweepActiveTasks implements core.Tx (SPEC R5, R10).
 func (t *tx) SweepActiveTasks(f core.ActiveTaskFilter) ([]core.ActiveTaskRow, error) {
 	return queryAll(t, sweepSQL["active_tasks"], []any{int64(f.IdleBefore), int64(f.QueuedBefore), int64(f.RunningBefore)}, scanActiveTask)
 }
 
-// SweepActiveTask implements core.SweepTx.
-func (t *tx) SweepActiveTask(id string) (*core.ActiveTaskRow, error) {
-	var r core.ActiveTaskRow
-	err := scanActiveTask(t.tx.QueryRowContext(t.ctx, sweepSQL["active_task"], id), &r)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
+// maxIDsPerQuery bounds the "?" of one IN list, well under SQLite's
+// variable limit; longer id lists are read in chunks.
+const maxIDsPerQuery = 500
+
+// SweepActiveTasksByID implements core.Tx: chunks of up to maxIDsPerQuery
+// ids, each one statement (cached per transaction by its length).
+func (t *tx) SweepActiveTasksByID(ids []string) ([]core.ActiveTaskRow, error) {
+	var out []core.ActiveTaskRow
+	for len(ids) > 0 {
+		n := min(len(ids), maxIDsPerQuery)
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		rows, err := queryAll(t, activeByIDSQL(n), args, scanActiveTask)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rows...)
+		ids = ids[n:]
 	}
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	return &r, nil
+	return out, nil
 }
 
-// SweepExpiredApprovals implements core.SweepTx (SPEC R9).
+// maxRowsPerWrite bounds the rows of one batched write statement.
+const maxRowsPerWrite = 500
+
+// SweepMarkLost implements core.Tx (SPEC R5): a narrow conditional update,
+// one statement per maxRowsPerWrite marks.
+func (t *tx) SweepMarkLost(marks []core.LostMark) ([]bool, error) {
+	if err := t.checkWritable("mark tasks lost"); err != nil {
+		return nil, err
+	}
+	done := make(map[string]bool, len(marks))
+	for rest := marks; len(rest) > 0; {
+		n := min(len(rest), maxRowsPerWrite)
+		args := make([]any, 0, 5*n)
+		for _, m := range rest[:n] {
+			args = append(args, m.ID, m.Rev, m.Reason, int64(m.EndedAt), int64(m.CleanupAfter))
+		}
+		if err := t.returning(markLostSQL(n), args, done); err != nil {
+			return nil, err
+		}
+		rest = rest[n:]
+	}
+	out := make([]bool, len(marks))
+	for i, m := range marks {
+		out[i] = done[m.ID]
+	}
+	return out, nil
+}
+
+// returning runs a write with a RETURNING id clause and adds each id to done.
+func (t *tx) returning(q string, args []any, done map[string]bool) error {
+	s, err := t.stmt(q)
+	if err != nil {
+		return err
+	}
+	rows, err := s.QueryContext(t.ctx, args...)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return mapErr(err)
+		}
+		done[id] = true
+	}
+	return mapErr(rows.Err())
+}
+
+// SweepExpiredApprovals implements core.Tx (SPEC R9).
 func (t *tx) SweepExpiredApprovals(now core.Timestamp, limit int) ([]core.Approval, error) {
 	return queryAll(t, sweepSQL["expired_approvals"], []any{int64(now), limitArg(limit)}, scanApproval)
 }
 
-// SweepSilentTasks implements core.SweepTx (SPEC R7).
+// SweepSilentTasks implements core.Tx (SPEC R7).
 func (t *tx) SweepSilentTasks(endedSince core.Timestamp, limit int) ([]core.Task, error) {
 	return queryAll(t, sweepSQL["silent_tasks"], []any{int64(endedSince), limitArg(limit)}, scanTask)
 }
@@ -243,7 +333,7 @@ func scanDue(s rowScanner, r *core.RetentionRow) error {
 	return s.Scan(&r.ID, &r.Status, nts{&r.EndAt}, &r.Rev, &r.LogPath, nts{&r.CleanupAfter})
 }
 
-// SweepUnstamped implements core.SweepTx (SPEC R8 stamp).
+// SweepUnstamped implements core.Tx (SPEC R8 stamp).
 func (t *tx) SweepUnstamped(entity string, limit int) ([]core.RetentionRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -252,7 +342,7 @@ func (t *tx) SweepUnstamped(entity string, limit int) ([]core.RetentionRow, erro
 	return queryAll(t, unstampedSQL(rt), []any{limitArg(limit)}, scanRetention)
 }
 
-// SweepMissingEnd implements core.SweepTx (SPEC R10 missing_cleanup).
+// SweepMissingEnd implements core.Tx (SPEC R10 missing_cleanup).
 func (t *tx) SweepMissingEnd(entity string, limit int) ([]core.RetentionRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -264,7 +354,7 @@ func (t *tx) SweepMissingEnd(entity string, limit int) ([]core.RetentionRow, err
 	return queryAll(t, missingEndSQL(rt), []any{limitArg(limit)}, scanRetention)
 }
 
-// SweepDue implements core.SweepTx (SPEC R8 prune).
+// SweepDue implements core.Tx (SPEC R8 prune).
 func (t *tx) SweepDue(entity string, now core.Timestamp, limit int) ([]core.RetentionRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -273,7 +363,7 @@ func (t *tx) SweepDue(entity string, now core.Timestamp, limit int) ([]core.Rete
 	return queryAll(t, dueSQL(rt), []any{int64(now), limitArg(limit)}, scanDue)
 }
 
-// SweepDeliveryFailed implements core.SweepTx (SPEC R10 delivery_failed).
+// SweepDeliveryFailed implements core.Tx (SPEC R10 delivery_failed).
 func (t *tx) SweepDeliveryFailed(limit int) ([]core.RetentionRow, error) {
 	return queryAll(t, sweepSQL["delivery_failed"], []any{limitArg(limit)}, func(s rowScanner, r *core.RetentionRow) error {
 		r.Status = "failed"
@@ -281,7 +371,7 @@ func (t *tx) SweepDeliveryFailed(limit int) ([]core.RetentionRow, error) {
 	})
 }
 
-// SweepInconsistent implements core.SweepTx (SPEC R10 inconsistent_timestamps).
+// SweepInconsistent implements core.Tx (SPEC R10 inconsistent_timestamps).
 func (t *tx) SweepInconsistent(entity string, limit int) ([]core.TimesRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -295,7 +385,7 @@ func (t *tx) SweepInconsistent(entity string, limit int) ([]core.TimesRow, error
 	})
 }
 
-// SweepLastNotificationID implements core.SweepTx.
+// SweepLastNotificationID implements core.Tx.
 func (t *tx) SweepLastNotificationID() (int64, error) {
 	var id int64
 	if err := t.tx.QueryRowContext(t.ctx, sweepSQL["last_notification_id"]).Scan(&id); err != nil {
@@ -332,7 +422,7 @@ func (t *tx) changed(op, q string, args ...any) (bool, error) {
 	return n > 0, nil
 }
 
-// SweepStamp implements core.SweepTx (SPEC R8 stamp).
+// SweepStamp implements core.Tx (SPEC R8 stamp).
 func (t *tx) SweepStamp(entity, id string, rev int64, cleanupAfter core.Timestamp) (bool, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -349,28 +439,51 @@ func (t *tx) SweepStamp(entity, id string, rev int64, cleanupAfter core.Timestam
 	return t.changed("stamp "+entity, stampSQL(rt), args...)
 }
 
-// SweepPrune implements core.SweepTx (SPEC R8 prune): the row, then its
-// journal.
-func (t *tx) SweepPrune(entity, id string, rev int64, now core.Timestamp) (bool, error) {
+// SweepPrune implements core.Tx (SPEC R8 prune): the rows, then their
+// journal, one statement each per maxRowsPerWrite keys.
+func (t *tx) SweepPrune(entity string, keys []core.RowKey, now core.Timestamp) ([]bool, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	key, err := idArg(entity, id)
-	if err != nil {
-		return false, err
+	if err := t.checkWritable("prune " + entity); err != nil {
+		return nil, err
 	}
-	args := []any{key}
-	if rt.hasRev {
-		args = append(args, rev)
+	done := make(map[string]bool, len(keys))
+	for rest := keys; len(rest) > 0; {
+		n := min(len(rest), maxRowsPerWrite)
+		args := make([]any, 0, 2*n+1)
+		for _, k := range rest[:n] {
+			key, err := idArg(entity, k.ID)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, key)
+			if rt.hasRev {
+				args = append(args, k.Rev)
+			}
+		}
+		args = append(args, int64(now))
+		deleted := map[string]bool{}
+		if err := t.returning(pruneSQL(rt, n), args, deleted); err != nil {
+			return nil, err
+		}
+		if len(deleted) > 0 {
+			ev := make([]any, 0, len(deleted)+1)
+			ev = append(ev, entity)
+			for id := range deleted {
+				ev = append(ev, id)
+				done[id] = true
+			}
+			if _, err := t.exec(pruneEventsSQL(len(deleted)), ev...); err != nil {
+				return nil, err
+			}
+		}
+		rest = rest[n:]
 	}
-	args = append(args, int64(now))
-	ok, err := t.changed("prune "+entity, pruneSQL(rt), args...)
-	if err != nil || !ok {
-		return ok, err
+	out := make([]bool, len(keys))
+	for i, k := range keys {
+		out[i] = done[k.ID]
 	}
-	if _, err := t.exec(sweepSQL["prune_events"], entity, id); err != nil {
-		return false, err
-	}
-	return true, nil
+	return out, nil
 }

@@ -465,5 +465,8 @@ func (m *Model) onSweep(msg sweepMsg) tea.Cmd {
 		}
 	}
 	m.lastSweepAt, m.lastSweep, m.lastSweepErr = now, msg.res, msg.err
-	return m.startLoad(false)
+	// A sweep that wrote may have pruned rows, and a prune leaves no journal
+	// for a delta load to find: reload everything, so the header's counts
+	// agree with what the sweep just reported.
+	return m.startLoad(msg.res.Wrote)
 }

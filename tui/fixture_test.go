@@ -337,11 +337,15 @@ type fakeMaint struct {
 	plan    *Plan
 	applied int
 	sweeps  int
+	onApply func() // the apply's writes, when set
 }
 
 func (f *fakeMaint) Plan(context.Context) (*Plan, error) { return f.plan, nil }
 func (f *fakeMaint) Apply(context.Context, *Plan) (SweepResult, error) {
 	f.applied++
+	if f.onApply != nil {
+		f.onApply()
+	}
 	return SweepResult{Short: "1 lost · 2 stamped", Wrote: true}, nil
 }
 func (f *fakeMaint) Sweep(context.Context) (SweepResult, error) {
@@ -351,14 +355,16 @@ func (f *fakeMaint) Sweep(context.Context) (SweepResult, error) {
 func (f *fakeMaint) Watchdog(context.Context) (SweepResult, error) { return SweepResult{}, nil }
 
 func testPlan() *Plan {
-	// Built with actionLine/findingLine so the goldens show the real format.
-	return &Plan{Summary: "3 actions planned: 1 lost · 2 stamped; audit: 0 errors · 1 warning", Lines: []string{
-		actionLine(core.Action{Rule: "early_lost", Entity: "task", ID: "0193a0b1-0002-7000-8000-000000000002", From: "queued", To: "lost",
-			Reason: "backing session missing for 2m (grace 60s)"}, ""),
-		actionLine(core.Action{Rule: "retention_stamp", Entity: "task", ID: "0193a0b1-0005-7000-8000-000000000005", To: "2026-11-26T09:59:00.000Z", Reason: "cleanup_after"}, ""),
-		actionLine(core.Action{Rule: "retention_stamp", Entity: "run", ID: "run-00aa", To: "2026-11-29T05:00:00.000Z", Reason: "cleanup_after"}, ""),
-		findingLine(core.Finding{Kind: "stale_queued", Severity: core.SeverityWarning, Entity: "task", ID: "0193a0b1-0002-7000-8000-000000000002", Detail: "queued for 3m"}),
+	// Built from a core report so the goldens show the real lines.
+	rep := &core.SweepReport{Mode: core.ModeDryRun, Actions: []core.Action{
+		{Rule: "early_lost", Entity: "task", ID: "0193a0b1-0002-7000-8000-000000000002", From: "queued", To: "lost",
+			Reason: "backing session missing for 2m (grace 60s)", Result: core.ActionPlanned},
+		{Rule: "retention_stamp", Entity: "task", ID: "0193a0b1-0005-7000-8000-000000000005", To: "2026-11-26T09:59:00.000Z", Reason: "cleanup_after", Result: core.ActionPlanned},
+		{Rule: "retention_stamp", Entity: "run", ID: "run-00aa", To: "2026-11-29T05:00:00.000Z", Reason: "cleanup_after", Result: core.ActionPlanned},
+	}, Findings: []core.Finding{
+		{Kind: "stale_queued", Severity: core.SeverityWarning, Entity: "task", ID: "0193a0b1-0002-7000-8000-000000000002", Detail: "queued for 3m"},
 	}}
+	return &Plan{Summary: "3 actions planned: 1 lost · 2 stamped; audit: 0 errors · 1 warning", Lines: reportLines(rep)}
 }
 
 // ---- harness ------------------------------------------------------------

@@ -18,23 +18,9 @@ func (m sweeperMaint) Plan(ctx context.Context) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Plan{Raw: p, Empty: len(p.Actions) == 0}
-	var c core.SweepCounts
-	for _, a := range p.Actions {
-		countAction(&c, a)
-		out.Lines = append(out.Lines, actionLine(a, ""))
-	}
-	for _, f := range p.Findings {
-		if f.Severity == core.SeverityError {
-			c.Errors++
-		} else {
-			c.Warnings++
-		}
-		out.Lines = append(out.Lines, findingLine(f))
-	}
-	if p.Truncated {
-		out.Lines = append(out.Lines, "(more due rows than one sweep takes: the rest is left for the next sweep)")
-	}
+	rep := p.DryRun()
+	out := &Plan{Raw: p, Empty: len(p.Actions) == 0, Lines: reportLines(rep)}
+	c := rep.Counts
 	if out.Empty {
 		out.Summary = "Nothing to apply" + auditText(c)
 	} else {
@@ -68,38 +54,25 @@ func resultOf(rep *core.SweepReport) SweepResult {
 	if rep == nil {
 		return SweepResult{}
 	}
-	r := SweepResult{Text: rep.Summary()}
+	r := SweepResult{Text: rep.Summary(), Lines: reportLines(rep)}
 	for _, a := range rep.Actions {
-		r.Lines = append(r.Lines, actionLine(a, rep.Mode))
 		if a.Result == core.ActionApplied {
 			r.Wrote = true
 		}
-	}
-	for _, f := range rep.Findings {
-		r.Lines = append(r.Lines, findingLine(f))
 	}
 	r.Short = countsText(rep.Counts, true) + auditText(rep.Counts)
 	return r
 }
 
-// countAction counts a planned action like the sweeper's report does.
-func countAction(c *core.SweepCounts, a core.Action) {
-	switch a.Rule {
-	case core.RuleJobLiveness, core.RuleEarlyLost, core.RuleGraceLost:
-		c.Lost++
-	case core.RuleWatchdog:
-		if a.Entity == core.EntityRun {
-			c.TimedOut++
-		}
-	case core.RuleApprovalExpiry:
-		c.Expired++
-	case core.RuleSilentTask:
-		c.Silent++
-	case core.RuleStamp:
-		c.Stamped++
-	case core.RulePrune:
-		c.Pruned++
+// reportLines are the sweeper's own report lines, one line each, with ids
+// cut to the shortest prefix that tells the lines' rows apart (at least as
+// long as the panes' short ids).
+func reportLines(rep *core.SweepReport) []string {
+	lines := rep.Lines(minPrefix)
+	for i, l := range lines {
+		lines[i] = oneLine(l)
 	}
+	return lines
 }
 
 // countsText lists the non-zero counts: "3 lost · 12 pruned"; "nothing to do"
@@ -131,27 +104,6 @@ func auditText(c core.SweepCounts) string {
 		return ""
 	}
 	return "; audit: " + plural2(c.Errors, "error", "errors") + " · " + plural2(c.Warnings, "warning", "warnings")
-}
-
-func actionLine(a core.Action, mode string) string {
-	mark := ""
-	switch a.Result {
-	case core.ActionRaced:
-		mark = " [raced]"
-	case core.ActionFailed:
-		mark = " [failed]"
-	case core.ActionPlanned:
-		if mode == core.ModeApplied {
-			mark = " [not applied]"
-		}
-	}
-	// The short id (as the panes show it) leaves room for the reason, which
-	// is what the operator needs to judge the action.
-	return oneLine(fmt.Sprintf("%s %s %s: %s → %s — %s%s", a.Rule, a.Entity, shortID(a.ID), a.From, a.To, a.Reason, mark))
-}
-
-func findingLine(f core.Finding) string {
-	return oneLine(fmt.Sprintf("audit %s %s %s %s: %s", f.Severity, f.Kind, f.Entity, shortID(f.ID), f.Detail))
 }
 
 func plural(n int, one, many string) string {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -461,6 +462,31 @@ func TestActionsFromTheDetailView(t *testing.T) {
 	}
 }
 
+// TestMaintenanceApplyRecountsHeader: after an applied plan the header's
+// counts agree with what the sweep did, prunes included (a prune leaves no
+// journal for a delta load to find).
+func TestMaintenanceApplyRecountsHeader(t *testing.T) {
+	hs := newHarness(t, 120, 30)
+	before := hs.m.counts.tasks
+	if before == 0 {
+		t.Fatal("the fixture has no running task")
+	}
+	hs.mt.onApply = func() {
+		hs.src.mu.Lock()
+		defer hs.src.mu.Unlock()
+		i := slices.IndexFunc(hs.src.tasks, func(k core.Task) bool { return k.Status == core.TaskRunning })
+		hs.src.tasks = slices.Delete(hs.src.tasks, i, i+1)
+		hs.src.version++
+	}
+	hs.keys("m", "enter")
+	if hs.mt.applied != 1 {
+		t.Fatalf("applied %d times", hs.mt.applied)
+	}
+	if hs.m.counts.tasks != before-1 {
+		t.Fatalf("header counts %d running tasks after the sweep pruned one of %d", hs.m.counts.tasks, before)
+	}
+}
+
 func TestMaintenance(t *testing.T) {
 	hs := newHarness(t, 80, 24)
 	hs.keys("m")
@@ -851,5 +877,26 @@ func TestStatusExpires(t *testing.T) {
 	hs.send(tickMsg{})
 	if hs.m.StatusText() != "" {
 		t.Fatalf("status %q, want expired", hs.m.StatusText())
+	}
+}
+
+// TestMaintenanceLinesTellRowsApart: three tasks created in the same
+// millisecond share their first 13 characters; the dialog's lines still
+// name three different ids, each a prefix the CLI resolves.
+func TestMaintenanceLinesTellRowsApart(t *testing.T) {
+	var acts []core.Action
+	for _, id := range []string{"01a209ad-9e23-7000-8000-0000000000a1", "01a209ad-9e23-7000-8000-0000000000b2", "01a209ad-9e23-7fff-8000-0000000000c3"} {
+		acts = append(acts, core.Action{Rule: core.RuleEarlyLost, Entity: core.EntityTask, ID: id, From: "running", To: "lost",
+			Reason: "subagent run ended (killed)", Result: core.ActionPlanned})
+	}
+	lines := reportLines(&core.SweepReport{Mode: core.ModeDryRun, Actions: acts})
+	seen := map[string]bool{}
+	for i, l := range lines {
+		id := strings.Fields(l)[2]
+		id = strings.TrimSuffix(id, ":")
+		if seen[id] || !strings.HasPrefix(acts[i].ID, id) || len(id) < minPrefix {
+			t.Fatalf("line %d names %q (ids shown so far %v):\n%s", i, id, seen, strings.Join(lines, "\n"))
+		}
+		seen[id] = true
 	}
 }

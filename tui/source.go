@@ -42,9 +42,10 @@ type LoadResult struct {
 	Full        bool    // every row was sent (replace, not merge)
 	EventID     int64   // the journal cursor for the next load
 	Undelivered []int64 // delta loads: ids of every undelivered notification now
-	// Counts, when the store can count, are the table sizes in the same
-	// snapshot (delta loads): the console reloads everything when what it
-	// holds differs (rows pruned by another process leave no journal).
+	// Counts are the table sizes in the same snapshot (delta loads; nil
+	// from a Source that does not count): the console reloads everything
+	// when what it holds differs (rows pruned by another process leave no
+	// journal).
 	Counts *core.TableCounts
 }
 
@@ -122,40 +123,16 @@ func load(tx core.Tx, req LoadRequest, sink Sink) (LoadResult, error) {
 
 func loadFull(tx core.Tx, sink Sink) (LoadResult, error) {
 	res := LoadResult{Full: true}
-	ctx, fast := tx.(core.ConsoleTx)
 	// The cursor first: a row written after it is reloaded by the next delta
 	// (at worst twice), never missed. Inside one read transaction nothing
 	// changes anyway.
-	if fast {
-		id, err := ctx.MaxEventID()
-		if err != nil {
-			return res, err
-		}
-		res.EventID = id
-	} else {
-		for {
-			evs, err := tx.EventsSince(res.EventID, 10_000)
-			if err != nil {
-				return res, err
-			}
-			if len(evs) == 0 {
-				break
-			}
-			res.EventID = evs[len(evs)-1].ID
-		}
+	id, err := tx.MaxEventID()
+	if err != nil {
+		return res, err
 	}
-	if fast {
-		if err := ctx.EachTask(func(t *core.Task) error { sink.Task(t); return nil }); err != nil {
-			return res, err
-		}
-	} else {
-		ts, err := tx.ListTasks(core.TaskFilter{})
-		if err != nil {
-			return res, err
-		}
-		for i := range ts {
-			sink.Task(&ts[i])
-		}
+	res.EventID = id
+	if err := tx.EachTask(func(t *core.Task) error { sink.Task(t); return nil }); err != nil {
+		return res, err
 	}
 	runs, err := tx.ListRuns(core.RunFilter{})
 	if err != nil {
@@ -245,13 +222,11 @@ func loadDelta(tx core.Tx, req LoadRequest, evs []core.Event, sink Sink) (LoadRe
 	for i := range un {
 		res.Undelivered[i] = un[i].ID
 	}
-	if ctx, ok := tx.(core.ConsoleTx); ok {
-		c, err := ctx.CountRows()
-		if err != nil {
-			return res, err
-		}
-		res.Counts = &c
+	c, err := tx.CountRows()
+	if err != nil {
+		return res, err
 	}
+	res.Counts = &c
 	return res, nil
 }
 

@@ -53,10 +53,15 @@ type result struct {
 	Dry          []sample `json:"dry"`
 	First        *sample  `json:"first_applied,omitempty"`
 	FirstSummary string   `json:"first_applied_summary,omitempty"`
-	Steady       []sample `json:"steady"`
-	PeakRSSKB    int64    `json:"peak_rss_kb"`
-	DBBytes      int64    `json:"db_bytes"`
-	BuildSeconds float64  `json:"build_seconds"`
+	// FirstMaxLockMs is the longest single write transaction (write lock
+	// held: from BEGIN IMMEDIATE to the end of COMMIT) of the first applied
+	// sweep; FirstTxs is how many it ran.
+	FirstMaxLockMs float64  `json:"first_max_lock_ms,omitempty"`
+	FirstTxs       int      `json:"first_txs,omitempty"`
+	Steady         []sample `json:"steady"`
+	PeakRSSKB      int64    `json:"peak_rss_kb"`
+	DBBytes        int64    `json:"db_bytes"`
+	BuildSeconds   float64  `json:"build_seconds"`
 }
 
 func main() {
@@ -166,6 +171,7 @@ func run(terminal, small, active, due, runs, rounds int, dir string, keep, asJSO
 			acc.Steady = append(acc.Steady, r.Steady...)
 			if r.First != nil {
 				acc.First, acc.FirstSummary = r.First, r.FirstSummary
+				acc.FirstMaxLockMs, acc.FirstTxs = r.FirstMaxLockMs, r.FirstTxs
 			}
 			acc.PeakRSSKB = max(acc.PeakRSSKB, r.PeakRSSKB)
 			acc.OpenMs = max(acc.OpenMs, r.OpenMs)
@@ -240,6 +246,9 @@ func print(rs []result, runs, rounds int) {
 	series("applied (steady)", big.Steady, sm.Steady, "< 100 ms, ratio ≤ 1.5×")
 	if big.First != nil && sm.First != nil {
 		line("applied (first: due work), wall", big.First.WallMs, -1, sm.First.WallMs, -1, "ms", "")
+		line("applied (first: due work), CPU", big.First.CPUMs, -1, sm.First.CPUMs, -1, "ms", "")
+		line("  longest write-lock hold", big.FirstMaxLockMs, -1, sm.FirstMaxLockMs, -1, "ms", "≤ 100 ms")
+		line("  write transactions", float64(big.FirstTxs), -1, float64(sm.FirstTxs), -1, "", "")
 	}
 	line("peak RSS of the sweeping process", float64(big.PeakRSSKB)/1024, -1, float64(sm.PeakRSSKB)/1024, -1, "MB", "< 100 MB")
 	line("open registry (not in the sweep)", big.OpenMs, -1, sm.OpenMs, -1, "ms", "")
@@ -277,7 +286,8 @@ func measureOne(path string, runs int, first bool) error {
 		return err
 	}
 	defer db.Close()
-	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
+	lt := &lockTimer{Store: db}
+	reg := core.NewRegistry(lt, core.SystemClock{}, core.DefaultThresholds())
 	jobs := core.NewJobs(reg, core.JobsOptions{})
 	reg.SetJobController(jobs)
 	sw := core.NewSweeper(reg, jobs)
@@ -295,11 +305,13 @@ func measureOne(path string, runs int, first bool) error {
 		r.Dry = append(r.Dry, s)
 	}
 	if first {
+		lt.reset()
 		s, rep, err := timed(false)
 		if err != nil {
 			return err
 		}
 		r.First, r.FirstSummary = &s, rep.Summary()
+		r.FirstMaxLockMs, r.FirstTxs = ms(lt.max), lt.n
 	}
 	for i := 0; i < runs; i++ {
 		s, rep, err := timed(false)
@@ -313,6 +325,30 @@ func measureOne(path string, runs int, first bool) error {
 	}
 	r.PeakRSSKB = vmHWM()
 	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// lockTimer is a core.Store that times every write transaction: from the
+// moment fn runs (BEGIN IMMEDIATE has taken the write lock) until Update
+// returns (COMMIT done, lock released). Used by one goroutine at a time.
+type lockTimer struct {
+	core.Store
+	max time.Duration
+	n   int
+}
+
+func (l *lockTimer) reset() { l.max, l.n = 0, 0 }
+
+func (l *lockTimer) Update(ctx context.Context, fn func(core.Tx) error) error {
+	var t0 time.Time
+	err := l.Store.Update(ctx, func(tx core.Tx) error {
+		t0 = time.Now()
+		return fn(tx)
+	})
+	if !t0.IsZero() {
+		l.n++
+		l.max = max(l.max, time.Since(t0))
+	}
+	return err
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,43 @@
+package core
+
+import "errors"
+
+// Approval expiry (SPEC R9), the fifth step of a sweep: a pending approval
+// past its expires_at becomes expired, which releases its run's approval
+// wait (R6) and raises one approval_expired notification.
+
+// expiry plans R9.
+func (b *swPlanner) expiry(tx Tx) error {
+	exp, err := tx.SweepExpiredApprovals(b.p.Now, b.limit)
+	if err != nil {
+		return err
+	}
+	b.capped(len(exp))
+	for _, a := range exp {
+		b.add(Action{Rule: RuleApprovalExpiry, Entity: EntityApproval, ID: a.ID, From: string(a.Status), To: string(ApprovalExpired),
+			Reason: "expires_at " + a.ExpiresAt.String() + " passed", rev: a.Rev})
+	}
+	return nil
+}
+
+// expiryRule is R9 in Apply and the report.
+type expiryRule struct{}
+
+func (expiryRule) count(c *SweepCounts, _ *Action) { c.Expired++ }
+
+// apply expires a pending approval through the registry's rule when it is
+// unchanged since the plan and still past its expiry.
+func (expiryRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
+	a := &b.acts[i]
+	ap, err := b.tx.GetApproval(a.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	if ap.Rev != a.rev || ap.Status != ApprovalPending || ap.ExpiresAt == 0 || b.now < ap.ExpiresAt {
+		return false, nil
+	}
+	res, err := s.reg.expireApproval(b.tx, ap, b.now)
+	return res.Applied, err
+}
