@@ -161,6 +161,10 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 		opts.Source = tui.NewStoreSource(reg.Store())
 		return opts, func() {}, nil
 	}
+	// The read-write console creates a missing registry (a first run).
+	if _, err := a.registryCreate(ctx); err != nil {
+		return opts, nil, err
+	}
 	jobs, err := a.jobs(ctx)
 	if err != nil {
 		return opts, nil, err

@@ -173,7 +173,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		os.RemoveAll(dir)
 	}
 
-	reg, err := a.registry(ctx)
+	reg, err := a.registryCreate(ctx)
 	if err != nil {
 		removeDir()
 		return err

@@ -156,6 +156,10 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 			if err != nil {
 				return err
 			}
+			// job run records work: it creates a missing registry.
+			if _, err := a.registryCreate(cmd.Context()); err != nil {
+				return err
+			}
 			j, err := a.jobs(cmd.Context())
 			if err != nil {
 				return err

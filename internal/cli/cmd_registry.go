@@ -417,7 +417,7 @@ var taskCreateFlagNames = []string{"runtime", "run-id", "source-id", "session", 
 func (f *taskCreateFlags) add(cmd *cobra.Command, withID bool) {
 	fl := cmd.Flags()
 	if withID {
-		fl.StringVar(&f.id, "id", "", "task id (default: a new UUIDv7)")
+		fl.StringVar(&f.id, "id", "", "task id (default: 12 random characters, its first 8 a unique prefix)")
 	}
 	fl.StringVar(&f.runtime, "runtime", "", "what runs the task: subagent, cli, cron, acp")
 	fl.StringVar(&f.runID, "run-id", "", "the subagent run this task mirrors")
@@ -479,7 +479,7 @@ func taskCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			reg, err := a.registry(cmd.Context())
+			reg, err := a.registryCreate(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -739,7 +739,7 @@ func runCommand(a *app) *cobra.Command {
 				}
 				nr.InactivityBudget = d
 			}
-			r, err := a.registry(cmd.Context())
+			r, err := a.registryCreate(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -917,7 +917,7 @@ func approvalCommand(a *app) *cobra.Command {
 				}
 				na.ExpiresIn = d
 			}
-			r, err := a.registry(cmd.Context())
+			r, err := a.registryCreate(cmd.Context())
 			if err != nil {
 				return err
 			}

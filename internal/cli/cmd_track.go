@@ -95,7 +95,7 @@ func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string,
 	sigCtx := cmd.Context()
 	// Registry writes must still happen after a signal, to finish the task.
 	ctx := context.WithoutCancel(sigCtx)
-	reg, err := a.registry(ctx)
+	reg, err := a.registryCreate(ctx)
 	if err != nil {
 		return err
 	}
