@@ -253,6 +253,13 @@ func sessionCommand(a *app) *cobra.Command {
 		Short: "Create a session or re-activate a passivated one",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := idArg("session", args[0]); err != nil {
+				return err
+			}
+			// session open records work: it creates a missing registry.
+			if _, err := a.registryCreate(cmd.Context()); err != nil {
+				return err
+			}
 			return applyMutation(a, cmd, "session", args[0], false,
 				func(ctx context.Context, reg *core.Registry, id string) (*core.Session, core.Result, error) {
 					return reg.OpenSession(ctx, id, label, core.ActorRuntime)
