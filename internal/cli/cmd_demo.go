@@ -222,6 +222,11 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 			err = runDemoHeadless(ctx, a, o, set, reg, jobs)
 		} else {
 			setDemoConsoleFlags(cmd, a)
+			// The console runs on the signal context: SIGHUP (the terminal
+			// closed, SSH dropped) or SIGTERM stops it like `q`, and the
+			// cleanup below runs. On cmd's own context it would keep running
+			// on a dead terminal, the demo's processes with it.
+			cmd.SetContext(ctx)
 			err = runConsole(cmd, a)
 		}
 	}
