@@ -177,7 +177,7 @@ func (m *Model) killDialog(t Target) {
 		lines = append(lines, "the run of task "+t.Short)
 	}
 	lines = append(lines, "Ends the run (outcome killed) and cancels its pending approvals;",
-		"its tasks keep their status until the next sweep (SPEC R1).")
+		"its tasks keep their status until the next sweep marks them lost.")
 	m.dialog = &confirmDialog{
 		title: "Kill run " + runID + "?",
 		lines: lines, yes: "kill run", no: "keep it",
@@ -216,7 +216,7 @@ func (m *Model) reapDialog(t Target) {
 	jobs, op, s := m.opts.Jobs, m.ctx.Operator, t.Session
 	m.dialog = &confirmDialog{
 		title: "Reap the jobs of session " + s + "?",
-		lines: []string{"Kills every pending or running job of the session and marks it reaped (SPEC J7)."},
+		lines: []string{"Kills every pending or running job of the session and marks it reaped."},
 		yes:   "reap", no: "keep them",
 		run: func(ctx context.Context) actionMsg {
 			rep, err := jobs.ReapSession(ctx, s, op)

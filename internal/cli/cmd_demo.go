@@ -245,7 +245,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	if logFile != nil {
 		logFile.Close()
 	}
-	msg := fmt.Sprintf("demo stopped: %d jobs cancelled", len(rep.Cancelled))
+	msg := "demo stopped: " + count(len(rep.Cancelled), "job", "jobs") + " cancelled"
 	if len(rep.Killed) > 0 {
 		msg += fmt.Sprintf(", %d needed SIGKILL", len(rep.Killed))
 	}
@@ -261,7 +261,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		return startErr
 	}
 	if err == nil && len(rep.Leftovers) > 0 {
-		err = fmt.Errorf("%d demo processes survived the shutdown", len(rep.Leftovers))
+		err = fmt.Errorf("%s survived the shutdown", count(len(rep.Leftovers), "demo process", "demo processes"))
 	}
 	return err
 }

@@ -480,7 +480,7 @@ func jobReapCmd(a *app) *cobra.Command {
 			for i, jb := range rep.Reaped {
 				ids[i] = jb.ID
 			}
-			fmt.Fprintf(a.stdout, "reaped %d jobs of session %s: %s\n", len(ids), session, strings.Join(ids, ", "))
+			fmt.Fprintf(a.stdout, "reaped %s of session %s: %s\n", count(len(ids), "job", "jobs"), session, strings.Join(ids, ", "))
 			if reason != "" {
 				fmt.Fprintln(a.stdout, reason)
 			}
