@@ -94,7 +94,43 @@ const (
 var readmeShapes = map[string]struct {
 	code   int
 	stdout string
-}{}
+}{
+	"go build -o ~/.local/bin/clawpit .":           {0, `^$`},
+	`export PATH="$HOME/.local/bin:$PATH"`:         {0, `^$`},
+	"clawpit --help":                               {0, `(?s)^clawpit records an agent runtime's work.*Available Commands:.*Flags:.*--db string`},
+	"export CLAWPIT_HOME=$(mktemp -d)":             {0, `^$`},
+	`clawpit session open S1 --label "review bot"`: {0, `^session S1 active\n$`},
+	`clawpit run register R1 --session S1:sub:R1 --requester S1 --label "fix the flaky test"`:           {0, `^run R1 running \(child session S1:sub:R1, inactivity budget 1m0s\)\n$`},
+	`T=$(clawpit task create --runtime subagent --run-id R1 --session S1 --label "fix the flaky test")`: {0, `^$`},
+	`clawpit task start "$T" --summary "reading the failing test"`:                                      {0, `^task ` + reTask + ` running\n$`},
+	"clawpit run progress R1":                                      {0, `^run R1 running\n$`},
+	`clawpit task progress "$T" --summary "running go test ./..."`: {0, `^task ` + reTask + ` running\n$`},
+	`clawpit task output "$T" --count 2`:                           {0, `^task ` + reTask + ` output_count 2\n$`},
+	"clawpit run kill R1":                                          {0, `^run R1 ended \(killed\)\n$`},
+	"clawpit sweep": {0, `^Sweep applied in \d+ ms: (1|0) lost · 0 timed out · 0 expired · 0 silent · \d+ stamped · 0 pruned · 0 raced; audit: 0 errors · 0 warnings\n` +
+		`(  early_lost task ` + reTask + `: running → lost — subagent run ended \(killed\)\n)?$`},
+	"clawpit run complete R1 --outcome ok":               {0, `^run R1: 1 task lost → succeeded; late completion \(ok\) after run ended \(killed\) \(1 of 1 mirrored tasks updated\)\n  task ` + reTask + ` succeeded\n$`},
+	`clawpit task finish "$T" --subtype error_max_turns`: {0, `^task ` + reTask + `: not applied: succeeded is final: no downgrade to failed\n$`},
+	`clawpit task show "$T"`:                             {0, `(?s)^id: +` + reTask + `\nstatus: +succeeded\n.*\nevents \(8\):\n.*lost → succeeded .*succeeded → failed +runtime +ignored +succeeded is final`},
+	"clawpit task list --status running,lost":            {0, `^no tasks\n$`},
+	`A=$(clawpit approval request --session S1 --tool Bash --command "git push --force-with-lease origin fix/retry" \
+      --rationale "push the rebased branch")`: {0, `^$`},
+	`clawpit approval wait "$A" --timeout 10m &`:                                           {0, `^approval ` + reHex + ` approved \(session\) by tester@\S+\n$`},
+	`clawpit approval approve "${A:0:6}" --scope session`:                                  {0, `^approval ` + reHex + ` approved \(session\); grant ` + reHex + ` remembers Bash git push\n$`},
+	`wait $!; echo "approval wait exited $?"`:                                              {0, `^approval wait exited 0\n$`},
+	"clawpit grant list":                                                                   {0, `^ID +SCOPE +SESSION +TOOL +PATTERN +AGE +CREATED BY\n` + reHex + ` +session +S1 +Bash +git push +\d+s +tester@\S+\n$`},
+	`clawpit approval request --session S1 --tool Bash --command "git push --tags origin"`: {0, `^` + reHex + `\n$`},
+	`J=$(clawpit --json job run --session S1 -- sh -c 'echo step 1; echo API_KEY=sk-abcdefghijklmnopqrstuvwxyz123456' | jq -r .job.id)`: {0, `^$`},
+	`clawpit job status "$J"`: {0, `^` + reHex + ` (pending|running|completed)( for \d+s|.*)\n$`},
+	// Right after job run the log may not have every line yet.
+	`clawpit job tail "$J"`:         {0, `^(step 1\n(API_KEY=\*\*\*REDACTED\*\*\*\n)?)?$`},
+	`clawpit job follow "$J"`:       {0, `^step 1\nAPI_KEY=\*\*\*REDACTED\*\*\*\n$`},
+	"clawpit job list":              {0, `^ID +STATUS +EXIT +SESSION +AGE +COMMAND\n` + reHex + ` +completed +0 +S1 .*API_KEY=\*\*\*REDACTED\*\*\*'\n` + reHex + ` +running +- +S1 +\d+s +sleep 300\n$`},
+	`clawpit job cancel "$J"`:       {0, `^job ` + reHex + `(: not applied: already completed| cancelled)\n$`},
+	"clawpit job reap --session S1": {0, `^reaped 1 job of session S1: ` + reHex + `\n$`},
+	"clawpit sweep --dry-run":       {0, `^Sweep dry run in \d+ ms: 0 lost · .*audit: 0 errors · 0 warnings\n$`},
+	"clawpit sweep --json":          {0, `(?s)^\{\n  "mode": "applied",\n.*"counts": \{.*"actions": \[\],.*\}\n$`},
+}
 
 // commandKey is text without a trailing "   # comment" (two or more spaces
 // before the #, as the README aligns them).
@@ -181,9 +217,10 @@ func TestREADMECommands(t *testing.T) {
 	}
 	// Reap what the README started (the jobs) before the temp dir goes.
 	t.Cleanup(func() {
-		for _, db := range []string{filepath.Join(dir, "clawpit", "registry.db")} {
+		dbs, _ := filepath.Glob(filepath.Join(tmp, "*", "registry.db"))
+		for _, db := range append(dbs, filepath.Join(dir, "clawpit", "registry.db")) {
 			if _, err := os.Stat(db); err == nil {
-				c := &cli{t: t, db: db, home: filepath.Join(dir, "clawpit")}
+				c := &cli{t: t, db: db, home: filepath.Dir(db)}
 				c.run("job", "reap", "--session", "S1")
 			}
 		}
