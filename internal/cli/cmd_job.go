@@ -274,7 +274,7 @@ func printJob(w io.Writer, j *core.Job, evs []core.Event) {
 		{"command", core.CommandLine(j.Command)}, {"cwd", j.Cwd}, {"rationale", j.Rationale},
 		{"exit_code", exit}, {"timeout", timeout},
 		{"pid", itoa(j.PID)}, {"pgid", itoa(j.PGID)},
-		{"supervisor_pid", itoa(j.SupervisorPID)}, {"supervisor_start", strconv.FormatInt(j.SupervisorStart, 10)},
+		{"supervisor_pid", itoa(j.SupervisorPID)}, // supervisor_start (clock ticks) is in --json only
 		{"created_at", stamp(now, j.CreatedAt)}, {"started_at", stamp(now, j.StartedAt)},
 		{"completed_at", stamp(now, j.CompletedAt)},
 		{"duration", core.JobDuration(j, core.TS(now)).Round(100 * time.Millisecond).String()},
