@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -147,5 +148,93 @@ func TestMistypedRegistry(t *testing.T) {
 				t.Errorf("--db %s %v: want exit 2 with %q, got %s", bad.path, args, want, o)
 			}
 		}
+	}
+}
+
+// TestWordsUserReads: --help never cites SPEC rule numbers; counts agree
+// with their nouns; empty lists say so; a late completion leads with what
+// changed; job show has no raw internals; session resume lists only the
+// jobs its passivation reaped.
+func TestWordsUserReads(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	ruleRef := regexp.MustCompile(`\bSPEC\b|§|\b[RJ][0-9]{1,2}\b`)
+	for _, args := range [][]string{
+		{"--help"}, {"session", "--help"}, {"session", "passivate", "--help"}, {"session", "close", "--help"},
+		{"task", "--help"}, {"task", "finish", "--help"}, {"task", "cancel", "--help"}, {"task", "track", "--help"},
+		{"task", "create", "--help"}, {"run", "--help"}, {"run", "complete", "--help"}, {"run", "kill", "--help"},
+		{"approval", "request", "--help"}, {"sweep", "--help"}, {"daemon", "--help"}, {"demo", "--help"},
+		{"job", "--help"}, {"job", "run", "--help"},
+	} {
+		o := c.run(args...)
+		if o.code != 0 {
+			t.Errorf("%v: %s", args, o)
+		}
+		if m := ruleRef.FindAllString(o.stdout, -1); m != nil {
+			t.Errorf("clawpit %v cites rule numbers %v:\n%s", args, m, o.stdout)
+		}
+	}
+	if o := c.run("sweep", "--help"); !strings.Contains(o.stdout, "how long an unbacked active task may stay idle before it is marked lost") {
+		t.Errorf("--grace does not say what it does:\n%s", o.stdout)
+	}
+
+	c.ok("session", "open", "S1")
+	for _, l := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"task", "list"}, "no tasks\n"},
+		{[]string{"run", "list"}, "no runs\n"},
+		{[]string{"approval", "list"}, "no approvals\n"},
+		{[]string{"grant", "list"}, "no grants\n"},
+		{[]string{"job", "list"}, "no jobs\n"},
+		{[]string{"session", "list", "--state", "closed"}, "no sessions\n"},
+	} {
+		if o := c.run(l.args...); o.code != 0 || o.stdout != l.want {
+			t.Errorf("%v on an empty registry: %s (want %q)", l.args, o, l.want)
+		}
+	}
+	if got := c.ok("--json", "task", "list"); got != "[]" {
+		t.Errorf("task list --json on an empty registry: %q", got)
+	}
+
+	// 1 pending approval, not 1 pending approvals.
+	c.ok("session", "open", "S2")
+	c.ok("approval", "request", "--session", "S2", "--tool", "Bash", "--command", "rm -rf build")
+	if got := c.ok("session", "close", "S2"); !strings.Contains(got, "(1 pending approval cancelled)") {
+		t.Errorf("session close: %q", got)
+	}
+
+	// A late completion on a killed run leads with the tasks it changed.
+	c.ok("run", "register", "R1", "--session", "S1:sub:R1", "--requester", "S1")
+	for range 2 {
+		id := c.ok("task", "create", "--runtime", "subagent", "--run-id", "R1", "--session", "S1")
+		c.ok("task", "start", id)
+	}
+	c.ok("run", "kill", "R1")
+	c.ok("sweep", "--grace", "1ms")
+	if got := c.ok("run", "complete", "R1", "--outcome", "ok"); !strings.HasPrefix(got, "run R1: 2 tasks lost → succeeded; late completion (ok) after run ended (killed)") {
+		t.Errorf("run complete on a killed run: %q", got)
+	}
+
+	// job show: no supervisor_start (clock ticks); session resume lists
+	// only the job the passivation reaped, not the one the operator reaped.
+	first := c.startJob(nil, "S1", "sleep", "60")
+	c.waitJobRunning(first.ID)
+	if show := c.ok("job", "show", first.ID); strings.Contains(show, "supervisor_start") || !strings.Contains(show, "supervisor_pid") {
+		t.Errorf("job show:\n%s", show)
+	}
+	if got := c.ok("job", "reap", "--session", "S1"); got != "reaped 1 job of session S1: "+first.ID {
+		t.Errorf("job reap: %q", got)
+	}
+	second := c.startJob(nil, "S1", "sleep", "60")
+	c.waitJobRunning(second.ID)
+	if got := c.ok("session", "passivate", "S1"); !strings.Contains(got, "reaped 1 background job") || strings.Contains(got, "jobs") {
+		t.Errorf("session passivate: %q", got)
+	}
+	got := c.ok("session", "resume", "S1")
+	if !strings.Contains(got, "1 background job was reaped while the session was passivated:") ||
+		!strings.Contains(got, second.ID) || strings.Contains(got, first.ID) {
+		t.Errorf("session resume lists other than the passivation's reap:\n%s", got)
 	}
 }
