@@ -93,6 +93,13 @@ func TestDemoConsoleHangupCleansUp(t *testing.T) {
 			if len(jobs) < 3 {
 				t.Fatalf("%d jobs, want the dev server, the build and the secrets job", len(jobs))
 			}
+			// Alerts and the Jobs pane name the command as a user would
+			// type it, not the binary's temporary absolute path.
+			for _, j := range jobs {
+				if len(j.Command) < 2 || j.Command[0] != "clawpit" || !strings.HasPrefix(j.Command[1], "__demo-") {
+					t.Errorf("demo job %s command %q, want clawpit __demo-…", j.ID, j.Command)
+				}
+			}
 
 			switch how {
 			case "terminal closed":

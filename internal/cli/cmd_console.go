@@ -135,7 +135,12 @@ func runConsole(cmd *cobra.Command, a *app) error {
 		return err
 	}
 	defer cleanup()
-	p := tea.NewProgram(tui.New(opts), tea.WithContext(ctx))
+	// ctx is cancelled on SIGINT and SIGTERM (main; the demo adds SIGHUP), which
+	// stops the program. Bubble Tea's own handler of those signals is off: it
+	// sends the quit message unconditionally, and when ctx was cancelled by
+	// the same signal the event loop is gone and that send blocks shutdown
+	// forever (seen as a demo that never exits after SIGTERM).
+	p := tea.NewProgram(tui.New(opts), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	_, err = p.Run()
 	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // SIGTERM / SIGINT: a normal exit

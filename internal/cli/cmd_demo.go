@@ -178,6 +178,8 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		removeDir()
 		return err
 	}
+	exeName, cleanupExe := demoExecutable(dir, tempDir)
+	defer cleanupExe()
 	jopts := jobsOptions()
 	if env := demo.OwnerEnv(); env != "" {
 		jopts.SupervisorEnv = append(jopts.SupervisorEnv, env)
@@ -197,7 +199,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		}
 	}
 	sim, err := demo.New(demo.Config{
-		Registry: reg, Jobs: jobs, Cwd: dir, Seed: o.seed, Log: logw, BuildDuration: o.buildDuration,
+		Registry: reg, Jobs: jobs, Cwd: dir, Seed: o.seed, Log: logw, BuildDuration: o.buildDuration, Exe: exeName,
 	})
 	if err != nil {
 		removeDir()
@@ -264,6 +266,42 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		err = fmt.Errorf("%s survived the shutdown", count(len(rep.Leftovers), "demo process", "demo processes"))
 	}
 	return err
+}
+
+// demoExecutable makes the demo's jobs read as the user would type them —
+// `clawpit __demo-build …` in the Jobs pane and in alerts, not the binary's
+// absolute (often `go run` temporary) path: it links this executable as
+// "clawpit" in a bin directory (inside the demo directory, or a temporary one
+// beside a --db registry) and puts that first on this process's $PATH, which
+// the job supervisors inherit. It returns the command name and a cleanup
+// that restores $PATH and removes a directory it made. When anything fails
+// it falls back to the absolute path (the jobs still run).
+func demoExecutable(dir string, tempDir bool) (string, func()) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", func() {}
+	}
+	bin, made := filepath.Join(dir, "bin"), false
+	if !tempDir {
+		if bin, err = os.MkdirTemp("", "clawpit-bin-"); err != nil {
+			return exe, func() {}
+		}
+		made = true
+	} else if err := os.Mkdir(bin, 0o700); err != nil {
+		return exe, func() {}
+	}
+	drop := func() {
+		if made {
+			os.RemoveAll(bin)
+		}
+	}
+	if err := os.Symlink(exe, filepath.Join(bin, "clawpit")); err != nil {
+		drop()
+		return exe, func() {}
+	}
+	oldPath := os.Getenv("PATH")
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+oldPath)
+	return "clawpit", func() { os.Setenv("PATH", oldPath); drop() }
 }
 
 // runDemoHeadless runs the embedded sweeper and watchdog (as the console
