@@ -527,7 +527,12 @@ func TestHumanAndJSONShapes(t *testing.T) {
 			t.Errorf("columns not aligned:\n%s", list)
 		}
 	}
-	show := c.ok("task", "show", sub[:13])
+	// Ids you can type: a generated id is at most 12 characters, shown whole
+	// by task list, and its 8-character prefix resolves.
+	if len(sub) > 12 || !strings.Contains(list, sub+" ") {
+		t.Errorf("task id %q: want at most 12 characters, shown whole in task list:\n%s", sub, list)
+	}
+	show := c.ok("task", "show", sub[:8])
 	for _, w := range []string{"status:", "running", "events (", "queued → running", "runtime"} {
 		if !strings.Contains(show, w) {
 			t.Errorf("task show lacks %q:\n%s", w, show)

@@ -200,6 +200,10 @@ func TestJobRunBadInput(t *testing.T) {
 	c := newCLI(t)
 	c.ok("session", "open", "s")
 	missing := filepath.Join(t.TempDir(), "not here")
+	plain := filepath.Join(t.TempDir(), "notes.sh")
+	if err := os.WriteFile(plain, []byte("echo hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -210,6 +214,10 @@ func TestJobRunBadInput(t *testing.T) {
 		{[]string{"job", "run", "--session", "s", "--timeout", "5 minutes", "--", "true"}, `--timeout "5 minutes"`},
 		{[]string{"job", "run", "--session", "s", "--timeout", "-3s", "--", "true"}, "negative"},
 		{[]string{"job", "run", "--session", "s", "--cwd", missing, "--", "true"}, "mkdir -p -- '" + missing + "'"},
+		{[]string{"job", "run", "--session", "s", "--", "no-such-command-clawpit", "-x"}, `command "no-such-command-clawpit" not found in $PATH`},
+		{[]string{"job", "run", "--session", "s", "--", plain}, "command " + plain + " is not executable"},
+		{[]string{"job", "run", "--session", "s", "--cwd", filepath.Dir(missing), "--", "./gone.sh"}, "command ./gone.sh does not exist"},
+		{[]string{"job", "run", "--session", "s", "--", "/"}, "command / is a directory"},
 		{[]string{"job", "list", "--status", "runing"}, `unknown job status "runing"`},
 		{[]string{"job", "tail", "abcd", "--lines", "-1"}, "--lines -1: must not be negative"},
 		{[]string{"job", "tail", "abcd", "--bytes", "-5"}, "--bytes -5: must not be negative"},

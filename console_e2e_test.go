@@ -389,7 +389,10 @@ func TestConsoleMaintenance(t *testing.T) {
 	sub, _ := c.seedRun("R1")
 	c.ok("run", "kill", "R1")
 	tm := startConsole(t, c, consoleRun{args: []string{"--sweep-interval", "0"}})
-	tm.waitText(sub[:13])
+	if len(sub) > 12 {
+		t.Fatalf("task id %q is longer than 12 characters", sub)
+	}
+	tm.waitText(sub) // shown whole
 	tm.keys("m")
 	s := tm.waitText("Maintenance — dry run")
 	s = tm.waitFor("the plan with a lost action", func(s []string) bool { return screenHas(s, "lost") && screenHas(s, "enter apply") })
@@ -403,7 +406,7 @@ func TestConsoleMaintenance(t *testing.T) {
 	}
 	tm.waitFor("the task lost in the pane", func(s []string) bool {
 		for _, l := range s {
-			if strings.HasPrefix(rowText(l), sub[:13]) && strings.Contains(l, "lost") {
+			if strings.HasPrefix(rowText(l), sub) && strings.Contains(l, "lost") {
 				return true
 			}
 		}

@@ -11,7 +11,8 @@ type Session struct {
 	Rev            int64        `json:"-"` // optimistic-concurrency revision, bumped by every update
 }
 
-// Task is one task run (SPEC §3). IDs are UUIDv7 strings.
+// Task is one task run (SPEC §3). Generated ids are NewTaskID strings (12
+// random base32 characters); a runtime may supply its own.
 type Task struct {
 	ID              string         `json:"id"`
 	Runtime         Runtime        `json:"runtime"`

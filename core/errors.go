@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Callers test them with errors.Is; main maps them to the
@@ -39,10 +40,18 @@ type AmbiguousError struct {
 	Entity  string   // "task", "run", "approval", "job", ...
 	Prefix  string   // what the user typed
 	Matches []string // some of the matching ids (at most a handful)
+	Count   int      // how many ids match in all (≥ len(Matches))
 }
 
+// Error says how many ids match and lists some of them: `task id prefix
+// "ab12" is ambiguous: 7 tasks match (ab12…, ab13…, …); type more characters`.
 func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("%s id prefix %q is ambiguous: matches %v", e.Entity, e.Prefix, e.Matches)
+	n := max(e.Count, len(e.Matches))
+	list := strings.Join(e.Matches, ", ")
+	if n > len(e.Matches) {
+		list += ", …"
+	}
+	return fmt.Sprintf("%s id prefix %q is ambiguous: %d %ss match (%s); type more characters", e.Entity, e.Prefix, n, e.Entity, list)
 }
 
 // Unwrap makes errors.Is(err, ErrAmbiguous) true.

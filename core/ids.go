@@ -3,16 +3,28 @@ package core
 import (
 	"crypto/rand"
 	"encoding/hex"
-
-	"github.com/google/uuid"
 )
 
-// NewTaskID returns a new task id: a UUIDv7 string (SPEC §3), time-ordered so
-// ids sort roughly by creation.
+// TaskIDLen is the length of a generated task id (SPEC §3: shown at most 12
+// characters long).
+const TaskIDLen = 12
+
+// taskIDAlphabet is lowercase Crockford base32: digits and letters without
+// i, l, o and u, so an id read aloud or retyped is not mistaken.
+const taskIDAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// NewTaskID returns a new task id: TaskIDLen characters of taskIDAlphabet,
+// 60 random bits from crypto/rand (SPEC §3: random leading characters, so short
+// prefixes are unique). An 8-character prefix carries 40 random bits: among
+// 1,000,000 tasks another id shares it with probability about 1e-6, and
+// CreateTask retries a new id whose 8-character prefix is already taken.
 func NewTaskID() string {
-	// uuid.NewV7 fails only when crypto/rand fails, which the Go runtime
-	// treats as fatal anyway (crypto/rand.Read never returns an error).
-	return uuid.Must(uuid.NewV7()).String()
+	var b [TaskIDLen]byte
+	_, _ = rand.Read(b[:]) // never fails (Go ≥ 1.24 crashes the program instead)
+	for i, v := range b {
+		b[i] = taskIDAlphabet[v&31] // 256 is a multiple of 32: uniform
+	}
+	return string(b[:])
 }
 
 // NewShortID returns 12 lowercase hex characters (48 random bits) from

@@ -215,9 +215,9 @@ func CommandLine(argv []string) string {
 
 // Run starts a background job (SPEC J1) and returns it `pending` at once; the
 // supervisor moves it to running. Nothing is written when the input is bad:
-// ErrInvalid for an empty command, a missing session, a negative timeout, or
+// ErrInvalid for an empty command, a missing session, a negative timeout,
 // a cwd that does not exist (the message carries a `mkdir -p -- '<dir>'`
-// hint). The log directory (0700) and an empty output.log (0600) exist before
+// hint), or a command that cannot start (checkCommand). The log directory (0700) and an empty output.log (0600) exist before
 // the command starts. When they cannot be created (an unwritable or
 // misplaced jobs directory) the job still runs: it is recorded with
 // capture_error saying why, and its supervisor drains the command's output
@@ -254,6 +254,9 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 		return nil, Invalidf("cwd %s: %v", cwd, err)
 	} else if !st.IsDir() {
 		return nil, Invalidf("cwd %s is not a directory", cwd)
+	}
+	if err := checkCommand(spec.Command[0], cwd); err != nil {
+		return nil, err
 	}
 	timeoutS := int64((spec.Timeout + time.Second - 1) / time.Second)
 

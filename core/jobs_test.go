@@ -177,12 +177,39 @@ func readLog(t *testing.T, job *core.Job) string {
 	return string(all)
 }
 
+// Run refuses a command that cannot start (SPEC §8: bad input, nothing
+// half-written): no job row, no log directory.
+func TestJobRunRefusesUnstartable(t *testing.T) {
+	t.Parallel()
+	f := newJobFixture(t)
+	for _, argv := range [][]string{{"/nonexistent/clawpit-no-such-command"}, {"clawpit-no-such-command-in-path", "-x"}} {
+		job, err := f.jobs.Run(f.ctx, core.JobSpec{Session: "s1", Command: argv, Cwd: t.TempDir()}, core.ActorRuntime)
+		if !errors.Is(err, core.ErrInvalid) || job != nil || !strings.Contains(err.Error(), argv[0]) {
+			t.Errorf("%v: job %v, err %v; want ErrInvalid naming the command", argv, job, err)
+		}
+	}
+	jobs, err := f.jobs.ListJobs(f.ctx, core.JobFilter{})
+	if err != nil || len(jobs) != 0 {
+		t.Errorf("refused commands recorded jobs: %v %v", jobs, err)
+	}
+	if ents, _ := os.ReadDir(f.jobs.Dir()); len(ents) != 0 {
+		t.Errorf("refused commands left %d log directories", len(ents))
+	}
+}
+
 func TestJobCompletedAndFailed(t *testing.T) {
 	t.Parallel()
 	f := newJobFixture(t)
 	ok := f.run("s1", 0, "sh", "-c", "echo hello; echo oops >&2")
 	bad := f.run("s1", 0, "sh", "-c", "echo partial; exit 3")
-	missing := f.run("s1", 0, "/nonexistent/clawpit-no-such-command")
+	// A command Run's check lets through but exec refuses (its interpreter
+	// is missing): the supervisor records the start failure. A command that
+	// does not exist at all never gets this far (TestJobRunRefusesUnstartable).
+	broken := filepath.Join(t.TempDir(), "broken.sh")
+	if err := os.WriteFile(broken, []byte("#!/nonexistent/clawpit-no-such-interpreter\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	missing := f.run("s1", 0, broken)
 
 	for _, tc := range []struct {
 		job      *core.Job

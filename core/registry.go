@@ -78,7 +78,7 @@ type Result struct {
 
 // NewTask is the input of CreateTask (SPEC §8 `task create`).
 type NewTask struct {
-	ID            string // optional; a UUIDv7 is generated when empty
+	ID            string // optional; NewTaskID (12 random base32 characters) when empty
 	Runtime       Runtime
 	RunID         string
 	SourceID      string

@@ -105,3 +105,26 @@ func TestNotificationsAck(t *testing.T) {
 		t.Fatalf("still undelivered: %+v", ns)
 	}
 }
+
+// session resume lists only the jobs the passivation reaped: a job the
+// operator reaped while the session was active is not listed again.
+func TestResumeListsOnlyPassivationReaps(t *testing.T) {
+	f := newRegFixture(t)
+	op := core.OperatorActor()
+	_, _, err := f.reg.OpenSession(f.ctx, "s2", "", core.ActorRuntime)
+	f.must(err)
+	f.insertJob("aaaaaaaaaaaa", "s2", core.JobRunning)
+	_, err = f.jobs.ReapSession(f.ctx, "s2", op) // the operator's `job reap`
+	f.must(err)
+	f.clock.Advance(time.Minute)
+	f.insertJob("bbbbbbbbbbbb", "s2", core.JobRunning)
+	_, rep, _, err := f.reg.PassivateSession(f.ctx, "s2", op)
+	if err != nil || len(rep.Reaped) != 1 || rep.Reaped[0].ID != "bbbbbbbbbbbb" {
+		t.Fatalf("passivate: %v %+v", err, rep)
+	}
+	f.clock.Advance(time.Minute)
+	_, jobs, _, err := f.reg.ResumeSession(f.ctx, "s2", op)
+	if err != nil || len(jobs) != 1 || jobs[0].ID != "bbbbbbbbbbbb" {
+		t.Fatalf("resume lists %+v (%v), want only the job the passivation reaped", jobs, err)
+	}
+}

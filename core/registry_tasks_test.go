@@ -31,7 +31,7 @@ func TestCreateTaskDefaults(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if tk.Status != core.TaskQueued || tk.DeliveryStatus != c.delivery || tk.ExpectsOutput != c.expects ||
-			tk.NotifyPolicy != c.policy || tk.CreatedAt != f.now() || len(tk.ID) != 36 {
+			tk.NotifyPolicy != c.policy || tk.CreatedAt != f.now() || len(tk.ID) != core.TaskIDLen {
 			t.Errorf("%s: %+v", c.name, tk)
 		}
 		if ev := f.lastEvent(core.EntityTask, tk.ID); !ev.Applied || ev.To != "queued" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Journal states of a run: "running" until it ends, then its outcome.
@@ -178,8 +179,10 @@ func (r *Registry) CompleteRun(ctx context.Context, runID string, outcome RunOut
 		}
 		why := "run " + run.RunID + " completed (" + string(outcome) + ")"
 		changed := 0
+		var moves []string // "lost → succeeded" per changed task, in order
 		for i := range mirrored {
 			t := &mirrored[i]
+			from := t.Status
 			tr, err := r.setTaskStatus(tx, t, taskChange{to: to, reason: why, edit: func(t *Task) {
 				if to != TaskSucceeded {
 					t.Error = taskErr
@@ -190,11 +193,14 @@ func (r *Registry) CompleteRun(ctx context.Context, runID string, outcome RunOut
 			}
 			if tr.Applied {
 				changed++
+				moves = append(moves, string(from)+" → "+string(t.Status))
 			}
 		}
 		tasks = mirrored
 		if changed > 0 && !res.Applied {
-			res = applied(fmt.Sprintf("%s; %d of %d mirrored tasks updated", res.Reason, changed, len(mirrored)))
+			// A late completion: lead with what changed ("2 tasks lost →
+			// succeeded"), then why the run itself was not.
+			res = applied(fmt.Sprintf("%s; %s (%d of %d mirrored tasks updated)", summariseMoves(moves), res.Reason, changed, len(mirrored)))
 		}
 		return res, nil
 	})
@@ -267,7 +273,7 @@ func (r *Registry) KillRun(ctx context.Context, runID, reason string, actor Acto
 		}
 		note := ""
 		if len(pending) > 0 {
-			note = fmt.Sprintf("%d pending approvals cancelled", len(pending))
+			note = plural(len(pending), "pending approval", "pending approvals") + " cancelled"
 		}
 		return applied(note), nil
 	})
@@ -304,4 +310,23 @@ func (r *Registry) ListRuns(ctx context.Context, f RunFilter) ([]Run, error) {
 		return err
 	})
 	return out, err
+}
+
+// summariseMoves groups status changes: ["lost → succeeded", "lost →
+// succeeded", "running → succeeded"] is "2 tasks lost → succeeded, 1 task
+// running → succeeded", groups in order of first appearance.
+func summariseMoves(moves []string) string {
+	var order []string
+	n := map[string]int{}
+	for _, m := range moves {
+		if n[m] == 0 {
+			order = append(order, m)
+		}
+		n[m]++
+	}
+	parts := make([]string, len(order))
+	for i, m := range order {
+		parts[i] = plural(n[m], "task", "tasks") + " " + m
+	}
+	return strings.Join(parts, ", ")
 }

@@ -144,8 +144,9 @@ func (r *Registry) PassivateSession(ctx context.Context, id string, actor Actor)
 	return s, rep, res, err
 }
 
-// ResumeSession re-activates a passivated session and returns the session's
-// reaped jobs that were not yet surfaced, setting their surfaced_at in the
+// ResumeSession re-activates a passivated session and returns the jobs its
+// passivation reaped (completed at or after passivated_at) that were not yet
+// surfaced, setting their surfaced_at in the
 // same transaction so the next resume lists none (SPEC J7). An already active
 // session is refused ("already active") but still surfaces its reaped jobs; a
 // closed one is refused ("session closed") and surfaces nothing.
@@ -153,6 +154,10 @@ func (r *Registry) ResumeSession(ctx context.Context, id string, actor Actor) (*
 	var surfaced []Job
 	s, res, err := r.sessionOp(ctx, id, func(tx Tx, s *Session, now Timestamp) (Result, error) {
 		surfaced = nil
+		// Only jobs the passivation reaped are surfaced: reaped at or after
+		// the session was (last) passivated. Jobs an operator reaped earlier
+		// (`job reap`, the console's r) were seen when it happened.
+		passivatedAt := s.PassivatedAt
 		var res Result
 		switch s.State {
 		case SessionClosed:
@@ -174,7 +179,7 @@ func (r *Registry) ResumeSession(ctx context.Context, id string, actor Actor) (*
 		}
 		for i := range reaped {
 			j := &reaped[i]
-			if j.SurfacedAt != 0 {
+			if j.SurfacedAt != 0 || passivatedAt == 0 || j.CompletedAt < passivatedAt {
 				continue
 			}
 			j.SurfacedAt = now
@@ -211,7 +216,7 @@ func (r *Registry) CloseSession(ctx context.Context, id string, actor Actor) (*S
 			return Result{}, err
 		}
 		if n > 0 {
-			return applied(fmt.Sprintf("%d pending approvals cancelled", n)), nil
+			return applied(plural(n, "pending approval", "pending approvals") + " cancelled"), nil
 		}
 		return applied(""), nil
 	})

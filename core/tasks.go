@@ -12,7 +12,8 @@ import (
 const DefaultCancelError = "Cancelled by operator."
 
 // CreateTask records a new task run (SPEC §3, §8 `task create`). Defaults:
-// a UUIDv7 id; status queued; delivery_status pending with an owner session,
+// a generated id (NewTaskID) whose 8-character prefix no other task shares;
+// status queued; delivery_status pending with an owner session,
 // not_applicable without one; notify_policy done_only; expects_output true for
 // cron, false otherwise. Kind, label and task text are redacted (SPEC J4).
 // Errors: ErrInvalid for a missing or unknown runtime, an unknown notify
@@ -31,10 +32,8 @@ func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Ta
 			return nil, err
 		}
 	}
-	id := nt.ID
-	if id == "" {
-		id = NewTaskID()
-	} else if strings.TrimSpace(id) != id || id == "" {
+	id, generated := nt.ID, nt.ID == ""
+	if !generated && strings.TrimSpace(id) != id {
 		return nil, Invalidf("task id %q has surrounding whitespace", id)
 	}
 	expects := rt == RuntimeCron
@@ -49,7 +48,12 @@ func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Ta
 	var out *Task
 	err = r.store.Update(ctx, func(tx Tx) error {
 		now := r.now()
-		if _, err := tx.GetTask(id); err == nil {
+		if generated {
+			var err error
+			if id, err = newUniqueTaskID(tx, NewTaskID); err != nil {
+				return err
+			}
+		} else if _, err := tx.GetTask(id); err == nil {
 			return Invalidf("task id %q already exists", id)
 		} else if !errors.Is(err, ErrNotFound) {
 			return fmt.Errorf("check task id %s: %w", id, err)
@@ -75,6 +79,32 @@ func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Ta
 		return nil, err
 	}
 	return out, nil
+}
+
+// uniqueTaskPrefix is how many leading characters of a generated task id no
+// other task shares when it is created (SPEC §3: an 8-character prefix
+// resolves uniquely).
+const uniqueTaskPrefix = 8
+
+// newUniqueTaskID returns an id from gen (NewTaskID) whose uniqueTaskPrefix-character prefix
+// matches no task in tx (a range scan on the primary key), drawing again on a
+// clash: with 60 random bits a second draw is needed about once per million
+// tasks created in a registry of a million, a third practically never.
+func newUniqueTaskID(tx Tx, gen func() string) (string, error) {
+	const attempts = 16
+	for range attempts {
+		id := gen()
+		_, err := tx.ResolveID(EntityTask, id[:uniqueTaskPrefix])
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return id, nil
+		case err == nil, errors.Is(err, ErrAmbiguous):
+			continue // the prefix is taken: draw again
+		default:
+			return "", fmt.Errorf("check task id %s: %w", id, err)
+		}
+	}
+	return "", fmt.Errorf("no free task id after %d draws", attempts)
 }
 
 // taskChange is one status change of a task, applied by setTaskStatus.

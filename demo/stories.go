@@ -277,7 +277,11 @@ func (s *Sim) agent(ctx context.Context, kind agentKind) {
 		agentKill: " (will be killed)", agentRace: " (kill will race a late completion)",
 		agentStall: fmt.Sprintf(" (%s budget, will go quiet)", stallBudget), agentMaxTurns: " (will hit max turns)",
 	}[kind]
-	s.logf("run %s registered by %s: %q, %d tasks%s", a.runID, a.owner, a.label, 1+len(a.peers), what)
+	tasks := "1 task"
+	if n := 1 + len(a.peers); n != 1 {
+		tasks = fmt.Sprintf("%d tasks", n)
+	}
+	s.logf("run %s registered by %s: %q, %s%s", a.runID, a.owner, a.label, tasks, what)
 	s.after(s.between(1*time.Second, 2*time.Second), a.tick)
 }
 

@@ -52,7 +52,8 @@ var _ core.Store = (*DB)(nil)
 // Open opens (creating when allowed) the registry at path: directory 0700, file
 // 0600, WAL, busy_timeout, foreign keys, and migrates an older schema forward.
 // Errors: core.ErrNewerSchema for a database written by a newer clawpit,
-// core.ErrNotFound when MustExist and the file is missing, core.ErrReadOnly,
+// core.ErrNotFound when MustExist and the file is missing, core.ErrInvalid when
+// path is a directory, fifo, device or socket, core.ErrReadOnly,
 // core.ErrBusy, and a wrapped error naming the path for anything else
 // (corrupt file, not a database).
 func Open(ctx context.Context, path string, opt Options) (*DB, error) {
@@ -63,7 +64,12 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database path %q: %w", path, err)
 	}
-	if _, err := os.Stat(abs); errors.Is(err, os.ErrNotExist) {
+	st, err := os.Stat(abs)
+	if err == nil && !st.Mode().IsRegular() {
+		// SQLite would block on a fifo and fail obscurely on the rest.
+		return nil, core.Invalidf("registry path %s is %s, not a database file", abs, fileKind(st.Mode()))
+	}
+	if errors.Is(err, os.ErrNotExist) {
 		if opt.MustExist || opt.ReadOnly {
 			return nil, core.NotFoundf("no registry database at %s", abs)
 		}
@@ -104,6 +110,22 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("open registry %s: %w", abs, err)
 	}
 	return db, nil
+}
+
+// fileKind names a non-regular file's type for an error message: "a
+// directory", "a named pipe (fifo)", "a device", "a socket", "not a regular file".
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (fifo)"
+	case m&(os.ModeDevice|os.ModeCharDevice) != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // Path returns the absolute database path.

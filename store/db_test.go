@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
@@ -63,6 +64,29 @@ func TestOpenMustExist(t *testing.T) {
 	_, err := Open(context.Background(), filepath.Join(t.TempDir(), "missing.db"), Options{MustExist: true})
 	if !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+}
+
+// A directory, fifo or device is bad input named in one sentence, whatever
+// the options, and opening never blocks (SQLite would on a fifo).
+func TestOpenRefusesNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, kind string }{
+		{dir, "a directory"},
+		{fifo, "a named pipe (fifo)"},
+		{"/dev/null", "a device"},
+	} {
+		for _, opt := range []Options{{}, {MustExist: true}, {ReadOnly: true}} {
+			_, err := Open(context.Background(), c.path, opt)
+			want := "registry path " + c.path + " is " + c.kind + ", not a database file"
+			if !errors.Is(err, core.ErrInvalid) || !strings.HasSuffix(err.Error(), ": "+want) {
+				t.Errorf("%s %+v: err = %v, want ErrInvalid %q", c.path, opt, err, want)
+			}
+		}
 	}
 }
 

@@ -40,6 +40,7 @@ func TestResolveID(t *testing.T) {
 		id      string
 		err     error
 		matches []string
+		count   int
 	}
 	resolve := func(entity, prefix string) result {
 		var r result
@@ -50,7 +51,7 @@ func TestResolveID(t *testing.T) {
 		})
 		var amb *core.AmbiguousError
 		if errors.As(r.err, &amb) {
-			r.matches = amb.Matches
+			r.matches, r.count = amb.Matches, amb.Count
 		}
 		return r
 	}
@@ -64,14 +65,14 @@ func TestResolveID(t *testing.T) {
 		{"exact shorter than 4", "task", "abc", "abc", nil, nil, ""},
 		{"unique prefix", "task", "abce", "abce3333", nil, nil, ""},
 		{"unique longer prefix", "task", "abcd2", "abcd2222", nil, nil, ""},
-		{"ambiguous", "task", "abcd", "", core.ErrAmbiguous, []string{"abcd1111", "abcd2222"}, `"abcd"`},
+		{"ambiguous", "task", "abcd", "", core.ErrAmbiguous, []string{"abcd1111", "abcd2222"}, `task id prefix "abcd" is ambiguous: 2 tasks match (abcd1111, abcd2222)`},
 		{"unknown", "task", "ffff", "", core.ErrNotFound, nil, `no task matches id prefix "ffff"`},
 		{"too short", "task", "ab", "", core.ErrInvalid, nil, `"ab"`},
 		{"empty", "task", "", "", core.ErrInvalid, nil, ""},
 		{"run prefix", "run", "run-b", "run-bbbb", nil, nil, ""},
 		{"run ambiguous", "run", "run-a", "", core.ErrAmbiguous, []string{"run-aaaa-1", "run-aaaa-2"}, ""},
 		{"job ambiguous lists five", "job", "0123", "", core.ErrAmbiguous,
-			[]string{"0123456789a0", "0123456789a1", "0123456789a2", "0123456789a3", "0123456789a4"}, ""},
+			[]string{"0123456789a0", "0123456789a1", "0123456789a2", "0123456789a3", "0123456789a4"}, "8 jobs match (0123456789a0, 0123456789a1, 0123456789a2, 0123456789a3, 0123456789a4, …)"},
 		{"session", "session", "agent", "agent:main", nil, nil, ""},
 		{"approval", "approval", "ap00", "ap0000000001", nil, nil, ""},
 		{"grant", "grant", "gr00", "gr0000000001", nil, nil, ""},
@@ -92,6 +93,9 @@ func TestResolveID(t *testing.T) {
 			}
 			if c.wantMatches != nil && !reflect.DeepEqual(r.matches, c.wantMatches) {
 				t.Errorf("matches = %v, want %v", r.matches, c.wantMatches)
+			}
+			if c.wantErr == core.ErrAmbiguous && r.count < len(c.wantMatches) {
+				t.Errorf("count = %d, want at least %d", r.count, len(c.wantMatches))
 			}
 			if !strings.Contains(r.err.Error(), c.msg) {
 				t.Errorf("message %q should contain %q", r.err.Error(), c.msg)

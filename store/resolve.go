@@ -28,7 +28,7 @@ var idTables = map[string][2]string{
 // characters, into the full id of entity. The prefix lookup is a range scan on
 // the primary key (id >= prefix AND id < successor(prefix)), so it uses the
 // index. Errors: wrapped core.ErrNotFound ("no task matches id prefix
-// \"abcd\""), *core.AmbiguousError listing up to 5 matches, core.ErrInvalid for
+// \"abcd\""), *core.AmbiguousError listing up to 5 matches and counting all, core.ErrInvalid for
 // an unknown entity or a non-exact prefix shorter than 4 characters.
 func (t *tx) ResolveID(entity, prefix string) (string, error) {
 	tc, ok := idTables[entity]
@@ -67,10 +67,20 @@ func (t *tx) ResolveID(entity, prefix string) (string, error) {
 	case 1:
 		return matches[0], nil
 	}
-	if len(matches) > maxAmbiguous {
+	count := len(matches)
+	if count > maxAmbiguous {
 		matches = matches[:maxAmbiguous]
+		// The ambiguous error says how many matched: count them all (the
+		// same index range, rows not read).
+		cq := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s >= ?", table, col)
+		if len(args) == 2 {
+			cq += fmt.Sprintf(" AND %s < ?", col)
+		}
+		if err := t.tx.QueryRowContext(t.ctx, cq, args...).Scan(&count); err != nil {
+			return "", mapErr(err)
+		}
 	}
-	return "", &core.AmbiguousError{Entity: entity, Prefix: prefix, Matches: matches}
+	return "", &core.AmbiguousError{Entity: entity, Prefix: prefix, Matches: matches, Count: count}
 }
 
 // successor returns the smallest string greater than every string that starts

@@ -295,7 +295,7 @@ func (m *Model) killDialog(t Target) (dialog, tea.Cmd) {
 		lines = append(lines, "the run of task "+t.Short)
 	}
 	lines = append(lines, "Ends the run (outcome killed) and cancels its pending approvals;",
-		"its tasks keep their status until the next sweep.")
+		"its tasks keep their status until the next sweep marks them lost.")
 	return &confirmDialog{
 		title: "Kill run " + runID + "?",
 		lines: lines, yes: "kill run", no: "keep it",

@@ -76,12 +76,18 @@ func (d *detailView) build() {
 	}
 	nameW := 0
 	for _, f := range d.fields {
+		if internalField(f.Name) {
+			continue
+		}
 		nameW = max(nameW, len(f.Name))
 	}
 	nameW = min(nameW, 24)
 	valW := max(10, d.w-nameW-3)
 	now := d.ctx.now()
 	for _, f := range d.fields {
+		if internalField(f.Name) {
+			continue
+		}
 		v := f.Value
 		if f.TS != 0 {
 			v += "  (" + age(now, f.TS) + " ago)"
@@ -89,8 +95,8 @@ func (d *detailView) build() {
 				v = f.Value + "  (" + until(now, f.TS) + ")"
 			}
 		}
-		if v == "" {
-			v = `""`
+		if v == "" || v == "null" {
+			v = "-" // absent, as the CLI shows it
 		}
 		var wrapped []string
 		for _, part := range strings.Split(v, "\n") {
@@ -224,3 +230,10 @@ func (d *detailView) fullHelp(m *Model) [][]key.Binding {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// internalField reports a field the detail view leaves out: bookkeeping that
+// means nothing to an operator (a job supervisor's process start time in
+// clock ticks, kept to tell a reused pid). JSON output still has it.
+func internalField(name string) bool {
+	return name == "supervisor_start"
+}

@@ -135,7 +135,7 @@ func (m *Model) headerView(w int) string {
 		}
 		segs := []string{
 			appr,
-			"running " + num(c.tasks) + " tasks " + num(c.runs) + " runs " + num(c.jobs) + " jobs",
+			"running " + num(c.tasks) + " task" + pluralS(c.tasks) + " " + num(c.runs) + " run" + pluralS(c.runs) + " " + num(c.jobs) + " job" + pluralS(c.jobs),
 			"24h " + statusNum(th, "failed", c.failed) + " failed " + statusNum(th, "lost", c.lost) + " lost",
 			"alerts " + num(c.unread),
 		}

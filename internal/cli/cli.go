@@ -207,8 +207,21 @@ func (a *app) open(ctx context.Context, opt store.Options) (*core.Registry, erro
 	return a.reg, nil
 }
 
-// registry opens the registry read-write, creating it when missing.
+// registry opens an existing registry read-write: the commands that read,
+// or change recorded work by id, refuse a missing database (exit 4, naming
+// the path) instead of creating an empty one at a mistyped --db.
 func (a *app) registry(ctx context.Context) (*core.Registry, error) {
+	reg, err := a.open(ctx, store.Options{MustExist: true})
+	if errors.Is(err, core.ErrNotFound) && a.reg == nil {
+		return nil, core.NotFoundf("no registry database at %s (check --db and CLAWPIT_DB; commands that record work, such as `clawpit session open`, create it)", sweepAbs(a.resolvedDBPath()))
+	}
+	return reg, err
+}
+
+// registryCreate opens the registry read-write, creating it when missing:
+// for the commands that record new work (session open, task create and
+// track, run register, approval request, job run) and the console.
+func (a *app) registryCreate(ctx context.Context) (*core.Registry, error) {
 	return a.open(ctx, store.Options{})
 }
 

@@ -135,7 +135,12 @@ func runConsole(cmd *cobra.Command, a *app) error {
 		return err
 	}
 	defer cleanup()
-	p := tea.NewProgram(tui.New(opts), tea.WithContext(ctx))
+	// ctx is cancelled on SIGINT and SIGTERM (main; the demo adds SIGHUP), which
+	// stops the program. Bubble Tea's own handler of those signals is off: it
+	// sends the quit message unconditionally, and when ctx was cancelled by
+	// the same signal the event loop is gone and that send blocks shutdown
+	// forever (seen as a demo that never exits after SIGTERM).
+	p := tea.NewProgram(tui.New(opts), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	_, err = p.Run()
 	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // SIGTERM / SIGINT: a normal exit
@@ -160,6 +165,10 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 		}
 		opts.Source = tui.NewStoreSource(reg.Store())
 		return opts, func() {}, nil
+	}
+	// The read-write console creates a missing registry (a first run).
+	if _, err := a.registryCreate(ctx); err != nil {
+		return opts, nil, err
 	}
 	jobs, err := a.jobs(ctx)
 	if err != nil {

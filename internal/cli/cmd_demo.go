@@ -173,11 +173,13 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		os.RemoveAll(dir)
 	}
 
-	reg, err := a.registry(ctx)
+	reg, err := a.registryCreate(ctx)
 	if err != nil {
 		removeDir()
 		return err
 	}
+	exeName, cleanupExe := demoExecutable(dir, tempDir)
+	defer cleanupExe()
 	jopts := jobsOptions()
 	if env := demo.OwnerEnv(); env != "" {
 		jopts.SupervisorEnv = append(jopts.SupervisorEnv, env)
@@ -197,7 +199,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		}
 	}
 	sim, err := demo.New(demo.Config{
-		Registry: reg, Jobs: jobs, Cwd: dir, Seed: o.seed, Log: logw, BuildDuration: o.buildDuration,
+		Registry: reg, Jobs: jobs, Cwd: dir, Seed: o.seed, Log: logw, BuildDuration: o.buildDuration, Exe: exeName,
 	})
 	if err != nil {
 		removeDir()
@@ -222,6 +224,11 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 			err = runDemoHeadless(ctx, a, o, set, reg, jobs)
 		} else {
 			setDemoConsoleFlags(cmd, a)
+			// The console runs on the signal context: SIGHUP (the terminal
+			// closed, SSH dropped) or SIGTERM stops it like `q`, and the
+			// cleanup below runs. On cmd's own context it would keep running
+			// on a dead terminal, the demo's processes with it.
+			cmd.SetContext(ctx)
 			err = runConsole(cmd, a)
 		}
 	}
@@ -240,7 +247,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	if logFile != nil {
 		logFile.Close()
 	}
-	msg := fmt.Sprintf("demo stopped: %d jobs cancelled", len(rep.Cancelled))
+	msg := "demo stopped: " + count(len(rep.Cancelled), "job", "jobs") + " cancelled"
 	if len(rep.Killed) > 0 {
 		msg += fmt.Sprintf(", %d needed SIGKILL", len(rep.Killed))
 	}
@@ -256,9 +263,45 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		return startErr
 	}
 	if err == nil && len(rep.Leftovers) > 0 {
-		err = fmt.Errorf("%d demo processes survived the shutdown", len(rep.Leftovers))
+		err = fmt.Errorf("%s survived the shutdown", count(len(rep.Leftovers), "demo process", "demo processes"))
 	}
 	return err
+}
+
+// demoExecutable makes the demo's jobs read as the user would type them —
+// `clawpit __demo-build …` in the Jobs pane and in alerts, not the binary's
+// absolute (often `go run` temporary) path: it links this executable as
+// "clawpit" in a bin directory (inside the demo directory, or a temporary one
+// beside a --db registry) and puts that first on this process's $PATH, which
+// the job supervisors inherit. It returns the command name and a cleanup
+// that restores $PATH and removes a directory it made. When anything fails
+// it falls back to the absolute path (the jobs still run).
+func demoExecutable(dir string, tempDir bool) (string, func()) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", func() {}
+	}
+	bin, made := filepath.Join(dir, "bin"), false
+	if !tempDir {
+		if bin, err = os.MkdirTemp("", "clawpit-bin-"); err != nil {
+			return exe, func() {}
+		}
+		made = true
+	} else if err := os.Mkdir(bin, 0o700); err != nil {
+		return exe, func() {}
+	}
+	drop := func() {
+		if made {
+			os.RemoveAll(bin)
+		}
+	}
+	if err := os.Symlink(exe, filepath.Join(bin, "clawpit")); err != nil {
+		drop()
+		return exe, func() {}
+	}
+	oldPath := os.Getenv("PATH")
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+oldPath)
+	return "clawpit", func() { os.Setenv("PATH", oldPath); drop() }
 }
 
 // runDemoHeadless runs the embedded sweeper and watchdog (as the console

@@ -156,6 +156,10 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 			if err != nil {
 				return err
 			}
+			// job run records work: it creates a missing registry.
+			if _, err := a.registryCreate(cmd.Context()); err != nil {
+				return err
+			}
 			j, err := a.jobs(cmd.Context())
 			if err != nil {
 				return err
@@ -270,7 +274,7 @@ func printJob(w io.Writer, j *core.Job, evs []core.Event) {
 		{"command", core.CommandLine(j.Command)}, {"cwd", j.Cwd}, {"rationale", j.Rationale},
 		{"exit_code", exit}, {"timeout", timeout},
 		{"pid", itoa(j.PID)}, {"pgid", itoa(j.PGID)},
-		{"supervisor_pid", itoa(j.SupervisorPID)}, {"supervisor_start", strconv.FormatInt(j.SupervisorStart, 10)},
+		{"supervisor_pid", itoa(j.SupervisorPID)}, // supervisor_start (clock ticks) is in --json only
 		{"created_at", stamp(now, j.CreatedAt)}, {"started_at", stamp(now, j.StartedAt)},
 		{"completed_at", stamp(now, j.CompletedAt)},
 		{"duration", core.JobDuration(j, core.TS(now)).Round(100 * time.Millisecond).String()},
@@ -476,7 +480,7 @@ func jobReapCmd(a *app) *cobra.Command {
 			for i, jb := range rep.Reaped {
 				ids[i] = jb.ID
 			}
-			fmt.Fprintf(a.stdout, "reaped %d jobs of session %s: %s\n", len(ids), session, strings.Join(ids, ", "))
+			fmt.Fprintf(a.stdout, "reaped %s of session %s: %s\n", count(len(ids), "job", "jobs"), session, strings.Join(ids, ", "))
 			if reason != "" {
 				fmt.Fprintln(a.stdout, reason)
 			}

@@ -202,10 +202,15 @@ func showCommand[T any](a *app, entity, use, short string,
 }
 
 // listOutput prints a list command's rows: a JSON array with --json, else a
-// table with header and one row of cells per item.
-func listOutput[T any](a *app, items []T, header []string, cells func(n time.Time, x *T) []string) error {
+// table with header and one row of cells per item, or "no <what>" (what is
+// the plural noun: "tasks") when there is none.
+func listOutput[T any](a *app, what string, items []T, header []string, cells func(n time.Time, x *T) []string) error {
 	if a.jsonOut {
 		return listJSON(a, items)
+	}
+	if len(items) == 0 {
+		_, err := fmt.Fprintln(a.stdout, "no "+what)
+		return err
 	}
 	tw := newTable(a.stdout)
 	row(tw, header...)
@@ -253,6 +258,13 @@ func sessionCommand(a *app) *cobra.Command {
 		Short: "Create a session or re-activate a passivated one",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := idArg("session", args[0]); err != nil {
+				return err
+			}
+			// session open records work: it creates a missing registry.
+			if _, err := a.registryCreate(cmd.Context()); err != nil {
+				return err
+			}
 			return applyMutation(a, cmd, "session", args[0], false,
 				func(ctx context.Context, reg *core.Registry, id string) (*core.Session, core.Result, error) {
 					return reg.OpenSession(ctx, id, label, core.ActorRuntime)
@@ -263,7 +275,7 @@ func sessionCommand(a *app) *cobra.Command {
 
 	passivate := &cobra.Command{
 		Use:   "passivate ID",
-		Short: "Passivate a session and reap its background jobs (SPEC J7)",
+		Short: "Passivate a session and stop its background jobs (reaped)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.sessionEnd(cmd, args[0], false)
@@ -271,7 +283,7 @@ func sessionCommand(a *app) *cobra.Command {
 	}
 	closeCmd := &cobra.Command{
 		Use:   "close ID",
-		Short: "Close a session: cancel its pending approvals (R9) and reap its jobs (J7)",
+		Short: "Close a session: cancel its pending approvals and stop its background jobs",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.sessionEnd(cmd, args[0], true)
@@ -301,7 +313,7 @@ func sessionCommand(a *app) *cobra.Command {
 				return err
 			}
 			if len(jobs) > 0 {
-				fmt.Fprintf(a.stdout, "%d background jobs were reaped while the session was passivated:\n", len(jobs))
+				fmt.Fprintf(a.stdout, "%s reaped while the session was passivated:\n", count(len(jobs), "background job was", "background jobs were"))
 				tw := newTable(a.stdout)
 				for _, j := range jobs {
 					row(tw, "  "+j.ID, age(now(), j.CompletedAt), clean(core.CommandLine(j.Command), 100))
@@ -334,7 +346,7 @@ func sessionCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return listOutput(a, ss, []string{"ID", "STATE", "CREATED", "ACTIVE", "LABEL"}, func(n time.Time, s *core.Session) []string {
+			return listOutput(a, "sessions", ss, []string{"ID", "STATE", "CREATED", "ACTIVE", "LABEL"}, func(n time.Time, s *core.Session) []string {
 				return []string{clean(s.ID, 64), string(s.State), age(n, s.CreatedAt), age(n, s.LastActivityAt), clean(s.Label, 60)}
 			})
 		},
@@ -392,7 +404,7 @@ func (a *app) sessionEnd(cmd *cobra.Command, rawID string, closing bool) error {
 		return perr
 	}
 	if !a.jsonOut && len(rep.Reaped) > 0 {
-		fmt.Fprintf(a.stdout, "reaped %d background jobs", len(rep.Reaped))
+		fmt.Fprintf(a.stdout, "reaped %s", count(len(rep.Reaped), "background job", "background jobs"))
 		if rep.TimedOut {
 			fmt.Fprint(a.stdout, " (some processes outlived the 5 s wait; proceeded anyway)")
 		}
@@ -417,7 +429,7 @@ var taskCreateFlagNames = []string{"runtime", "run-id", "source-id", "session", 
 func (f *taskCreateFlags) add(cmd *cobra.Command, withID bool) {
 	fl := cmd.Flags()
 	if withID {
-		fl.StringVar(&f.id, "id", "", "task id (default: a new UUIDv7)")
+		fl.StringVar(&f.id, "id", "", "task id (default: 12 random characters, its first 8 a unique prefix)")
 	}
 	fl.StringVar(&f.runtime, "runtime", "", "what runs the task: subagent, cli, cron, acp")
 	fl.StringVar(&f.runID, "run-id", "", "the subagent run this task mirrors")
@@ -479,7 +491,7 @@ func taskCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			reg, err := a.registry(cmd.Context())
+			reg, err := a.registryCreate(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -529,7 +541,7 @@ func taskCommand(a *app) *cobra.Command {
 	}
 	finish := &cobra.Command{
 		Use:   "finish ID (--status S | --subtype T [--is-error] [--text X]) [--error E]",
-		Short: "Report a task's terminal status or Claude result subtype (SPEC R4)",
+		Short: "Report a task's terminal status or Claude result subtype (a succeeded task stays succeeded)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
@@ -598,7 +610,7 @@ func taskCommand(a *app) *cobra.Command {
 	var reason string
 	cancel := &cobra.Command{
 		Use:   "cancel ID",
-		Short: "Cancel a task and kill what backs it (SPEC R3)",
+		Short: "Cancel a task and kill what backs it (its run or job)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.taskMutation(cmd, args[0], func(ctx context.Context, reg *core.Registry, id string) (*core.Task, core.Result, error) {
@@ -641,7 +653,7 @@ func taskCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return listOutput(a, ts, []string{"ID", "STATUS", "RUNTIME", "DELIVERY", "OUT", "AGE", "ACTIVE", "LABEL"}, func(n time.Time, t *core.Task) []string {
+			return listOutput(a, "tasks", ts, []string{"ID", "STATUS", "RUNTIME", "DELIVERY", "OUT", "AGE", "ACTIVE", "LABEL"}, func(n time.Time, t *core.Task) []string {
 				return []string{clean(t.ID, 64), string(t.Status), string(t.Runtime), string(t.DeliveryStatus),
 					fmt.Sprint(t.OutputCount), age(n, t.CreatedAt), age(n, t.LastActivity()), clean(orDash(t.Label), 60)}
 			})
@@ -739,7 +751,7 @@ func runCommand(a *app) *cobra.Command {
 				}
 				nr.InactivityBudget = d
 			}
-			r, err := a.registry(cmd.Context())
+			r, err := a.registryCreate(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -770,7 +782,7 @@ func runCommand(a *app) *cobra.Command {
 	var outcome, errText string
 	complete := &cobra.Command{
 		Use:   "complete RUN_ID --outcome ok|error|timeout",
-		Short: "Record a run's completion; applies to its mirrored tasks (SPEC R2)",
+		Short: "Record a run's completion; its tasks follow, even ones maintenance marked lost",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := idArg("run", args[0])
@@ -798,6 +810,14 @@ func runCommand(a *app) *cobra.Command {
 				tasks = []core.Task{}
 			}
 			done := "ended (" + string(run.Outcome) + ")"
+			if !a.jsonOut && res.Applied && strings.Contains(res.Reason, "late completion") {
+				// A late completion changed tasks, not the run: say that first.
+				fmt.Fprintf(a.stdout, "run %s: %s\n", clean(run.RunID, 80), clean(res.Reason, 300))
+				for _, t := range tasks {
+					fmt.Fprintf(a.stdout, "  task %s %s\n", clean(t.ID, 80), taskDone(&t))
+				}
+				return nil
+			}
 			if err := a.printMutation(res, "run", run, "run "+clean(run.RunID, 80), done, field{"tasks", tasks}); err != nil || a.jsonOut {
 				return err
 			}
@@ -813,7 +833,7 @@ func runCommand(a *app) *cobra.Command {
 	var kreason string
 	kill := &cobra.Command{
 		Use:   "kill RUN_ID",
-		Short: "Kill a run: ends it, never announces, leaves task status to the sweeper (SPEC R1)",
+		Short: "Kill a run: ends it, never announces; its tasks become lost at the next sweep",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runMutation(cmd, args[0], func(ctx context.Context, r *core.Registry, id string) (*core.Run, core.Result, error) {
@@ -847,7 +867,7 @@ func runCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return listOutput(a, runs, []string{"RUN", "STATE", "CHILD", "STARTED", "PROGRESS", "WAITS", "LABEL"}, func(n time.Time, run *core.Run) []string {
+			return listOutput(a, "runs", runs, []string{"RUN", "STATE", "CHILD", "STARTED", "PROGRESS", "WAITS", "LABEL"}, func(n time.Time, run *core.Run) []string {
 				state := "running"
 				if !run.Running() {
 					state = string(run.Outcome)
@@ -917,7 +937,7 @@ func approvalCommand(a *app) *cobra.Command {
 				}
 				na.ExpiresIn = d
 			}
-			r, err := a.registry(cmd.Context())
+			r, err := a.registryCreate(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -937,7 +957,7 @@ func approvalCommand(a *app) *cobra.Command {
 	}
 	fl := request.Flags()
 	fl.StringVar(&rq.session, "session", "", "the requesting session (required)")
-	fl.StringVar(&rq.runID, "run-id", "", "the run waiting for it (pauses its inactivity watchdog, R6)")
+	fl.StringVar(&rq.runID, "run-id", "", "the run waiting for it (its inactivity watchdog pauses while it waits)")
 	fl.StringVar(&rq.taskID, "task", "", "the task it belongs to")
 	fl.StringVar(&rq.tool, "tool", "", "tool name, e.g. Bash (required)")
 	fl.StringVar(&rq.command, "command", "", "the command to approve (required)")
@@ -1082,7 +1102,7 @@ func approvalCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return listOutput(a, aps, []string{"ID", "STATUS", "SESSION", "TOOL", "AGE", "EXPIRES", "COMMAND"}, func(n time.Time, ap *core.Approval) []string {
+			return listOutput(a, "approvals", aps, []string{"ID", "STATUS", "SESSION", "TOOL", "AGE", "EXPIRES", "COMMAND"}, func(n time.Time, ap *core.Approval) []string {
 				return []string{ap.ID, string(ap.Status), clean(ap.Session, 40), clean(ap.Tool, 30), age(n, ap.RequestedAt),
 					age(n, ap.ExpiresAt), clean(ap.Command, 80)}
 			})
@@ -1123,7 +1143,7 @@ func grantCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return listOutput(a, gs, []string{"ID", "SCOPE", "SESSION", "TOOL", "PATTERN", "AGE", "CREATED BY"}, func(n time.Time, g *core.Grant) []string {
+			return listOutput(a, "grants", gs, []string{"ID", "SCOPE", "SESSION", "TOOL", "PATTERN", "AGE", "CREATED BY"}, func(n time.Time, g *core.Grant) []string {
 				return []string{g.ID, string(g.Scope), clean(orDash(g.Session), 40), clean(g.Tool, 30), clean(g.Pattern, 60),
 					age(n, g.CreatedAt), clean(g.CreatedBy, 60)}
 			})

@@ -29,19 +29,19 @@ type thresholdFlag struct {
 }
 
 var thresholdFlags = []thresholdFlag{
-	{"grace", "R5: how long an unbacked active task may stay idle before it is marked lost",
+	{"grace", "how long an unbacked active task may stay idle before it is marked lost",
 		func(t *core.Thresholds) *time.Duration { return &t.Grace }, func(c *SweepConfig) string { return c.Grace }},
-	{"silent-window", "R7: how recently a task must have ended to be reported silent",
+	{"silent-window", "how recently a task must have ended to be reported silent",
 		func(t *core.Thresholds) *time.Duration { return &t.SilentWindow }, func(c *SweepConfig) string { return c.SilentWindow }},
-	{"retention", "R8: how long terminal tasks, ended runs, decided approvals and delivered notifications are kept",
+	{"retention", "how long terminal tasks, ended runs, decided approvals and delivered notifications are kept",
 		func(t *core.Thresholds) *time.Duration { return &t.Retention }, func(c *SweepConfig) string { return c.Retention }},
-	{"lost-retention", "R8: how long lost tasks are kept",
+	{"lost-retention", "how long lost tasks are kept",
 		func(t *core.Thresholds) *time.Duration { return &t.LostRetention }, func(c *SweepConfig) string { return c.LostRetention }},
-	{"job-retention", "R8: how long terminal jobs (and their logs) are kept",
+	{"job-retention", "how long terminal jobs (and their logs) are kept",
 		func(t *core.Thresholds) *time.Duration { return &t.JobRetention }, func(c *SweepConfig) string { return c.JobRetention }},
-	{"stale-queued", "R10: audit tasks queued this long",
+	{"stale-queued", "report (never change) tasks queued this long",
 		func(t *core.Thresholds) *time.Duration { return &t.StaleQueued }, func(c *SweepConfig) string { return c.StaleQueued }},
-	{"stale-running", "R10: audit tasks running this long without a running run or job",
+	{"stale-running", "report (never change) tasks running this long without a running run or job",
 		func(t *core.Thresholds) *time.Duration { return &t.StaleRunning }, func(c *SweepConfig) string { return c.StaleRunning }},
 }
 
@@ -159,7 +159,7 @@ func sweepCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sweep",
 		Short: "Run one maintenance sweep and exit (same as --sweep-once)",
-		Long: `Run one maintenance sweep (SPEC §5) and exit: job liveness → watchdog →
+		Long: `Run one maintenance sweep and exit: job liveness → watchdog →
 early lost → grace lost → approval expiry → silent tasks → retention stamp and
 prune → audit. --dry-run prints the plan and writes nothing. Exit 0 on success,
 1 on error (missing, corrupt or locked registry included).
@@ -251,7 +251,7 @@ func daemonCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "daemon",
 		Short: "Run the sweeper, watchdog and notifier headless until SIGINT/SIGTERM",
-		Long: `Run maintenance headless (SPEC §5): a sweep at start and every --sweep-interval,
+		Long: `Run maintenance headless: a sweep at start and every --sweep-interval,
 the watchdog step every --watchdog-interval (so an inactivity budget is
 enforced within seconds), and with --notify-cmd the delivery of every new
 notification to CMD (run by 'sh -c' with the notification's JSON on stdin;

@@ -37,7 +37,7 @@ func trackCommand(a *app) *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "track [--id ID | create flags] [--tee]",
-		Short: "Track a Claude stream-json run read from stdin (SPEC R4)",
+		Short: "Track a Claude stream-json run read from stdin",
 		Long: `Reads Claude Code / Agent SDK stream-json (--output-format stream-json) on stdin
 as it arrives and keeps a task up to date: it creates the task (create flags;
 --runtime defaults to cli) or uses --id of an existing one, marks it running at
@@ -95,7 +95,7 @@ func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string,
 	sigCtx := cmd.Context()
 	// Registry writes must still happen after a signal, to finish the task.
 	ctx := context.WithoutCancel(sigCtx)
-	reg, err := a.registry(ctx)
+	reg, err := a.registryCreate(ctx)
 	if err != nil {
 		return err
 	}

@@ -134,6 +134,14 @@ func row(w io.Writer, cells ...string) {
 // kv is one "key: value" line of a show block.
 type kv struct{ K, V string }
 
+// count renders n with the singular or plural noun: "1 job", "2 jobs".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // printKV prints key: value lines with the values aligned. Values are
 // cleaned (untrusted text never reaches the terminal raw); empty values print
 // as "-".

@@ -183,7 +183,7 @@ func TestBatchesKeepLast10kInOrder(t *testing.T) {
 	if rows[22] != "line 49999" || rows[0] != "line 49977" {
 		t.Errorf("window = %q … %q", rows[0], rows[22])
 	}
-	if !strings.Contains(h.status(), "10000/10000 lines") {
+	if !strings.Contains(h.status(), "10000 lines kept (max)") {
 		t.Errorf("status %q", h.status())
 	}
 }

@@ -108,7 +108,7 @@ func (m Model) promptView() string {
 }
 
 // StatusText is the plain text of the status bar: the badge (FOLLOWING,
-// PAUSED or PAUSED (N new lines)) and the body: title, line count and
+// PAUSED or PAUSED (N new lines)) and the body: title, lines kept and
 // capacity, wrap, horizontal position, search state, the end of the job and
 // the state of the follower, separated by " │ ".
 func (m Model) StatusText() (badge, body string) {
@@ -128,7 +128,13 @@ func (m Model) statusParts() (badge, title string, rest []string) {
 		badge = "PAUSED"
 	}
 	rest = make([]string, 0, 7)
-	rest = append(rest, strconv.Itoa(m.buf.len())+"/"+strconv.Itoa(m.buf.capacity())+" lines")
+	// Lines kept in memory, not a position: "1200 lines kept", "10000
+	// lines kept (max)" once the oldest are being dropped.
+	kept := strconv.Itoa(m.buf.len()) + " line" + plural(m.buf.len()) + " kept"
+	if m.buf.len() >= m.buf.capacity() {
+		kept += " (max)"
+	}
+	rest = append(rest, kept)
 	if m.wrap {
 		rest = append(rest, "wrap on")
 	} else {
