@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/tailer"
 )
 
 // jobOut is `job run|cancel --json`.
@@ -321,7 +322,7 @@ func TestJobFollow(t *testing.T) {
 	if j.Status != core.JobCompleted {
 		t.Errorf("job %s", j.Status)
 	}
-	st1, err1 := os.Stat(filepath.Join(filepath.Dir(j.LogPath), core.RotatedLogName))
+	st1, err1 := os.Stat(filepath.Join(filepath.Dir(j.LogPath), tailer.RotatedLog))
 	st0, err0 := os.Stat(j.LogPath)
 	if err0 != nil || err1 != nil || st0.Size()+st1.Size() > 2*262144 {
 		t.Errorf("rotation at 256 KiB did not bound the log: %v %v", st0, st1)

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -75,9 +75,6 @@ type FollowOptions struct {
 	PollInterval time.Duration
 	// NoNotify disables fsnotify (polling only).
 	NoNotify bool
-	// Redactor re-redacts each line (with a LineRedactor, so PEM blocks
-	// spanning lines are caught). Nil uses the shared default.
-	Redactor *core.Redactor
 
 	maxPinned int // rotated files held open at most; 0 = maxPinned (tests lower it)
 }
@@ -136,9 +133,6 @@ func Follow(ctx context.Context, dir string, opt FollowOptions) (*Follower, erro
 	if opt.PollInterval <= 0 {
 		opt.PollInterval = 250 * time.Millisecond
 	}
-	if opt.Redactor == nil {
-		opt.Redactor = defaultRedactor()
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	f := &Follower{
 		c:      make(chan []Line),
@@ -150,7 +144,7 @@ func Follow(ctx context.Context, dir string, opt FollowOptions) (*Follower, erro
 		f:    f,
 		dir:  dir,
 		opt:  opt,
-		lr:   opt.Redactor.NewLineRedactor(),
+		lr:   redact.Default().NewLineRedactor(),
 		wake: make(chan struct{}, 1),
 		buf:  make([]byte, 64<<10),
 	}
@@ -227,7 +221,7 @@ type followRun struct {
 	f       *Follower
 	dir     string
 	opt     FollowOptions
-	lr      *core.LineRedactor
+	lr      *redact.LineRedactor
 	watcher *fsnotify.Watcher
 	wake    chan struct{}
 

@@ -178,7 +178,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		removeDir()
 		return err
 	}
-	jopts := jobsOptions()
+	var jopts core.JobsOptions
 	if env := demo.OwnerEnv(); env != "" {
 		jopts.SupervisorEnv = append(jopts.SupervisorEnv, env)
 	}

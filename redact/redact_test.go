@@ -1,4 +1,4 @@
-package core
+package redact
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ var (
 const R = Redacted
 
 func TestRedactTable(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -154,7 +154,7 @@ func TestRedactTable(t *testing.T) {
 }
 
 func TestRedactCleanLineNotCopied(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	in := []byte("2026-11-22T10:04:05.123Z INFO GET /api/v1/items 200 12ms")
 	out := r.Line(in)
 	if &out[0] != &in[0] {
@@ -170,7 +170,7 @@ func TestRedactCleanLineNotCopied(t *testing.T) {
 }
 
 func TestRedactPEMAcrossLines(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	in := "start\n" + fxPEM + "\nafter password=x\n"
 	want := "start\n-----BEGIN RSA PRIVATE KEY-----\n" + R + "\n" + R + "\n" + R +
 		"\n-----END RSA PRIVATE KEY-----\nafter password=" + R + "\n"
@@ -214,7 +214,7 @@ func TestRedactPEMAcrossLines(t *testing.T) {
 }
 
 func TestRedactBlockKeepsStructure(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	for _, in := range []string{"", "\n", "a\n\nb", "token=x\r\nb\r\n", "x\ntoken=y", "token=y\n"} {
 		got := r.Block(in)
 		if strings.Count(got, "\n") != strings.Count(in, "\n") {
@@ -227,7 +227,7 @@ func TestRedactBlockKeepsStructure(t *testing.T) {
 }
 
 func TestRedactConcurrent(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
@@ -256,7 +256,7 @@ func FuzzRedact(f *testing.F) {
 	} {
 		f.Add(s, s)
 	}
-	r := NewRedactor()
+	r := Default()
 	planted := "sk-" + "ant-" + strings.Repeat("Q7z", 14) // 49 chars
 	f.Fuzz(func(t *testing.T, a, b string) {
 		out := r.String(a)
@@ -311,7 +311,7 @@ var benchClean = func() [][]byte {
 // BenchmarkRedactClean is SPEC P3's redaction half: 80-byte lines without
 // secrets (target ≥ 100 MB/s; they must not allocate).
 func BenchmarkRedactClean(b *testing.B) {
-	r := NewRedactor()
+	r := Default()
 	lr := r.NewLineRedactor()
 	b.SetBytes(80)
 	b.ReportAllocs()
@@ -322,7 +322,7 @@ func BenchmarkRedactClean(b *testing.B) {
 
 // BenchmarkRedactDirty: 80-byte lines that each hold one secret.
 func BenchmarkRedactDirty(b *testing.B) {
-	r := NewRedactor()
+	r := Default()
 	lr := r.NewLineRedactor()
 	lines := [][]byte{
 		[]byte(`time=10:04:05 level=info msg="login" user=bob password=hunter2 status=ok`),
@@ -340,7 +340,7 @@ func BenchmarkRedactDirty(b *testing.B) {
 
 // BenchmarkRedactBlock: the 200-line tail re-redaction of every view.
 func BenchmarkRedactBlock(b *testing.B) {
-	r := NewRedactor()
+	r := Default()
 	var sb strings.Builder
 	for i := 0; i < 200; i++ {
 		sb.Write(benchClean[i%len(benchClean)])
@@ -358,7 +358,7 @@ func BenchmarkRedactBlock(b *testing.B) {
 // made of repeated near-candidates must cost about as much per byte as clean
 // text (compare with BenchmarkRedactClean's MB/s).
 func BenchmarkRedactPathological(b *testing.B) {
-	r := NewRedactor()
+	r := Default()
 	for _, unit := range []string{
 		"token=null,", "-eyJ" + strings.Repeat("a", 12), "eyJaaaaaaaaaaaa.", "://", "x://a@",
 		"_", "= ", "token=\"", "-----BEGIN " + strings.Repeat("x", 70), "sk-a-", "Bearer ",
