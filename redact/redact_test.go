@@ -336,6 +336,18 @@ func FuzzRedact(f *testing.F) {
 				t.Fatalf("planted secret kept: %q", got)
 			}
 		}
+		// Cut inside the planted secret (a 64 KiB split): neither piece
+		// keeps a piece of it.
+		line := []byte(strings.ReplaceAll(in, "\n", " "))
+		cut := len(a) + 1 + len(b)%len(planted)
+		first, more := r.NewLineRedactor().AppendLineCut(nil, line, cut)
+		rest := line[cut+min(more, len(line)-cut):]
+		second := r.NewLineRedactor().Line(rest)
+		for k := 0; k+10 <= len(planted); k++ {
+			if bytes.Contains(first, []byte(planted[k:k+10])) || bytes.Contains(second, []byte(planted[k:k+10])) {
+				t.Fatalf("cut at %d kept a piece of the planted secret: %q | %q", cut, first, second)
+			}
+		}
 		lr := r.NewLineRedactor()
 		for _, l := range bytes.Split([]byte(in), []byte("\n")) {
 			if bytes.Contains(lr.Line(l), []byte(planted[:20])) {

@@ -114,7 +114,9 @@ type Follower struct {
 // Follow starts following the log in dir (<dir>/output.log and its rotations
 // to output.1.log). It returns at once; the files need not exist yet. It
 // stops when ctx is cancelled, on Stop, or after StopAtEOF at the end of the
-// data; C is then closed. Errors: dir does not exist.
+// data; C is then closed. Every line is redacted again (SPEC J4) by one
+// redact.Default() LineRedactor for the whole stream, so a PEM block spanning
+// lines or batches is caught. Errors: dir does not exist.
 func Follow(ctx context.Context, dir string, opt FollowOptions) (*Follower, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, err
