@@ -28,28 +28,45 @@ type corpusKind struct {
 	name     string
 	secret   string
 	prefixed bool
+	// text is what the log prints when it is more than the secret (a
+	// webhook URL whose secret is its path); "" means secret.
+	text string
 }
 
 var corpusKinds = []corpusKind{
-	{"anthropic", "sk-" + "ant-api03-" + strings.Repeat("Ab3x", 10), true},
-	{"openai project", "sk-" + "proj-" + strings.Repeat("Zq9_", 6), true},
-	{"github classic", "gh" + "p_" + strings.Repeat("aB3d", 9), true},
-	{"github server", "gh" + "s_" + strings.Repeat("Qw7e", 9), true},
-	{"github fine-grained", "github" + "_pat_" + "11ABCDEFG0" + strings.Repeat("x_Y1", 8), true},
-	{"slack bot", "xo" + "xb-" + "123456789012-1234567890123-abcdefABCDEF", true},
-	{"aws access key", "AK" + "IA" + "IOSFODNN7EXAMPLE", true},
-	{"aws session key", "AS" + "IA" + "Q3EGQEXAMPLE1234", true},
-	{"stripe live", "sk" + "_live_" + "51HxYzAbCdEfGhIjK", true},
-	{"stripe restricted", "rk" + "_test_" + "51HxYzAbCdEfGhIjK", true},
-	{"webhook secret", "wh" + "sec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", true},
-	{"google api key", "AI" + "za" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", true},
-	{"npm", "np" + "m_" + strings.Repeat("a1B2c3", 6), true},
-	{"pypi", "py" + "pi-" + "AgEIcHlwaS5vcmcCJDU3NmM4Y2Y0LWE1", true},
+	{"anthropic", "sk-" + "ant-api03-" + strings.Repeat("Ab3x", 10), true, ""},
+	{"openai project", "sk-" + "proj-" + strings.Repeat("Zq9_", 6), true, ""},
+	{"github classic", "gh" + "p_" + strings.Repeat("aB3d", 9), true, ""},
+	{"github server", "gh" + "s_" + strings.Repeat("Qw7e", 9), true, ""},
+	{"github fine-grained", "github" + "_pat_" + "11ABCDEFG0" + strings.Repeat("x_Y1", 8), true, ""},
+	{"slack bot", "xo" + "xb-" + "123456789012-1234567890123-abcdefABCDEF", true, ""},
+	{"aws access key", "AK" + "IA" + "IOSFODNN7EXAMPLE", true, ""},
+	{"aws session key", "AS" + "IA" + "Q3EGQEXAMPLE1234", true, ""},
+	{"stripe live", "sk" + "_live_" + "51HxYzAbCdEfGhIjK", true, ""},
+	{"stripe restricted", "rk" + "_test_" + "51HxYzAbCdEfGhIjK", true, ""},
+	{"webhook secret", "wh" + "sec_" + "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", true, ""},
+	{"google api key", "AI" + "za" + "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY", true, ""},
+	{"npm", "np" + "m_" + strings.Repeat("a1B2c3", 6), true, ""},
+	{"pypi", "py" + "pi-" + "AgEIcHlwaS5vcmcCJDU3NmM4Y2Y0LWE1", true, ""},
 	{"jwt", "ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + "." +
 		"eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIn0" + "." +
-		"SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", true},
-	{"opaque value", "hunter2-Opaque-9f8e7d6c5b4aZ", false},
+		"SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", true, ""},
+	{"opaque value", "hunter2-Opaque-9f8e7d6c5b4aZ", false, ""},
+	{"slack webhook", "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX", true,
+		"https://hooks." + "slack.com/services/" + "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"},
 }
+
+// corpusPEM is a private key as a program prints it, on its own lines and
+// as one JSON-escaped line; corpusPEMBody are the parts that must vanish.
+var (
+	corpusPEMBody = []string{
+		"MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MaQ7bEGn",
+		"kZ3VS5JJcds3xfn+ygWyF8PbnGy0AHB7MaQ7bEGnXtZk0Q==",
+	}
+	corpusPEM = "-----BEGIN RSA " + "PRIVATE KEY-----\n" + corpusPEMBody[0] + "\n" +
+		"Proc-Type: 4,ENCRYPTED\n" + corpusPEMBody[1] + "\n-----END RSA " + "PRIVATE KEY-----\n" +
+		`{"private_key": "-----BEGIN ` + `PRIVATE KEY-----\\n` + corpusPEMBody[0] + `\\n-----END PRIVATE KEY-----\\n"}` + "\n"
+)
 
 // corpusPosition is where a log line puts a secret: the line with %s for it.
 // keyed positions redact any value (key/value, Bearer, URL password); the
@@ -103,15 +120,22 @@ var corpusKeep = []string{
 func corpusInput() (in string, secrets []string, lines int) {
 	var b strings.Builder
 	for _, k := range corpusKinds {
+		text := k.text
+		if text == "" {
+			text = k.secret
+		}
 		for _, p := range corpusPositions {
-			if !k.prefixed && !p.keyed {
+			if !k.prefixed && !p.keyed || k.text != "" && strings.HasPrefix(p.name, "url user") {
 				continue
 			}
-			fmt.Fprintf(&b, p.format+"\n", k.secret)
+			fmt.Fprintf(&b, p.format+"\n", text)
 			lines++
 		}
 		secrets = append(secrets, k.secret)
 	}
+	b.WriteString(corpusPEM)
+	lines += strings.Count(corpusPEM, "\n")
+	secrets = append(secrets, corpusPEMBody...)
 	for _, s := range []string{
 		"commit %s merged into main",
 		"HEAD is now at %s",
@@ -212,7 +236,11 @@ func TestRedactionCorpus(t *testing.T) {
 // whether the line arrives at once or in small reads.
 func TestPumpRedactsSecretCutBySplit(t *testing.T) {
 	for _, k := range corpusKinds {
-		for _, text := range []string{"token=" + k.secret, "Authorization: Bearer " + k.secret, "https://u:" + k.secret + "@h/"} {
+		texts := []string{"token=" + k.secret, "Authorization: Bearer " + k.secret, "https://u:" + k.secret + "@h/"}
+		if k.text != "" { // a webhook URL: its path is the secret
+			texts = []string{k.text, "url=" + k.text}
+		}
+		for _, text := range texts {
 			for _, prefix := range []string{"", redact.StderrPrefix} {
 				maxContent := tailer.DefaultMaxLine - len(prefix)
 				for _, back := range []int{1, 3, 7, len(text) / 2, len(text) - 1} {
