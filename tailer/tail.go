@@ -25,7 +25,7 @@ const (
 	DefaultTailLines = 200
 	// DefaultMaxLineBytes caps one line of a tail; a longer line is split
 	// (from its end), like the writer splits lines longer than 64 KiB (J2).
-	DefaultMaxLineBytes = 64 << 10
+	DefaultMaxLineBytes = DefaultMaxLine
 )
 
 // tailChunk is the size of each backward read, in bytes (TailOptions.chunk
