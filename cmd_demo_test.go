@@ -20,7 +20,9 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/demo"
+	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/tailer"
 )
 
 // lockedBuffer is a bytes.Buffer written by a child process and read by the test.
@@ -233,7 +235,7 @@ func TestDemoHeadless(t *testing.T) {
 	}
 	readLogs := func(j *core.Job) string {
 		var b strings.Builder
-		for _, name := range []string{core.RotatedLogName, core.LogName} {
+		for _, name := range []string{tailer.RotatedLog, tailer.CurrentLog} {
 			data, err := os.ReadFile(filepath.Join(filepath.Dir(j.LogPath), name))
 			if err != nil && !errors.Is(err, os.ErrNotExist) {
 				t.Fatal(err)
@@ -246,8 +248,8 @@ func TestDemoHeadless(t *testing.T) {
 		t.Errorf("dev server log has %d request lines, want ≥ 5:\n%s", n, readLogs(devLog))
 	}
 	raw := readLogs(secretsLog)
-	if !strings.Contains(raw, core.Redacted) {
-		t.Errorf("secrets log has no %s:\n%s", core.Redacted, raw)
+	if !strings.Contains(raw, redact.Redacted) {
+		t.Errorf("secrets log has no %s:\n%s", redact.Redacted, raw)
 	}
 	for _, s := range demo.PlantedSecrets() {
 		if strings.Contains(raw, s) {

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/tailer"
 )
 
 // jobOut is `job run|cancel --json`.
@@ -329,7 +331,7 @@ func TestJobFollow(t *testing.T) {
 	if j.Status != core.JobCompleted {
 		t.Errorf("job %s", j.Status)
 	}
-	st1, err1 := os.Stat(filepath.Join(filepath.Dir(j.LogPath), core.RotatedLogName))
+	st1, err1 := os.Stat(filepath.Join(filepath.Dir(j.LogPath), tailer.RotatedLog))
 	st0, err0 := os.Stat(j.LogPath)
 	if err0 != nil || err1 != nil || st0.Size()+st1.Size() > 2*262144 {
 		t.Errorf("rotation at 256 KiB did not bound the log: %v %v", st0, st1)
@@ -397,5 +399,34 @@ func TestJobRunUnwritableLogDir(t *testing.T) {
 			t.Fatalf("jobs did not finish: %+v", list)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A token written as a URL's user name (as `git remote set-url` prints it)
+// never reaches the log on disk, `job tail` or `job follow` (SPEC J4).
+func TestJobTokenInURLUserinfo(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	token := "gh" + "p_" + strings.Repeat("aB3d", 9) // assembled: no secret in this file
+	script := `printf 'git remote set-url origin https://%s@github.com/o/r.git\n' "$1"; printf 'https://%s:x-oauth-basic@github.com/o/r.git\n' "$1" >&2`
+	var run jobOut
+	c.json(&run, "job", "run", "--session", "u", "--", "sh", "-c", script, "sh", token)
+	c.killJobOnCleanup(run.Job.ID)
+	j := c.waitJob(run.Job.ID, 20*time.Second, "the end", func(j core.Job) bool { return !j.Status.Active() })
+	if j.Status != core.JobCompleted {
+		t.Fatalf("job %s", j.Status)
+	}
+	disk, err := os.ReadFile(j.LogPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []struct{ name, text string }{
+		{"output.log", string(disk)},
+		{"job tail", c.ok("job", "tail", run.Job.ID)},
+		{"job follow", c.ok("job", "follow", run.Job.ID, "--from-start")},
+	} {
+		if strings.Contains(o.text, token[:12]) || !strings.Contains(o.text, "https://"+redact.Redacted+"@github.com/o/r.git") {
+			t.Errorf("%s:\n%s", o.name, o.text)
+		}
 	}
 }

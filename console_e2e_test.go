@@ -331,7 +331,7 @@ func TestConsoleLogFollowsRotation(t *testing.T) {
 	}
 	// The log did rotate under the view: output.1.log now starts well after
 	// the line the view opened at (at least 3 rotations ago).
-	rotated, err := os.ReadFile(filepath.Join(filepath.Dir(j.LogPath), core.RotatedLogName))
+	rotated, err := os.ReadFile(filepath.Join(filepath.Dir(j.LogPath), tailer.RotatedLog))
 	if err != nil {
 		t.Fatalf("no rotated log: %v", err)
 	}

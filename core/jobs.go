@@ -11,6 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/tailer"
 )
 
 // Background jobs (SPEC §6 J1–J9). A job is a command run as a detached
@@ -39,38 +42,14 @@ const (
 	// supervisor recording itself before a sweep calls it lost (SPEC J8), so
 	// a sweep right after `job run` does not kill a job that is starting.
 	DefaultJobLostGrace = 30 * time.Second
-	// DefaultLogRotateBytes is the rotation threshold of a job log (SPEC J3).
-	DefaultLogRotateBytes = 5 << 20
-	// MaxLogLine is the longest line written to a job log, in bytes without
-	// the newline; longer output lines are split (SPEC J2).
-	MaxLogLine = 64 << 10
 	// JobNotifyTailChars is how much of the log a finish notification quotes
 	// (SPEC J9): the last 2,000 characters.
 	JobNotifyTailChars = 2000
-	// LogName and RotatedLogName are the files of a job's log directory (SPEC §2).
-	LogName        = "output.log"
-	RotatedLogName = "output.1.log"
 	// EnvJobRotateBytes, when set to a positive integer, overrides the
 	// rotation threshold of supervisors started from this environment (a
 	// hidden knob for tests and benchmarks).
 	EnvJobRotateBytes = "CLAWPIT_JOB_ROTATE_BYTES"
 )
-
-// LogSink is the rotating log a supervisor writes redacted lines to (SPEC J2,
-// J3). tailer.RotatingWriter implements it; core cannot import tailer, so the
-// CLI injects it through JobsOptions.OpenLog.
-type LogSink interface {
-	// WriteLine appends one line (without its newline). After a write error
-	// every call returns that (sticky) error without writing.
-	WriteLine(line []byte) error
-	// Flush pushes buffered lines to the file.
-	Flush() error
-	// Err returns the sticky write error, or nil.
-	Err() error
-	// RotateErr returns the last failed rotation (not fatal), or nil.
-	RotateErr() error
-	Close() error
-}
 
 // JobsOptions configure NewJobs. Zero values select the defaults.
 type JobsOptions struct {
@@ -85,10 +64,8 @@ type JobsOptions struct {
 	// SupervisorEnv is appended to the supervisor's environment (which the
 	// job inherits).
 	SupervisorEnv []string
-	// OpenLog opens the rotating log in dir with rotation threshold maxBytes.
-	// Required by Supervise (the CLI passes tailer.OpenWriter).
-	OpenLog func(dir string, maxBytes int64) (LogSink, error)
-	// RotateBytes is the rotation threshold (default 5 MiB, or
+	// RotateBytes is the rotation threshold of the job log in bytes
+	// (default tailer.DefaultMaxBytes, 5 MiB, or
 	// $CLAWPIT_JOB_ROTATE_BYTES).
 	RotateBytes int64
 	// KillGrace is the SIGTERM → SIGKILL delay (default 5 s).
@@ -119,7 +96,7 @@ func NewJobs(reg *Registry, opts JobsOptions) *Jobs {
 		opts.Dir = filepath.Join(filepath.Dir(reg.Store().Path()), "jobs")
 	}
 	if opts.RotateBytes <= 0 {
-		opts.RotateBytes = DefaultLogRotateBytes
+		opts.RotateBytes = tailer.DefaultMaxBytes
 		var n int64
 		if _, err := fmt.Sscan(os.Getenv(EnvJobRotateBytes), &n); err == nil && n > 0 {
 			opts.RotateBytes = n
@@ -262,7 +239,7 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 
 	id := NewShortID()
 	dir := filepath.Join(j.opts.Dir, id)
-	logPath := filepath.Join(dir, LogName)
+	logPath := filepath.Join(dir, tailer.CurrentLog)
 	madeDir, captureErr := createJobLog(j.opts.Dir, dir, logPath)
 	removeDir := func() {
 		if madeDir {
@@ -272,10 +249,10 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 
 	stored := make([]string, len(spec.Command))
 	for i, a := range spec.Command {
-		stored[i] = redactBlock(a)
+		stored[i] = redact.Default().Block(a)
 	}
 	job := &Job{
-		ID: id, Session: spec.Session, Command: stored, Cwd: cwd, Rationale: redactBlock(spec.Rationale),
+		ID: id, Session: spec.Session, Command: stored, Cwd: cwd, Rationale: redact.Default().Block(spec.Rationale),
 		Status: JobPending, TimeoutS: timeoutS, LogPath: logPath, CaptureError: captureErr,
 	}
 	err = j.reg.store.Update(ctx, func(tx Tx) error {

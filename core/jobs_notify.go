@@ -2,17 +2,14 @@ package core
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/tailer"
 )
 
 // jobHeadline is the first line of a job's notification (SPEC J9).
@@ -62,7 +59,7 @@ func jobNoticeText(job *Job, extra string) string {
 	var b strings.Builder
 	b.WriteString(jobHeadline(job))
 	b.WriteString("\nCommand: ")
-	b.WriteString(redactBlock(CommandLine(job.Command)))
+	b.WriteString(redact.Default().Block(CommandLine(job.Command)))
 	fmt.Fprintf(&b, "\nDuration: %s", JobDuration(job, job.CompletedAt).Round(100*time.Millisecond))
 	if extra != "" {
 		b.WriteString("\n" + extra)
@@ -70,7 +67,7 @@ func jobNoticeText(job *Job, extra string) string {
 	if job.CaptureError != "" {
 		b.WriteString("\nLog incomplete: " + job.CaptureError)
 	}
-	tail, err := ReadJobLogTail(filepath.Dir(job.LogPath), JobNotifyTailChars)
+	tail, err := tailer.TailChars(filepath.Dir(job.LogPath), JobNotifyTailChars)
 	switch {
 	case err != nil:
 		b.WriteString("\nOutput: (unreadable: " + err.Error() + ")")
@@ -84,7 +81,7 @@ func jobNoticeText(job *Job, extra string) string {
 	// tail was cleaned above so that trimming sees its real end). Redact once
 	// more after stripping: an escape sequence inside a token hid it from
 	// the redaction of the raw text.
-	return redactBlock(SanitizeNoticeText(b.String()))
+	return redact.Default().Block(SanitizeNoticeText(b.String()))
 }
 
 // SanitizeNoticeText makes job output safe to hand to a terminal, a JSON
@@ -120,70 +117,6 @@ func SanitizeNoticeText(s string) string {
 // isNoticeControl reports whether r is a control character a notice drops.
 func isNoticeControl(r rune) bool {
 	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f)
-}
-
-// ReadJobLogTail returns the last n characters of the job log in dir —
-// output.log, preceded by output.1.log when output.log is shorter — redacted
-// as one block (SPEC J4, J9). It reads at most about 4n+8 KiB bytes from the
-// end of each file, whatever their size. A missing log gives "" and no error.
-func ReadJobLogTail(dir string, n int) (string, error) {
-	want := int64(4*n + 8<<10)
-	cur, err := readFileTail(filepath.Join(dir, LogName), want)
-	if err != nil {
-		return "", err
-	}
-	if int64(len(cur)) < want {
-		prev, err := readFileTail(filepath.Join(dir, RotatedLogName), want-int64(len(cur)))
-		if err != nil {
-			return "", err
-		}
-		cur = append(prev, cur...)
-	}
-	s := redactBlock(strings.ToValidUTF8(string(cur), "\uFFFD"))
-	if utf8.RuneCountInString(s) <= n {
-		return s, nil
-	}
-	// Keep the last n characters.
-	i := len(s)
-	for k := 0; k < n && i > 0; k++ {
-		_, size := utf8.DecodeLastRuneInString(s[:i])
-		i -= size
-	}
-	return s[i:], nil
-}
-
-// readFileTail returns the last max bytes of path; nil when it does not exist.
-func readFileTail(path string, max int64) ([]byte, error) {
-	if max <= 0 {
-		return nil, nil
-	}
-	f, err := os.Open(path)
-	if os.IsNotExist(err) || errors.Is(err, syscall.ENOTDIR) {
-		// ENOTDIR: the jobs directory is a file, so the log was never
-		// created (capture_error says so).
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	off := st.Size() - max
-	if off < 0 {
-		off = 0
-	}
-	buf := make([]byte, st.Size()-off)
-	k, err := f.ReadAt(buf, off)
-	if err != nil && err != io.EOF {
-		return nil, err
-	}
-	return buf[:k], nil
 }
 
 // notifyJob raises the notification for a job that has just become terminal

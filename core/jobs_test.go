@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/tailer"
 )
@@ -26,15 +27,6 @@ import (
 // core's tests do not depend on the clawpit binary being built.
 
 const envHelperSupervisor = "CLAWPIT_TEST_JOB_SUPERVISOR"
-
-// openTestLog is the JobsOptions.OpenLog of the CLI: tailer's RotatingWriter.
-func openTestLog(dir string, maxBytes int64) (core.LogSink, error) {
-	w, err := tailer.OpenWriter(dir, tailer.WriterOptions{MaxBytes: maxBytes, MaxLine: core.MaxLogLine})
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
 
 // TestHelperJobSupervisor is the supervisor process of the job tests; it does
 // nothing in a normal test run. Arguments after "--": DB path, job id.
@@ -54,7 +46,7 @@ func TestHelperJobSupervisor(t *testing.T) {
 		os.Exit(1)
 	}
 	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-	j := core.NewJobs(reg, core.JobsOptions{OpenLog: openTestLog})
+	j := core.NewJobs(reg, core.JobsOptions{})
 	err = j.Supervise(ctx, args[1], os.Stdin)
 	db.Close()
 	if err != nil && !errors.Is(err, core.ErrJobNotPending) {
@@ -93,7 +85,6 @@ func newJobFixture(t *testing.T, env ...string) *jobFixture {
 
 func (f *jobFixture) options(env ...string) core.JobsOptions {
 	return core.JobsOptions{
-		OpenLog: openTestLog,
 		SupervisorArgv: func(id string) ([]string, error) {
 			return []string{os.Args[0], "-test.run=^TestHelperJobSupervisor$", "--", f.dbPath, id}, nil
 		},
@@ -167,7 +158,7 @@ func (f *jobFixture) notifications(session string) []core.Notification {
 func readLog(t *testing.T, job *core.Job) string {
 	t.Helper()
 	var all []byte
-	for _, name := range []string{core.RotatedLogName, core.LogName} {
+	for _, name := range []string{tailer.RotatedLog, tailer.CurrentLog} {
 		b, err := os.ReadFile(filepath.Join(filepath.Dir(job.LogPath), name))
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
@@ -398,7 +389,7 @@ func TestJobUnwritableLog(t *testing.T) {
 				t.Skip("no /dev/full")
 			}
 			os.Mkdir(dir, 0o700)
-			if err := os.Symlink("/dev/full", filepath.Join(dir, core.LogName)); err != nil {
+			if err := os.Symlink("/dev/full", filepath.Join(dir, tailer.CurrentLog)); err != nil {
 				t.Fatal(err)
 			}
 		}, "no space left on device"},
@@ -411,7 +402,7 @@ func TestJobUnwritableLog(t *testing.T) {
 			// create a good log directory first.
 			job := &core.Job{ID: id, Session: "s", Status: core.JobPending, Cwd: t.TempDir(),
 				Command:   []string{"sh", "-c", "head -c 5000000 /dev/zero | tr '\\0' 'x' | fold -w 100; echo done >&2"},
-				LogPath:   filepath.Join(dir, core.LogName),
+				LogPath:   filepath.Join(dir, tailer.CurrentLog),
 				CreatedAt: core.TS(time.Now())}
 			if err := f.db.Update(f.ctx, func(tx core.Tx) error { return tx.InsertJob(job) }); err != nil {
 				t.Fatal(err)
@@ -463,10 +454,10 @@ func TestJobRedaction(t *testing.T) {
 		t.Fatalf("status %s", j.Status)
 	}
 	raw := readLog(t, j)
-	if !strings.Contains(raw, core.Redacted) || !strings.Contains(raw, "[stderr] plain line") {
+	if !strings.Contains(raw, redact.Redacted) || !strings.Contains(raw, "[stderr] plain line") {
 		t.Fatalf("log looks wrong: %q", raw)
 	}
-	tail, err := core.ReadJobLogTail(filepath.Dir(j.LogPath), 100000)
+	tail, err := tailer.TailChars(filepath.Dir(j.LogPath), 100000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,23 +589,23 @@ func TestJobRotation(t *testing.T) {
 	}
 	dir := filepath.Dir(j.LogPath)
 	var sizes []int64
-	for _, n := range []string{core.RotatedLogName, core.LogName} {
+	for _, n := range []string{tailer.RotatedLog, tailer.CurrentLog} {
 		st, err := os.Stat(filepath.Join(dir, n))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Size() > core.DefaultLogRotateBytes {
+		if st.Size() > tailer.DefaultMaxBytes {
 			t.Errorf("%s is %d bytes, over the 5 MiB threshold", n, st.Size())
 		}
 		sizes = append(sizes, st.Size())
 	}
 	// output.1.log is a full generation; output.log holds the rest since
 	// the last rotation: 30 MB = 5 full files of 65,536 lines + 47,320 lines.
-	if sizes[0] < core.DefaultLogRotateBytes-80 {
-		t.Errorf("%s holds %d bytes, want a full 5 MiB generation", core.RotatedLogName, sizes[0])
+	if sizes[0] < tailer.DefaultMaxBytes-80 {
+		t.Errorf("%s holds %d bytes, want a full 5 MiB generation", tailer.RotatedLog, sizes[0])
 	}
 	if want := int64(lines%65536) * 80; sizes[1] != want {
-		t.Errorf("%s holds %d bytes, want %d", core.LogName, sizes[1], want)
+		t.Errorf("%s holds %d bytes, want %d", tailer.CurrentLog, sizes[1], want)
 	}
 	// The lines on disk are the last ones, consecutive and in order.
 	sc := bufio.NewScanner(strings.NewReader(readLog(t, j)))
@@ -778,7 +769,6 @@ func TestJobLostGrace(t *testing.T) {
 	clock := core.NewFakeClock(time.Now())
 	reg := core.NewRegistry(f.db, clock, core.DefaultThresholds())
 	jobs := core.NewJobs(reg, core.JobsOptions{
-		OpenLog: openTestLog,
 		// A "supervisor" that reads its argv and exits without recording itself.
 		SupervisorArgv: func(string) ([]string, error) { return []string{"/bin/sh", "-c", "cat >/dev/null"}, nil },
 	})
@@ -881,7 +871,7 @@ func TestSuperviseStopsWithItsContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := &core.Job{ID: core.NewShortID(), Session: "s", Status: core.JobPending, Cwd: dir,
-		Command: []string{"sleep", "60"}, LogPath: filepath.Join(dir, core.LogName), CreatedAt: core.TS(time.Now())}
+		Command: []string{"sleep", "60"}, LogPath: filepath.Join(dir, tailer.CurrentLog), CreatedAt: core.TS(time.Now())}
 	if err := f.db.Update(f.ctx, func(tx core.Tx) error { return tx.InsertJob(job) }); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/clawpit/clawpit/redact"
 )
 
 // Registry is the use-case layer: every state change of sessions, tasks, runs,
@@ -15,12 +17,11 @@ type Registry struct {
 	clock Clock
 	th    Thresholds
 	jobs  JobController
-	red   *Redactor // SPEC J4, applied to every free-text input (redactText)
 }
 
 // NewRegistry returns a Registry over s using clock c and thresholds th.
 func NewRegistry(s Store, c Clock, th Thresholds) *Registry {
-	return &Registry{store: s, clock: c, th: th, red: NewRedactor()}
+	return &Registry{store: s, clock: c, th: th}
 }
 
 // redactText applies the SPEC J4 redaction to free text a runtime or an
@@ -34,10 +35,7 @@ func (r *Registry) redactText(s string) string {
 	if s == "" {
 		return s
 	}
-	if r.red == nil { // a Registry not built by NewRegistry
-		return redactBlock(s)
-	}
-	return r.red.Block(s)
+	return redact.Default().Block(s)
 }
 
 // Store returns the underlying store.

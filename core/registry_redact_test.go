@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/store"
 )
 
@@ -278,8 +279,8 @@ func TestRegistryRedactsFreeText(t *testing.T) {
 				if i := bytes.Index(out, []byte(s.secret)); i >= 0 {
 					t.Errorf("secret %q returned unredacted: …%s…", s.secret, out[max(0, i-200):min(len(out), i+len(s.secret)+40)])
 				}
-				if !bytes.Contains(out, []byte(core.Redacted)) {
-					t.Errorf("no %s in what was returned: %s", core.Redacted, out)
+				if !bytes.Contains(out, []byte(redact.Redacted)) {
+					t.Errorf("no %s in what was returned: %s", redact.Redacted, out)
 				}
 			})
 		}
@@ -304,8 +305,8 @@ func TestRegistryRedactsFreeText(t *testing.T) {
 				t.Errorf("%s: secret %q (%s) is in the database file bytes", when, s.secret, s.kind)
 			}
 		}
-		if !bytes.Contains(all, []byte(core.Redacted)) {
-			t.Errorf("%s: %s not found in the database file bytes", when, core.Redacted)
+		if !bytes.Contains(all, []byte(redact.Redacted)) {
+			t.Errorf("%s: %s not found in the database file bytes", when, redact.Redacted)
 		}
 	}
 	checkFiles("open (main + wal)", e.path, e.path+"-wal")

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/tailer"
 	"golang.org/x/sys/unix"
 )
 
@@ -25,16 +27,6 @@ var ErrJobNotPending = errors.New("job is no longer pending")
 
 // maxArgvPayload bounds the argv JSON a supervisor reads from its stdin.
 const maxArgvPayload = 16 << 20
-
-// discardSink stands in for a log that could not be opened: every write fails
-// with the open error, so the pumps only drain the pipes.
-type discardSink struct{ err error }
-
-func (d discardSink) WriteLine([]byte) error { return d.err }
-func (d discardSink) Flush() error           { return d.err }
-func (d discardSink) Err() error             { return d.err }
-func (d discardSink) RotateErr() error       { return nil }
-func (d discardSink) Close() error           { return nil }
 
 // Supervise is the body of a job's supervisor process (`clawpit __supervise`,
 // SPEC J1–J3, J6, J9), started by Run in its own session. argvIn carries the
@@ -66,9 +58,6 @@ func (d discardSink) Close() error           { return nil }
 func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error {
 	stopped := ctx.Done()
 	ctx = context.WithoutCancel(ctx)
-	if j.opts.OpenLog == nil {
-		return errors.New("jobs: no log writer configured (JobsOptions.OpenLog)")
-	}
 	var argv []string
 	if argvIn != nil {
 		if b, err := io.ReadAll(io.LimitReader(argvIn, maxArgvPayload)); err == nil && len(b) > 0 {
@@ -109,25 +98,24 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 
 	dir := filepath.Dir(job.LogPath)
 	s := &supervision{j: j, ctx: ctx, id: id, dir: dir}
-	var sink LogSink
+	// log stays nil when there is no log: the command then runs uncaptured,
+	// its pipes drained (SPEC J3), and capture_error says why.
+	var log *tailer.RotatingWriter
 	if job.CaptureError != "" {
 		// Only Run writes capture_error on a pending job: it could not
-		// create the log. Run the command uncaptured, draining its pipes
-		// (SPEC J3), and keep the reason in capture_error.
+		// create the log.
 		s.addCaptureError(job.CaptureError)
-		sink = discardSink{err: errors.New(job.CaptureError)}
-	} else if sink, err = j.opts.OpenLog(dir, j.opts.RotateBytes); err != nil || sink == nil {
-		if err == nil {
-			err = errors.New("no log writer")
-		}
+	} else if log, err = tailer.OpenWriter(dir, tailer.WriterOptions{MaxBytes: j.opts.RotateBytes}); err != nil {
 		s.addCaptureError("cannot open log: " + err.Error())
-		sink = discardSink{err: err}
 	}
-	s.sink = sink
+	s.log = log
 
 	cmd, outR, errR, startErr := startJobCommand(argv, job.Cwd)
 	if startErr != nil {
-		_ = sink.WriteLine([]byte("[clawpit] cannot start " + redactBlock(CommandLine(argv)) + ": " + redactBlock(startErr.Error())))
+		if log != nil {
+			red := redact.Default()
+			_ = log.WriteLine([]byte("[clawpit] cannot start " + red.Block(CommandLine(argv)) + ": " + red.Block(startErr.Error())))
+		}
 		code := 126
 		if errors.Is(startErr, exec.ErrNotFound) || errors.Is(startErr, os.ErrNotExist) {
 			code = 127
@@ -139,8 +127,16 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 
 	var pumps sync.WaitGroup
 	pumps.Add(2)
-	go func() { defer pumps.Done(); PumpLog(outR, sink, "") }()
-	go func() { defer pumps.Done(); PumpLog(errR, sink, StderrPrefix) }()
+	pump := func(r io.Reader, prefix string) {
+		defer pumps.Done()
+		if log == nil {
+			_, _ = io.Copy(io.Discard, r)
+			return
+		}
+		_, _ = tailer.Pump(r, log, prefix)
+	}
+	go pump(outR, "")
+	go pump(errR, redact.StderrPrefix)
 	pumpsDone := make(chan struct{})
 	go func() { pumps.Wait(); close(pumpsDone) }()
 
@@ -254,15 +250,15 @@ type supervision struct {
 	j    *Jobs
 	ctx  context.Context
 	id   string
-	dir  string // the job's log directory
-	sink LogSink
+	dir  string                 // the job's log directory
+	log  *tailer.RotatingWriter // nil: no log, output discarded
 	pgid int
 
 	mu          sync.Mutex
 	captureErrs []string
 	recordedErr string // capture_error last written to the row
 	timedOut    bool
-	closed      bool // the sink is closed: its Err no longer means a write failed
+	closed      bool // the log is closed: its Err no longer means a write failed
 	killOnce    sync.Once
 }
 
@@ -278,19 +274,17 @@ func (s *supervision) addCaptureError(msg string) {
 }
 
 // captureError is capture_error as it stands: the errors noted so far plus
-// the sink's sticky write error and last failed rotation.
+// the log's sticky write error and last failed rotation.
 func (s *supervision) captureError() string {
 	s.mu.Lock()
 	closed := s.closed
 	s.mu.Unlock()
-	if s.sink != nil && !closed {
-		if err := s.sink.Err(); err != nil {
-			if _, discard := s.sink.(discardSink); !discard {
-				s.addCaptureError("log write failed, output after this point was discarded: " + err.Error())
-			}
+	if s.log != nil && !closed {
+		if err := s.log.Err(); err != nil {
+			s.addCaptureError("log write failed, output after this point was discarded: " + err.Error())
 		}
-		if err := s.sink.RotateErr(); err != nil {
-			s.addCaptureError("log rotation failed (capture continued on " + LogName + "): " + err.Error())
+		if err := s.log.RotateErr(); err != nil {
+			s.addCaptureError("log rotation failed (capture continued on " + tailer.CurrentLog + "): " + err.Error())
 		}
 	}
 	s.mu.Lock()
@@ -397,17 +391,17 @@ func (s *supervision) watch(exited <-chan struct{}) {
 // finishLog closes the log and fsyncs both files so a crash after the outcome
 // is recorded loses no line.
 func (s *supervision) finishLog() {
-	s.captureError() // note the sink's errors before Close makes them "closed"
-	werr := s.sink.Err()
+	s.captureError() // note the log's errors before Close makes them "closed"
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	if err := s.sink.Close(); err != nil && werr == nil {
-		if _, discard := s.sink.(discardSink); !discard {
+	if s.log != nil {
+		werr := s.log.Err()
+		if err := s.log.Close(); err != nil && werr == nil {
 			s.addCaptureError("closing the log failed: " + err.Error())
 		}
 	}
-	for _, name := range []string{LogName, RotatedLogName} {
+	for _, name := range []string{tailer.CurrentLog, tailer.RotatedLog} {
 		if f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_RDONLY, 0); err == nil {
 			if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 				_ = f.Sync()

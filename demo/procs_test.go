@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 )
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
@@ -37,7 +37,7 @@ func (s *syncBuffer) String() string {
 // as the supervisor applies it (line by line, stateful for PEM) and as tails
 // apply it (one block): none survives, and the chatter around them does.
 func TestSecretLinesRedacted(t *testing.T) {
-	red := core.NewRedactor()
+	red := redact.Default()
 	lr := red.NewLineRedactor()
 	var perLine []string
 	for _, l := range SecretLines() {
@@ -53,7 +53,7 @@ func TestSecretLinesRedacted(t *testing.T) {
 				t.Errorf("%s: secret %q survived redaction", name, s)
 			}
 		}
-		if n := strings.Count(out, core.Redacted); n < len(PlantedSecrets()) {
+		if n := strings.Count(out, redact.Redacted); n < len(PlantedSecrets()) {
 			t.Errorf("%s: %d redactions, want ≥ %d:\n%s", name, n, len(PlantedSecrets()), out)
 		}
 		for _, keep := range []string{"deploy: loading environment", "export OPENAI_API_KEY=", "postgres://deploy:", "-----BEGIN RSA PRIVATE KEY-----", "rollout started"} {

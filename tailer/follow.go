@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -75,9 +75,6 @@ type FollowOptions struct {
 	PollInterval time.Duration
 	// NoNotify disables fsnotify (polling only).
 	NoNotify bool
-	// Redactor re-redacts each line (with a LineRedactor, so PEM blocks
-	// spanning lines are caught). Nil uses the shared default.
-	Redactor *core.Redactor
 
 	maxPinned int // rotated files held open at most; 0 = maxPinned (tests lower it)
 }
@@ -117,7 +114,9 @@ type Follower struct {
 // Follow starts following the log in dir (<dir>/output.log and its rotations
 // to output.1.log). It returns at once; the files need not exist yet. It
 // stops when ctx is cancelled, on Stop, or after StopAtEOF at the end of the
-// data; C is then closed. Errors: dir does not exist.
+// data; C is then closed. Every line is redacted again (SPEC J4) by one
+// redact.Default() LineRedactor for the whole stream, so a PEM block spanning
+// lines or batches is caught. Errors: dir does not exist.
 func Follow(ctx context.Context, dir string, opt FollowOptions) (*Follower, error) {
 	if st, err := os.Stat(dir); err != nil {
 		return nil, err
@@ -136,9 +135,6 @@ func Follow(ctx context.Context, dir string, opt FollowOptions) (*Follower, erro
 	if opt.PollInterval <= 0 {
 		opt.PollInterval = 250 * time.Millisecond
 	}
-	if opt.Redactor == nil {
-		opt.Redactor = defaultRedactor()
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	f := &Follower{
 		c:      make(chan []Line),
@@ -150,7 +146,7 @@ func Follow(ctx context.Context, dir string, opt FollowOptions) (*Follower, erro
 		f:    f,
 		dir:  dir,
 		opt:  opt,
-		lr:   opt.Redactor.NewLineRedactor(),
+		lr:   redact.Default().NewLineRedactor(),
 		wake: make(chan struct{}, 1),
 		buf:  make([]byte, 64<<10),
 	}
@@ -227,7 +223,7 @@ type followRun struct {
 	f       *Follower
 	dir     string
 	opt     FollowOptions
-	lr      *core.LineRedactor
+	lr      *redact.LineRedactor
 	watcher *fsnotify.Watcher
 	wake    chan struct{}
 

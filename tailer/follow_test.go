@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 )
 
 // testWriter writes lines "<seq> <payload>" numbered from first through a
@@ -245,7 +245,7 @@ func TestFollowBacklogThenLive(t *testing.T) {
 	for i := 18; i <= 30; i++ {
 		want = append(want, fmt.Sprintf("%d line", i))
 	}
-	want = append(want, "31 line password="+core.Redacted)
+	want = append(want, "31 line password="+redact.Redacted)
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}

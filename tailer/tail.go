@@ -1,8 +1,10 @@
 // Package tailer reads job output logs on disk (SPEC §1, J2–J5): bounded
 // reads from the end (Tail), live follow across rotation (Follow), the
 // rotating writer the supervisor's pump writes through (RotatingWriter), and
-// terminal-safe sanitising of untrusted text (Sanitize). It stands alone; it
-// uses core only for secret redaction.
+// the output pump that redacts and writes a command's pipes (Pump), the
+// notification tail (TailChars), and terminal-safe sanitising of untrusted
+// text (Sanitize). It uses nothing of clawpit's but package redact; core
+// calls it.
 package tailer
 
 import (
@@ -14,9 +16,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 )
 
 // Defaults for TailOptions.
@@ -24,7 +25,7 @@ const (
 	DefaultTailLines = 200
 	// DefaultMaxLineBytes caps one line of a tail; a longer line is split
 	// (from its end), like the writer splits lines longer than 64 KiB (J2).
-	DefaultMaxLineBytes = 64 << 10
+	DefaultMaxLineBytes = DefaultMaxLine
 )
 
 // tailChunk is the size of each backward read, in bytes (TailOptions.chunk
@@ -49,9 +50,6 @@ type TailOptions struct {
 	// It bounds memory and reading cost: a tail reads at most about
 	// Lines × MaxLineBytes bytes whatever the file holds.
 	MaxLineBytes int
-	// Redactor redacts the result as one block (SPEC J4). Nil uses a shared
-	// default core.NewRedactor(): a tail is never returned unredacted.
-	Redactor *core.Redactor
 
 	chunk int // backward read size in bytes; 0 = tailChunk (tests use tiny reads)
 }
@@ -86,8 +84,6 @@ func (r TailResult) Text() string {
 	return sb.String()
 }
 
-var defaultRedactor = sync.OnceValue(core.NewRedactor)
-
 // Tail reads the last lines of the log in dir (<dir>/output.log, continuing
 // into <dir>/output.1.log when output.log holds fewer lines than asked),
 // reading backwards from the end in fixed-size chunks: the cost depends on
@@ -104,10 +100,6 @@ func Tail(dir string, opt TailOptions) (TailResult, error) {
 	if opt.MaxLineBytes <= 0 {
 		opt.MaxLineBytes = DefaultMaxLineBytes
 	}
-	red := opt.Redactor
-	if red == nil {
-		red = defaultRedactor()
-	}
 	var res TailResult
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -121,7 +113,7 @@ func Tail(dir string, opt TailOptions) (TailResult, error) {
 		return TailResult{}, err
 	}
 	if len(res.Lines) > 0 {
-		block := red.Block(strings.Join(res.Lines, "\n"))
+		block := redact.Default().Block(strings.Join(res.Lines, "\n"))
 		res.Lines = strings.Split(block, "\n")
 	}
 	if res.Rotated {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 )
 
 // writeLogs creates dir with output.log = cur and output.1.log = old (nil:
@@ -74,9 +74,9 @@ func TestTailBasics(t *testing.T) {
 		{"bytes and lines", numbered(1, 9), nil, TailOptions{Bytes: 1000, Lines: 1}, []string{"line 9"}, false, false},
 		{"long line split", []byte("0123456789\nxy\n"), nil, TailOptions{MaxLineBytes: 4, Lines: 3},
 			[]string{"2345", "6789", "xy"}, false, false},
-		{"redacted", []byte("ok\npassword=hunter2\n"), nil, TailOptions{}, []string{"ok", "password=" + core.Redacted}, false, false},
+		{"redacted", []byte("ok\npassword=hunter2\n"), nil, TailOptions{}, []string{"ok", "password=" + redact.Redacted}, false, false},
 		{"pem spanning files", []byte("AAAABBBB\n-----END PRIVATE KEY-----\n"), []byte("x\n-----BEGIN PRIVATE KEY-----\nMIIEvQIBADAN\n"),
-			TailOptions{}, []string{"x", "-----BEGIN PRIVATE KEY-----", core.Redacted, core.Redacted, "-----END PRIVATE KEY-----"}, true, false},
+			TailOptions{}, []string{"x", "-----BEGIN PRIVATE KEY-----", redact.Redacted, redact.Redacted, "-----END PRIVATE KEY-----"}, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -237,7 +237,6 @@ func FuzzTail(f *testing.F) {
 	f.Add([]byte("\r\n\n\nabc"), []byte(""), true, false, 0, int64(3), 2)
 	f.Add([]byte("0123456789\n"), []byte("\n\n"), false, true, 5, int64(0), 3)
 	f.Add([]byte("password=x\n-----END PRIVATE KEY-----\n"), []byte("-----BEGIN PRIVATE KEY-----\nAAAA\n"), true, true, 9, int64(0), 100)
-	red := core.NewRedactor()
 	f.Fuzz(func(t *testing.T, cur, prev []byte, hasCur, hasPrev bool, lines int, nbytes int64, maxLine int) {
 		if !hasCur {
 			cur = nil
@@ -249,7 +248,7 @@ func FuzzTail(f *testing.F) {
 		} else if prev == nil {
 			prev = []byte{}
 		}
-		opt := TailOptions{Lines: lines % 50, Bytes: nbytes % 5000, MaxLineBytes: maxLine % 70, Redactor: red, chunk: 7} // small reads exercise chunk boundaries
+		opt := TailOptions{Lines: lines % 50, Bytes: nbytes % 5000, MaxLineBytes: maxLine % 70, chunk: 7} // small reads exercise chunk boundaries
 		dir := writeLogs(t, cur, prev)
 		res, err := Tail(dir, opt)
 		if cur == nil && prev == nil {
@@ -264,7 +263,7 @@ func FuzzTail(f *testing.F) {
 		wantLines, wantRot := modelTail(cur, prev, opt)
 		var want []string
 		if len(wantLines) > 0 {
-			want = strings.Split(red.Block(strings.Join(wantLines, "\n")), "\n")
+			want = strings.Split(redact.Default().Block(strings.Join(wantLines, "\n")), "\n")
 		}
 		if !reflect.DeepEqual(res.Lines, want) {
 			t.Fatalf("opt %+v\n got %q\nwant %q", opt, res.Lines, want)
@@ -276,7 +275,7 @@ func FuzzTail(f *testing.F) {
 		for _, l := range res.Lines {
 			total += len(l)
 		}
-		if total > len(cur)+len(prev)+len(core.Redacted)*len(res.Lines)*2 {
+		if total > len(cur)+len(prev)+len(redact.Redacted)*len(res.Lines)*2 {
 			t.Fatalf("result larger than the files")
 		}
 	})

@@ -47,8 +47,8 @@ type WriterOptions struct {
 
 // RotatingWriter appends lines to <dir>/output.log and rotates it to
 // <dir>/output.1.log when it reaches MaxBytes (SPEC J2/J3). It is the generic
-// log writer used by the job supervisor's output pump; it does NOT redact —
-// the caller redacts each line first (one core.LineRedactor per stream).
+// log writer the job output pump (Pump) writes through; it does NOT redact —
+// the caller redacts each line first (one redact.LineRedactor per stream).
 //
 // Semantics:
 //   - WriteLine buffers; Flush pushes buffered lines to the kernel. The pump

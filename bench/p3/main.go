@@ -6,7 +6,7 @@
 //
 // Both sides read the same file through a child `cat` process: `cat in >
 // out` for the baseline, `cat in | <pump>` for clawpit (the pump is the one a
-// job supervisor runs, core.PumpLog into tailer.RotatingWriter with 5 MiB
+// job supervisor runs, tailer.Pump into tailer.RotatingWriter with 5 MiB
 // rotation). Each figure is the best of -runs runs (the least disturbed by
 // other load), with the median beside it. Because wall-clock rates on a busy
 // machine say more about the other load than about the pump, it also prints
@@ -26,7 +26,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/tailer"
 )
 
@@ -110,13 +109,13 @@ func timePump(in, dir string) (time.Duration, time.Duration) {
 	os.RemoveAll(dir)
 	cpu0 := cpuTime(syscall.RUSAGE_SELF)
 	start := time.Now()
-	w, err := tailer.OpenWriter(dir, tailer.WriterOptions{MaxBytes: core.DefaultLogRotateBytes, MaxLine: core.MaxLogLine})
+	w, err := tailer.OpenWriter(dir, tailer.WriterOptions{})
 	check(err)
 	cmd := exec.Command("cat", in)
 	r, err := cmd.StdoutPipe()
 	check(err)
 	check(cmd.Start())
-	_, err = core.PumpLog(r, w, "")
+	_, err = tailer.Pump(r, w, "")
 	check(err)
 	check(cmd.Wait())
 	check(w.Close())

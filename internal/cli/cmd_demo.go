@@ -180,7 +180,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	}
 	exeName, cleanupExe := demoExecutable(dir, tempDir)
 	defer cleanupExe()
-	jopts := jobsOptions()
+	var jopts core.JobsOptions
 	if env := demo.OwnerEnv(); env != "" {
 		jopts.SupervisorEnv = append(jopts.SupervisorEnv, env)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/tailer"
 	"github.com/spf13/cobra"
 )
@@ -24,21 +25,6 @@ import (
 // directory next to a --db / $CLAWPIT_DB file otherwise, so a registry and
 // its logs always travel together.
 
-// jobsOptions are the JobsOptions every clawpit process uses: the rotating
-// writer of package tailer as the log, the defaults for the rest.
-func jobsOptions() core.JobsOptions {
-	return core.JobsOptions{OpenLog: openJobLog}
-}
-
-// openJobLog adapts tailer.OpenWriter to core.JobsOptions.OpenLog.
-func openJobLog(dir string, maxBytes int64) (core.LogSink, error) {
-	w, err := tailer.OpenWriter(dir, tailer.WriterOptions{MaxBytes: maxBytes, MaxLine: core.MaxLogLine})
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
 // jobs opens the registry and returns the job supervisor over it, installed
 // as the registry's JobController (so task cancel and session passivate/close
 // signal job processes, SPEC R3, J7).
@@ -47,7 +33,7 @@ func (a *app) jobs(ctx context.Context) (*core.Jobs, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := core.NewJobs(reg, jobsOptions())
+	j := core.NewJobs(reg, core.JobsOptions{})
 	reg.SetJobController(j)
 	return j, nil
 }
@@ -70,7 +56,7 @@ func (a *app) getJob(ctx context.Context, id string) (*core.Jobs, *core.Job, []c
 // after creating the registry.
 func (a *app) wireJobs() {
 	if a.reg != nil {
-		a.reg.SetJobController(core.NewJobs(a.reg, jobsOptions()))
+		a.reg.SetJobController(core.NewJobs(a.reg, core.JobsOptions{}))
 	}
 }
 
@@ -311,7 +297,7 @@ func jobTailCmd(a *app) *cobra.Command {
 			// Job output never reaches the terminal raw (SPEC §9); redacted
 			// again once sanitised, because stripping escapes can join a
 			// secret they split (SPEC J4).
-			text = core.NewRedactor().Block(tailer.SanitizeText(text, 0))
+			text = redact.Default().Block(tailer.SanitizeText(text, 0))
 			if a.jsonOut {
 				return a.printJSON(struct {
 					ID           string `json:"id"`
@@ -541,7 +527,7 @@ func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog
 	}()
 	// Sanitised lines are redacted again (one LineRedactor for the stream,
 	// so PEM state spans batches): stripping escapes can join a split secret.
-	lr := core.NewRedactor().NewLineRedactor()
+	lr := redact.Default().NewLineRedactor()
 	for batch := range fl.C() {
 		var sb strings.Builder
 		for _, l := range batch {

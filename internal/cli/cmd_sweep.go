@@ -189,7 +189,7 @@ func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Regist
 		}
 		return nil, nil, sweepErr(a, set, err)
 	}
-	jobs := core.NewJobs(reg, jobsOptions())
+	jobs := core.NewJobs(reg, core.JobsOptions{})
 	reg.SetJobController(jobs)
 	return reg, jobs, nil
 }

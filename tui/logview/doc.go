@@ -79,7 +79,7 @@
 // and re-issues the Cmd. Never one message per line.
 //
 // Redaction: the log on disk is already redacted per line by the job
-// supervisor (J2). The view redacts again with one core.LineRedactor per
+// supervisor (J2). The view redacts again with one redact.LineRedactor per
 // view that sees every line of the stream in order, so a PEM private key
 // whose BEGIN line arrived in an earlier batch is still caught: there is no
 // gap at batch boundaries. The residual gap is the start of the view: lines

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 )
 
 // fakeSource is a Source fed by the test through a buffered channel.
@@ -566,7 +567,7 @@ func TestRedactsAcrossBatches(t *testing.T) {
 			t.Errorf("secret %q shown:\n%s", secret, all)
 		}
 	}
-	if !strings.Contains(all, core.Redacted) || !strings.Contains(all, "starting") {
+	if !strings.Contains(all, redact.Redacted) || !strings.Contains(all, "starting") {
 		t.Errorf("unexpected redaction:\n%s", all)
 	}
 }

@@ -1,20 +1,14 @@
 package logview
 
-import (
-	"sync"
-
-	"github.com/clawpit/clawpit/core"
-)
-
-// redactor is built once: it is immutable and safe for concurrent use.
-var redactor = sync.OnceValue(core.NewRedactor)
+import "github.com/clawpit/clawpit/redact"
 
 // newLineRedactor returns a stateful per-line redaction function for one
-// stream (one view): core's LineRedactor keeps PEM state across lines, so
-// secrets spanning lines — and spanning batches — are caught. It returns the
-// line itself, without allocating, when nothing matches.
+// stream (one view), over the shared redact.Default(): its LineRedactor keeps
+// PEM state across lines, so secrets spanning lines — and spanning batches —
+// are caught. It returns the line itself, without allocating, when nothing
+// matches.
 func newLineRedactor() func(string) string {
-	lr := redactor().NewLineRedactor()
+	lr := redact.Default().NewLineRedactor()
 	var scratch []byte
 	return func(s string) string {
 		scratch = append(scratch[:0], s...)

@@ -1,9 +1,11 @@
-package core
+// Package redact removes secrets from text before it is stored or shown
+// (SPEC J4). It uses nothing else of clawpit's: core, tailer, the console and
+// the CLI all share its one immutable Default redactor.
+package redact
 
 import "strings"
 
-// Secret redaction (SPEC J4). Everything here is self-contained: no other core
-// code is used, and no regular expressions — one hand-written left-to-right
+// Secret redaction (SPEC J4). No regular expressions — one hand-written left-to-right
 // scan both finds the candidates (the cheap literal prefilter of SPEC P3) and
 // matches them, so a line without a trigger costs one table lookup per byte and
 // is returned as-is with zero allocation.
@@ -25,7 +27,10 @@ import "strings"
 //     Basic, Token, Digest, Bot, ApiKey, Negotiate) before the value is kept.
 //     Because the keyword must END the identifier, "tokenizer=", "max_tokens=",
 //     "passwordless=", "token_count:" are not secrets.
-//   - URL userinfo passwords: scheme://user:PASS@host (any scheme).
+//   - URL userinfo passwords: scheme://user:PASS@host (any scheme). The user
+//     name is scanned like any other text, so a token written as the user
+//     (https://<token>@host, as git remote set-url prints it) is caught by
+//     its prefix.
 //   - "Bearer <token>" anywhere, token ≥ 16 chars (shorter words such as
 //     "Bearer token required" are prose).
 //   - Slack webhooks: hooks.slack.com/services/<REDACTED>.
@@ -49,8 +54,13 @@ import "strings"
 // Redacted replaces every secret value.
 const Redacted = "***REDACTED***"
 
-// Redactor applies the J4 rules. Build it once with NewRedactor; it is
-// immutable and safe for concurrent use.
+// StderrPrefix marks the job log lines that came from the command's stderr
+// (SPEC J2). The job log writer puts it there; LineRedactor looks through it
+// when it tells a PEM body line by its shape.
+const StderrPrefix = "[stderr] "
+
+// Redactor applies the J4 rules. Use Default; it is immutable and safe for
+// concurrent use.
 type Redactor struct {
 	keywords []string // normalised (lower, no separators), see keyMatch
 	// last2[c] has bit d-'a' set when some keyword ends in the letters d, c:
@@ -66,8 +76,15 @@ var redactKeywords = []string{
 	"authorization", "auth", "credential", "credentials", "connectionstring",
 }
 
-// NewRedactor returns the redactor with the SPEC J4 rules.
-func NewRedactor() *Redactor {
+// defaultRedactor is built once at package init and never changed.
+var defaultRedactor = newRedactor()
+
+// Default returns the shared redactor with the SPEC J4 rules. Every caller
+// gets the same immutable value.
+func Default() *Redactor { return defaultRedactor }
+
+// newRedactor builds the redactor with the SPEC J4 rules.
+func newRedactor() *Redactor {
 	r := &Redactor{keywords: redactKeywords}
 	for _, k := range r.keywords {
 		r.last2[k[len(k)-1]] |= 1 << (k[len(k)-2] - 'a')
@@ -181,6 +198,50 @@ func (l *LineRedactor) AppendLine(dst, b []byte) []byte {
 	var buf [8]rspan
 	spans := lineRedactorStep(l, b, buf[:0])
 	return redactApply(dst, b, spans)
+}
+
+// AppendLineCut is AppendLine for one piece of a line too long to write
+// whole (SPEC J2 splits lines longer than 64 KiB): b is the piece, b[:cut],
+// followed by the bytes of the same line that come after it, as many as the
+// caller has. All of b is scanned, so a secret that the cut splits is still
+// recognised; the redaction of b[:cut] only is appended to dst. more is how
+// many bytes after cut belong to a secret begun before it: the caller
+// replaces them (one Redacted) at the start of the next piece. Like
+// AppendLine it advances the PEM state.
+func (l *LineRedactor) AppendLineCut(dst, b []byte, cut int) (out []byte, more int) {
+	var buf [8]rspan
+	spans := lineRedactorStep(l, b, buf[:0])
+	k := 0
+	var after []rspan // spans found only with the bytes before the cut
+	for _, sp := range spans {
+		switch {
+		case sp.s >= cut:
+			after = append(after, sp)
+			continue
+		case sp.e > cut:
+			more = sp.e - cut
+			sp.e = cut
+		}
+		spans[k] = sp
+		k++
+	}
+	if len(after) > 0 {
+		// A value after the cut whose key is before it ("password: " | "x")
+		// is not found in the next piece alone: carry it over too, with the
+		// few bytes between the cut and the value.
+		var buf2 [8]rspan
+		alone, _ := redactScan(l.r, b[cut:], buf2[:0])
+	next:
+		for _, sp := range after {
+			for _, a := range alone {
+				if a.s+cut <= sp.s && a.e+cut >= sp.e {
+					continue next
+				}
+			}
+			more = max(more, sp.e-cut)
+		}
+	}
+	return redactApply(dst, b[:cut], spans[:k]), more
 }
 
 // rtext is what the scanner reads: both instantiations index bytes directly.
@@ -384,7 +445,19 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan) ([]rspan, bool) {
 			}
 		case kindColon:
 			if i+2 < n && b[i+1] == '/' && b[i+2] == '/' {
-				s, e = urlPassword(b, i)
+				var ue int
+				ue, s, e = urlPassword(b, i)
+				if ue > i+3 {
+					// The user name before a password: scanned on its own
+					// first (a token as the user, "https://ghp_…:x@host"),
+					// so the spans stay sorted.
+					from := len(spans)
+					spans, _ = redactScan(r, b[i+3:ue], spans)
+					for k := from; k < len(spans); k++ {
+						spans[k].s += i + 3
+						spans[k].e += i + 3
+					}
+				}
 			} else if i > 0 {
 				s, e = keyValue(r, b, i)
 			}
@@ -599,20 +672,24 @@ outer:
 	return false
 }
 
-// urlPassword handles "://" at i: scheme://user:PASS@host → PASS.
-func urlPassword[T rtext](b T, i int) (int, int) {
+// urlPassword handles "://" at i: scheme://user:PASS@host → PASS. It returns
+// the end of the user name when a password follows it (ue, the ':' before the
+// password; -1 otherwise) and the password span. Without a password the span
+// is empty at i+3, so the scan goes on through the user name and the host:
+// "https://<token>@host" is scanned like any other text.
+func urlPassword[T rtext](b T, i int) (ue, s, e int) {
 	n := len(b)
 	a := i + 3
-	at, e := -1, a
-	for ; e < n && rcls[b[e]]&clsAuthEnd == 0; e++ {
-		if b[e] == '@' {
-			at = e
+	at, end := -1, a
+	for ; end < n && rcls[b[end]]&clsAuthEnd == 0; end++ {
+		if b[end] == '@' {
+			at = end
 		}
 	}
 	if at < 0 {
 		// No userinfo. (The authority ends at the next '/', so a following
 		// "://" never rescans it: linear.) Hosts are scanned for other rules.
-		return i + 3, i + 3
+		return -1, a, a
 	}
 	// The first ':' before the LAST '@' separates user and password.
 	colon := -1
@@ -622,10 +699,13 @@ func urlPassword[T rtext](b T, i int) (int, int) {
 			break
 		}
 	}
-	if colon < 0 || colon+1 == at {
-		return at, at
+	if colon < 0 {
+		return -1, a, a
 	}
-	return colon + 1, at
+	if colon+1 == at {
+		return colon, at, at
+	}
+	return colon, colon + 1, at
 }
 
 // pemInLine handles "-----BEGIN " at i. For a private key it returns the span

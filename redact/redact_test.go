@@ -1,4 +1,4 @@
-package core
+package redact
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ var (
 const R = Redacted
 
 func TestRedactTable(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	tests := []struct {
 		name, in, want string
 	}{
@@ -84,6 +84,15 @@ func TestRedactTable(t *testing.T) {
 		{"at in password", `mysql://u:p@ss@h/db`, `mysql://u:` + R + `@h/db`},
 		{"database_url", `DATABASE_URL=postgres://u:p@h/d`, `DATABASE_URL=postgres://u:` + R + `@h/d`},
 		{"https basic", `clone https://me:tok@github.com/x.git`, `clone https://me:` + R + `@github.com/x.git`},
+		// A token as the URL's user name (git remote set-url prints it so).
+		{"token as url user", "git remote set-url origin https://" + fxGhp + "@github.com/o/r.git",
+			"git remote set-url origin https://" + R + "@github.com/o/r.git"},
+		{"token as url user and password", "https://" + fxGhPat + ":x-oauth-basic@github.com/x",
+			"https://" + R + ":" + R + "@github.com/x"},
+		{"token as url user, empty password", "https://" + fxNpm + ":@registry.npmjs.org/",
+			"https://" + R + ":@registry.npmjs.org/"},
+		{"token in url query", "GET https://maps.example.com/v1?key=" + fxAIza + "&q=1",
+			"GET https://maps.example.com/v1?key=" + R + "&q=1"},
 		// webhooks and prefixes
 		{"slack", "post " + fxSlack + " ok", "post https://hooks.slack.com/services/" + R + " ok"},
 		{"sk-ant", "key " + fxSkAnt + " used", "key " + R + " used"},
@@ -154,7 +163,7 @@ func TestRedactTable(t *testing.T) {
 }
 
 func TestRedactCleanLineNotCopied(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	in := []byte("2026-11-22T10:04:05.123Z INFO GET /api/v1/items 200 12ms")
 	out := r.Line(in)
 	if &out[0] != &in[0] {
@@ -170,7 +179,7 @@ func TestRedactCleanLineNotCopied(t *testing.T) {
 }
 
 func TestRedactPEMAcrossLines(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	in := "start\n" + fxPEM + "\nafter password=x\n"
 	want := "start\n-----BEGIN RSA PRIVATE KEY-----\n" + R + "\n" + R + "\n" + R +
 		"\n-----END RSA PRIVATE KEY-----\nafter password=" + R + "\n"
@@ -214,7 +223,7 @@ func TestRedactPEMAcrossLines(t *testing.T) {
 }
 
 func TestRedactBlockKeepsStructure(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	for _, in := range []string{"", "\n", "a\n\nb", "token=x\r\nb\r\n", "x\ntoken=y", "token=y\n"} {
 		got := r.Block(in)
 		if strings.Count(got, "\n") != strings.Count(in, "\n") {
@@ -227,7 +236,7 @@ func TestRedactBlockKeepsStructure(t *testing.T) {
 }
 
 func TestRedactConcurrent(t *testing.T) {
-	r := NewRedactor()
+	r := Default()
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
@@ -246,6 +255,50 @@ func TestRedactConcurrent(t *testing.T) {
 
 // redactGrowthBound: each redacted span is at least one byte and becomes
 // len(Redacted) bytes; spans are separated by at least one byte.
+// AppendLineCut redacts a secret that a split point cuts on both sides of
+// the cut, wherever the cut falls (SPEC J2 splits lines at 64 KiB).
+func TestAppendLineCut(t *testing.T) {
+	pad := strings.Repeat("x", 40) + " "
+	for _, sec := range []struct{ text, secret string }{
+		{fxGhp, fxGhp},
+		{fxJWT, fxJWT},
+		{fxAkia, fxAkia},
+		{"password=hunter2hunter2", "hunter2hunter2"},
+		{"password: hunter2hunter2", "hunter2hunter2"},
+		{`{"api_key": "hunter2hunter2"}`, "hunter2hunter2"},
+		{"Authorization: Bearer abcdefghijklmnop0123", "abcdefghijklmnop0123"},
+		{"https://me:hunter2hunter2@example.com/", "hunter2hunter2"},
+		{"https://" + fxGhp + "@github.com/", fxGhp},
+	} {
+		line := []byte(pad + sec.text + " tail words")
+		for cut := len(pad) - 2; cut <= len(pad)+len(sec.text)+2; cut++ {
+			lr := Default().NewLineRedactor()
+			first, more := lr.AppendLineCut(nil, line, cut)
+			rest := line[cut:]
+			var second []byte
+			if more > 0 {
+				second = append(second, Redacted...)
+				rest = line[cut+min(more, len(rest)):]
+			}
+			second = lr.AppendLine(second, rest)
+			for k := 0; k+6 <= len(sec.secret); k++ {
+				frag := sec.secret[k : k+6]
+				if bytes.Contains(first, []byte(frag)) || bytes.Contains(second, []byte(frag)) {
+					t.Fatalf("%q cut at %d: %q | %q keeps %q", sec.text, cut, first, second, frag)
+				}
+			}
+			if !bytes.HasPrefix(first, []byte(pad[:len(pad)-2])) || !strings.HasSuffix(string(first)+string(second), " tail words") {
+				t.Errorf("%q cut at %d: text around the secret lost: %q | %q", sec.text, cut, first, second)
+			}
+		}
+	}
+	// No secret near the cut: the piece is b[:cut] unchanged.
+	line := []byte("commit 3f786850e387550fdab836ed7e6dc881de23001b merged")
+	if got, more := Default().NewLineRedactor().AppendLineCut(nil, line, 20); string(got) != string(line[:20]) || more != 0 {
+		t.Errorf("clean cut: %q, %d", got, more)
+	}
+}
+
 func redactGrowthBound(n int) int { return n + (n/2+1)*len(Redacted) }
 
 func FuzzRedact(f *testing.F) {
@@ -256,7 +309,7 @@ func FuzzRedact(f *testing.F) {
 	} {
 		f.Add(s, s)
 	}
-	r := NewRedactor()
+	r := Default()
 	planted := "sk-" + "ant-" + strings.Repeat("Q7z", 14) // 49 chars
 	f.Fuzz(func(t *testing.T, a, b string) {
 		out := r.String(a)
@@ -281,6 +334,18 @@ func FuzzRedact(f *testing.F) {
 		for _, got := range []string{r.String(in), r.Block(in), string(r.Line([]byte(in)))} {
 			if strings.Contains(got, planted[:20]) {
 				t.Fatalf("planted secret kept: %q", got)
+			}
+		}
+		// Cut inside the planted secret (a 64 KiB split): neither piece
+		// keeps a piece of it.
+		line := []byte(strings.ReplaceAll(in, "\n", " "))
+		cut := len(a) + 1 + len(b)%len(planted)
+		first, more := r.NewLineRedactor().AppendLineCut(nil, line, cut)
+		rest := line[cut+min(more, len(line)-cut):]
+		second := r.NewLineRedactor().Line(rest)
+		for k := 0; k+10 <= len(planted); k++ {
+			if bytes.Contains(first, []byte(planted[k:k+10])) || bytes.Contains(second, []byte(planted[k:k+10])) {
+				t.Fatalf("cut at %d kept a piece of the planted secret: %q | %q", cut, first, second)
 			}
 		}
 		lr := r.NewLineRedactor()
@@ -311,7 +376,7 @@ var benchClean = func() [][]byte {
 // BenchmarkRedactClean is SPEC P3's redaction half: 80-byte lines without
 // secrets (target ≥ 100 MB/s; they must not allocate).
 func BenchmarkRedactClean(b *testing.B) {
-	r := NewRedactor()
+	r := Default()
 	lr := r.NewLineRedactor()
 	b.SetBytes(80)
 	b.ReportAllocs()
@@ -322,7 +387,7 @@ func BenchmarkRedactClean(b *testing.B) {
 
 // BenchmarkRedactDirty: 80-byte lines that each hold one secret.
 func BenchmarkRedactDirty(b *testing.B) {
-	r := NewRedactor()
+	r := Default()
 	lr := r.NewLineRedactor()
 	lines := [][]byte{
 		[]byte(`time=10:04:05 level=info msg="login" user=bob password=hunter2 status=ok`),
@@ -340,7 +405,7 @@ func BenchmarkRedactDirty(b *testing.B) {
 
 // BenchmarkRedactBlock: the 200-line tail re-redaction of every view.
 func BenchmarkRedactBlock(b *testing.B) {
-	r := NewRedactor()
+	r := Default()
 	var sb strings.Builder
 	for i := 0; i < 200; i++ {
 		sb.Write(benchClean[i%len(benchClean)])
@@ -358,7 +423,7 @@ func BenchmarkRedactBlock(b *testing.B) {
 // made of repeated near-candidates must cost about as much per byte as clean
 // text (compare with BenchmarkRedactClean's MB/s).
 func BenchmarkRedactPathological(b *testing.B) {
-	r := NewRedactor()
+	r := Default()
 	for _, unit := range []string{
 		"token=null,", "-eyJ" + strings.Repeat("a", 12), "eyJaaaaaaaaaaaa.", "://", "x://a@",
 		"_", "= ", "token=\"", "-----BEGIN " + strings.Repeat("x", 70), "sk-a-", "Bearer ",

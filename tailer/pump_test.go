@@ -1,4 +1,4 @@
-package core_test
+package tailer_test
 
 import (
 	"bytes"
@@ -12,11 +12,11 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/tailer"
 )
 
-// memSink is an in-memory LogSink; failAfter > 0 makes every write after that
+// memSink is an in-memory LineSink; failAfter > 0 makes every write after that
 // many lines fail (a full disk).
 type memSink struct {
 	mu        sync.Mutex
@@ -59,7 +59,7 @@ func (m *memSink) RotateErr() error { return nil }
 func (m *memSink) Close() error     { return nil }
 
 func TestPumpLines(t *testing.T) {
-	long := strings.Repeat("a", core.MaxLogLine*2+10)
+	long := strings.Repeat("a", tailer.DefaultMaxLine*2+10)
 	for _, tc := range []struct {
 		name   string
 		in     string
@@ -69,34 +69,34 @@ func TestPumpLines(t *testing.T) {
 		{"lines", "one\ntwo\n", "", []string{"one", "two"}},
 		{"final line without newline", "one\ntwo", "", []string{"one", "two"}},
 		{"empty lines kept", "\n\nx\n", "", []string{"", "", "x"}},
-		{"prefix", "e1\ne2\n", core.StderrPrefix, []string{"[stderr] e1", "[stderr] e2"}},
+		{"prefix", "e1\ne2\n", redact.StderrPrefix, []string{"[stderr] e1", "[stderr] e2"}},
 		{"long line split", long + "\nnext\n", "", []string{
-			long[:core.MaxLogLine], long[core.MaxLogLine : 2*core.MaxLogLine], long[2*core.MaxLogLine:], "next"}},
-		{"long line split with prefix", long[:core.MaxLogLine] + "\n", core.StderrPrefix, []string{
-			core.StderrPrefix + long[:core.MaxLogLine-len(core.StderrPrefix)],
-			core.StderrPrefix + long[core.MaxLogLine-len(core.StderrPrefix):core.MaxLogLine]}},
-		{"redacted per line", "ok\npassword=hunter2hunter2\n", "", []string{"ok", "password=" + core.Redacted}},
+			long[:tailer.DefaultMaxLine], long[tailer.DefaultMaxLine : 2*tailer.DefaultMaxLine], long[2*tailer.DefaultMaxLine:], "next"}},
+		{"long line split with prefix", long[:tailer.DefaultMaxLine] + "\n", redact.StderrPrefix, []string{
+			redact.StderrPrefix + long[:tailer.DefaultMaxLine-len(redact.StderrPrefix)],
+			redact.StderrPrefix + long[tailer.DefaultMaxLine-len(redact.StderrPrefix):tailer.DefaultMaxLine]}},
+		{"redacted per line", "ok\npassword=hunter2hunter2\n", "", []string{"ok", "password=" + redact.Redacted}},
 		{"PEM across lines", "-----BEGIN PRIVATE " + "KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE " + "KEY-----\nafter\n", "",
-			[]string{"-----BEGIN PRIVATE KEY-----", core.Redacted, "-----END PRIVATE KEY-----", "after"}},
+			[]string{"-----BEGIN PRIVATE KEY-----", redact.Redacted, "-----END PRIVATE KEY-----", "after"}},
 		// A secret split by an escape sequence is caught on the stripped line;
 		// a coloured line without a secret keeps its escapes.
 		{"secret split by escapes", "key sk-ant-api03-\x1b[0mAbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCdEf end\n\x1b[32mgreen ok\x1b[0m\n", "",
-			[]string{"key " + core.Redacted + " end", "\x1b[32mgreen ok\x1b[0m"}},
+			[]string{"key " + redact.Redacted + " end", "\x1b[32mgreen ok\x1b[0m"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// One byte at a time and in one piece give the same lines.
 			for _, r := range []io.Reader{strings.NewReader(tc.in), iotest.OneByteReader(strings.NewReader(tc.in))} {
 				m := &memSink{}
-				n, err := core.PumpLog(r, m, tc.prefix)
+				n, err := tailer.Pump(r, m, tc.prefix)
 				if err != nil || n != int64(len(tc.in)) {
-					t.Fatalf("PumpLog: %d %v", n, err)
+					t.Fatalf("Pump: %d %v", n, err)
 				}
 				if fmt.Sprint(m.lines) != fmt.Sprint(tc.want) {
 					t.Errorf("lines:\n got %.200q\nwant %.200q", m.lines, tc.want)
 				}
 				for _, l := range m.lines {
-					if len(l) > core.MaxLogLine {
-						t.Errorf("line of %d bytes exceeds MaxLogLine", len(l))
+					if len(l) > tailer.DefaultMaxLine {
+						t.Errorf("line of %d bytes exceeds DefaultMaxLine", len(l))
 					}
 				}
 				if m.buffered != 0 {
@@ -112,7 +112,7 @@ func TestPumpLines(t *testing.T) {
 func TestPumpKeepsDrainingAfterWriteError(t *testing.T) {
 	in := strings.Repeat("0123456789\n", 100_000)
 	m := &memSink{failAfter: 10}
-	n, err := core.PumpLog(strings.NewReader(in), m, "")
+	n, err := tailer.Pump(strings.NewReader(in), m, "")
 	if err != nil || n != int64(len(in)) {
 		t.Fatalf("drained %d of %d bytes: %v", n, len(in), err)
 	}
@@ -127,7 +127,7 @@ func TestPumpFlushesPerRead(t *testing.T) {
 	r, w := io.Pipe()
 	m := &memSink{}
 	done := make(chan struct{})
-	go func() { core.PumpLog(r, m, ""); close(done) }()
+	go func() { tailer.Pump(r, m, ""); close(done) }()
 	for i := 0; i < 3; i++ {
 		fmt.Fprintf(w, "request %d\n", i)
 		// io.Pipe's Write returns once the pump has read the line; the pump
@@ -170,7 +170,7 @@ func BenchmarkPump(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := core.PumpLog(bytes.NewReader(input), w, ""); err != nil {
+		if _, err := tailer.Pump(bytes.NewReader(input), w, ""); err != nil {
 			b.Fatal(err)
 		}
 		if err := w.Close(); err != nil {
