@@ -114,6 +114,9 @@ func (d *DB) Audit(ctx context.Context, o Options) (*AuditReport, error) {
 		}
 		// The rest: delivery and timestamp checks no index serves (a
 		// streaming scan, constant memory).
+		if o.skipScan {
+			return d.auditRunsApprovals(ctx, tx, now, add)
+		}
 		if err := eachTask(ctx, tx, taskSelect+` WHERE status NOT IN ('queued','running','lost') AND cleanup_after IS NOT NULL
 			AND ((delivery_status = 'failed' AND notify_policy != 'silent')
 			  OR (started_at <> 0 AND started_at < created_at)
@@ -124,10 +127,7 @@ func (d *DB) Audit(ctx context.Context, o Options) (*AuditReport, error) {
 		}); err != nil {
 			return err
 		}
-		if err := d.auditRuns(ctx, tx, add); err != nil {
-			return err
-		}
-		return d.auditApprovals(ctx, tx, now, add)
+		return d.auditRunsApprovals(ctx, tx, now, add)
 	})
 	if err != nil {
 		return nil, err
@@ -264,6 +264,13 @@ func (d *DB) runEnded(ctx context.Context, tx *sql.Tx, t *Task, now int64) (Find
 				r.RunID, time.Duration(age*int64(time.Millisecond)).Round(time.Second), out, t.Status)}, true, nil
 	}
 	return Finding{}, false, nil
+}
+
+func (d *DB) auditRunsApprovals(ctx context.Context, tx *sql.Tx, now int64, add func(Finding)) error {
+	if err := d.auditRuns(ctx, tx, add); err != nil {
+		return err
+	}
+	return d.auditApprovals(ctx, tx, now, add)
 }
 
 // auditRuns reports subagent run records ending before they started.

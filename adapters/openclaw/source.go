@@ -1,0 +1,292 @@
+package openclaw
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/tui"
+)
+
+// ConsoleWindow is how many finished rows per table the console loads
+// (newest first, through an index); active tasks, running runs and pending
+// approvals are always loaded whole.
+const ConsoleWindow = 5000
+
+// Source is the console's read-only view of OpenClaw's registry
+// (tui.Source): Tasks from task_runs, Runs from subagent_runs, Approvals
+// from operator_approvals (pending first), Alerts from the audit. Every
+// Load is a full load of one snapshot: active rows plus the newest Window
+// finished rows per table.
+type Source struct {
+	Opts   Options // Now is ignored: the console's clock is the system's
+	Window int     // 0: ConsoleWindow
+
+	mu       sync.Mutex
+	d        *DB
+	findings []Finding // the last load's alerts, by notification id - 1
+}
+
+// NewSource returns a console source over d. The source owns d from then
+// on (it reopens it when OpenClaw starts writing to a database it read as
+// immutable).
+func NewSource(d *DB) *Source { return &Source{d: d} }
+
+// Path names the registry.
+func (s *Source) Path() string { return s.db().Path }
+
+func (s *Source) db() *DB { s.mu.Lock(); defer s.mu.Unlock(); return s.d }
+
+// Close releases the database.
+func (s *Source) Close() error { return s.db().Close() }
+
+// DataVersion changes when OpenClaw commits (DB.Version).
+func (s *Source) DataVersion(ctx context.Context) (int64, error) {
+	d := s.db()
+	if d.NeedsReopen() {
+		nd, err := OpenFile(ctx, d.Path, d.StateDir)
+		if err != nil {
+			return 0, err
+		}
+		s.mu.Lock()
+		s.d = nd
+		s.mu.Unlock()
+		d.Close()
+		d = nd
+	}
+	return d.Version(ctx)
+}
+
+func (s *Source) window() int {
+	if s.Window > 0 {
+		return s.Window
+	}
+	return ConsoleWindow
+}
+
+// Load sends every row of the window to sink (always a full load).
+func (s *Source) Load(ctx context.Context, _ tui.LoadRequest, sink tui.Sink) (tui.LoadResult, error) {
+	d := s.db()
+	res := tui.LoadResult{Full: true}
+	n := s.window()
+	err := d.readTx(ctx, func(tx *sql.Tx) error {
+		// Active tasks (idx_task_runs_status), then the newest finished ones
+		// (idx_task_runs_last_event_at, walked backwards).
+		q := taskSelect + ` WHERE status IN ('queued','running')`
+		if err := eachTask(ctx, tx, q, nil, func(t *Task) error { sink.Task(coreTask(t)); return nil }); err != nil {
+			return err
+		}
+		q = taskSelect + ` WHERE last_event_at IS NOT NULL AND status NOT IN ('queued','running') ORDER BY last_event_at DESC LIMIT ?`
+		if err := eachTask(ctx, tx, q, []any{n}, func(t *Task) error { sink.Task(coreTask(t)); return nil }); err != nil {
+			return err
+		}
+		if d.hasRuns {
+			rows, err := tx.QueryContext(ctx, runSelect+` ORDER BY rowid DESC LIMIT ?`, n)
+			if err != nil {
+				return fmt.Errorf("openclaw subagent_runs: %w", err)
+			}
+			for rows.Next() {
+				var r Run
+				if err := scanRun(rows, &r); err != nil {
+					rows.Close()
+					return fmt.Errorf("openclaw subagent_runs: %w", err)
+				}
+				sink.Run(coreRun(&r))
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		if d.hasApprovals {
+			for _, q := range []struct {
+				sql  string
+				args []any
+			}{
+				{approvalSelect + ` WHERE status = 'pending' ORDER BY expires_at_ms`, nil},
+				{approvalSelect + ` WHERE resolved_at_ms IS NOT NULL AND status != 'pending' ORDER BY resolved_at_ms DESC LIMIT ?`, []any{n}},
+			} {
+				rows, err := tx.QueryContext(ctx, q.sql, q.args...)
+				if err != nil {
+					return fmt.Errorf("openclaw operator_approvals: %w", err)
+				}
+				for rows.Next() {
+					var a Approval
+					if err := scanApproval(rows, &a); err != nil {
+						rows.Close()
+						return fmt.Errorf("openclaw operator_approvals: %w", err)
+					}
+					sink.Approval(coreApproval(&a))
+				}
+				rows.Close()
+				if err := rows.Err(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	o := s.Opts
+	o.Now = timeNow()
+	o.skipScan = true
+	rep, err := d.Audit(ctx, o)
+	if err != nil {
+		return res, err
+	}
+	now := core.Timestamp(o.Now.UnixMilli())
+	for i, f := range rep.Findings {
+		sink.Alert(&core.Notification{ID: int64(i + 1), Kind: core.NotificationKind(f.Code), SubjectID: f.ID,
+			Text: f.Severity + ": " + f.Entity + " " + f.ID + ": " + f.Detail, CreatedAt: now, DeliveredAt: now})
+	}
+	s.mu.Lock()
+	s.findings = rep.Findings
+	s.mu.Unlock()
+	return res, nil
+}
+
+func coreTask(t *Task) *core.Task {
+	summary := t.ProgressSummary
+	if !t.Active() && t.TerminalSummary != "" {
+		summary = t.TerminalSummary
+	}
+	label := t.Label
+	if label == "" {
+		label = t.Task
+	}
+	return &core.Task{ID: t.TaskID, Runtime: core.Runtime(t.Runtime), Kind: t.TaskKind, Status: core.TaskStatus(t.Status),
+		DeliveryStatus: core.DeliveryStatus(t.DeliveryStatus), NotifyPolicy: core.NotifyPolicy(t.NotifyPolicy),
+		RunID: t.RunID, SourceID: t.SourceID, OwnerSession: t.OwnerKey, ChildSession: t.ChildSessionKey,
+		ParentTaskID: t.ParentTaskID, Label: label, Task: t.Task, Error: t.Error, ProgressSummary: summary,
+		CreatedAt: core.Timestamp(t.CreatedAt), StartedAt: core.Timestamp(t.StartedAt.Int64),
+		LastEventAt: core.Timestamp(t.LastEventAt.Int64), EndedAt: core.Timestamp(t.EndedAt.Int64),
+		CleanupAfter: core.Timestamp(t.CleanupAfter.Int64)}
+}
+
+func coreRun(r *Run) *core.Run {
+	rec := r.Record
+	started := rec.StartedAt
+	if started == 0 {
+		started = r.CreatedAt
+	}
+	label := rec.Label
+	if label == "" {
+		label = rec.Task
+	}
+	out := &core.Run{RunID: r.RunID, ChildSession: r.ChildSessionKey, RequesterSession: r.RequesterKey, Label: label,
+		StartedAt: core.Timestamp(started), EndedAt: core.Timestamp(rec.EndedAt), EndedReason: rec.EndedReason,
+		SuppressAnnounceReason: rec.SuppressAnnounceReason, CleanupHandled: rec.CleanupHandled}
+	if rec.Outcome != nil {
+		out.Outcome = core.RunOutcome(rec.Outcome.Status)
+		out.Error = rec.Outcome.Error
+	}
+	return out
+}
+
+func coreApproval(a *Approval) *core.Approval {
+	st := a.Status
+	if st == "allowed" {
+		st = string(core.ApprovalApproved)
+	}
+	return &core.Approval{ID: a.ID, Session: a.SessionKey, RunID: a.RunID, Tool: a.ToolName, Command: a.Command,
+		Status: core.ApprovalStatus(st), Reason: a.TerminalReason, DecidedBy: a.Decision,
+		RequestedAt: core.Timestamp(a.CreatedAt), DecidedAt: core.Timestamp(a.ResolvedAt.Int64),
+		ExpiresAt: core.Timestamp(a.ExpiresAt)}
+}
+
+// Detail reads one row with every column.
+func (s *Source) Detail(ctx context.Context, kind tui.Kind, id string) (*tui.Detail, error) {
+	d := s.db()
+	det := &tui.Detail{Kind: kind, ID: id}
+	var table, key string
+	switch kind {
+	case tui.KindTask:
+		table, key = "task_runs", "task_id"
+	case tui.KindRun:
+		table, key = "subagent_runs", "run_id"
+	case tui.KindApproval:
+		table, key = "operator_approvals", "approval_id"
+	case tui.KindAlert:
+		n, err := strconv.Atoi(id)
+		s.mu.Lock()
+		fs := s.findings
+		s.mu.Unlock()
+		if err != nil || n < 1 || n > len(fs) {
+			return nil, core.NotFoundf("no alert %s", id)
+		}
+		det.Fields = tui.Fields(&fs[n-1])
+		return det, nil
+	default:
+		return nil, core.NotFoundf("OpenClaw has no %v rows", kind)
+	}
+	if d.cols[table] == nil {
+		return nil, core.NotFoundf("OpenClaw's registry has no %s table", table)
+	}
+	err := d.readTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, "SELECT * FROM "+table+" WHERE "+key+" = ?", id)
+		if err != nil {
+			return fmt.Errorf("openclaw %s: %w", table, err)
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			return core.NotFoundf("no %s row %s in OpenClaw's registry", table, id)
+		}
+		names, _ := rows.Columns()
+		vals := make([]any, len(names))
+		ptrs := make([]any, len(names))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Errorf("openclaw %s: %w", table, err)
+		}
+		for i, n := range names {
+			det.Fields = append(det.Fields, field(n, vals[i]))
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return det, nil
+}
+
+// field renders one column; epoch-ms columns carry TS for the relative age.
+func field(name string, v any) tui.Field {
+	f := tui.Field{Name: name}
+	switch x := v.(type) {
+	case nil:
+		f.Value = "null"
+	case int64:
+		f.Value = strconv.FormatInt(x, 10)
+		if isTimeColumn(name) && x > 0 {
+			f.TS = core.Timestamp(x)
+			f.Value = f.TS.String()
+		}
+	case []byte:
+		f.Value = string(x)
+	default:
+		f.Value = fmt.Sprint(x)
+	}
+	return f
+}
+
+func isTimeColumn(n string) bool {
+	if strings.HasSuffix(n, "_ms") {
+		return !strings.Contains(n, "duration") && !strings.Contains(n, "timeout")
+	}
+	switch n {
+	case "created_at", "started_at", "ended_at", "last_event_at", "cleanup_after", "updated_at":
+		return true
+	}
+	return false
+}
