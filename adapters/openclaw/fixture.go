@@ -22,8 +22,9 @@ type FixtureSpec struct {
 	// shape (ids "t-…", "r-…", "a-…"; see fixture.go) the golden tests
 	// check.
 	Shapes bool
-	// Terminal adds this many terminal tasks (statuses rotating, ended in
-	// the last 6 days, cleanup_after stamped and not due).
+	// Terminal adds this many terminal tasks (statuses rotating, one in a
+	// hundred lost, ended in the last 6 days, cleanup_after stamped and not
+	// due).
 	Terminal int
 	// Orphans adds this many running subagent tasks whose child session is
 	// gone, idle an hour (maintenance marks them lost).
@@ -81,11 +82,16 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 			return err
 		}
 	}
-	statuses := []string{"succeeded", "succeeded", "succeeded", "failed", "timed_out", "cancelled", "lost"}
+	// Lost tasks are kept 24 h, so a registry holds about a day of them:
+	// one row in a hundred, ended within the last ~17 h.
+	statuses := []string{"succeeded", "succeeded", "succeeded", "failed", "timed_out", "cancelled"}
 	runtimes := []string{"subagent", "cli", "cron", "acp"}
 	const day = 24 * 60 * 60_000
 	for i := 0; i < spec.Terminal; i++ {
 		st := statuses[i%len(statuses)]
+		if i%100 == 99 {
+			st = "lost"
+		}
 		ended := now - 60_000 - int64(i)*(6*day/int64(max(spec.Terminal, 1)))
 		ret := int64(RetentionMs)
 		if st == "lost" {
