@@ -74,15 +74,25 @@ type AuditReport struct {
 // CodeRunEndBeforeStart, CodeApprovalPastExpiry, and endedAt before
 // createdAt when startedAt is absent). One read transaction; never writes.
 func (d *DB) Audit(ctx context.Context, o Options) (*AuditReport, error) {
-	now, grace, ret := o.now(), o.grace(), o.retention()
-	var fs []Finding
-	add := func(f Finding) { fs = append(fs, f) }
+	var rep *AuditReport
 	err := d.readTx(ctx, func(tx *sql.Tx) error {
-		// Active rows (idx_task_runs_status), reconciled first.
+		// Active rows (idx_task_runs_status).
 		active, err := queryTasks(ctx, tx, taskSelect+` WHERE status IN ('queued','running') ORDER BY created_at, task_id`)
 		if err != nil {
 			return err
 		}
+		rep, err = d.auditTx(ctx, tx, o, active)
+		return err
+	})
+	return rep, err
+}
+
+// auditTx is Audit inside tx over the active tasks already read.
+func (d *DB) auditTx(ctx context.Context, tx *sql.Tx, o Options, active []Task) (*AuditReport, error) {
+	now, grace, ret := o.now(), o.grace(), o.retention()
+	var fs []Finding
+	add := func(f Finding) { fs = append(fs, f) }
+	err := func() error {
 		b := newBacking(d, tx)
 		for i := range active {
 			t := active[i]
@@ -128,7 +138,7 @@ func (d *DB) Audit(ctx context.Context, o Options) (*AuditReport, error) {
 			return err
 		}
 		return d.auditRunsApprovals(ctx, tx, now, add)
-	})
+	}()
 	if err != nil {
 		return nil, err
 	}

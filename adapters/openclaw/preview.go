@@ -29,12 +29,41 @@ type PreviewCounts struct {
 // the preview and is returned.
 func (d *DB) Preview(ctx context.Context, o Options, emit func(core.Action) error) (PreviewCounts, error) {
 	var c PreviewCounts
-	now, grace, ret := o.now(), o.grace(), o.retention()
 	err := d.readTx(ctx, func(tx *sql.Tx) error {
 		active, err := queryTasks(ctx, tx, taskSelect+` WHERE status IN ('queued','running') ORDER BY created_at, task_id`)
 		if err != nil {
 			return err
 		}
+		c, err = d.previewTx(ctx, tx, o, active, emit)
+		return err
+	})
+	return c, err
+}
+
+// PreviewAndAudit is Preview then Audit over one snapshot (one read
+// transaction), reading the active rows once: what `clawpit openclaw
+// maintenance` prints.
+func (d *DB) PreviewAndAudit(ctx context.Context, o Options, emit func(core.Action) error) (PreviewCounts, *AuditReport, error) {
+	var c PreviewCounts
+	var rep *AuditReport
+	err := d.readTx(ctx, func(tx *sql.Tx) error {
+		active, err := queryTasks(ctx, tx, taskSelect+` WHERE status IN ('queued','running') ORDER BY created_at, task_id`)
+		if err != nil {
+			return err
+		}
+		if c, err = d.previewTx(ctx, tx, o, active, emit); err != nil {
+			return err
+		}
+		rep, err = d.auditTx(ctx, tx, o, active)
+		return err
+	})
+	return c, rep, err
+}
+
+func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task, emit func(core.Action) error) (PreviewCounts, error) {
+	var c PreviewCounts
+	now, grace, ret := o.now(), o.grace(), o.retention()
+	err := func() error {
 		b := newBacking(d, tx)
 		for i := range active {
 			t := &active[i]
@@ -48,7 +77,7 @@ func (d *DB) Preview(ctx context.Context, o Options, emit func(core.Action) erro
 			}
 		}
 		// Prune: cleanup_after set and passed (shouldPruneTerminalTask).
-		err = eachTask(ctx, tx, taskSelect+` WHERE cleanup_after <= ? AND status NOT IN ('queued','running') ORDER BY cleanup_after, task_id`,
+		err := eachTask(ctx, tx, taskSelect+` WHERE cleanup_after <= ? AND status NOT IN ('queued','running') ORDER BY cleanup_after, task_id`,
 			[]any{now}, func(t *Task) error {
 				c.Pruned++
 				return emit(core.Action{Rule: core.RulePrune, Entity: core.EntityTask, ID: t.TaskID, From: t.Status,
@@ -83,7 +112,7 @@ func (d *DB) Preview(ctx context.Context, o Options, emit func(core.Action) erro
 			}
 		}
 		return nil
-	})
+	}()
 	return c, err
 }
 

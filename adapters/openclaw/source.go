@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,16 +74,22 @@ func (s *Source) Load(ctx context.Context, _ tui.LoadRequest, sink tui.Sink) (tu
 	d := s.db()
 	res := tui.LoadResult{Full: true}
 	n := s.window()
+	var rep *AuditReport
 	err := d.readTx(ctx, func(tx *sql.Tx) error {
-		// Active tasks (idx_task_runs_status), then the newest finished ones
-		// (idx_task_runs_last_event_at, walked backwards).
-		q := taskSelect + ` WHERE status IN ('queued','running')`
-		if err := eachTask(ctx, tx, q, nil, func(t *Task) error { sink.Task(coreTask(t)); return nil }); err != nil {
+		// Active tasks (idx_task_runs_status), then the newest finished ones.
+		active, err := queryTasks(ctx, tx, taskSelect+` WHERE status IN ('queued','running') ORDER BY created_at, task_id`)
+		if err != nil {
 			return err
 		}
-		q = taskSelect + ` WHERE last_event_at IS NOT NULL AND status NOT IN ('queued','running') ORDER BY last_event_at DESC LIMIT ?`
-		if err := eachTask(ctx, tx, q, []any{n}, func(t *Task) error { sink.Task(coreTask(t)); return nil }); err != nil {
+		for i := range active {
+			sink.Task(coreTask(&active[i]))
+		}
+		fin, err := newestFinished(ctx, tx, n)
+		if err != nil {
 			return err
+		}
+		for i := range fin {
+			sink.Task(coreTask(&fin[i]))
 		}
 		if d.hasRuns {
 			rows, err := tx.QueryContext(ctx, runSelect+` ORDER BY rowid DESC LIMIT ?`, n)
@@ -128,19 +135,18 @@ func (s *Source) Load(ctx context.Context, _ tui.LoadRequest, sink tui.Sink) (tu
 				}
 			}
 		}
-		return nil
+		// Alerts: the audit over the same snapshot and active rows,
+		// without its one unindexed scan.
+		o := s.Opts
+		o.Now = timeNow()
+		o.skipScan = true
+		rep, err = d.auditTx(ctx, tx, o, active)
+		return err
 	})
 	if err != nil {
 		return res, err
 	}
-	o := s.Opts
-	o.Now = timeNow()
-	o.skipScan = true
-	rep, err := d.Audit(ctx, o)
-	if err != nil {
-		return res, err
-	}
-	now := core.Timestamp(o.Now.UnixMilli())
+	now := core.Timestamp(timeNow().UnixMilli())
 	for i, f := range rep.Findings {
 		sink.Alert(&core.Notification{ID: int64(i + 1), Kind: core.NotificationKind(f.Code), SubjectID: f.ID,
 			Text: f.Severity + ": " + f.Entity + " " + f.ID + ": " + f.Detail, CreatedAt: now, DeliveredAt: now})
@@ -149,6 +155,86 @@ func (s *Source) Load(ctx context.Context, _ tui.LoadRequest, sink tui.Sink) (tu
 	s.findings = rep.Findings
 	s.mu.Unlock()
 	return res, nil
+}
+
+// newestFinished is the n finished tasks that ended last, read through
+// idx_task_runs_runtime_ended: the runtimes by a skip-scan of the index, the
+// n-th newest ended_at from the index alone, then the rows at or after it
+// per runtime; finished rows with no ended_at (newest created first) fill
+// up to n.
+func newestFinished(ctx context.Context, tx *sql.Tx, n int) ([]Task, error) {
+	rows, err := tx.QueryContext(ctx, `WITH RECURSIVE r(x) AS (
+		SELECT (SELECT min(runtime) FROM task_runs)
+		UNION ALL SELECT (SELECT min(runtime) FROM task_runs WHERE runtime > r.x) FROM r WHERE r.x IS NOT NULL)
+		SELECT x FROM r WHERE x IS NOT NULL`)
+	if err != nil {
+		return nil, fmt.Errorf("openclaw task_runs runtimes: %w", err)
+	}
+	var runtimes []string
+	for rows.Next() {
+		var rt string
+		if err := rows.Scan(&rt); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		runtimes = append(runtimes, rt)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// The cutoff: the n-th newest ended_at over all runtimes, from the
+	// index alone (no row is read), counting past the active rows that
+	// carry an ended_at (inconsistent, but they exist); then only rows at or
+	// after it.
+	var k int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM task_runs WHERE status IN ('queued','running') AND ended_at IS NOT NULL`).Scan(&k); err != nil {
+		return nil, fmt.Errorf("openclaw task_runs: %w", err)
+	}
+	m := n + k
+	var ends []int64
+	for _, rt := range runtimes {
+		r, err := tx.QueryContext(ctx, `SELECT ended_at FROM task_runs WHERE runtime = ? AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT ?`, rt, m)
+		if err != nil {
+			return nil, fmt.Errorf("openclaw task_runs: %w", err)
+		}
+		for r.Next() {
+			var e int64
+			if err := r.Scan(&e); err != nil {
+				r.Close()
+				return nil, err
+			}
+			ends = append(ends, e)
+		}
+		r.Close()
+		if err := r.Err(); err != nil {
+			return nil, err
+		}
+	}
+	var out []Task
+	if len(ends) > 0 {
+		sort.Slice(ends, func(i, j int) bool { return ends[i] > ends[j] })
+		cutoff := ends[min(m, len(ends))-1]
+		for _, rt := range runtimes {
+			ts, err := queryTasks(ctx, tx, taskSelect+` WHERE runtime = ? AND ended_at >= ? AND status NOT IN ('queued','running') ORDER BY ended_at DESC`, rt, cutoff)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ts...)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].EndedAt.Int64 > out[j].EndedAt.Int64 })
+	if len(out) > n {
+		out = out[:n]
+	}
+	if len(out) < n {
+		ts, err := queryTasks(ctx, tx, taskSelect+` WHERE ended_at IS NULL AND status NOT IN ('queued','running') ORDER BY created_at DESC LIMIT ?`, n-len(out))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ts...)
+	}
+	return out, nil
 }
 
 func coreTask(t *Task) *core.Task {

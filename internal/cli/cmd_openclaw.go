@@ -178,7 +178,7 @@ func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error 
 	more := map[string]int{}
 	var order []string
 	perRule := map[string]int{}
-	counts, err := d.Preview(ctx, o, func(x core.Action) error {
+	counts, audit, err := d.PreviewAndAudit(ctx, o, func(x core.Action) error {
 		if perRule[x.Rule] == 0 {
 			order = append(order, x.Rule)
 		}
@@ -190,10 +190,6 @@ func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error 
 		rep.Actions = append(rep.Actions, x)
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	audit, err := d.Audit(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -240,7 +236,7 @@ func openclawMaintenanceJSON(cmd *cobra.Command, a *app, d *openclaw.DB, o openc
 	w.Write(head[:len(head)-1])
 	w.WriteString(`,"actions":[`)
 	n := 0
-	counts, err := d.Preview(ctx, o, func(x core.Action) error {
+	counts, audit, err := d.PreviewAndAudit(ctx, o, func(x core.Action) error {
 		if n > 0 {
 			w.WriteByte(',')
 		}
@@ -248,12 +244,8 @@ func openclawMaintenanceJSON(cmd *cobra.Command, a *app, d *openclaw.DB, o openc
 		return enc.Encode(x)
 	})
 	if err != nil {
-		// Nothing half-written reaches the terminal as if complete: the
-		// buffered prefix is dropped when the preview fails.
-		return err
-	}
-	audit, err := d.Audit(ctx, o)
-	if err != nil {
+		// What is still buffered is dropped; past 4 KiB a prefix may have
+		// reached stdout, and the exit status says it is incomplete.
 		return err
 	}
 	fs := make([]core.Finding, len(audit.Findings))
