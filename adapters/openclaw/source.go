@@ -147,9 +147,11 @@ func (s *Source) Load(ctx context.Context, _ tui.LoadRequest, sink tui.Sink) (tu
 		return res, err
 	}
 	now := core.Timestamp(timeNow().UnixMilli())
+	// The console lists alerts newest id first: the most severe finding
+	// (OpenClaw's order) gets the highest id.
 	for i, f := range rep.Findings {
-		sink.Alert(&core.Notification{ID: int64(i + 1), Kind: core.NotificationKind(f.Code), SubjectID: f.ID,
-			Text: f.Severity + ": " + f.Entity + " " + f.ID + ": " + f.Detail, CreatedAt: now, DeliveredAt: now})
+		sink.Alert(&core.Notification{ID: int64(len(rep.Findings) - i), Kind: core.NotificationKind(f.Code), SubjectID: f.ID,
+			Text: f.Severity + ": " + f.Entity + " " + f.ID + ": " + f.Detail, CreatedAt: now})
 	}
 	s.mu.Lock()
 	s.findings = rep.Findings
@@ -306,7 +308,7 @@ func (s *Source) Detail(ctx context.Context, kind tui.Kind, id string) (*tui.Det
 		if err != nil || n < 1 || n > len(fs) {
 			return nil, core.NotFoundf("no alert %s", id)
 		}
-		det.Fields = tui.Fields(&fs[n-1])
+		det.Fields = tui.Fields(&fs[len(fs)-n])
 		return det, nil
 	default:
 		return nil, core.NotFoundf("OpenClaw has no %v rows", kind)

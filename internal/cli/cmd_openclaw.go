@@ -270,7 +270,7 @@ func openclawMaintenanceJSON(cmd *cobra.Command, a *app, d *openclaw.DB, o openc
 
 // openclawExplain answers every action key of the OpenClaw console.
 func openclawExplain(action string, t tui.Target, have bool) string {
-	const owns = "OpenClaw owns this registry; clawpit only reads it"
+	const owns = "read-only: OpenClaw owns this registry"
 	if have && t.Kind == tui.KindApproval && (action == "approve" || action == "deny") {
 		if t.Status != "pending" {
 			return "approval " + t.Short + " is already " + t.Status + "; " + owns
@@ -279,18 +279,18 @@ func openclawExplain(action string, t tui.Target, have bool) string {
 		if action == "deny" {
 			decision = "deny"
 		}
-		return fmt.Sprintf("%s: resolve it in OpenClaw with /approve %s %s (or allow-always) where it asked", owns, t.ID, decision)
+		return fmt.Sprintf("%s; answer in OpenClaw's chat: /approve %s %s", owns, t.ID, decision)
 	}
 	if have && t.Kind == tui.KindTask && (action == "cancel" || strings.HasPrefix(action, "kill")) {
-		return fmt.Sprintf("%s: cancel it with `openclaw tasks cancel %s`", owns, t.ID)
+		return fmt.Sprintf("%s; cancel with: openclaw tasks cancel %s", owns, t.ID)
 	}
 	if have && t.Kind == tui.KindRun && action == "kill" {
-		return fmt.Sprintf("%s: stop the sub-agent in OpenClaw with /subagents stop %s", owns, t.ID)
+		return fmt.Sprintf("%s; stop it in OpenClaw's chat: /subagents stop %s", owns, t.ID)
 	}
 	if action == "maintenance" || action == "sweep" {
-		return owns + ": preview with `clawpit openclaw maintenance`, apply with `openclaw tasks maintenance --apply`"
+		return owns + "; preview: clawpit openclaw maintenance; apply: openclaw tasks maintenance --apply"
 	}
-	return owns + ": " + action + " is OpenClaw's to do"
+	return owns + "; " + action + " is OpenClaw's to do"
 }
 
 func runOpenclawConsole(cmd *cobra.Command, a *app, f *openclawFlags) error {
