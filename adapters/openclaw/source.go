@@ -24,7 +24,7 @@ const ConsoleWindow = 5000
 // Load is a full load of one snapshot: active rows plus the newest Window
 // finished rows per table.
 type Source struct {
-	Opts   Options // Now is ignored: the console's clock is the system's
+	Opts   Options // thresholds; Now fixes the clock (tests), zero: the system clock
 	Window int     // 0: ConsoleWindow
 
 	mu       sync.Mutex
@@ -75,6 +75,7 @@ func (s *Source) Load(ctx context.Context, _ tui.LoadRequest, sink tui.Sink) (tu
 	res := tui.LoadResult{Full: true}
 	n := s.window()
 	var rep *AuditReport
+	var at core.Timestamp
 	err := d.readTx(ctx, func(tx *sql.Tx) error {
 		// Active tasks (idx_task_runs_status), then the newest finished ones.
 		active, err := queryTasks(ctx, tx, taskSelect+` WHERE status IN ('queued','running') ORDER BY created_at, task_id`)
@@ -138,15 +139,18 @@ func (s *Source) Load(ctx context.Context, _ tui.LoadRequest, sink tui.Sink) (tu
 		// Alerts: the audit over the same snapshot and active rows,
 		// without its one unindexed scan.
 		o := s.Opts
-		o.Now = timeNow()
+		if o.Now.IsZero() {
+			o.Now = timeNow()
+		}
 		o.skipScan = true
+		at = core.Timestamp(o.Now.UnixMilli())
 		rep, err = d.auditTx(ctx, tx, o, active)
 		return err
 	})
 	if err != nil {
 		return res, err
 	}
-	now := core.Timestamp(timeNow().UnixMilli())
+	now := at
 	// The console lists alerts newest id first: the most severe finding
 	// (OpenClaw's order) gets the highest id.
 	for i, f := range rep.Findings {

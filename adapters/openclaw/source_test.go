@@ -2,6 +2,8 @@ package openclaw
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
@@ -25,6 +27,7 @@ func (c *collect) Gone(kind tui.Kind, id string) {}
 func TestSourceMapsOpenClawRows(t *testing.T) {
 	ctx := context.Background()
 	src := NewSource(openShapesKeep(t))
+	src.Opts.Now = fixtureNow
 	c := &collect{tasks: map[string]core.Task{}, runs: map[string]core.Run{}, approvals: map[string]core.Approval{}}
 	res, err := src.Load(ctx, tui.LoadRequest{}, c)
 	if err != nil {
@@ -51,6 +54,24 @@ func TestSourceMapsOpenClawRows(t *testing.T) {
 	}
 	if c.approvals["a-allowed"].Status != core.ApprovalApproved {
 		t.Errorf("allowed maps to %q", c.approvals["a-allowed"].Status)
+	}
+	// The console lists alerts newest id first: the highest id is the most
+	// severe finding, OpenClaw's first.
+	top := c.alerts[0]
+	for _, n := range c.alerts {
+		if n.ID > top.ID {
+			top = n
+		}
+		if n.DeliveredAt != 0 {
+			t.Fatalf("alert %d delivered", n.ID)
+		}
+	}
+	if top.ID != int64(len(c.alerts)) || !strings.HasPrefix(top.Text, "error: task t-lost-due") {
+		t.Errorf("top alert %d %q", top.ID, top.Text)
+	}
+	ad, err := src.Detail(ctx, tui.KindAlert, strconv.FormatInt(top.ID, 10))
+	if err != nil || ad.Fields[0].Value != "lost" {
+		t.Errorf("alert detail %+v %v", ad, err)
 	}
 	// Detail shows every column of the row.
 	det, err := src.Detail(ctx, tui.KindTask, "t-90444-cli")
