@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"io"
@@ -32,6 +33,7 @@ func main() {
 	terminal := flag.Int("terminal", 1_000_000, "terminal tasks")
 	orphans := flag.Int("orphans", 10_000, "orphaned running tasks")
 	runs := flag.Int("runs", 3, "runs per measurement (the median is printed)")
+	live := flag.Bool("live", false, "hold a WAL connection open while measuring, as OpenClaw's running gateway does (clawpit then reads through -shm, not immutable)")
 	child := flag.String("child", "", "internal: run one measurement in this process")
 	flag.Parse()
 	if *child != "" {
@@ -41,13 +43,13 @@ func main() {
 		}
 		return
 	}
-	if err := run(*dir, *terminal, *orphans, *runs); err != nil {
+	if err := run(*dir, *terminal, *orphans, *runs, *live); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/openclaw:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, terminal, orphans, runs int) error {
+func run(dir string, terminal, orphans, runs int, live bool) error {
 	ctx := context.Background()
 	db := filepath.Join(dir, filepath.FromSlash(openclaw.DBFile))
 	stamp := filepath.Join(dir, fmt.Sprintf("spec-%d-%d", terminal, orphans))
@@ -72,6 +74,19 @@ func run(dir string, terminal, orphans, runs int) error {
 		return err
 	}
 	fmt.Printf("fixture: %s (%.0f MB)\n", db, float64(st.Size())/1e6)
+	if live {
+		gw, err := sql.Open("sqlite3", "file:"+db+"?_journal_mode=WAL")
+		if err != nil {
+			return err
+		}
+		gw.SetMaxOpenConns(1)
+		var n int
+		if err := gw.QueryRow("SELECT count(*) FROM schema_meta").Scan(&n); err != nil {
+			return err
+		}
+		defer gw.Close()
+		fmt.Println("live: a WAL connection holds the registry open (as OpenClaw's gateway does)")
+	}
 	bin := filepath.Join(dir, "clawpit")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
