@@ -182,3 +182,17 @@ func TestOpenclawExplain(t *testing.T) {
 		}
 	}
 }
+
+// Without a terminal the console refuses (exit 2) and points at the
+// scriptable subcommands; the registry is checked first.
+func TestOpenclawConsoleNeedsATerminal(t *testing.T) {
+	dir := openclawState(t)
+	code, _, errOut := runOpenclaw(t, "--state-dir", dir)
+	if code != 2 || !strings.Contains(errOut, "the console needs a terminal") || !strings.Contains(errOut, "clawpit openclaw audit") {
+		t.Fatalf("exit %d: %q", code, errOut)
+	}
+	code, _, errOut = runOpenclaw(t, "--state-dir", t.TempDir())
+	if code != 2 || !strings.Contains(errOut, "no OpenClaw registry at") {
+		t.Fatalf("missing registry: exit %d: %q", code, errOut)
+	}
+}
