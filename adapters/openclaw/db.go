@@ -228,13 +228,6 @@ func (d *DB) check(ctx context.Context) error {
 // Close releases the handle.
 func (d *DB) Close() error { return d.db.Close() }
 
-// SchemaVersion is schema_meta's highest schema_version (0 when absent).
-func (d *DB) SchemaVersion(ctx context.Context) int64 {
-	var v sql.NullInt64
-	_ = d.db.QueryRowContext(ctx, "SELECT max(schema_version) FROM schema_meta").Scan(&v)
-	return v.Int64
-}
-
 // Version changes whenever OpenClaw commits: PRAGMA data_version on one
 // pinned connection, mixed with the size and mtime of the database and its
 // -wal (an immutable handle sees no data_version change).

@@ -293,3 +293,25 @@ type taskIDs struct {
 }
 
 func (s *taskIDs) Task(t *core.Task) { *s.ids = append(*s.ids, t.ID) }
+
+// The handle refuses writes itself (mode=ro and query_only), in both the
+// immutable and the normal read mode.
+func TestHandleRefusesWrites(t *testing.T) {
+	for _, wal := range []bool{true, false} {
+		dir, _ := shapesDB(t, wal)
+		d, err := Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{
+			"DELETE FROM task_runs",
+			"UPDATE task_runs SET status = 'lost'",
+			"CREATE TABLE clawpit_was_here(x)",
+		} {
+			if _, err := d.db.Exec(q); err == nil {
+				t.Errorf("wal=%v: %s succeeded on a read-only handle", wal, q)
+			}
+		}
+		d.Close()
+	}
+}
