@@ -205,7 +205,13 @@ func visitCodes(t *Task, now int64, add func(Finding)) {
 		f(CodeStaleQueued, SevWarn, "queued task has not advanced recently", true, "openclaw")
 	}
 	if t.Status == "running" && age >= StaleRunningMs {
-		f(CodeStaleRunning, SevError, "running task appears stuck", true, "openclaw")
+		detail := "running task appears stuck"
+		// task-retained-yield-guidance.ts isRetainedYieldOwner: OpenClaw
+		// replaces the detail with its guidance for a yield owner.
+		if !t.EndedAt.Valid && t.LastToolName == "sessions_yield" {
+			detail = "last tool started was sessions_yield: a retained yield owner is not proof of a live worker; review its owner, pending inputs and descendants before cancelling"
+		}
+		f(CodeStaleRunning, SevError, detail, true, "openclaw")
 	}
 	if t.Status == "lost" {
 		sev, detail := SevError, "task lost its backing session"

@@ -53,7 +53,7 @@ var (
 	taskColumns = []string{"task_id", "runtime", "task_kind", "source_id", "requester_session_key",
 		"owner_key", "scope_kind", "child_session_key", "parent_task_id", "agent_id", "run_id", "label",
 		"task", "status", "delivery_status", "notify_policy", "created_at", "started_at", "ended_at",
-		"last_event_at", "cleanup_after", "error", "progress_summary", "terminal_summary", "terminal_outcome"}
+		"last_event_at", "cleanup_after", "last_tool_name", "error", "progress_summary", "terminal_summary", "terminal_outcome"}
 	runColumns      = []string{"run_id", "child_session_key", "requester_session_key", "created_at", "payload_json"}
 	approvalColumns = []string{"approval_id", "kind", "status", "presentation_json", "source_agent_id",
 		"source_session_key", "source_run_id", "source_tool_name", "created_at_ms", "expires_at_ms",

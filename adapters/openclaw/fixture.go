@@ -62,7 +62,7 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO task_runs(task_id, runtime, task_kind, source_id, requester_session_key,
 		owner_key, scope_kind, child_session_key, agent_id, run_id, label, task, status, delivery_status, notify_policy,
 		created_at, started_at, ended_at, last_event_at, cleanup_after, error, progress_summary, terminal_summary,
-		terminal_outcome) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		terminal_outcome, last_tool_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 		_, err := ins.ExecContext(ctx, r.id, r.runtime, nullStr(r.kind), nullStr(r.source), "agent:main:main",
 			"agent:main:main", "session", nullStr(r.child), "main", nullStr(r.run), nullStr(r.label), r.task, r.status,
 			r.delivery, r.notify, r.created, nullMs(r.started), nullMs(r.ended), nullMs(r.lastEvent), nullMs(r.cleanup),
-			nullStr(r.err), nullStr(r.progress), nullStr(r.summary), nullStr(r.outcome))
+			nullStr(r.err), nullStr(r.progress), nullStr(r.summary), nullStr(r.outcome), nullStr(r.tool))
 		if err != nil {
 			return fmt.Errorf("fixture task %s: %w", r.id, err)
 		}
@@ -134,7 +134,7 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 type fixtureTask struct {
 	id, runtime, kind, source, child, run, label, task, status, delivery, notify string
 	created, started, ended, lastEvent, cleanup                                  int64
-	err, progress, summary, outcome                                              string
+	err, progress, summary, outcome, tool                                        string
 }
 
 func nullStr(s string) any {
@@ -175,6 +175,9 @@ func writeShapes(ctx context.Context, tx *sql.Tx, now int64, put func(fixtureTas
 		{id: "t-acp-missing", runtime: "acp", child: "agent:main:acp:gone", status: "running", created: m(11), started: m(11), lastEvent: m(10)},
 		{id: "t-cli-group", runtime: "cli", child: "agent:main:telegram:group:42", status: "running", created: m(9), started: m(9), lastEvent: m(8)},
 		{id: "t-active-ended", runtime: "subagent", child: live, status: "running", created: m(4), started: m(4), ended: m(1), lastEvent: m(1)},
+		// A retained sessions_yield owner: stale_running with OpenClaw's
+		// yield guidance instead of "appears stuck".
+		{id: "t-yield-owner", runtime: "subagent", child: live, status: "running", created: m(70), started: m(69), lastEvent: m(35), tool: "sessions_yield"},
 		// Terminal.
 		{id: "t-succeeded-stamped", runtime: "subagent", status: "succeeded", created: d(1), started: d(1), ended: d(1), lastEvent: d(1), cleanup: d(1) + RetentionMs},
 		{id: "t-succeeded-nocleanup", runtime: "subagent", status: "succeeded", created: d(1) - 1000, started: d(1) - 900, ended: d(1), lastEvent: d(1)},

@@ -30,6 +30,7 @@ type Task struct {
 	EndedAt         sql.NullInt64
 	LastEventAt     sql.NullInt64
 	CleanupAfter    sql.NullInt64
+	LastToolName    string
 	Error           string
 	ProgressSummary string
 	TerminalSummary string
@@ -40,14 +41,14 @@ const taskSelect = `SELECT task_id, runtime, coalesce(task_kind,''), coalesce(so
  coalesce(requester_session_key,''), owner_key, scope_kind, coalesce(child_session_key,''),
  coalesce(parent_task_id,''), coalesce(agent_id,''), coalesce(run_id,''), coalesce(label,''), task,
  status, delivery_status, notify_policy, created_at, started_at, ended_at, last_event_at, cleanup_after,
- coalesce(error,''), coalesce(progress_summary,''), coalesce(terminal_summary,''), coalesce(terminal_outcome,'')
+ coalesce(last_tool_name,''), coalesce(error,''), coalesce(progress_summary,''), coalesce(terminal_summary,''), coalesce(terminal_outcome,'')
  FROM task_runs`
 
 func scanTask(r interface{ Scan(...any) error }, t *Task) error {
 	return r.Scan(&t.TaskID, &t.Runtime, &t.TaskKind, &t.SourceID, &t.RequesterKey, &t.OwnerKey, &t.ScopeKind,
 		&t.ChildSessionKey, &t.ParentTaskID, &t.AgentID, &t.RunID, &t.Label, &t.Task, &t.Status,
 		&t.DeliveryStatus, &t.NotifyPolicy, &t.CreatedAt, &t.StartedAt, &t.EndedAt, &t.LastEventAt,
-		&t.CleanupAfter, &t.Error, &t.ProgressSummary, &t.TerminalSummary, &t.TerminalOutcome)
+		&t.CleanupAfter, &t.LastToolName, &t.Error, &t.ProgressSummary, &t.TerminalSummary, &t.TerminalOutcome)
 }
 
 // Active reports queued or running (OpenClaw: task-registry.maintenance.ts

@@ -11,7 +11,9 @@ import (
 	"time"
 )
 
-// OpenClaw's thresholds, as its source sets them.
+// OpenClaw's thresholds, as its source sets them (openclaw/openclaw
+// src/tasks/, read at task-registry.maintenance.ts 00f57cb1781e and
+// task-registry.audit.ts 0aa87298bc1e).
 const (
 	// GraceMs: src/tasks/task-registry.maintenance.ts TASK_RECONCILE_GRACE_MS.
 	GraceMs = 5 * 60_000

@@ -10,7 +10,10 @@ import (
 )
 
 // Every hand-made shape against OpenClaw's rules as its source writes them
-// (openclaw/openclaw, src/tasks/):
+// (openclaw/openclaw, src/tasks/; read at task-registry.maintenance.ts
+// 00f57cb1781e, task-registry.audit.ts 0aa87298bc1e, the revisions with
+// durable cron recovery and the CLI's non-authoritative cron; the older
+// e54d1bfb1d9c treated cron tasks as never backed):
 //
 //   - task-registry.maintenance.ts previewTaskRegistryMaintenance: per task,
 //     shouldMarkLost → reconciled, else shouldPruneTerminalTask → pruned,
@@ -71,6 +74,7 @@ func TestShapesAgainstOpenClawRules(t *testing.T) {
 		{"t-acp-missing", core.RuleGraceLost, []string{"warn lost"}, "acp session entry missing → not backed"},
 		{"t-cli-group", core.RuleGraceLost, []string{"warn lost"}, "cli child key of chat type group → not backed"},
 		{"t-active-ended", "", []string{"warn inconsistent_timestamps"}, "active_ended"},
+		{"t-yield-owner", "", []string{"error stale_running"}, "backed; running 35 min; detail is the yield guidance (task-retained-yield-guidance.ts isRetainedYieldOwner)"},
 		{"t-succeeded-stamped", "", nil, "cleanupAfter ahead"},
 		{"t-succeeded-nocleanup", core.RuleStamp, []string{"warn missing_cleanup"}, "ended 1 d ago < 7 d: stamp endedAt + 7 d"},
 		{"t-failed-old-nocleanup", core.RulePrune, []string{"warn missing_cleanup"}, "ended 8 d ago ≥ 7 d, no cleanupAfter: prune"},

@@ -33,7 +33,7 @@ func TestSourceMapsOpenClawRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Full || len(c.tasks) != 24 || len(c.runs) != 3 || len(c.approvals) != 3 || len(c.alerts) == 0 {
+	if !res.Full || len(c.tasks) != 25 || len(c.runs) != 3 || len(c.approvals) != 3 || len(c.alerts) == 0 {
 		t.Fatalf("loaded %d tasks %d runs %d approvals %d alerts (full %v)", len(c.tasks), len(c.runs), len(c.approvals), len(c.alerts), res.Full)
 	}
 	tk := c.tasks["t-running-backed-stale"]
@@ -125,7 +125,7 @@ func TestSourceWindow(t *testing.T) {
 			finished++
 		}
 	}
-	if active != 12 || finished != 2 {
+	if active != 13 || finished != 2 {
 		t.Fatalf("window 2: %d active, %d finished", active, finished)
 	}
 	if _, ok := c.tasks["t-active-ended"]; !ok {
