@@ -164,12 +164,15 @@ func writeShapes(ctx context.Context, tx *sql.Tx, now int64, put func(fixtureTas
 		{id: "t-running-backed-stale", runtime: "subagent", run: "r-live", child: live, status: "running", created: m(50), started: m(49), lastEvent: m(45), progress: "step 3 of 5"},
 		{id: "t-running-orphan", runtime: "subagent", run: "r-orphan", child: "agent:main:subagent:gone", status: "running", created: m(42), started: m(41), lastEvent: m(40)},
 		{id: "t-running-grace", runtime: "subagent", child: "agent:main:subagent:gone2", status: "running", created: m(3), started: m(3), lastEvent: m(2)},
-		// #90444: a killed subagent run leaves its subagent row and its
-		// same-run cli peer running.
-		{id: "t-90444-subagent", runtime: "subagent", run: "r-killed", child: "agent:main:subagent:killed", status: "running", created: m(15), started: m(14), lastEvent: m(12), progress: "compiling"},
-		{id: "t-90444-cli", runtime: "cli", run: "r-killed", source: "r-killed", child: "agent:main:subagent:killed", status: "running", created: m(15), started: m(14), lastEvent: m(12)},
-		// #92285-like: stuck running that maintenance never clears (cron is
-		// never authoritative in the CLI; the acp session still exists).
+		// openclaw/openclaw#90444: a killed subagent run leaves its subagent
+		// row and its same-run cli peer running, both with an error set, one
+		// with ended_at before started_at; the child session still exists.
+		{id: "t-90444-subagent", runtime: "subagent", run: "r-killed", child: "agent:main:subagent:killed", status: "running", created: m(15), started: m(14), lastEvent: m(12), progress: "compiling", err: "killed"},
+		{id: "t-90444-cli", runtime: "cli", run: "r-killed", source: "r-killed", child: "agent:main:subagent:killed", status: "running", created: m(15), started: m(14), ended: m(15), lastEvent: m(12), err: "terminated"},
+		// Stuck running that maintenance never clears (the family of
+		// #61610, #79226, #78463; #92285 was not readable here): a cron task
+		// (the CLI is never cron-authoritative) and an acp task whose session
+		// still exists.
 		{id: "t-cron-stuck", runtime: "cron", source: "nightly", run: "cron:nightly:1", status: "running", created: m(130), started: m(125), lastEvent: m(120)},
 		{id: "t-acp-stuck", runtime: "acp", child: "agent:main:acp:alive", status: "running", created: m(200), started: m(199), lastEvent: m(180)},
 		{id: "t-acp-missing", runtime: "acp", child: "agent:main:acp:gone", status: "running", created: m(11), started: m(11), lastEvent: m(10)},

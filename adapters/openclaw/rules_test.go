@@ -68,7 +68,7 @@ func TestShapesAgainstOpenClawRules(t *testing.T) {
 		{"t-running-orphan", core.RuleGraceLost, []string{"warn lost"}, "session gone, idle 40 min ≥ 5: lost; audited as lost, retained (cleanupAfter ahead)"},
 		{"t-running-grace", "", nil, "session gone but idle 2 min < 5-min grace"},
 		{"t-90444-subagent", "", []string{"error run_ended_task_active"}, "#90444: run killed 10 min ago, session still in the store → OpenClaw keeps it running; clawpit flags it"},
-		{"t-90444-cli", core.RuleGraceLost, []string{"warn lost"}, "#90444 cli peer: run identity without a live agent run context → not backed"},
+		{"t-90444-cli", core.RuleGraceLost, []string{"warn inconsistent_timestamps", "warn lost"}, "#90444 cli peer: run identity without a live agent run context → not backed; its ended_at < started_at (end_before_start)"},
 		{"t-cron-stuck", "", []string{"error stale_running"}, "cron is never authoritative in the CLI → backed, so never lost"},
 		{"t-acp-stuck", "", []string{"error stale_running"}, "acp session entry exists → backed"},
 		{"t-acp-missing", core.RuleGraceLost, []string{"warn lost"}, "acp session entry missing → not backed"},

@@ -86,7 +86,7 @@ func TestOpenclawAuditCLI(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"OpenClaw audit of ", "22 findings · 7 errors · 15 warnings",
+		"OpenClaw audit of ", "23 findings · 7 errors · 16 warnings",
 		"error stale_running task t-acp-stuck [running, acp] 3h",
 		"error run_ended_task_active task t-90444-subagent [running, subagent]",
 		"(clawpit)",
@@ -108,7 +108,7 @@ func TestOpenclawAuditCLI(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("json: exit %d %q", code, out)
 	}
-	if len(rep.Findings) != 22 || rep.Summary.ByCode["lost"] != 7 || rep.Summary.ByCode["run_ended_task_active"] != 1 {
+	if len(rep.Findings) != 23 || rep.Summary.ByCode["lost"] != 7 || rep.Summary.ByCode["run_ended_task_active"] != 1 {
 		t.Errorf("json summary %+v (%d findings)", rep.Summary, len(rep.Findings))
 	}
 }
@@ -121,7 +121,7 @@ func TestOpenclawMaintenanceCLI(t *testing.T) {
 	}
 	for _, want := range []string{
 		"'openclaw tasks maintenance --apply' would reconcile 4 · recover 0 · stamp 1 · prune 3",
-		"Sweep dry run in ", ": 4 lost · 0 timed out · 0 expired · 0 silent · 1 stamped · 3 pruned · 0 raced; audit: 7 errors · 15 warnings",
+		"Sweep dry run in ", ": 4 lost · 0 timed out · 0 expired · 0 silent · 1 stamped · 3 pruned · 0 raced; audit: 7 errors · 16 warnings",
 		"  grace_lost task t-running-orphan: running → lost — backing session missing",
 		"  retention_prune task t-failed-old-nocleanup: failed → deleted",
 		"  retention_stamp task t-succeeded-nocleanup: succeeded → succeeded — cleanup_after = ",
@@ -157,7 +157,7 @@ func TestOpenclawMaintenanceCLI(t *testing.T) {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
 	if rep.Mode != "dry_run" || len(rep.Actions) != 8 || rep.Counts.Lost != 4 || rep.Counts.Pruned != 3 ||
-		rep.Counts.Stamped != 1 || rep.OpenClaw.Reconciled != 4 || len(rep.Findings) != 22 || rep.Actions[0].Result != "planned" {
+		rep.Counts.Stamped != 1 || rep.OpenClaw.Reconciled != 4 || len(rep.Findings) != 23 || rep.Actions[0].Result != "planned" {
 		t.Errorf("json report: mode %s, %d actions, counts %+v, openclaw %+v, %d findings", rep.Mode, len(rep.Actions), rep.Counts, rep.OpenClaw, len(rep.Findings))
 	}
 }
