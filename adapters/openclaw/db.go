@@ -115,10 +115,11 @@ func OpenFile(ctx context.Context, path, stateDir string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	// One connection: PRAGMA data_version is per connection, and a single
-	// reader is all clawpit needs.
+	// One connection, and none kept between reads: while clawpit holds no
+	// connection, OpenClaw closing its own is the last close, so SQLite
+	// checkpoints and removes -wal and -shm as it would without clawpit.
 	d.db.SetMaxOpenConns(1)
-	d.db.SetMaxIdleConns(1)
+	d.db.SetMaxIdleConns(0)
 	if err := d.check(ctx); err != nil {
 		d.db.Close()
 		return nil, err
@@ -228,39 +229,38 @@ func (d *DB) check(ctx context.Context) error {
 // Close releases the handle.
 func (d *DB) Close() error { return d.db.Close() }
 
-// Version changes whenever OpenClaw commits: PRAGMA data_version on one
-// pinned connection, mixed with the size and mtime of the database and its
-// -wal (an immutable handle sees no data_version change).
+// Version changes whenever OpenClaw commits: a fingerprint of the size and
+// modification time (ns) of the database, its -wal and its -shm. A commit in
+// WAL mode grows or rewrites the -wal; a checkpoint rewrites the database.
+// (PRAGMA data_version would need a connection held open between polls,
+// which would keep OpenClaw's -wal and -shm alive after it exits.)
 func (d *DB) Version(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	h := fnv.New64a()
 	for _, p := range []string{d.Path, d.Path + "-wal", d.Path + "-shm"} {
 		if st, err := os.Stat(p); err == nil {
 			fmt.Fprintf(h, "%s:%d:%d;", p, st.Size(), st.ModTime().UnixNano())
-		} else {
+		} else if errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(h, "%s:-;", p)
+		} else {
+			return 0, fmt.Errorf("openclaw registry: %w", err)
 		}
 	}
-	conn, err := d.db.Conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	var dv int64
-	if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&dv); err != nil {
-		return 0, fmt.Errorf("openclaw data_version: %w", err)
-	}
-	fmt.Fprintf(h, "dv:%d", dv)
 	return int64(h.Sum64() >> 1), nil
 }
 
-// NeedsReopen reports whether the handle should be reopened: it was opened
-// immutable and OpenClaw has since opened the database (a -shm appeared).
+// NeedsReopen reports whether the handle's read mode no longer fits the
+// files: opened immutable but OpenClaw now has the database open (a -shm
+// appeared), or opened normally but OpenClaw has closed it (its -shm is
+// gone: reading on would create -wal and -shm that nobody removes).
 func (d *DB) NeedsReopen() bool {
-	if !d.Immutable {
+	if d.JournalMode != "wal" {
 		return false
 	}
 	_, err := os.Stat(d.Path + "-shm")
-	return err == nil
+	return d.Immutable == (err == nil)
 }
 
 // readTx runs fn in one read transaction (a consistent snapshot; no lock is

@@ -285,6 +285,30 @@ func TestSourceReopensWhenOpenClawStarts(t *testing.T) {
 	if !strings.Contains(strings.Join(got, ","), "t-new") {
 		t.Fatalf("console does not see OpenClaw's new row: %v", got)
 	}
+	// OpenClaw exits. clawpit holds no connection between reads, so
+	// OpenClaw's close is the last one and removes -wal and -shm; the
+	// console goes back to immutable reads and creates neither.
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suf := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(path + suf); err == nil {
+			t.Fatalf("%s left behind after OpenClaw closed while the console was open", suf)
+		}
+	}
+	before := snapshot(t, dir)
+	if _, err := src.DataVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !src.db().Immutable {
+		t.Fatal("source did not go back to immutable reads after OpenClaw closed")
+	}
+	if _, err := src.Load(ctx, tui.LoadRequest{Full: true}, &nopSink{}); err != nil {
+		t.Fatal(err)
+	}
+	if after := snapshot(t, dir); after != before {
+		t.Fatalf("console changed the state dir after OpenClaw closed:\n%s\n---\n%s", before, after)
+	}
 }
 
 type taskIDs struct {

@@ -29,6 +29,7 @@ type Source struct {
 
 	mu       sync.Mutex
 	d        *DB
+	retired  []*DB
 	findings []Finding // the last load's alerts, by notification id - 1
 }
 
@@ -42,10 +43,20 @@ func (s *Source) Path() string { return s.db().Path }
 
 func (s *Source) db() *DB { s.mu.Lock(); defer s.mu.Unlock(); return s.d }
 
-// Close releases the database.
-func (s *Source) Close() error { return s.db().Close() }
+// Close releases the database (and any handle a reopen retired).
+func (s *Source) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.retired {
+		r.Close()
+	}
+	s.retired = nil
+	return s.d.Close()
+}
 
-// DataVersion changes when OpenClaw commits (DB.Version).
+// DataVersion changes when OpenClaw commits (DB.Version). It first
+// reopens the database when its read mode no longer fits (DB.NeedsReopen);
+// the old handle stays open for reads in flight and is closed by Close.
 func (s *Source) DataVersion(ctx context.Context) (int64, error) {
 	d := s.db()
 	if d.NeedsReopen() {
@@ -54,9 +65,9 @@ func (s *Source) DataVersion(ctx context.Context) (int64, error) {
 			return 0, err
 		}
 		s.mu.Lock()
+		s.retired = append(s.retired, s.d)
 		s.d = nd
 		s.mu.Unlock()
-		d.Close()
 		d = nd
 	}
 	return d.Version(ctx)
