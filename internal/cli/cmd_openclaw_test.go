@@ -196,3 +196,16 @@ func TestOpenclawConsoleNeedsATerminal(t *testing.T) {
 		t.Fatalf("missing registry: exit %d: %q", code, errOut)
 	}
 }
+
+func TestOpenclawConsoleOptions(t *testing.T) {
+	o := openclawConsoleOptions(nil, nil)
+	if !o.ReadOnly || o.Actions != nil || o.Maintenance != nil || o.Owner == nil || o.Owner.Name != "OPENCLAW" ||
+		o.Owner.Note != "active + newest 5,000 finished rows" {
+		t.Fatalf("options %+v owner %+v", o, o.Owner)
+	}
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q", n, got)
+		}
+	}
+}
