@@ -285,6 +285,23 @@ func TestSourceReopensWhenOpenClawStarts(t *testing.T) {
 	if !strings.Contains(strings.Join(got, ","), "t-new") {
 		t.Fatalf("console does not see OpenClaw's new row: %v", got)
 	}
+	// Each further commit changes the version.
+	for i := 0; i < 3; i++ {
+		va, err := src.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Exec(`UPDATE task_runs SET last_event_at = ? WHERE task_id = 't-new'`, 100+i); err != nil {
+			t.Fatal(err)
+		}
+		vb, err := src.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if va == vb {
+			t.Fatalf("commit %d not noticed", i)
+		}
+	}
 	// OpenClaw exits. clawpit holds no connection between reads, so
 	// OpenClaw's close is the last one and removes -wal and -shm; the
 	// console goes back to immutable reads and creates neither.
