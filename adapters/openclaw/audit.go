@@ -94,6 +94,7 @@ func (d *DB) auditTx(ctx context.Context, tx *sql.Tx, o Options, active []Task) 
 	add := func(f Finding) { fs = append(fs, f) }
 	err := func() error {
 		b := newBacking(d, tx)
+		defer b.close()
 		for i := range active {
 			t := active[i]
 			if b.shouldMarkLost(ctx, &t, now, grace) {
@@ -101,7 +102,7 @@ func (d *DB) auditTx(ctx context.Context, tx *sql.Tx, o Options, active []Task) 
 			}
 			visitCodes(&t, now, add)
 			if t.Active() {
-				if f, ok, err := d.runEnded(ctx, tx, &t, now); err != nil {
+				if f, ok, err := d.runEnded(ctx, b, &t, now); err != nil {
 					return err
 				} else if ok {
 					add(f)
@@ -246,7 +247,7 @@ func visitCodes(t *Task, now int64, add func(Finding)) {
 // runEnded finds the subagent run an active task mirrors (subagent: its
 // run_id; cli: run_id or source_id, the same-run peer of #90444) and reports
 // it when the run record has endedAt.
-func (d *DB) runEnded(ctx context.Context, tx *sql.Tx, t *Task, now int64) (Finding, bool, error) {
+func (d *DB) runEnded(ctx context.Context, b *backing, t *Task, now int64) (Finding, bool, error) {
 	if !d.hasRuns || (t.Runtime != "subagent" && t.Runtime != "cli") {
 		return Finding{}, false, nil
 	}
@@ -258,8 +259,12 @@ func (d *DB) runEnded(ctx context.Context, tx *sql.Tx, t *Task, now int64) (Find
 		if strings.TrimSpace(id) == "" {
 			continue
 		}
+		st, err := b.stmt(ctx, &b.run, runSelect+` WHERE run_id = ?`)
+		if err != nil {
+			return Finding{}, false, err
+		}
 		var r Run
-		err := scanRun(tx.QueryRowContext(ctx, runSelect+` WHERE run_id = ?`, id), &r)
+		err = scanRun(st.QueryRowContext(ctx, id), &r)
 		if err == sql.ErrNoRows {
 			continue
 		}

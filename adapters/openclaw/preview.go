@@ -65,6 +65,7 @@ func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task
 	now, grace, ret := o.now(), o.grace(), o.retention()
 	err := func() error {
 		b := newBacking(d, tx)
+		defer b.close()
 		for i := range active {
 			t := &active[i]
 			if !b.shouldMarkLost(ctx, t, now, grace) {

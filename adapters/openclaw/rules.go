@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,10 +74,33 @@ type backing struct {
 	d      *DB
 	tx     *sql.Tx
 	stores map[string]map[string]bool // sessions.json path → lowercased keys (nil: no file)
+	// Statements prepared once per sweep: one lookup per active task.
+	session, acp, run *sql.Stmt
 }
 
 func newBacking(d *DB, tx *sql.Tx) *backing {
 	return &backing{d: d, tx: tx, stores: map[string]map[string]bool{}}
+}
+
+// stmt prepares q once on the transaction.
+func (b *backing) stmt(ctx context.Context, p **sql.Stmt, q string) (*sql.Stmt, error) {
+	if *p == nil {
+		st, err := b.tx.PrepareContext(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("openclaw read: %w", err)
+		}
+		*p = st
+	}
+	return *p, nil
+}
+
+// close releases the prepared statements.
+func (b *backing) close() {
+	for _, st := range []*sql.Stmt{b.session, b.acp, b.run} {
+		if st != nil {
+			st.Close()
+		}
+	}
 }
 
 // chatType is session-chat-type-base.ts deriveSessionChatTypeFromScopedKey
@@ -136,9 +160,12 @@ func (b *backing) sessionExists(ctx context.Context, key string) bool {
 	if !b.d.hasSessions {
 		return false
 	}
+	st, err := b.stmt(ctx, &b.session, "SELECT 1 FROM session_state_heads WHERE session_key = ? LIMIT 1")
+	if err != nil {
+		return false
+	}
 	var one int
-	err := b.tx.QueryRowContext(ctx, "SELECT 1 FROM session_state_heads WHERE session_key = ? LIMIT 1", key).Scan(&one)
-	return err == nil
+	return st.QueryRowContext(ctx, key).Scan(&one) == nil
 }
 
 func loadSessionKeys(path string) map[string]bool {
@@ -175,8 +202,12 @@ func (b *backing) backed(ctx context.Context, t *Task) bool {
 		if !b.d.hasACP {
 			return true // store read failed → backed
 		}
+		st, err := b.stmt(ctx, &b.acp, "SELECT 1 FROM acp_sessions WHERE session_key = ?")
+		if err != nil {
+			return true // store read failed → backed
+		}
 		var one int
-		err := b.tx.QueryRowContext(ctx, "SELECT 1 FROM acp_sessions WHERE session_key = ?", child).Scan(&one)
+		err = st.QueryRowContext(ctx, child).Scan(&one)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return true
 		}
