@@ -63,58 +63,79 @@ func (d *DB) PreviewAndAudit(ctx context.Context, o Options, emit func(core.Acti
 func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task, emit func(core.Action) error) (PreviewCounts, error) {
 	var c PreviewCounts
 	now, grace, ret := o.now(), o.grace(), o.retention()
-	err := func() error {
-		b := newBacking(d, tx)
-		defer b.close()
-		for i := range active {
-			t := &active[i]
-			if !b.shouldMarkLost(ctx, t, now, grace) {
-				continue
-			}
-			c.Reconciled++
-			if err := emit(core.Action{Rule: core.RuleGraceLost, Entity: core.EntityTask, ID: t.TaskID,
-				From: t.Status, To: "lost", Reason: lostError(t), Result: core.ActionPlanned}); err != nil {
-				return err
-			}
+	// room is how many more actions of a rule are listed (-1: all, which is
+	// also SQLite's LIMIT -1).
+	room := func(listed int) int {
+		if o.MaxActions <= 0 {
+			return -1
 		}
-		// Prune: cleanup_after set and passed (shouldPruneTerminalTask).
-		err := eachTask(ctx, tx, taskSelect+` WHERE cleanup_after <= ? AND status NOT IN ('queued','running') ORDER BY cleanup_after, task_id`,
-			[]any{now}, func(t *Task) error {
-				c.Pruned++
-				return emit(core.Action{Rule: core.RulePrune, Entity: core.EntityTask, ID: t.TaskID, From: t.Status,
-					To: "deleted", Reason: "cleanup_after " + msText(t.CleanupAfter.Int64) + " passed", Result: core.ActionPlanned})
-			})
+		return max(0, o.MaxActions-listed)
+	}
+	b := newBacking(d, tx)
+	defer b.close()
+	for i := range active {
+		t := &active[i]
+		if !b.shouldMarkLost(ctx, t, now, grace) {
+			continue
+		}
+		c.Reconciled++
+		if room(c.Reconciled-1) == 0 {
+			continue
+		}
+		if err := emit(core.Action{Rule: core.RuleGraceLost, Entity: core.EntityTask, ID: t.TaskID,
+			From: t.Status, To: "lost", Reason: lostError(t), Result: core.ActionPlanned}); err != nil {
+			return c, err
+		}
+	}
+	const finished = ` status NOT IN ('queued','running')`
+	// terminalAt is endedAt ?? lastEventAt ?? createdAt in SQL.
+	const terminalAt = ` coalesce(ended_at, last_event_at, created_at)`
+	// Prune: cleanup_after set and passed (shouldPruneTerminalTask), then no
+	// cleanup_after and the terminal time a retention ago; stamp: no
+	// cleanup_after and not yet (shouldStampCleanupAfter, resolveCleanupAfter).
+	groups := []struct {
+		rule, where string
+		args        []any
+		action      func(*Task) core.Action
+	}{
+		{core.RulePrune, ` WHERE cleanup_after <= ? AND` + finished, []any{now}, func(t *Task) core.Action {
+			return core.Action{Rule: core.RulePrune, Entity: core.EntityTask, ID: t.TaskID, From: t.Status, To: "deleted",
+				Reason: "cleanup_after " + msText(t.CleanupAfter.Int64) + " passed", Result: core.ActionPlanned}
+		}},
+		{core.RulePrune, ` WHERE cleanup_after IS NULL AND` + finished + ` AND` + terminalAt + ` <= ?`, []any{now - ret}, func(t *Task) core.Action {
+			return core.Action{Rule: core.RulePrune, Entity: core.EntityTask, ID: t.TaskID, From: t.Status, To: "deleted",
+				Reason: "ended " + msText(t.TerminalAt()) + ", past retention, no cleanup_after", Result: core.ActionPlanned}
+		}},
+		{core.RuleStamp, ` WHERE cleanup_after IS NULL AND` + finished + ` AND` + terminalAt + ` > ?`, []any{now - ret}, func(t *Task) core.Action {
+			return core.Action{Rule: core.RuleStamp, Entity: core.EntityTask, ID: t.TaskID, From: t.Status, To: t.Status,
+				Reason: "cleanup_after = " + msText(t.TerminalAt()+ret), Result: core.ActionPlanned}
+		}},
+	}
+	listed := map[string]int{}
+	for _, g := range groups {
+		n := 0
+		lim := room(listed[g.rule])
+		err := eachTask(ctx, tx, taskSelect+g.where+` ORDER BY cleanup_after, task_id LIMIT ?`, append(g.args, lim), func(t *Task) error {
+			n++
+			return emit(g.action(t))
+		})
 		if err != nil {
-			return err
+			return c, err
 		}
-		// No cleanup_after: prune when the terminal time is a retention ago,
-		// else stamp terminalAt + retention (shouldPruneTerminalTask,
-		// shouldStampCleanupAfter, resolveCleanupAfter).
-		var stamps []core.Action
-		err = eachTask(ctx, tx, taskSelect+` WHERE cleanup_after IS NULL AND status NOT IN ('queued','running') ORDER BY task_id`,
-			nil, func(t *Task) error {
-				at := t.TerminalAt()
-				if now-at >= ret {
-					c.Pruned++
-					return emit(core.Action{Rule: core.RulePrune, Entity: core.EntityTask, ID: t.TaskID, From: t.Status,
-						To: "deleted", Reason: "ended " + msText(at) + ", past retention, no cleanup_after", Result: core.ActionPlanned})
-				}
-				c.CleanupStamped++
-				stamps = append(stamps, core.Action{Rule: core.RuleStamp, Entity: core.EntityTask, ID: t.TaskID, From: t.Status,
-					To: t.Status, Reason: "cleanup_after = " + msText(at+ret), Result: core.ActionPlanned})
-				return nil
-			})
-		if err != nil {
-			return err
-		}
-		for _, a := range stamps {
-			if err := emit(a); err != nil {
-				return err
+		listed[g.rule] += n
+		if lim >= 0 {
+			// Listing stopped at the limit: the total is an indexed count.
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM task_runs`+g.where, g.args...).Scan(&n); err != nil {
+				return c, fmt.Errorf("openclaw task_runs: %w", err)
 			}
 		}
-		return nil
-	}()
-	return c, err
+		if g.rule == core.RuleStamp {
+			c.CleanupStamped += n
+		} else {
+			c.Pruned += n
+		}
+	}
+	return c, nil
 }
 
 // msText prints epoch ms as clawpit prints timestamps (RFC 3339 UTC, ms).

@@ -35,6 +35,9 @@ type Options struct {
 	Now         time.Time
 	GraceMs     int64
 	RetentionMs int64
+	// MaxActions, when > 0, lists at most this many preview actions per
+	// rule; the counts stay exact (the rest is counted by index, not read).
+	MaxActions int
 
 	// skipScan leaves out the audit's one unindexed scan (delivery_failed
 	// and timestamp checks on finished rows that have cleanup_after): the

@@ -167,3 +167,34 @@ func FuzzChatType(f *testing.F) {
 		}
 	})
 }
+
+// With MaxActions the preview lists at most that many rows per rule and
+// counts the rest by index: the counts are the unlimited preview's.
+func TestPreviewMaxActions(t *testing.T) {
+	d := openShapes(t)
+	ctx := context.Background()
+	all, err := d.Preview(ctx, Options{Now: fixtureNow}, func(core.Action) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{1, 2, 100} {
+		per := map[string]int{}
+		got, err := d.Preview(ctx, Options{Now: fixtureNow, MaxActions: limit}, func(a core.Action) error {
+			per[a.Rule]++
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != all {
+			t.Errorf("limit %d: counts %+v, unlimited %+v", limit, got, all)
+		}
+		want := map[string]int{core.RuleGraceLost: min(limit, all.Reconciled), core.RulePrune: min(limit, all.Pruned),
+			core.RuleStamp: min(limit, all.CleanupStamped)}
+		for r, n := range want {
+			if per[r] != n {
+				t.Errorf("limit %d: %d %s listed, want %d", limit, per[r], r, n)
+			}
+		}
+	}
+}

@@ -176,24 +176,25 @@ func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error 
 		return openclawMaintenanceJSON(cmd, a, d, o)
 	}
 	rep := &core.SweepReport{Mode: core.ModeDryRun, StartedAt: core.TS(start), Actions: []core.Action{}, Findings: []core.Finding{}}
-	more := map[string]int{}
-	var order []string
-	perRule := map[string]int{}
+	// Text lists --limit actions per rule; the rest is counted by index.
+	o.MaxActions = f.limit
 	counts, audit, err := d.PreviewAndAudit(ctx, o, func(x core.Action) error {
-		if perRule[x.Rule] == 0 {
-			order = append(order, x.Rule)
-		}
-		perRule[x.Rule]++
-		if perRule[x.Rule] > f.limit {
-			more[x.Rule]++
-			return nil
-		}
 		rep.Actions = append(rep.Actions, x)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	shown := map[string]int{}
+	for _, x := range rep.Actions {
+		shown[x.Rule]++
+	}
+	more := map[string]int{
+		core.RuleGraceLost: counts.Reconciled - shown[core.RuleGraceLost],
+		core.RulePrune:     counts.Pruned - shown[core.RulePrune],
+		core.RuleStamp:     counts.CleanupStamped - shown[core.RuleStamp],
+	}
+	order := []string{core.RuleGraceLost, core.RulePrune, core.RuleStamp}
 	perCode := map[string]int{}
 	for _, x := range audit.Findings {
 		perCode[x.Code]++
