@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -270,27 +269,27 @@ func openclawMaintenanceJSON(cmd *cobra.Command, a *app, d *openclaw.DB, o openc
 	return w.Flush()
 }
 
-// openclawExplain answers every action key of the OpenClaw console.
+// openclawExplain answers every action key of the OpenClaw console: what
+// to do in OpenClaw instead, short enough that an id fits an 80-column
+// status line.
 func openclawExplain(action string, t tui.Target, have bool) string {
 	const owns = "read-only: OpenClaw owns this registry"
-	if have && t.Kind == tui.KindApproval && (action == "approve" || action == "deny") {
+	switch {
+	case have && t.Kind == tui.KindApproval && (action == "approve" || action == "deny"):
 		if t.Status != "pending" {
-			return "approval " + t.Short + " is already " + t.Status + "; " + owns
+			return "approval " + t.Short + " is already " + t.Status + " (" + owns + ")"
 		}
 		decision := "allow-once"
 		if action == "deny" {
 			decision = "deny"
 		}
-		return fmt.Sprintf("%s; answer in OpenClaw's chat: /approve %s %s", owns, t.ID, decision)
-	}
-	if have && t.Kind == tui.KindTask && (action == "cancel" || strings.HasPrefix(action, "kill")) {
-		return fmt.Sprintf("%s; cancel with: openclaw tasks cancel %s", owns, t.ID)
-	}
-	if have && t.Kind == tui.KindRun && action == "kill" {
-		return fmt.Sprintf("%s; stop it in OpenClaw's chat: /subagents stop %s", owns, t.ID)
-	}
-	if action == "maintenance" || action == "sweep" {
-		return owns + "; preview: clawpit openclaw maintenance; apply: openclaw tasks maintenance --apply"
+		return "read-only · answer in OpenClaw: /approve " + t.ID + " " + decision
+	case have && t.Kind == tui.KindTask && (action == "cancel" || action == "kill"):
+		return "read-only · run: openclaw tasks cancel " + t.ID
+	case have && t.Kind == tui.KindRun && action == "kill":
+		return "read-only · in OpenClaw: /subagents stop " + t.ID
+	case action == "maintenance":
+		return "read-only · preview: clawpit openclaw maintenance · apply: openclaw tasks maintenance --apply"
 	}
 	return owns + "; " + action + " is OpenClaw's to do"
 }
