@@ -186,6 +186,20 @@ type Options struct {
 
 	// LogView builds the job log view; nil uses a built-in placeholder.
 	LogView func(ctx *Context, job Target) LogComponent
+
+	// Owner, when set, says another program owns the registry shown (an
+	// adapter's read-only view): the header shows its name badge and
+	// note, and every action key answers Owner.Explain instead.
+	Owner *Owner
+}
+
+// Owner describes the program that owns a registry the console only reads.
+type Owner struct {
+	Name string // badge text, e.g. "OPENCLAW"
+	Note string // one short header note, e.g. "newest 5,000 finished rows"
+	// Explain is the status-line answer to action (its name, e.g.
+	// "approve") on t (have is false when nothing is selected).
+	Explain func(action string, t Target, have bool) string
 }
 
 // LogComponent is the job log view as the root model drives it (an adapter

@@ -154,8 +154,15 @@ func (m *Model) headerView(w int) string {
 	if m.ctx.ReadOnly {
 		badge = th.Badge.Render(" READ-ONLY ")
 	}
+	if o := m.opts.Owner; o != nil && o.Name != "" {
+		badge = th.Badge.Render(" "+o.Name+" ") + " " + badge
+	}
 	room := w - lipgloss.Width(left) - lipgloss.Width(badge) - 4
 	line2 := left
+	if o := m.opts.Owner; o != nil && o.Note != "" && room >= lipgloss.Width(o.Note)+14 {
+		line2 += "  " + th.Muted.Render(o.Note)
+		room -= lipgloss.Width(o.Note) + 2
+	}
 	if room >= 12 {
 		line2 += "  " + th.Muted.Render(truncLeft(m.ctx.DBPath, room))
 	}
