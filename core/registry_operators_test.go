@@ -71,7 +71,10 @@ func TestOperatorsErrors(t *testing.T) {
 	f := newRegFixture(t)
 	k1, _ := testKey(t, "a")
 	k2, _ := testKey(t, "b")
-	f.must(func() error { _, err := f.reg.AddOperator(f.ctx, "alice", core.RoleOperator, []byte(k1), "x"); return err }())
+	f.must(func() error {
+		_, err := f.reg.AddOperator(f.ctx, "alice", core.RoleOperator, []byte(k1), "x")
+		return err
+	}())
 	cases := []struct {
 		name, op string
 		role     core.Role
