@@ -184,6 +184,10 @@ type Options struct {
 	WatchdogInterval time.Duration // 0 disables the watchdog
 	PollInterval     time.Duration // data_version poll; default 200 ms
 
+	// Attention rings the bell and highlights the header once on what it
+	// names (attention.go); the zero value is silent.
+	Attention Attention
+
 	// LogView builds the job log view; nil uses a built-in placeholder.
 	LogView func(ctx *Context, job Target) LogComponent
 }

@@ -162,6 +162,9 @@ func (m *Model) headerView(w int) string {
 	if badge != "" {
 		line2 += spaces(max(1, w-lipgloss.Width(line2)-lipgloss.Width(badge))) + badge
 	}
+	if m.flashing() {
+		return m.flashHeader(line1, w) + "\n" + clipLine(line2, w)
+	}
 	return clipLine(th.Header.Render(line1), w) + "\n" + clipLine(line2, w)
 }
 
