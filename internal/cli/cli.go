@@ -133,6 +133,7 @@ Run without a command to open the console.`,
 		jobCommands(a),
 		sweepCommands(a),
 		demoCommands(a),
+		{serveCommand(a), operatorCommand(a)},
 	} {
 		for _, c := range group {
 			root.AddCommand(c)
