@@ -193,8 +193,10 @@ func (m *sessionModel) idleCheck() tea.Cmd {
 
 func (m *sessionModel) Init() tea.Cmd { return tea.Batch(m.inner.Init(), m.idleCheck()) }
 
-func (m *sessionModel) recovered(where string) {
-	if r := recover(); r != nil {
+// recovered logs a panic recovered in where (recover must be called by the
+// deferred function itself, so the caller passes its result).
+func (m *sessionModel) recovered(where string, r any) {
+	if r != nil {
 		m.log.Error("session panicked", "in", where, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		m.panicked = true
 	}
@@ -202,7 +204,7 @@ func (m *sessionModel) recovered(where string) {
 
 func (m *sessionModel) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 	defer func() {
-		m.recovered("update")
+		m.recovered("update", recover())
 		if m.panicked {
 			cmd = tea.Quit
 		}
@@ -232,7 +234,7 @@ func (m *sessionModel) Update(msg tea.Msg) (_ tea.Model, cmd tea.Cmd) {
 
 func (m *sessionModel) View() (v tea.View) {
 	defer func() {
-		m.recovered("view")
+		m.recovered("view", recover())
 		if m.panicked {
 			v = tea.NewView("")
 			if m.quit != nil {
