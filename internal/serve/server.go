@@ -27,6 +27,10 @@ const (
 	DefaultIdleTimeout  = 30 * time.Minute
 	DefaultPollInterval = 100 * time.Millisecond
 	DefaultSessionTick  = time.Second
+	// DefaultFPS caps each session's frame rate: the renderer wakes this
+	// often per session even when idle (Bubble Tea's default is 60), and a
+	// change waits at most 1/FPS (50 ms) for its frame.
+	DefaultFPS = 20
 	// DrainTimeout bounds a graceful stop: sessions get their closing
 	// message and the server is gone within it.
 	DrainTimeout = 5 * time.Second
@@ -42,6 +46,8 @@ type Config struct {
 	// SessionTick is each session's own tick (relative ages, status expiry);
 	// changes arrive by the watcher's push, not by this tick.
 	SessionTick time.Duration
+	// FPS is each session's maximum frame rate.
+	FPS int
 	// SweepInterval and WatchdogInterval run one embedded sweeper and
 	// watchdog for the server (0 disables), like the local console's.
 	SweepInterval    time.Duration
@@ -91,6 +97,9 @@ func New(reg *core.Registry, jobs tui.JobActions, maint tui.Maintenance, cfg Con
 	}
 	if cfg.PollInterval <= 0 {
 		cfg.PollInterval = DefaultPollInterval
+	}
+	if cfg.FPS <= 0 {
+		cfg.FPS = DefaultFPS
 	}
 	if cfg.SessionTick <= 0 {
 		cfg.SessionTick = DefaultSessionTick

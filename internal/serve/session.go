@@ -115,7 +115,7 @@ func (s *Server) handle(sess ssh.Session) {
 	}
 	sm := &sessionModel{inner: tui.New(opts), g: g, readOnly: readOnly, idle: s.cfg.IdleTimeout,
 		lastKey: time.Now(), log: log, panicKey: s.panicKey}
-	p := tea.NewProgram(sm, append(bm.MakeOptions(sess), tea.WithoutSignalHandler())...)
+	p := tea.NewProgram(sm, append(bm.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithFPS(s.cfg.FPS))...)
 	sm.quit = func() { go p.Quit() }
 	ss := &session{p: p}
 	if !s.add(ss) {
