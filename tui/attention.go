@@ -97,9 +97,14 @@ func attentionText(approvals, failures int) string {
 func (m *Model) flashing() bool { return m.flashUntil != 0 && m.ctx.now() < m.flashUntil }
 
 // flashHeader renders the first header line highlighted (reverse video, so
-// every theme, mono included, shows it) with what arrived.
+// every theme, mono included, shows it), keeping its start and ending with
+// what arrived.
 func (m *Model) flashHeader(line1 string, w int) string {
-	text := " ! " + m.flashText + "  ·  " + ansi.Strip(line1)
+	text := ansi.Strip(line1)
+	// The note wins over the end of the counts for the few seconds it shows.
+	if note := "  ◀ " + m.flashText; w-width(note) >= 20 {
+		text = truncRight(text, w-width(note)) + note
+	}
 	text = truncRight(text, w)
 	return lipgloss.NewStyle().Reverse(true).Bold(true).Render(text + spaces(max(0, w-width(text))))
 }

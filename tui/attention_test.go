@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/clawpit/clawpit/core"
 )
 
@@ -81,8 +83,16 @@ func TestAttention(t *testing.T) {
 				t.Fatalf("header highlighted = %v, want %v", hs.m.Attention(), c.ring)
 			}
 			scr := hs.screen()
-			if c.ring && !strings.Contains(strings.SplitN(scr, "\n", 2)[0], c.text) {
+			head := strings.SplitN(scr, "\n", 2)[0]
+			if c.ring && !strings.Contains(head, c.text) {
 				t.Fatalf("header does not say %q:\n%s", c.text, scr)
+			}
+			// The highlighted header keeps the layout: its width and its start.
+			if w := lipgloss.Width(strings.SplitN(hs.m.render(), "\n", 2)[0]); w > 100 {
+				t.Fatalf("header is %d cells wide at 100 columns", w)
+			}
+			if !regexp.MustCompile(`^\s*\d+ pending approvals? `).MatchString(head) {
+				t.Fatalf("highlighted header lost its start: %q", head)
 			}
 			// Once: the next load of the same rows is quiet, and the highlight ends.
 			if raws := hs.sendCollect(RefreshMsg{}); len(raws) != 0 {
