@@ -393,3 +393,23 @@ func TestOperatorCommands(t *testing.T) {
 		t.Errorf("removed operator still listed:\n%s", out)
 	}
 }
+
+// A client's NO_COLOR (sent with SendEnv) gives its session the mono theme;
+// another session of the same server keeps its colours.
+func TestServeNoColorPerSession(t *testing.T) {
+	t.Parallel()
+	requireSSH(t)
+	c := newCLI(t)
+	alice := sshKey(t, "alice")
+	addOperator(t, c, "alice", "operator", alice)
+	seedPanes(t, c)
+	s := startServe(t, c)
+	ctl := s.connect(t, alice, 120, 40, nil)
+	if got := colourSGRs(ctl.captureEscapes()); len(got) == 0 {
+		t.Fatalf("control: the default theme shows no colour over SSH:\n%q", ctl.captureEscapes())
+	}
+	mono := s.connect(t, alice, 120, 40, []string{"NO_COLOR=1"}, "-o", "SendEnv=NO_COLOR")
+	if got := colourSGRs(mono.captureEscapes()); len(got) > 0 {
+		t.Errorf("NO_COLOR=1 session: colour sequences %v", got)
+	}
+}
