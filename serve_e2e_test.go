@@ -413,3 +413,33 @@ func TestServeNoColorPerSession(t *testing.T) {
 		t.Errorf("NO_COLOR=1 session: colour sequences %v", got)
 	}
 }
+
+// Bad serve flags exit 2 naming the value, before anything listens.
+func TestServeBadFlags(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"serve", "--listen", "nowhere"}, `--listen "nowhere"`},
+		{[]string{"serve", "--max-sessions", "0"}, "--max-sessions 0"},
+		{[]string{"serve", "--attention", "bells"}, `--attention "bells"`},
+		{[]string{"serve", "--idle-timeout", "-1s"}, "--idle-timeout -1s"},
+		{[]string{"serve", "--sweep-interval", "-1s"}, "--sweep-interval -1s"},
+		{[]string{"serve", "--theme", "neon"}, "neon"},
+		{[]string{"--quiet", "--attention", "bells"}, `--attention "bells"`},
+	} {
+		if o := c.run(tc.args...); o.code != 2 || !strings.Contains(o.stderr, tc.msg) {
+			t.Errorf("%v: %s; want exit 2 and %q", tc.args, o, tc.msg)
+		}
+	}
+	// A host key readable by others is refused (exit 2), like sshd does.
+	hk := filepath.Join(t.TempDir(), "hk")
+	if err := os.WriteFile(hk, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := c.run("serve", "--listen", "127.0.0.1:0", "--host-key", hk); o.code != 2 || !strings.Contains(o.stderr, "readable by others") {
+		t.Errorf("exposed host key: %s", o)
+	}
+}

@@ -105,10 +105,11 @@ func resolveConsole(cmd *cobra.Command, a *app, cfg *Config, getenv func(string)
 			s.notifyCmd = cfg.Sweep.NotifyCmd
 		}
 	}
-	if q := getenv("CLAWPIT_QUIET"); !a.console.quiet && (q == "" || q == "0") {
-		if s.attention, err = parseAttention(a.console.attention); err != nil {
-			return s, err
-		}
+	if s.attention, err = parseAttention(a.console.attention); err != nil {
+		return s, err
+	}
+	if q := getenv("CLAWPIT_QUIET"); a.console.quiet || (q != "" && q != "0") {
+		s.attention = tui.Attention{}
 	}
 	if s.sweepInterval < 0 {
 		return s, core.Invalidf("--sweep-interval %s: must not be negative", s.sweepInterval)

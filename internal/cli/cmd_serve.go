@@ -18,15 +18,13 @@ import (
 
 // serveFlags are `clawpit serve`'s flags (SPEC §13).
 type serveFlags struct {
-	listen           string
-	hostKey          string
-	maxSessions      int
-	idleTimeout      time.Duration
-	attention        string
-	theme            string
-	sweepInterval    time.Duration
-	watchdogInterval time.Duration
-	logJSON          bool
+	listen      string
+	hostKey     string
+	maxSessions int
+	idleTimeout time.Duration
+	attention   string
+	theme       string
+	logJSON     bool
 }
 
 // serveCommand is `clawpit serve`: the console over SSH for registered
@@ -55,9 +53,10 @@ message and exits within 5 seconds.`,
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close a session after this long without a key press (0 never)")
 	fl.StringVar(&f.attention, "attention", "approvals,failures", "what rings the bell and highlights the header: approvals, failures (a task failed or lost), both, or none")
 	fl.StringVar(&f.theme, "theme", "", "console theme: "+joinNames(themes.Names())+" (default dark; a client's NO_COLOR selects mono)")
-	fl.DurationVar(&f.sweepInterval, "sweep-interval", defaultSweepInterval, "maintenance sweep every interval, once for the server (0 disables)")
-	fl.DurationVar(&f.watchdogInterval, "watchdog-interval", defaultWatchdogInterval, "inactivity watchdog every interval, once for the server (0 disables)")
+	fl.Duration("sweep-interval", defaultSweepInterval, "maintenance sweep every interval, once for the server (0 disables; or [sweep] in the config file)")
+	fl.Duration("watchdog-interval", defaultWatchdogInterval, "inactivity watchdog every interval, once for the server (0 disables; or [sweep] in the config file)")
 	fl.BoolVar(&f.logJSON, "log-json", false, "log as JSON lines instead of text")
+	addThresholdFlags(fl)
 	return c
 }
 
@@ -86,10 +85,12 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		return core.Invalidf("--max-sessions %d: must be at least 1", f.maxSessions)
 	case f.idleTimeout < 0:
 		return core.Invalidf("--idle-timeout %s: must not be negative", f.idleTimeout)
-	case f.sweepInterval < 0:
-		return core.Invalidf("--sweep-interval %s: must not be negative", f.sweepInterval)
-	case f.watchdogInterval < 0:
-		return core.Invalidf("--watchdog-interval %s: must not be negative", f.watchdogInterval)
+	}
+	// The embedded sweeper's thresholds and intervals: config [sweep], then
+	// flags; the thresholds go into a.th, which the registry is opened with.
+	sweep, err := a.sweepThresholds(cmd)
+	if err != nil {
+		return err
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return core.Invalidf("--listen %q: %v", f.listen, err)
@@ -132,7 +133,7 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 	}
 	srv, err := serve.New(reg, jobs, tui.SweeperMaintenance(core.NewSweeper(reg, jobs)), serve.Config{
 		HostKey: hk, MaxSessions: f.maxSessions, IdleTimeout: idle,
-		SweepInterval: f.sweepInterval, WatchdogInterval: f.watchdogInterval,
+		SweepInterval: sweep.sweepInterval, WatchdogInterval: sweep.watchdogInterval,
 		Theme: f.theme, Keys: keys, Attention: att, Logger: slog.New(h),
 	})
 	if err != nil {

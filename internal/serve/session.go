@@ -102,13 +102,12 @@ func (s *Server) handle(sess ssh.Session) {
 		PollInterval: s.cfg.SessionTick,
 		LogView:      s.cfg.LogView,
 	}
-	// Belt and braces: a readonly session's console has no actions at all,
-	// and the guard refuses any that would reach it anyway.
-	if !readOnly {
-		opts.Actions, opts.Jobs = g, g
-		if s.maint != nil {
-			opts.Maintenance = g
-		}
+	// Belt and braces: a readonly session's console offers no action
+	// (ReadOnly), and every action path goes through the guard, which
+	// refuses a readonly or removed operator whatever reaches it.
+	opts.Actions, opts.Jobs = g, g
+	if s.maint != nil {
+		opts.Maintenance = g
 	}
 	if q := getenv("CLAWPIT_QUIET"); q == "" || q == "0" {
 		opts.Attention = s.cfg.Attention
