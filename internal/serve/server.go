@@ -157,6 +157,9 @@ func (s *Server) authenticate(ctx ssh.Context, key ssh.PublicKey) bool {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if err := s.w.prime(ctx); err != nil {
 		ln.Close()
+		if ctx.Err() != nil {
+			return nil // stopped before it started
+		}
 		return fmt.Errorf("serve: reading the registry: %w", err)
 	}
 	wctx, stopWatch := context.WithCancel(context.Background())
