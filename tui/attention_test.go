@@ -119,3 +119,11 @@ func TestRefreshMsgLoads(t *testing.T) {
 		t.Fatalf("loads %d, want %d", hs.src.loads, loads+1)
 	}
 }
+
+// SweepNote replaces the sweeper part of the header (a served session).
+func TestSweepNote(t *testing.T) {
+	hs := newHarness(t, 120, 24, func(o *Options) { o.SweepNote = "server sweeps every 1m0s" })
+	if l := strings.Split(hs.screen(), "\n")[1]; !strings.Contains(l, "server sweeps every 1m0s") || strings.Contains(l, "next") {
+		t.Fatalf("header line 2: %q", l)
+	}
+}

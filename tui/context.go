@@ -188,6 +188,11 @@ type Options struct {
 	// names (attention.go); the zero value is silent.
 	Attention Attention
 
+	// SweepNote, when set, is what the header says about the sweeper in
+	// place of this console's own (a `clawpit serve` session: the server
+	// sweeps, not the session).
+	SweepNote string
+
 	// LogView builds the job log view; nil uses a built-in placeholder.
 	LogView func(ctx *Context, job Target) LogComponent
 }

@@ -190,6 +190,9 @@ func pluralS(n int) string {
 // next sweep countdown.
 func (m *Model) sweepText() string {
 	th := m.ctx.Theme
+	if m.opts.SweepNote != "" {
+		return th.Muted.Render(m.opts.SweepNote)
+	}
 	switch {
 	case m.opts.Maintenance == nil || m.opts.SweepInterval <= 0:
 		if m.ctx.ReadOnly {

@@ -382,3 +382,15 @@ func TestHostKey(t *testing.T) {
 		t.Fatalf("bad key: %v", err)
 	}
 }
+
+func TestSweepNote(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		want string
+	}{{0, "sweeper off"}, {time.Minute, "server sweeps every 1m"}, {90 * time.Second, "server sweeps every 1m30s"}, {time.Hour, "server sweeps every 1h"}, {30 * time.Second, "server sweeps every 30s"}} {
+		s := &Server{cfg: Config{SweepInterval: c.d}, maint: &guard{}}
+		if got := s.sweepNote(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.d, got, c.want)
+		}
+	}
+}

@@ -101,6 +101,7 @@ func (s *Server) handle(sess ssh.Session) {
 		Operator:     actor,
 		PollInterval: s.cfg.SessionTick,
 		LogView:      s.cfg.LogView,
+		SweepNote:    s.sweepNote(),
 	}
 	// Belt and braces: a readonly session's console offers no action
 	// (ReadOnly), and every action path goes through the guard, which
@@ -245,4 +246,19 @@ func (m *sessionModel) View() (v tea.View) {
 		return tea.NewView("")
 	}
 	return m.inner.View()
+}
+
+// sweepNote is what a session's header says about the server's sweeper.
+func (s *Server) sweepNote() string {
+	if s.maint == nil || s.cfg.SweepInterval <= 0 {
+		return "sweeper off"
+	}
+	d := s.cfg.SweepInterval.String() // 1m0s → 1m, 1h0m0s → 1h
+	if strings.HasSuffix(d, "m0s") {
+		d = strings.TrimSuffix(d, "0s")
+	}
+	if strings.HasSuffix(d, "h0m") {
+		d = strings.TrimSuffix(d, "0m")
+	}
+	return "server sweeps every " + d
 }
