@@ -184,6 +184,15 @@ type Options struct {
 	WatchdogInterval time.Duration // 0 disables the watchdog
 	PollInterval     time.Duration // data_version poll; default 200 ms
 
+	// Attention rings the bell and highlights the header once on what it
+	// names (attention.go); the zero value is silent.
+	Attention Attention
+
+	// SweepNote, when set, is what the header says about the sweeper in
+	// place of this console's own (a `clawpit serve` session: the server
+	// sweeps, not the session).
+	SweepNote string
+
 	// LogView builds the job log view; nil uses a built-in placeholder.
 	LogView func(ctx *Context, job Target) LogComponent
 

@@ -169,6 +169,9 @@ func (m *Model) headerView(w int) string {
 	if badge != "" {
 		line2 += spaces(max(1, w-lipgloss.Width(line2)-lipgloss.Width(badge))) + badge
 	}
+	if m.flashing() {
+		return m.flashHeader(line1, w) + "\n" + clipLine(line2, w)
+	}
 	return clipLine(th.Header.Render(line1), w) + "\n" + clipLine(line2, w)
 }
 
@@ -194,6 +197,9 @@ func pluralS(n int) string {
 // next sweep countdown.
 func (m *Model) sweepText() string {
 	th := m.ctx.Theme
+	if m.opts.SweepNote != "" {
+		return th.Muted.Render(m.opts.SweepNote)
+	}
 	switch {
 	case m.opts.Maintenance == nil || m.opts.SweepInterval <= 0:
 		if m.ctx.ReadOnly {

@@ -112,6 +112,10 @@ type Model struct {
 
 	status statusLine
 
+	// Attention (attention.go): the header is highlighted until flashUntil.
+	flashUntil core.Timestamp
+	flashText  string
+
 	ticks bool       // schedule the poll tick (off in model-level tests)
 	probe *viewProbe // tests: the last rendered screen
 	quit  bool
@@ -202,6 +206,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		return m, tea.Batch(m.onTick(), m.tick())
+	case RefreshMsg:
+		return m, m.startLoad(false)
 	case loadedMsg:
 		return m, m.onLoaded(msg)
 	case detailMsg:
@@ -295,6 +301,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	m.version = msg.version
 	b := msg.b
+	var ring tea.Cmd // the attention bell (attention.go)
 	if msg.res.Full {
 		m.tasks.install(*msg.tasks)
 		m.runs.install(*msg.runs)
@@ -303,6 +310,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		m.alerts.install(*msg.alerts)
 		m.loaded = true
 	} else {
+		ring = m.noticeNew(b)
 		since, c := m.ctx.now()-day, &m.counts
 		applyCounted(m.tasks, b.tasks, b.gone[KindTask], since, c)
 		applyCounted(m.runs, b.runs, b.gone[KindRun], since, c)
@@ -320,7 +328,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		m.countHeader()
 	}
 
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{ring}
 	if m.forceFull {
 		cmds = append(cmds, m.startLoad(true))
 	}

@@ -137,6 +137,7 @@ Run without a command to open the console.`,
 		demoCommands(a),
 		hooksCommands(a),
 		openclawCommands(a),
+		{serveCommand(a), operatorCommand(a)},
 	} {
 		for _, c := range group {
 			root.AddCommand(c)
