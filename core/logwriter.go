@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"unicode/utf8"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // The output pump of a job supervisor (SPEC J2, J4, P3): it reads one of the
@@ -27,7 +29,7 @@ func redactHidden(b []byte) []byte {
 	if bytes.IndexByte(b, 0x1b) < 0 && bytes.IndexByte(b, 0xc2) < 0 && utf8.Valid(b) {
 		return b
 	}
-	stripped := SanitizeNoticeText(string(b))
+	stripped := termtext.Text(string(b), 0)
 	if red := jobRedactor.String(stripped); red != stripped {
 		return []byte(red)
 	}

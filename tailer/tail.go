@@ -1,8 +1,8 @@
 // Package tailer reads job output logs on disk (SPEC §1, J2–J5): bounded
 // reads from the end (Tail), live follow across rotation (Follow), the
-// rotating writer the supervisor's pump writes through (RotatingWriter), and
-// terminal-safe sanitising of untrusted text (Sanitize). It stands alone; it
-// uses core only for secret redaction.
+// rotating writer the supervisor's pump writes through (RotatingWriter).
+// Sanitising for display is package termtext's. It stands alone; it uses
+// core only for secret redaction.
 package tailer
 
 import (

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/tailer"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -307,7 +308,7 @@ func jobTailCmd(a *app) *cobra.Command {
 			// Job output never reaches the terminal raw (SPEC §9); redacted
 			// again once sanitised, because stripping escapes can join a
 			// secret they split (SPEC J4).
-			text = core.NewRedactor().Block(tailer.SanitizeText(text, 0))
+			text = core.NewRedactor().Block(termtext.Text(text, 0))
 			if a.jsonOut {
 				return a.printJSON(struct {
 					ID           string `json:"id"`
@@ -541,7 +542,7 @@ func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog
 	for batch := range fl.C() {
 		var sb strings.Builder
 		for _, l := range batch {
-			sb.Write(lr.Line([]byte(tailer.Sanitize(l.Text, 0))))
+			sb.Write(lr.Line([]byte(termtext.Log(l.Text, 0))))
 			sb.WriteByte('\n')
 		}
 		if _, err := io.WriteString(a.stdout, sb.String()); err != nil {
