@@ -425,8 +425,8 @@ func jobListCmd(a *app) *cobra.Command {
 				if jb.ExitCode != nil {
 					exit = strconv.Itoa(*jb.ExitCode)
 				}
-				row(tw, jb.ID, string(jb.Status), exit, clean(jb.Session, 40), age(now, jb.CreatedAt),
-					clean(core.CommandLine(jb.Command), 100))
+				row(tw, jb.ID, string(jb.Status), exit, termtext.Line(jb.Session, 40), age(now, jb.CreatedAt),
+					termtext.Line(core.CommandLine(jb.Command), 100))
 			}
 			return tw.Flush()
 		},
