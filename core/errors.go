@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"fmt"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Sentinel errors. Callers test them with errors.Is; main maps them to the
@@ -42,7 +44,12 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("%s id prefix %q is ambiguous: matches %v", e.Entity, e.Prefix, e.Matches)
+	// The prefix and the ids are untrusted: printed inert, on one line.
+	m := make([]string, len(e.Matches))
+	for i, id := range e.Matches {
+		m[i] = termtext.Line(id, 2*termtext.MaxID)
+	}
+	return fmt.Sprintf("%s id prefix %q is ambiguous: matches %v", e.Entity, termtext.Line(e.Prefix, 2*termtext.MaxID), m)
 }
 
 // Unwrap makes errors.Is(err, ErrAmbiguous) true.

@@ -36,9 +36,16 @@ func (r *Registry) RegisterRun(ctx context.Context, nr NewRun, actor Actor) (*Ru
 			return nil, Invalidf("run %q: inactivity budget %s is below 1ms", nr.RunID, nr.InactivityBudget)
 		}
 	}
-	nr.Label = r.redactText(nr.Label)
+	if err := checkIDs("run id", nr.RunID, "child session", nr.ChildSession, "requester session", nr.RequesterSession); err != nil {
+		return nil, err
+	}
+	label, err := cleanLabel("run label", nr.Label)
+	if err != nil {
+		return nil, err
+	}
+	nr.Label = r.redactText(label)
 	var out *Run
-	err := r.store.Update(ctx, func(tx Tx) error {
+	err = r.store.Update(ctx, func(tx Tx) error {
 		now := r.now()
 		if _, err := tx.GetRun(nr.RunID); err == nil {
 			return Invalidf("run %q is already registered", nr.RunID)

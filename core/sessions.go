@@ -17,12 +17,19 @@ func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Acto
 	if id == "" {
 		return nil, Result{}, Invalidf("session id is required")
 	}
+	if err := checkIDs("session id", id); err != nil {
+		return nil, Result{}, err
+	}
+	label, err := cleanLabel("label", label)
+	if err != nil {
+		return nil, Result{}, err
+	}
 	label = r.redactText(label)
 	var (
 		out *Session
 		res Result
 	)
-	err := r.store.Update(ctx, func(tx Tx) error {
+	err = r.store.Update(ctx, func(tx Tx) error {
 		now := r.now()
 		s, err := tx.GetSession(id)
 		if errors.Is(err, ErrNotFound) {

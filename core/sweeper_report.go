@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // SweepCounts sums a sweep (SPEC §5 report). In a dry run the action counts
@@ -123,10 +125,14 @@ func (r *SweepReport) Summary() string {
 		plural(c.Errors, "error", "errors"), plural(c.Warnings, "warning", "warnings"))
 }
 
+// maxReportLine caps one action or finding line of Text, in runes.
+const maxReportLine = 2048
+
 // Text is the report of SPEC §5: the summary line, then one line per action
 // ("  <rule> <entity> <id>: <from> → <to> — <reason>", with " [raced]" or
 // " [failed]" when it did not apply) and one per finding ("  audit <severity>
-// <kind> <entity> <id>: <detail>"). It ends with a newline.
+// <kind> <entity> <id>: <detail>"), each sanitised to one line of at most
+// maxReportLine runes (termtext.Line). It ends with a newline.
 func (r *SweepReport) Text() string {
 	var b strings.Builder
 	b.WriteString(r.Summary())
@@ -143,10 +149,11 @@ func (r *SweepReport) Text() string {
 				mark = " [not applied]"
 			}
 		}
-		fmt.Fprintf(&b, "  %s %s %s: %s → %s — %s%s\n", a.Rule, a.Entity, a.ID, a.From, a.To, a.Reason, mark)
+		// Ids, labels and reasons are untrusted: one inert, capped line each.
+		b.WriteString(termtext.Line(fmt.Sprintf("  %s %s %s: %s → %s — %s%s", a.Rule, a.Entity, a.ID, a.From, a.To, a.Reason, mark), maxReportLine) + "\n")
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(&b, "  audit %s %s %s %s: %s\n", f.Severity, f.Kind, f.Entity, f.ID, f.Detail)
+		b.WriteString(termtext.Line(fmt.Sprintf("  audit %s %s %s %s: %s", f.Severity, f.Kind, f.Entity, f.ID, f.Detail), maxReportLine) + "\n")
 	}
 	if r.Truncated {
 		b.WriteString("  (more due rows than one sweep takes: the rest is left for the next sweep)\n")

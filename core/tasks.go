@@ -37,6 +37,13 @@ func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Ta
 	} else if strings.TrimSpace(id) != id || id == "" {
 		return nil, Invalidf("task id %q has surrounding whitespace", id)
 	}
+	if err := checkIDs("task id", nt.ID, "run id", nt.RunID, "source id", nt.SourceID, "owner session", nt.OwnerSession,
+		"child session", nt.ChildSession, "parent task id", nt.ParentTaskID); err != nil {
+		return nil, err
+	}
+	if nt.Label, err = cleanLabel("task label", nt.Label); err != nil {
+		return nil, err
+	}
 	expects := rt == RuntimeCron
 	if nt.ExpectsOutput != nil {
 		expects = *nt.ExpectsOutput

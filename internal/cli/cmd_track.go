@@ -305,7 +305,7 @@ func (a *app) trackReport(t *tracker, sum core.StreamSummary, firstBad string, t
 			parts = append(parts, plural(c.n, c.what))
 		}
 	}
-	fmt.Fprintf(a.stderr, "tracked task %s: %s\n", termtext.Line(task.ID, 80), strings.Join(parts, ", "))
+	fmt.Fprintf(a.stderr, "tracked task %s: %s\n", termtext.Line(task.ID, 80), termtext.Line(strings.Join(parts, ", "), 1000))
 	if firstBad != "" {
 		fmt.Fprintf(a.stderr, "  first invalid %s\n", termtext.Line(firstBad, 300))
 	}
