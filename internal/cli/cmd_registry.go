@@ -491,7 +491,7 @@ func taskCommand(a *app) *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(mutationJSON(core.Result{Applied: true}, "task", t))
 			}
-			fmt.Fprintln(a.stdout, t.ID)
+			fmt.Fprintln(a.stdout, termtext.Line(t.ID, 0))
 			return nil
 		},
 	}
