@@ -1,6 +1,7 @@
 package termtext
 
 import (
+	"errors"
 	"fmt"
 	"unicode"
 	"unicode/utf8"
@@ -14,9 +15,18 @@ const (
 	MaxLabel = 1024
 )
 
-// ErrBadText is wrapped by every validation error here; callers map it to
-// their own invalid-input error (core.ErrInvalid, exit 2).
-var ErrBadText = fmt.Errorf("invalid text")
+// ErrBadText is matched (errors.Is) by every validation error here; callers
+// map it to their own invalid-input error (core.ErrInvalid, exit 2).
+var ErrBadText = errors.New("invalid text")
+
+// badText is a validation error: its message names the value and does not
+// repeat "invalid text".
+type badText struct{ msg string }
+
+func (e badText) Error() string        { return e.msg }
+func (e badText) Is(target error) bool { return target == ErrBadText }
+
+func badf(format string, args ...any) error { return badText{fmt.Sprintf(format, args...)} }
 
 // ValidID checks an id given by a runtime or an operator (a session, run,
 // task or source id) where it enters: non-empty, valid UTF-8, at most MaxID
@@ -26,12 +36,12 @@ var ErrBadText = fmt.Errorf("invalid text")
 func ValidID(kind, s string) error {
 	switch {
 	case s == "":
-		return fmt.Errorf("%w: %s is empty", ErrBadText, kind)
+		return badf("%s is empty", kind)
 	case len(s) > MaxID:
-		return fmt.Errorf("%w: %s %q is %d bytes, longer than %d", ErrBadText, kind, Line(s, 40), len(s), MaxID)
+		return badf("%s %q is %d bytes, longer than %d", kind, Line(s, 40), len(s), MaxID)
 	}
 	if r, ok := badRune(s, false); !ok {
-		return fmt.Errorf("%w: %s %q holds %s", ErrBadText, kind, Line(s, 80), describe(r))
+		return badf("%s %q holds %s", kind, Line(s, 80), describe(r))
 	}
 	return nil
 }
@@ -42,10 +52,10 @@ func ValidID(kind, s string) error {
 // ErrBadText.
 func ValidLabel(kind, s string) error {
 	if len(s) > MaxLabel {
-		return fmt.Errorf("%w: %s %q is %d bytes, longer than %d", ErrBadText, kind, Line(s, 40), len(s), MaxLabel)
+		return badf("%s %q is %d bytes, longer than %d", kind, Line(s, 40), len(s), MaxLabel)
 	}
 	if r, ok := badRune(s, true); !ok {
-		return fmt.Errorf("%w: %s %q holds %s", ErrBadText, kind, Line(s, 80), describe(r))
+		return badf("%s %q holds %s", kind, Line(s, 80), describe(r))
 	}
 	return nil
 }
