@@ -18,8 +18,9 @@ func runState(run *Run) string {
 
 // RegisterRun records a subagent run (SPEC §3, §8 `run register`): started_at
 // and last_progress_at = now, inactivity budget default 60 s; the label is
-// redacted (SPEC J4). Errors: ErrInvalid for a missing run id or child
-// session, a negative budget, or a run id that is already registered.
+// sanitised to one line and redacted (SPEC J4, §9). Errors: ErrInvalid for
+// a missing or unprintable run id or session id (termtext.ValidID), a label
+// over 1 KiB, a negative budget, or a run id that is already registered.
 func (r *Registry) RegisterRun(ctx context.Context, nr NewRun, actor Actor) (*Run, error) {
 	switch {
 	case nr.RunID == "":

@@ -15,8 +15,10 @@ const DefaultCancelError = "Cancelled by operator."
 // a UUIDv7 id; status queued; delivery_status pending with an owner session,
 // not_applicable without one; notify_policy done_only; expects_output true for
 // cron, false otherwise. Kind, label and task text are redacted (SPEC J4).
-// Errors: ErrInvalid for a missing or unknown runtime, an unknown notify
-// policy, or an id that already exists.
+// The label is sanitised to one line first (SPEC §9). Errors: ErrInvalid for
+// a missing or unknown runtime, an unknown notify policy, an unprintable id
+// (task, run, source, session, parent: termtext.ValidID), a label over 1 KiB,
+// or an id that already exists.
 func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Task, error) {
 	if nt.Runtime == "" {
 		return nil, Invalidf("task runtime is required (want one of: subagent, cli, cron, acp)")
