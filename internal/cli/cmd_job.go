@@ -170,7 +170,7 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 			if job.CaptureError != "" {
 				// The job runs, but nothing will be logged (SPEC J3: the
 				// child never blocks; capture_error says why).
-				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, job.CaptureError)
+				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, termtext.Line(job.CaptureError, 500))
 			}
 			if err := a.printMutation(core.Result{Applied: true}, "job", job, "job "+job.ID, "started"); err != nil || a.jsonOut {
 				return err
@@ -327,7 +327,7 @@ func jobTailCmd(a *app) *cobra.Command {
 				fmt.Fprintln(a.stdout)
 			}
 			if job.CaptureError != "" {
-				fmt.Fprintf(a.stdout, "[log incomplete: %s]\n", job.CaptureError)
+				fmt.Fprintf(a.stdout, "[log incomplete: %s]\n", termtext.Line(job.CaptureError, 500))
 			}
 			return nil
 		},
@@ -470,14 +470,14 @@ func jobReapCmd(a *app) *cobra.Command {
 				}{len(rep.Reaped) > 0, reason, rep})
 			}
 			if len(rep.Reaped) == 0 {
-				fmt.Fprintf(a.stdout, "no pending or running jobs in session %s\n", session)
+				fmt.Fprintf(a.stdout, "no pending or running jobs in session %s\n", termtext.Line(session, 80))
 				return nil
 			}
 			ids := make([]string, len(rep.Reaped))
 			for i, jb := range rep.Reaped {
 				ids[i] = jb.ID
 			}
-			fmt.Fprintf(a.stdout, "reaped %d jobs of session %s: %s\n", len(ids), session, strings.Join(ids, ", "))
+			fmt.Fprintf(a.stdout, "reaped %d jobs of session %s: %s\n", len(ids), termtext.Line(session, 80), strings.Join(ids, ", "))
 			if reason != "" {
 				fmt.Fprintln(a.stdout, reason)
 			}
