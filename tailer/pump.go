@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // The output pump of a job supervisor (SPEC J2, J4, P3): it reads one of the
@@ -153,7 +154,7 @@ func redactHidden(b []byte) []byte {
 	if bytes.IndexByte(b, 0x1b) < 0 && bytes.IndexByte(b, 0xc2) < 0 && utf8.Valid(b) {
 		return b
 	}
-	stripped := SanitizeText(string(b), 0)
+	stripped := termtext.Text(string(b), 0)
 	if red := redact.Default().String(stripped); red != stripped {
 		return []byte(red)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -65,7 +66,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "clawpit: "+err.Error())
+	// Errors quote untrusted values (ids, labels, paths): printed inert.
+	fmt.Fprintln(stderr, "clawpit: "+termtext.Text(err.Error(), 8192))
 	return exitCode(err)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/tailer"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -159,7 +160,7 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 			if job.CaptureError != "" {
 				// The job runs, but nothing will be logged (SPEC J3: the
 				// child never blocks; capture_error says why).
-				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, job.CaptureError)
+				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, termtext.Line(job.CaptureError, 500))
 			}
 			if err := a.printMutation(core.Result{Applied: true}, "job", job, "job "+job.ID, "started"); err != nil || a.jsonOut {
 				return err
@@ -297,7 +298,7 @@ func jobTailCmd(a *app) *cobra.Command {
 			// Job output never reaches the terminal raw (SPEC §9); redacted
 			// again once sanitised, because stripping escapes can join a
 			// secret they split (SPEC J4).
-			text = redact.Default().Block(tailer.SanitizeText(text, 0))
+			text = redact.Default().Block(termtext.Text(text, 0))
 			if a.jsonOut {
 				return a.printJSON(struct {
 					ID           string `json:"id"`
@@ -316,7 +317,7 @@ func jobTailCmd(a *app) *cobra.Command {
 				fmt.Fprintln(a.stdout)
 			}
 			if job.CaptureError != "" {
-				fmt.Fprintf(a.stdout, "[log incomplete: %s]\n", job.CaptureError)
+				fmt.Fprintf(a.stdout, "[log incomplete: %s]\n", termtext.Line(job.CaptureError, 500))
 			}
 			return nil
 		},
@@ -414,8 +415,8 @@ func jobListCmd(a *app) *cobra.Command {
 				if jb.ExitCode != nil {
 					exit = strconv.Itoa(*jb.ExitCode)
 				}
-				row(tw, jb.ID, string(jb.Status), exit, clean(jb.Session, 40), age(now, jb.CreatedAt),
-					clean(core.CommandLine(jb.Command), 100))
+				row(tw, jb.ID, string(jb.Status), exit, termtext.Line(jb.Session, 40), age(now, jb.CreatedAt),
+					termtext.Line(core.CommandLine(jb.Command), 100))
 			}
 			return tw.Flush()
 		},
@@ -459,14 +460,14 @@ func jobReapCmd(a *app) *cobra.Command {
 				}{len(rep.Reaped) > 0, reason, rep})
 			}
 			if len(rep.Reaped) == 0 {
-				fmt.Fprintf(a.stdout, "no pending or running jobs in session %s\n", session)
+				fmt.Fprintf(a.stdout, "no pending or running jobs in session %s\n", termtext.Line(session, 80))
 				return nil
 			}
 			ids := make([]string, len(rep.Reaped))
 			for i, jb := range rep.Reaped {
 				ids[i] = jb.ID
 			}
-			fmt.Fprintf(a.stdout, "reaped %s of session %s: %s\n", count(len(ids), "job", "jobs"), session, strings.Join(ids, ", "))
+			fmt.Fprintf(a.stdout, "reaped %s of session %s: %s\n", count(len(ids), "job", "jobs"), termtext.Line(session, 80), strings.Join(ids, ", "))
 			if reason != "" {
 				fmt.Fprintln(a.stdout, reason)
 			}
@@ -531,7 +532,7 @@ func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog
 	for batch := range fl.C() {
 		var sb strings.Builder
 		for _, l := range batch {
-			sb.Write(lr.Line([]byte(tailer.Sanitize(l.Text, 0))))
+			sb.Write(lr.Line([]byte(termtext.Log(l.Text, 0))))
 			sb.WriteByte('\n')
 		}
 		if _, err := io.WriteString(a.stdout, sb.String()); err != nil {

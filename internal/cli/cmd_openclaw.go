@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/clawpit/clawpit/adapters/openclaw"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/clawpit/clawpit/themes"
 	"github.com/clawpit/clawpit/tui"
 	"github.com/spf13/cobra"
@@ -110,14 +111,14 @@ func runOpenclawAudit(cmd *cobra.Command, a *app, f *openclawFlags) error {
 		}
 		age := ""
 		if x.AgeMs != nil {
-			age = " " + shortDuration(time.Duration(*x.AgeMs)*time.Millisecond)
+			age = " " + termtext.Dur(time.Duration(*x.AgeMs)*time.Millisecond)
 		}
 		mark := ""
 		if x.Source == "clawpit" {
 			mark = " (clawpit)"
 		}
-		fmt.Fprintf(w, "  %-5s %s %s %s [%s%s]%s: %s%s\n", x.Severity, x.Code, x.Entity, clean(x.ID, 60),
-			x.Status, runtimeSuffix(x.Runtime), age, clean(x.Detail, 200), mark)
+		fmt.Fprintf(w, "  %-5s %s %s %s [%s%s]%s: %s%s\n", x.Severity, x.Code, x.Entity, termtext.Line(x.ID, 60),
+			x.Status, runtimeSuffix(x.Runtime), age, termtext.Line(x.Detail, 200), mark)
 	}
 	for _, code := range codesInOrder(rep.Findings) {
 		if n := shown[code] - f.limit; n > 0 {

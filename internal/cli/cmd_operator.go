@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -75,7 +76,7 @@ func operatorCommand(a *app) *cobra.Command {
 						keys += " +" + strconv.Itoa(len(o.Keys)-1)
 					}
 				}
-				return []string{clean(o.Name, 64), string(o.Role), keys, age(n, o.CreatedAt), clean(string(o.CreatedBy), 60)}
+				return []string{termtext.Line(o.Name, 64), string(o.Role), keys, age(n, o.CreatedAt), termtext.Line(string(o.CreatedBy), 60)}
 			})
 		},
 	}

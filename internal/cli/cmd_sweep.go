@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -489,6 +490,6 @@ func (a *app) printNotification(n core.Notification, follow bool) error {
 	if n.DeliveredAt != 0 {
 		mark = " (delivered)"
 	}
-	_, err := fmt.Fprintf(a.stdout, "#%d %s %s [%s] %s%s\n", n.ID, n.CreatedAt, n.Kind, clean(sess, 80), clean(n.Text, 4000), mark)
+	_, err := fmt.Fprintf(a.stdout, "#%d %s %s [%s] %s%s\n", n.ID, n.CreatedAt, n.Kind, termtext.Line(sess, 80), termtext.Line(n.Text, 4000), mark)
 	return err
 }
