@@ -75,6 +75,11 @@ type JobsOptions struct {
 	// PollInterval is how often a supervisor re-reads its job to notice a
 	// cancel or reap written by another process (default 500 ms).
 	PollInterval time.Duration
+	// ExecShim is the argv prefix of the start shim (SPEC J8: no command
+	// outlives a dead supervisor unrecorded): the supervisor runs
+	// ExecShim + ["--", path, argv…] and releases it once the pid is
+	// recorded (see RunExecShim). Default: [os.Executable(), ExecShimCommand].
+	ExecShim []string
 	// DrainAfterExit is how long a supervisor keeps reading output after the
 	// command exits before it kills what is left of its process group
 	// (default 2 s).
@@ -483,6 +488,10 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 		} else {
 			res.Reason = fmt.Sprintf("SIGTERM to process group %d", job.PGID)
 		}
+		// The job is its whole tree: what left the group goes too.
+		if err := KillJobTreeOf(job); err != nil {
+			res.Reason += "; " + err.Error()
+		}
 	case superAlive:
 		res.Reason = "the supervisor stops the command as it starts"
 	default:
@@ -541,6 +550,9 @@ func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (Re
 	}
 	if len(groups) > 0 {
 		rep.TimedOut = len(KillGroups(groups, j.opts.KillGrace)) > 0
+	}
+	for i := range rep.Reaped {
+		_ = KillJobTreeOf(&rep.Reaped[i]) // the supervisor retries what fails here
 	}
 	return rep, nil
 }

@@ -99,5 +99,10 @@ func (j *Jobs) MarkJobLost(ctx context.Context, job Job, reason string) (bool, e
 			return true, fmt.Errorf("job %s marked lost, but killing its process group failed: %w", cur.ID, err)
 		}
 	}
+	// Descendants that left the group: by cgroup, or by the job's marker
+	// (a subreaper's orphans went to init when it died).
+	if err := KillJobTreeOf(cur); err != nil {
+		return true, fmt.Errorf("job %s marked lost, but killing its process tree failed: %w", cur.ID, err)
+	}
 	return true, nil
 }
