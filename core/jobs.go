@@ -80,6 +80,11 @@ type JobsOptions struct {
 	// ExecShim + ["--", path, argv…] and releases it once the pid is
 	// recorded (see RunExecShim). Default: [os.Executable(), ExecShimCommand].
 	ExecShim []string
+	// FinalRetry bounds how long a supervisor retries its final write (the
+	// job's outcome) while the registry is locked or its disk is full, with
+	// backoff from 100 ms to 2 s, before it gives up and leaves the cause in
+	// <log dir>/supervisor-error (default 1 min).
+	FinalRetry time.Duration
 	// DrainAfterExit is how long a supervisor keeps reading output after the
 	// command exits before it kills what is left of its process group
 	// (default 2 s).
@@ -115,6 +120,9 @@ func NewJobs(reg *Registry, opts JobsOptions) *Jobs {
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 500 * time.Millisecond
+	}
+	if opts.FinalRetry <= 0 {
+		opts.FinalRetry = time.Minute
 	}
 	if opts.DrainAfterExit <= 0 {
 		opts.DrainAfterExit = 2 * time.Second

@@ -1,6 +1,9 @@
 package core_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -241,5 +244,140 @@ func TestJobFaultStartWindowKill(t *testing.T) {
 	}
 	if j := f.get(job.ID); j.Status != core.JobLost {
 		t.Errorf("status %s", j.Status)
+	}
+}
+
+// Helper-supervisor knobs of the full-disk case.
+const (
+	// envHelperFullWhen names a file: while it exists, the helper
+	// supervisor's registry writes fail with ErrDiskFull (SQLITE_FULL).
+	envHelperFullWhen = "CLAWPIT_TEST_HELPER_FULL_WHEN"
+	// envHelperFinalRetryMS sets the helper supervisor's FinalRetry (ms).
+	envHelperFinalRetryMS = "CLAWPIT_TEST_HELPER_FINAL_RETRY_MS"
+)
+
+// fullStore is a registry on a full disk while its trigger file exists:
+// every write transaction fails as SQLite's SQLITE_FULL does; reads work.
+type fullStore struct {
+	core.Store
+	trigger string
+}
+
+func (s fullStore) Update(ctx context.Context, fn func(core.Tx) error) error {
+	if _, err := os.Stat(s.trigger); err == nil {
+		return fmt.Errorf("%w: database or disk is full (injected)", core.ErrDiskFull)
+	}
+	return s.Store.Update(ctx, fn)
+}
+
+// mountTmpfs mounts a tmpfs of size bytes on a fresh directory when this
+// process may (root, mount allowed), else returns "".
+func mountTmpfs(t *testing.T, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", size)); err != nil {
+		t.Logf("cannot mount a tmpfs (%v): the log stays on the ordinary disk", err)
+		return ""
+	}
+	t.Cleanup(func() { _ = syscall.Unmount(dir, syscall.MNT_DETACH) })
+	return dir
+}
+
+// fillDisk writes to dir until the file system is full (ENOSPC).
+func fillDisk(t *testing.T, dir string) string {
+	t.Helper()
+	name := filepath.Join(dir, "filler")
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	for i := 0; i < 1<<16; i++ {
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return name
+			}
+			t.Fatal(err)
+		}
+	}
+	t.Fatal("the disk never filled")
+	return ""
+}
+
+// A full disk names itself: with the registry full (and the log on a full
+// tmpfs where the test may mount one), the supervisor keeps draining the
+// command, retries its final write, then leaves "disk full" beside the log;
+// the sweep's lost reason and notification say "disk full", not "supervisor
+// gone".
+func TestJobFaultDiskFull(t *testing.T) {
+	t.Parallel()
+	trigger := filepath.Join(t.TempDir(), "registry-full")
+	f := newJobFixture(t, envHelperFullWhen+"="+trigger, envHelperFinalRetryMS+"=1500")
+	opts := f.options(envHelperFullWhen+"="+trigger, envHelperFinalRetryMS+"=1500")
+	logDisk := mountTmpfs(t, 256<<10)
+	if logDisk != "" {
+		opts.Dir = filepath.Join(logDisk, "jobs")
+	}
+	jobs := core.NewJobs(f.reg, opts)
+	cwd := t.TempDir()
+	// 20,000 lines (~230 KB, more than a pipe holds): it finishes only if
+	// the supervisor keeps draining after its writes fail.
+	job, err := jobs.Run(f.ctx, core.JobSpec{Session: "s", Cwd: cwd, Command: []string{"sh", "-c",
+		`while [ ! -f go ]; do sleep 0.02; done; i=0; while [ $i -lt 20000 ]; do echo "line $i"; i=$((i+1)); done; echo done > finished`}},
+		core.ActorRuntime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := f.waitFor(job.ID, 15*time.Second, "running", func(j *core.Job) bool { return j.Status == core.JobRunning })
+	if _, err := os.Stat(filepath.Join(filepath.Dir(j.LogPath), core.SupervisorErrorFile)); err != nil {
+		t.Fatalf("no reserved %s: %v", core.SupervisorErrorFile, err)
+	}
+	var filler string
+	if logDisk != "" {
+		filler = fillDisk(t, logDisk)
+	}
+	if err := os.WriteFile(trigger, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cwd, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for core.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
+		if time.Now().After(deadline) {
+			t.Fatal("the supervisor did not give up")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := os.Stat(filepath.Join(cwd, "finished")); err != nil {
+		t.Error("the command did not finish: its output was not drained")
+	}
+	msg := core.ReadSupervisorError(j.LogPath)
+	if !strings.HasPrefix(msg, "disk full: ") || !strings.Contains(msg, "exited with code 0") {
+		t.Errorf("%s: %q", core.SupervisorErrorFile, msg)
+	}
+	if j := f.get(job.ID); j.Status != core.JobRunning {
+		t.Errorf("status %s: the injected full registry took a write", j.Status)
+	}
+	// Space comes back; the sweep says why the job is lost.
+	os.Remove(trigger)
+	if filler != "" {
+		os.Remove(filler)
+	}
+	lost, err := jobs.LostJobs(f.ctx)
+	if err != nil || len(lost) != 1 {
+		t.Fatalf("LostJobs: %+v %v", lost, err)
+	}
+	reason := jobs.JobLostReason(&lost[0], core.TS(time.Now()))
+	if !strings.Contains(reason, "disk full") || strings.Contains(reason, "is gone") {
+		t.Errorf("lost reason %q", reason)
+	}
+	if ok, err := jobs.MarkJobLost(f.ctx, lost[0], ""); !ok || err != nil {
+		t.Fatalf("MarkJobLost: %v %v", ok, err)
+	}
+	ns := f.notifications("s")
+	if len(ns) != 1 || !strings.Contains(ns[0].Text, "disk full") {
+		t.Errorf("notifications: %+v", ns)
 	}
 }

@@ -11,7 +11,8 @@ var _ JobLiveness = (*Jobs)(nil)
 
 // JobLostReason says why an active job's supervisor is considered gone (SPEC
 // J8), or "" when the job is not lost: a recorded supervisor whose pid is dead
-// (a zombie counts as dead) or now belongs to a process with another start
+// (a zombie counts as dead; when it left SupervisorErrorFile, its message is
+// the reason: "… gave up: disk full: …") or now belongs to a process with another start
 // time; or a pending job whose supervisor never recorded itself within
 // LostGrace of its creation (measured on the registry clock).
 func (j *Jobs) JobLostReason(job *Job, now Timestamp) string {
@@ -27,6 +28,10 @@ func (j *Jobs) JobLostReason(job *Job, now Timestamp) string {
 	st, err := readProcStat(job.SupervisorPID)
 	switch {
 	case err != nil, st.State == 'Z', st.State == 'X':
+		if msg := ReadSupervisorError(job.LogPath); msg != "" {
+			// It gave up and said why (a full disk, say): that is the cause.
+			return fmt.Sprintf("supervisor pid %d gave up: %s", job.SupervisorPID, msg)
+		}
 		return fmt.Sprintf("supervisor pid %d is gone", job.SupervisorPID)
 	case job.SupervisorStart != 0 && st.StartTime != job.SupervisorStart:
 		return fmt.Sprintf("supervisor pid %d was reused by another process", job.SupervisorPID)

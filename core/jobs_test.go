@@ -45,8 +45,16 @@ func TestHelperJobSupervisor(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-	j := core.NewJobs(reg, core.JobsOptions{ExecShim: testExecShim()})
+	var st core.Store = db
+	if trigger := os.Getenv(envHelperFullWhen); trigger != "" {
+		st = fullStore{db, trigger}
+	}
+	reg := core.NewRegistry(st, core.SystemClock{}, core.DefaultThresholds())
+	opts := core.JobsOptions{ExecShim: testExecShim()}
+	if ms, err := strconv.Atoi(os.Getenv(envHelperFinalRetryMS)); err == nil {
+		opts.FinalRetry = time.Duration(ms) * time.Millisecond
+	}
+	j := core.NewJobs(reg, opts)
 	err = j.Supervise(ctx, args[1], os.Stdin)
 	db.Close()
 	if err != nil && !errors.Is(err, core.ErrJobNotPending) {

@@ -109,6 +109,9 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 		s.addCaptureError("cannot open log: " + err.Error())
 	}
 	s.log = log
+	if log != nil {
+		s.errFile = reserveSupervisorError(dir)
+	}
 
 	js, startErr := j.startJobCommand(id, argv, job.Cwd)
 	if startErr != nil {
@@ -368,6 +371,8 @@ type supervision struct {
 	dir  string                 // the job's log directory
 	log  *tailer.RotatingWriter // nil: no log, output discarded
 	pgid int
+	// errFile is the reserved SupervisorErrorFile (nil without a log dir).
+	errFile *os.File
 	// cgroup is the job's cgroup directory, "" when not contained by one;
 	// subreaper says this process is the tree's subreaper.
 	cgroup    string
@@ -553,13 +558,31 @@ func (s *supervision) finishLog() {
 	}
 }
 
-// record writes the outcome (see Supervise) and raises the notification.
+// record writes the outcome (see Supervise) and raises the notification,
+// retrying for FinalRetry; when it must give up, the cause goes to
+// SupervisorErrorFile (see giveUp).
 func (s *supervision) record(code int, how string) error {
+	err := s.recordOnce(code, how)
+	if s.errFile != nil {
+		defer func() {
+			s.errFile.Close()
+			if err == nil {
+				os.Remove(s.errFile.Name())
+			}
+		}()
+	}
+	if err != nil {
+		err = s.giveUp(how, err)
+	}
+	return err
+}
+
+func (s *supervision) recordOnce(code int, how string) error {
 	ce := s.captureError()
 	s.mu.Lock()
 	timedOut := s.timedOut
 	s.mu.Unlock()
-	return s.j.retryUpdate(s.ctx, func(tx Tx) error {
+	return s.j.retryFinal(s.ctx, func(tx Tx) error {
 		job, err := tx.GetJob(s.id)
 		if err != nil {
 			return err

@@ -294,7 +294,7 @@ func mapErr(err error) error {
 		case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
 			return fmt.Errorf("database file is corrupt or not a clawpit registry: %v", err)
 		case sqlite3.ErrFull:
-			return fmt.Errorf("disk full: %v", err)
+			return fmt.Errorf("%w: %v", core.ErrDiskFull, err)
 		}
 	}
 	if errors.Is(err, os.ErrPermission) || strings.Contains(err.Error(), "read-only file system") {

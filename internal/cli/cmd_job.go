@@ -265,7 +265,10 @@ func printJob(w io.Writer, j *core.Job, evs []core.Event) {
 		{"created_at", stamp(now, j.CreatedAt)}, {"started_at", stamp(now, j.StartedAt)},
 		{"completed_at", stamp(now, j.CompletedAt)},
 		{"duration", core.JobDuration(j, core.TS(now)).Round(100 * time.Millisecond).String()},
-		{"log_path", j.LogPath}, {"capture_error", j.CaptureError}, {"surfaced_at", stamp(now, j.SurfacedAt)},
+		{"log_path", j.LogPath}, {"capture_error", j.CaptureError},
+		// What a supervisor that gave up (a full disk, say) left beside the log.
+		{"supervisor_error", core.ReadSupervisorError(j.LogPath)},
+		{"surfaced_at", stamp(now, j.SurfacedAt)},
 		{"cleanup_after", stamp(now, j.CleanupAfter)},
 	})
 	printEvents(w, now, evs)
