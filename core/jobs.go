@@ -454,7 +454,8 @@ func (j *Jobs) endJob(tx Tx, job *Job, to JobStatus, actor Actor, reason string,
 
 // CancelJob ends a job as cancelled (SPEC J6): it writes `cancelled` first
 // (conditional, journaled), then sends SIGTERM to the job's process group and
-// SIGKILL after 5 s if anything is left, waiting for that. A terminal job
+// SIGKILL after 5 s if anything is left, waiting for that, then ends what is
+// left of the job's tree outside the group (KillJobTreeOf). A terminal job
 // answers Result{false, "already <status>"} and nothing is signalled. A job
 // still pending (no process group yet) is killed by its supervisor, which
 // re-checks the status before and after starting the command. When no live
@@ -517,7 +518,8 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 // reaped (SPEC J7): the statuses are written first in one transaction (each a
 // conditional, journaled change), then every job's process group gets SIGTERM;
 // after at most 5 s in total whatever is left gets SIGKILL and the reap
-// proceeds anyway, saying so in ReapReport.TimedOut. Reaped jobs raise no
+// proceeds anyway, saying so in ReapReport.TimedOut; then what is left of each
+// job's tree outside its group is killed (KillJobTreeOf). Reaped jobs raise no
 // job_finished notification. Idempotent: a second call reaps nothing.
 func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (ReapReport, error) {
 	if session == "" {

@@ -59,7 +59,9 @@ func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
 
 // MarkJobLost marks j lost if its row is still active with the same Rev
 // (conditional update + journal, actor sweeper; SPEC J8), kills with SIGKILL
-// whatever is left in its process group, and raises one job_lost notification
+// whatever is left in its process group and the rest of its tree
+// (KillJobTreeOf: its cgroup, or the processes carrying its EnvJobID marker
+// — the only trace of a dead subreaper's orphans), and raises one job_lost notification
 // naming the log path (dedup "job_lost:<id>"). reason defaults to
 // JobLostReason. It returns false and no error when it raced: the row changed
 // since LostJobs read it, or the supervisor turned out to be alive after all.
