@@ -254,6 +254,8 @@ const (
 	envHelperFullWhen = "CLAWPIT_TEST_HELPER_FULL_WHEN"
 	// envHelperFinalRetryMS sets the helper supervisor's FinalRetry (ms).
 	envHelperFinalRetryMS = "CLAWPIT_TEST_HELPER_FINAL_RETRY_MS"
+	// envHelperPollMS sets the helper supervisor's PollInterval (ms).
+	envHelperPollMS = "CLAWPIT_TEST_HELPER_POLL_MS"
 )
 
 // fullStore is a registry on a full disk while its trigger file exists:
@@ -378,6 +380,52 @@ func TestJobFaultDiskFull(t *testing.T) {
 	}
 	ns := f.notifications("s")
 	if len(ns) != 1 || !strings.Contains(ns[0].Text, "disk full") {
+		t.Errorf("notifications: %+v", ns)
+	}
+}
+
+// Cancelling a still-pending job: the supervisor finds the job cancelled
+// when it goes to record the pid and never releases the command; the end is
+// recorded as soon as it looks, not at its next poll (here a minute away).
+func TestJobFaultCancelPending(t *testing.T) {
+	t.Parallel()
+	hook := filepath.Join(t.TempDir(), "paused")
+	f := newJobFixture(t, core.EnvJobPauseAfterStart+"="+hook, envHelperPollMS+"=60000")
+	dir := t.TempDir()
+	job, err := f.jobs.Run(f.ctx, core.JobSpec{Session: "s", Cwd: dir,
+		Command: []string{"sh", "-c", "echo ran > ran; exec sleep 60"}}, core.ActorRuntime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if b, err := os.ReadFile(hook); err == nil && len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the supervisor never reached the start window")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, res, err := f.jobs.CancelJob(f.ctx, job.ID, "op@host")
+	if err != nil || !res.Applied || !strings.Contains(res.Reason, "stops the command as it starts") {
+		t.Fatalf("cancel: %+v %v", res, err)
+	}
+	if err := os.WriteFile(hook+".release", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	released := time.Now()
+	j := f.waitDone(job.ID, 15*time.Second)
+	if el := time.Since(released); el > 3*time.Second {
+		t.Errorf("the end was recorded %s after the supervisor could see the cancel", el)
+	}
+	if j.Status != core.JobCancelled || j.PID != 0 {
+		t.Errorf("status %s pid %d", j.Status, j.PID)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
+		t.Error("the command of a job cancelled while pending ran")
+	}
+	if ns := f.notifications("s"); len(ns) != 1 || !strings.Contains(ns[0].Text, "was cancelled") {
 		t.Errorf("notifications: %+v", ns)
 	}
 }

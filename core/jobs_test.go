@@ -54,6 +54,9 @@ func TestHelperJobSupervisor(t *testing.T) {
 	if ms, err := strconv.Atoi(os.Getenv(envHelperFinalRetryMS)); err == nil {
 		opts.FinalRetry = time.Duration(ms) * time.Millisecond
 	}
+	if ms, err := strconv.Atoi(os.Getenv(envHelperPollMS)); err == nil {
+		opts.PollInterval = time.Duration(ms) * time.Millisecond
+	}
 	j := core.NewJobs(reg, opts)
 	err = j.Supervise(ctx, args[1], os.Stdin)
 	db.Close()

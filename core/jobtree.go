@@ -51,9 +51,10 @@ const EnvJobID = "CLAWPIT_JOB_ID"
 const ExecShimCommand = "__exec-after-fd"
 
 // EnvJobPauseAfterStart, for tests only: when set to a file path, a
-// supervisor writes the started shim's pid there and then blocks forever
-// between starting the command and recording its pid, so a test can kill it
-// inside that window (in place of strace fault injection).
+// supervisor writes the started shim's pid there and then waits, between
+// starting the command and recording its pid, until <path>.release exists
+// (polled every 10 ms), so a test can kill or cancel it inside that window
+// (in place of strace fault injection).
 const EnvJobPauseAfterStart = "CLAWPIT_TEST_JOB_PAUSE_AFTER_START"
 
 // EnvJobContainment, when set to ContainSubreaper or ContainGroup, caps the

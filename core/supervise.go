@@ -131,10 +131,14 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 	s.cgroup = js.cgroup
 	s.subreaper = js.containment == ContainSubreaper
 	if p := os.Getenv(EnvJobPauseAfterStart); p != "" {
-		// Test hook: die here, between start and record (see EnvJobPauseAfterStart).
+		// Test hook: be killed or cancelled here, between start and record
+		// (see EnvJobPauseAfterStart).
 		_ = os.WriteFile(p, []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
 		for {
-			time.Sleep(time.Hour)
+			if _, err := os.Stat(p + ".release"); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 
