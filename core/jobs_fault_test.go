@@ -34,6 +34,28 @@ echo ready
 ` + tail
 }
 
+// killJobOnCleanup ends whatever is left of job id — its supervisor, its
+// group and every process carrying its marker — when the test ends, however
+// it ends (a skip or a failure included).
+func killJobOnCleanup(t *testing.T, f *jobFixture, id string) {
+	t.Cleanup(func() {
+		j, _, err := f.jobs.GetJob(f.ctx, id)
+		if err != nil {
+			return
+		}
+		if j.SupervisorPID > 0 && core.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
+			_ = syscall.Kill(j.SupervisorPID, syscall.SIGKILL)
+		}
+		if j.PGID > 1 {
+			_ = core.SignalGroup(j.PGID, syscall.SIGKILL)
+		}
+		core.KillJobTree(0, id, 0, 2*time.Second)
+		if j.Cgroup != "" {
+			_ = core.KillCgroup(j.Cgroup, 2*time.Second)
+		}
+	})
+}
+
 type proc struct {
 	pid   int
 	start int64
@@ -113,6 +135,7 @@ func TestJobFaultSetsidGrandchildren(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				killJobOnCleanup(t, f, job.ID)
 				kids := readGrandchildren(t, dir)
 				j := f.waitFor(job.ID, 15*time.Second, "running", func(j *core.Job) bool { return j.Status == core.JobRunning })
 				if contain == core.ContainCgroup && j.Containment != core.ContainCgroup {
@@ -203,6 +226,7 @@ func TestJobFaultStartWindowKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	killJobOnCleanup(t, f, job.ID)
 	var shim int
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -331,6 +355,7 @@ func TestJobFaultDiskFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	killJobOnCleanup(t, f, job.ID)
 	j := f.waitFor(job.ID, 15*time.Second, "running", func(j *core.Job) bool { return j.Status == core.JobRunning })
 	if _, err := os.Stat(filepath.Join(filepath.Dir(j.LogPath), core.SupervisorErrorFile)); err != nil {
 		t.Fatalf("no reserved %s: %v", core.SupervisorErrorFile, err)
@@ -397,6 +422,7 @@ func TestJobFaultCancelPending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	killJobOnCleanup(t, f, job.ID)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if b, err := os.ReadFile(hook); err == nil && len(b) > 0 {
