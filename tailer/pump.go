@@ -74,8 +74,9 @@ type deadliner interface {
 // unfinished for PartialIdle with no more output is previewed: written as
 // prefix + PartialMark + the text so far, redacted on its own, without a
 // trailing run of holdBack or more non-blank bytes (a secret may be
-// arriving), and nothing inside a PEM block. It is previewed again only
-// after more of it arrives, and written whole when it ends.
+// arriving), only what follows its last '\r' (a progress bar's current
+// state), and nothing inside a PEM block. It is previewed again only after
+// more of it arrives, and written whole when it ends.
 func Pump(r io.Reader, sink LineSink, prefix string) (int64, error) {
 	lr := redact.Default().NewLineRedactor()
 	maxContent := DefaultMaxLine - len(prefix)
@@ -128,6 +129,11 @@ func Pump(r io.Reader, sink LineSink, prefix string) (int64, error) {
 	preview := func(b []byte) {
 		if failed || lr.InPEM() {
 			return
+		}
+		// A progress bar redraws with '\r': show what a terminal would,
+		// not the whole history of the line each time.
+		if k := bytes.LastIndexByte(b, '\r'); k >= 0 {
+			b = b[k+1:]
 		}
 		cut := len(b)
 		i := bytes.LastIndexAny(b, " \t\r")

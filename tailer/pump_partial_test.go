@@ -29,6 +29,7 @@ func TestPumpPartialLine(t *testing.T) {
 		{"secret arriving", []string{"key " + secret[:20], secret[20:] + "\n"}, []string{"[partial] key "}, "key " + redact.Redacted},
 		{"secret whole", []string{"token=" + secret + " wait", " ok\n"}, []string{"[partial] token=" + redact.Redacted + " wait"}, "token=" + redact.Redacted + " wait ok"},
 		{"no blank", []string{strings.Repeat("y", 30), "\n"}, nil, strings.Repeat("y", 30)},
+		{"progress bar", []string{"\r10%", "\r20%", "\r100%\n"}, []string{"[partial] 10%", "[partial] 20%"}, "\r10%\r20%\r100%"},
 		{"grows twice", []string{"a ", "b ", "c\n"}, []string{"[partial] a ", "[partial] a b "}, "a b c"},
 	}
 	for _, tc := range cases {
