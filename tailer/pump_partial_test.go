@@ -1,7 +1,9 @@
 package tailer_test
 
 import (
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -77,5 +79,39 @@ func TestPumpPartialLineNeedsDeadlines(t *testing.T) {
 	}
 	if want := []string{redact.StderrPrefix + "no newline"}; !slices.Equal(sink.lines, want) {
 		t.Errorf("lines %q, want %q", sink.lines, want)
+	}
+}
+
+// BenchmarkPumpPipe is BenchmarkPump fed through an os.Pipe, as a supervisor
+// reads a command: it includes the read-deadline bookkeeping of the partial
+// line preview.
+func BenchmarkPumpPipe(b *testing.B) {
+	input := benchLines(32 << 20)
+	dir := b.TempDir()
+	b.SetBytes(int64(len(input)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w, err := tailer.OpenWriter(filepath.Join(dir, fmt.Sprint(i)), tailer.WriterOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, pw, err := os.Pipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		go func() {
+			_, _ = pw.Write(input)
+			pw.Close()
+		}()
+		if _, err := tailer.Pump(r, w, ""); err != nil {
+			b.Fatal(err)
+		}
+		r.Close()
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		os.RemoveAll(filepath.Join(dir, fmt.Sprint(i)))
+		b.StartTimer()
 	}
 }
