@@ -199,6 +199,15 @@ func TestREADMECommands(t *testing.T) {
 		"GOCACHE=" + strings.TrimSpace(string(gocache)), "GOMODCACHE=" + strings.TrimSpace(string(gomod)),
 		"USER=tester", "LANG=C.UTF-8", "TZ=UTC", "SSH_CONNECTION=",
 	}
+	// The commands run in the repository (README builds from "."): none may
+	// leave a file there (a relative --settings path once did).
+	before, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=all").Output()
+	t.Cleanup(func() {
+		after, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=all").Output()
+		if string(after) != string(before) {
+			t.Errorf("README commands changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
+		}
+	})
 	done := make(chan error, 1)
 	var combined strings.Builder
 	sh.Stdout, sh.Stderr = &combined, &combined

@@ -25,6 +25,9 @@ var (
 	ErrBusy = errors.New("database is locked")
 	// ErrReadOnly: the database or its directory cannot be written (exit 1).
 	ErrReadOnly = errors.New("database is read-only")
+	// ErrDiskFull: a write found no space left on the file system (SQLITE_FULL,
+	// ENOSPC; exit 1).
+	ErrDiskFull = errors.New("disk full")
 )
 
 // Invalidf returns an error wrapping ErrInvalid with a message that names the bad value.

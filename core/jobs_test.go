@@ -45,8 +45,19 @@ func TestHelperJobSupervisor(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-	j := core.NewJobs(reg, core.JobsOptions{})
+	var st core.Store = db
+	if trigger := os.Getenv(envHelperFullWhen); trigger != "" {
+		st = fullStore{db, trigger}
+	}
+	reg := core.NewRegistry(st, core.SystemClock{}, core.DefaultThresholds())
+	opts := core.JobsOptions{ExecShim: testExecShim()}
+	if ms, err := strconv.Atoi(os.Getenv(envHelperFinalRetryMS)); err == nil {
+		opts.FinalRetry = time.Duration(ms) * time.Millisecond
+	}
+	if ms, err := strconv.Atoi(os.Getenv(envHelperPollMS)); err == nil {
+		opts.PollInterval = time.Duration(ms) * time.Millisecond
+	}
+	j := core.NewJobs(reg, opts)
 	err = j.Supervise(ctx, args[1], os.Stdin)
 	db.Close()
 	if err != nil && !errors.Is(err, core.ErrJobNotPending) {
@@ -54,6 +65,20 @@ func TestHelperJobSupervisor(t *testing.T) {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// TestHelperExecShim is a job's start shim (core.RunExecShim) in the job
+// tests; it does nothing in a normal test run (no arguments after "--").
+func TestHelperExecShim(t *testing.T) {
+	if len(flag.Args()) == 0 || os.Getenv(core.EnvJobID) == "" {
+		t.Skip("helper process for the job tests")
+	}
+	os.Exit(core.RunExecShim(flag.Args()))
+}
+
+// testExecShim runs this test binary as the start shim.
+func testExecShim() []string {
+	return []string{os.Args[0], "-test.run=^TestHelperExecShim$", "--"}
 }
 
 // jobFixture is a registry on a fresh SQLite file plus a Jobs whose
@@ -89,6 +114,7 @@ func (f *jobFixture) options(env ...string) core.JobsOptions {
 			return []string{os.Args[0], "-test.run=^TestHelperJobSupervisor$", "--", f.dbPath, id}, nil
 		},
 		SupervisorEnv: append([]string{envHelperSupervisor + "=1"}, env...),
+		ExecShim:      testExecShim(),
 	}
 }
 

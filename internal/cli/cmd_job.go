@@ -262,13 +262,31 @@ func printJob(w io.Writer, j *core.Job, evs []core.Event) {
 		{"exit_code", exit}, {"timeout", timeout},
 		{"pid", itoa(j.PID)}, {"pgid", itoa(j.PGID)},
 		{"supervisor_pid", itoa(j.SupervisorPID)}, // supervisor_start (clock ticks) is in --json only
+		{"process_tree", containmentText(j)},
 		{"created_at", stamp(now, j.CreatedAt)}, {"started_at", stamp(now, j.StartedAt)},
 		{"completed_at", stamp(now, j.CompletedAt)},
 		{"duration", core.JobDuration(j, core.TS(now)).Round(100 * time.Millisecond).String()},
-		{"log_path", j.LogPath}, {"capture_error", j.CaptureError}, {"surfaced_at", stamp(now, j.SurfacedAt)},
+		{"log_path", j.LogPath}, {"capture_error", j.CaptureError},
+		// What a supervisor that gave up (a full disk, say) left beside the log.
+		{"supervisor_error", core.ReadSupervisorError(j.LogPath)},
+		{"surfaced_at", stamp(now, j.SurfacedAt)},
 		{"cleanup_after", stamp(now, j.CleanupAfter)},
 	})
 	printEvents(w, now, evs)
+}
+
+// containmentText says how the job's whole process tree is held on this
+// machine (`job show`), and what that means when its supervisor dies.
+func containmentText(j *core.Job) string {
+	switch j.Containment {
+	case core.ContainCgroup:
+		return "cgroup " + j.Cgroup + " (every descendant ends with the job)"
+	case core.ContainSubreaper:
+		return "subreaper (no writable cgroup here; descendants that leave the process group are ended by the supervisor, or by the sweep if they keep " + core.EnvJobID + ")"
+	case core.ContainGroup:
+		return "process group only (no cgroup, no subreaper here; descendants that leave the group survive the job)"
+	}
+	return "-"
 }
 
 func jobTailCmd(a *app) *cobra.Command {
