@@ -153,4 +153,3 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 	}
 	return nil
 }
-
