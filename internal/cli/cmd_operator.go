@@ -38,7 +38,7 @@ func operatorCommand(a *app) *cobra.Command {
 				}
 				keys = append(append(keys, b...), '\n')
 			}
-			reg, err := a.registry(cmd.Context())
+			reg, err := a.registryCreate(cmd.Context())
 			if err != nil {
 				return err
 			}
