@@ -1,0 +1,364 @@
+package store
+
+import (
+	"database/sql"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// Compile-time check: *tx serves the console's windows.
+var _ core.WindowTx = (*tx)(nil)
+
+// Sort-key expressions, written exactly as in migration 0004's indexes
+// (SQLite uses an expression index only for the identical expression).
+const (
+	taskUrgency = `(CASE status WHEN 'running' THEN 6 WHEN 'queued' THEN 5 WHEN 'lost' THEN 4 WHEN 'failed' THEN 3 WHEN 'timed_out' THEN 2 WHEN 'cancelled' THEN 1 ELSE 0 END)`
+	taskLast    = `max(activity_at, coalesce(ended_at, 0))`
+	taskName    = `coalesce(nullif(label, ''), nullif(kind, ''), task)`
+	runUrgency  = `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 4 WHEN ended_at IS NULL THEN 3 WHEN outcome IN ('error', 'timeout') THEN 2 WHEN outcome = 'ok' THEN 0 ELSE 1 END)`
+	runLast     = `coalesce(ended_at, nullif(last_progress_at, 0), started_at)`
+	jobUrgency  = `(CASE status WHEN 'running' THEN 7 WHEN 'pending' THEN 6 WHEN 'lost' THEN 5 WHEN 'failed' THEN 4 WHEN 'timed_out' THEN 3 WHEN 'cancelled' THEN 2 WHEN 'reaped' THEN 1 ELSE 0 END)`
+)
+
+// winSort is one order: its key expressions (the id last), all descending
+// (desc) or all ascending, so one row-value comparison is the keyset seek.
+type winSort struct {
+	name string
+	keys []string
+	desc bool
+}
+
+// winTable describes how one entity's windows are read.
+type winTable struct {
+	table, id, cols string
+	// hay is the searchable text: the shown fields joined by newlines (no
+	// query spans two fields: the filter is one line).
+	hay   string
+	sorts []winSort
+	scan  func(r *sql.Rows, sink core.RowSink) error
+}
+
+func winTableOf(entity string) (*winTable, bool) {
+	nl := " || char(10) || "
+	switch entity {
+	case core.EntityTask:
+		return &winTable{
+			table: "tasks", id: "id", cols: taskCols,
+			hay: "id" + nl + "status" + nl + "runtime" + nl + taskName + nl +
+				"coalesce(nullif(child_session, ''), owner_session, '')" + nl + "delivery_status" + nl + "error",
+			sorts: []winSort{
+				{"urgency", []string{taskUrgency, taskLast, "id"}, true},
+				{"recent", []string{taskLast, "id"}, true},
+				{"created", []string{"created_at", "id"}, true},
+				{"label", []string{taskName, "id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var t core.Task
+				if err := scanTask(r, &t); err != nil {
+					return err
+				}
+				sink.Task(&t)
+				return nil
+			},
+		}, true
+	case core.EntityRun:
+		return &winTable{
+			table: "runs", id: "run_id", cols: runCols,
+			hay: "run_id" + nl + `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)` +
+				nl + "label" + nl + "child_session" + nl + "ended_reason" + nl + "error",
+			sorts: []winSort{
+				{"urgency", []string{runUrgency, runLast, "run_id"}, true},
+				{"recent", []string{runLast, "run_id"}, true},
+				{"started", []string{"started_at", "run_id"}, true},
+				{"label", []string{"label", "run_id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var x core.Run
+				if err := scanRun(r, &x); err != nil {
+					return err
+				}
+				sink.Run(&x)
+				return nil
+			},
+		}, true
+	case core.EntityApproval:
+		return &winTable{
+			table: "approvals", id: "id", cols: approvalCols,
+			hay: "id" + nl + "status" + nl + "tool" + nl + "command" + nl + "session" + nl + "scope" + nl + "decided_by",
+			sorts: []winSort{
+				{"urgency", []string{"(status = 'pending')", "requested_at", "id"}, true},
+				{"recent", []string{"requested_at", "id"}, true},
+				{"tool", []string{"tool", "id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var a core.Approval
+				if err := scanApproval(r, &a); err != nil {
+					return err
+				}
+				sink.Approval(&a)
+				return nil
+			},
+		}, true
+	case core.EntityJob:
+		return &winTable{
+			table: "jobs", id: "id", cols: jobCols,
+			hay:   "id" + nl + "status" + nl + "command" + nl + "session",
+			sorts: []winSort{
+				{"urgency", []string{jobUrgency, "created_at", "id"}, true},
+				{"recent", []string{"created_at", "id"}, true},
+				{"command", []string{"command", "id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var j core.Job
+				if err := scanJob(r, &j); err != nil {
+					return err
+				}
+				sink.Job(&j)
+				return nil
+			},
+		}, true
+	case core.EntityNotification:
+		return &winTable{
+			table: "notifications", id: "id", cols: notificationCols,
+			hay: "id" + nl + "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)" + nl + "kind" + nl + "text" +
+				nl + "session" + nl + "subject_id",
+			sorts: []winSort{
+				{"urgency", []string{"(delivered_at IS NULL)", "id"}, true},
+				{"recent", []string{"id"}, true},
+				{"kind", []string{"kind", "id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var n core.Notification
+				if err := scanNotification(r, &n); err != nil {
+					return err
+				}
+				sink.Alert(&n)
+				return nil
+			},
+		}, true
+	}
+	return nil, false
+}
+
+func (w *winTable) sort(name string) (winSort, error) {
+	if name == "" {
+		return w.sorts[0], nil
+	}
+	for _, s := range w.sorts {
+		if s.name == name {
+			return s, nil
+		}
+	}
+	return winSort{}, core.Invalidf("sort key %q for %s", name, w.table)
+}
+
+// likeArg is a LIKE pattern matching q anywhere ('\' escapes % and _).
+func likeArg(q string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(q) + "%"
+}
+
+// selectWindow builds one side of a window: rows after the anchor's key in
+// the sort's order (from = true: the anchor included), or, reversed, the rows
+// before it.
+func (w *winTable) selectWindow(s winSort, q core.WindowQuery, anchor bool, reverse, from bool, limit int) (string, []any) {
+	var where []string
+	var args []any
+	if q.Filter != "" {
+		where = append(where, "("+w.hay+") LIKE ? ESCAPE '\\'")
+		args = append(args, likeArg(q.Filter))
+	}
+	desc := s.desc != reverse
+	if anchor {
+		op := "<"
+		if !desc {
+			op = ">"
+		}
+		if from {
+			op += "="
+		}
+		key := "(" + strings.Join(s.keys, ", ") + ")"
+		where = append(where, key+" "+op+" (SELECT "+strings.Join(s.keys, ", ")+" FROM "+w.table+" WHERE "+w.id+" = ?)")
+		args = append(args, anchorArg(w, q.Anchor))
+	}
+	dir := " ASC"
+	if desc {
+		dir = " DESC"
+	}
+	var b strings.Builder
+	b.WriteString("SELECT " + w.cols + " FROM " + w.table)
+	if len(where) > 0 {
+		b.WriteString(" WHERE " + strings.Join(where, " AND "))
+	}
+	b.WriteString(" ORDER BY ")
+	for i, k := range s.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k + dir)
+	}
+	b.WriteString(" LIMIT " + strconv.Itoa(limit))
+	return b.String(), args
+}
+
+// anchorArg is the anchor id as the table's id column compares it
+// (notifications have integer ids).
+func anchorArg(w *winTable, id string) any {
+	if w.table == "notifications" {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+			return n
+		}
+	}
+	return id
+}
+
+// Window implements core.WindowTx: each side is one indexed range read of
+// at most Before+1 or After+1 rows (the extra row only says "more").
+func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, error) {
+	var page core.WindowPage
+	w, ok := winTableOf(q.Entity)
+	if !ok {
+		return page, core.Invalidf("no windows of %q", q.Entity)
+	}
+	s, err := w.sort(q.Sort)
+	if err != nil {
+		return page, err
+	}
+	after := max(q.After, 0)
+	if q.Anchor == "" {
+		// The first rows, or (End) the last ones read backwards.
+		sq, args := w.selectWindow(s, q, false, q.End, false, after+1)
+		n, more, err := t.readWindow(w, sq, args, after, q.End, sink)
+		if err != nil {
+			return page, err
+		}
+		page.Rows = n
+		if q.End {
+			page.MoreBefore = more
+		} else {
+			page.MoreAfter = more
+		}
+		return page, nil
+	}
+	if q.Before > 0 {
+		sq, args := w.selectWindow(s, q, true, true, false, q.Before+1)
+		n, more, err := t.readWindow(w, sq, args, q.Before, true, sink)
+		if err != nil {
+			return page, err
+		}
+		page.Before, page.MoreBefore = n, more
+	}
+	sq, args := w.selectWindow(s, q, true, false, true, after+1)
+	n, more, err := t.readWindow(w, sq, args, after, false, sink)
+	if err != nil {
+		return page, err
+	}
+	page.Rows = page.Before + n
+	page.MoreAfter = more
+	return page, nil
+}
+
+// readWindow sends up to limit rows of query (reversed: in the opposite
+// order, as the query read them backwards) and reports whether more exist.
+func (t *tx) readWindow(w *winTable, query string, args []any, limit int, reversed bool, sink core.RowSink) (int, bool, error) {
+	rows, err := t.tx.QueryContext(t.ctx, query, args...)
+	if err != nil {
+		return 0, false, mapErr(err)
+	}
+	defer rows.Close()
+	var buf *bufSink
+	out := sink
+	if reversed {
+		buf = &bufSink{}
+		out = buf
+	}
+	n := 0
+	more := false
+	for rows.Next() {
+		if n == limit {
+			more = true
+			break
+		}
+		if err := w.scan(rows, out); err != nil {
+			return n, false, mapErr(err)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return n, false, mapErr(err)
+	}
+	if buf != nil {
+		buf.replay(sink)
+	}
+	return n, more, nil
+}
+
+// bufSink keeps rows read backwards, to send them in window order.
+type bufSink struct{ rows []func(core.RowSink) }
+
+func (b *bufSink) Task(x *core.Task) { c := *x; b.rows = append(b.rows, func(s core.RowSink) { s.Task(&c) }) }
+func (b *bufSink) Run(x *core.Run)   { c := *x; b.rows = append(b.rows, func(s core.RowSink) { s.Run(&c) }) }
+func (b *bufSink) Approval(x *core.Approval) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Approval(&c) })
+}
+func (b *bufSink) Job(x *core.Job) { c := *x; b.rows = append(b.rows, func(s core.RowSink) { s.Job(&c) }) }
+func (b *bufSink) Alert(x *core.Notification) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Alert(&c) })
+}
+
+func (b *bufSink) replay(sink core.RowSink) {
+	slices.Reverse(b.rows)
+	for _, f := range b.rows {
+		f(sink)
+	}
+}
+
+// CountWindow implements core.WindowTx.
+func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
+	w, ok := winTableOf(q.Entity)
+	if !ok {
+		return 0, false, core.Invalidf("no windows of %q", q.Entity)
+	}
+	var n int64
+	var err error
+	if q.Filter == "" {
+		err = t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM "+w.table).Scan(&n)
+		return n, false, mapErr(err)
+	}
+	err = t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM "+w.table+" WHERE ("+w.hay+
+		") LIKE ? ESCAPE '\\' LIMIT ?)", likeArg(q.Filter), limit+1).Scan(&n)
+	if err != nil {
+		return 0, false, mapErr(err)
+	}
+	if n > limit {
+		return limit, true, nil
+	}
+	return n, false, nil
+}
+
+// HeaderCounts implements core.WindowTx: one statement of indexed counts
+// (partial indexes for the active sets, (status, end) ranges for the last
+// 24 h).
+func (t *tx) HeaderCounts(since core.Timestamp) (core.HeaderCounts, error) {
+	var c core.HeaderCounts
+	err := t.tx.QueryRowContext(t.ctx, headerCountsSQL, int64(since)).
+		Scan(&c.PendingApprovals, &c.RunningTasks, &c.RunningRuns, &c.ActiveJobs, &c.Failed, &c.Lost, &c.Unread)
+	return c, mapErr(err)
+}
+
+// headerCountsSQL counts the header's numbers; ?1 is the 24 h cutoff.
+const headerCountsSQL = `SELECT
+		(SELECT COUNT(*) FROM approvals WHERE status = 'pending'),
+		(SELECT COUNT(*) FROM tasks WHERE status = 'running'),
+		(SELECT COUNT(*) FROM runs WHERE ended_at IS NULL),
+		(SELECT COUNT(*) FROM jobs WHERE status IN ('pending', 'running')),
+		(SELECT COUNT(*) FROM tasks WHERE status IN ('failed', 'timed_out') AND ended_at >= ?1) +
+		(SELECT COUNT(*) FROM jobs WHERE status IN ('failed', 'timed_out') AND completed_at >= ?1),
+		(SELECT COUNT(*) FROM tasks WHERE status = 'lost' AND ended_at >= ?1) +
+		(SELECT COUNT(*) FROM jobs WHERE status = 'lost' AND coalesce(completed_at, created_at) >= ?1),
+		(SELECT COUNT(*) FROM notifications INDEXED BY notifications_undelivered WHERE delivered_at IS NULL)`
