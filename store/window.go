@@ -105,7 +105,7 @@ func winTableOf(entity string) (*winTable, bool) {
 	case core.EntityJob:
 		return &winTable{
 			table: "jobs", id: "id", cols: jobCols,
-			hay:   "id" + nl + "status" + nl + "command" + nl + "session",
+			hay: "id" + nl + "status" + nl + "command" + nl + "session",
 			sorts: []winSort{
 				{"urgency", []string{jobUrgency, "created_at", "id"}, true},
 				{"recent", []string{"created_at", "id"}, true},
@@ -299,13 +299,22 @@ func (t *tx) readWindow(w *winTable, query string, args []any, limit int, revers
 // bufSink keeps rows read backwards, to send them in window order.
 type bufSink struct{ rows []func(core.RowSink) }
 
-func (b *bufSink) Task(x *core.Task) { c := *x; b.rows = append(b.rows, func(s core.RowSink) { s.Task(&c) }) }
-func (b *bufSink) Run(x *core.Run)   { c := *x; b.rows = append(b.rows, func(s core.RowSink) { s.Run(&c) }) }
+func (b *bufSink) Task(x *core.Task) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Task(&c) })
+}
+func (b *bufSink) Run(x *core.Run) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Run(&c) })
+}
 func (b *bufSink) Approval(x *core.Approval) {
 	c := *x
 	b.rows = append(b.rows, func(s core.RowSink) { s.Approval(&c) })
 }
-func (b *bufSink) Job(x *core.Job) { c := *x; b.rows = append(b.rows, func(s core.RowSink) { s.Job(&c) }) }
+func (b *bufSink) Job(x *core.Job) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Job(&c) })
+}
 func (b *bufSink) Alert(x *core.Notification) {
 	c := *x
 	b.rows = append(b.rows, func(s core.RowSink) { s.Alert(&c) })
