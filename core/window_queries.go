@@ -12,8 +12,9 @@ type WindowTx interface {
 	// ErrInvalid for an unknown entity or sort key.
 	Window(q WindowQuery, sink RowSink) (WindowPage, error)
 	// CountWindow counts the rows of q.Entity that pass q.Filter, stopping at
-	// limit (capped is then true): an unfiltered count walks the table's
-	// smallest index, a filtered one reads rows until limit matches.
+	// limit (capped is then true; a negative limit counts them all): an
+	// unfiltered count walks the table's smallest index, a filtered one reads
+	// rows until limit matches.
 	CountWindow(q WindowQuery, limit int64) (n int64, capped bool, err error)
 	// HeaderCounts returns the console header's numbers, each from an
 	// indexed count; "recent" ones (failed, lost) ended at or after since

@@ -327,20 +327,25 @@ func (b *bufSink) replay(sink core.RowSink) {
 	}
 }
 
-// CountWindow implements core.WindowTx.
+// CountWindow implements core.WindowTx. A negative limit counts every row.
 func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 	w, ok := winTableOf(q.Entity)
 	if !ok {
 		return 0, false, core.Invalidf("no windows of %q", q.Entity)
 	}
+	var where string
+	var args []any
+	if q.Filter != "" {
+		where = " WHERE (" + w.hay + ") LIKE ? ESCAPE '\\'"
+		args = append(args, likeArg(q.Filter))
+	}
 	var n int64
-	var err error
-	if q.Filter == "" {
-		err = t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM "+w.table).Scan(&n)
+	if limit < 0 {
+		err := t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM "+w.table+where, args...).Scan(&n)
 		return n, false, mapErr(err)
 	}
-	err = t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM "+w.table+" WHERE ("+w.hay+
-		") LIKE ? ESCAPE '\\' LIMIT ?)", likeArg(q.Filter), limit+1).Scan(&n)
+	err := t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM "+w.table+where+" LIMIT ?)",
+		append(args, limit+1)...).Scan(&n)
 	if err != nil {
 		return 0, false, mapErr(err)
 	}

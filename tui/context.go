@@ -32,6 +32,8 @@ type Context struct {
 	paints     map[string]paint
 	paintTheme *themes.Theme
 	tasks      interface{ prefixOf(id string) string } // the Tasks pane, for ids shown elsewhere
+	win        WindowSource                            // nil: every pane holds its whole table
+	bg         context.Context                         // cancelled when the console quits
 }
 
 // taskPrefix is a task id as the Tasks pane shows it (its unique prefix), so
@@ -183,6 +185,12 @@ type Options struct {
 	SweepInterval    time.Duration // 0 disables the embedded sweeper
 	WatchdogInterval time.Duration // 0 disables the watchdog
 	PollInterval     time.Duration // data_version poll; default 200 ms
+
+	// WindowOver: a pane whose table holds more rows than this reads
+	// windows of rows (when Source is a WindowSource) instead of the whole
+	// table; 0 selects DefaultWindowOver, a negative value windows every
+	// pane.
+	WindowOver int
 
 	// LogView builds the job log view; nil uses a built-in placeholder.
 	LogView func(ctx *Context, job Target) LogComponent
