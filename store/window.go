@@ -34,21 +34,21 @@ type winSort struct {
 // winTable describes how one entity's windows are read.
 type winTable struct {
 	table, id, cols string
-	// hay is the searchable text: the shown fields joined by newlines (no
-	// query spans two fields: the filter is one line).
-	hay   string
+	// hay are the searchable fields (the ones the console shows): a row
+	// passes the filter when one of them contains it (a query never spans
+	// two fields, as in the console's own filter).
+	hay   []string
 	sorts []winSort
 	scan  func(r *sql.Rows, sink core.RowSink) error
 }
 
 func winTableOf(entity string) (*winTable, bool) {
-	nl := " || char(10) || "
 	switch entity {
 	case core.EntityTask:
 		return &winTable{
 			table: "tasks", id: "id", cols: taskCols,
-			hay: "id" + nl + "status" + nl + "runtime" + nl + taskName + nl +
-				"coalesce(nullif(child_session, ''), owner_session, '')" + nl + "delivery_status" + nl + "error",
+			hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
+				"delivery_status", "error"},
 			sorts: []winSort{
 				{"urgency", []string{taskUrgency, taskLast, "id"}, true},
 				{"recent", []string{taskLast, "id"}, true},
@@ -67,8 +67,8 @@ func winTableOf(entity string) (*winTable, bool) {
 	case core.EntityRun:
 		return &winTable{
 			table: "runs", id: "run_id", cols: runCols,
-			hay: "run_id" + nl + `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)` +
-				nl + "label" + nl + "child_session" + nl + "ended_reason" + nl + "error",
+			hay: []string{"run_id", `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)`,
+				"label", "child_session", "ended_reason", "error"},
 			sorts: []winSort{
 				{"urgency", []string{runUrgency, runLast, "run_id"}, true},
 				{"recent", []string{runLast, "run_id"}, true},
@@ -87,7 +87,7 @@ func winTableOf(entity string) (*winTable, bool) {
 	case core.EntityApproval:
 		return &winTable{
 			table: "approvals", id: "id", cols: approvalCols,
-			hay: "id" + nl + "status" + nl + "tool" + nl + "command" + nl + "session" + nl + "scope" + nl + "decided_by",
+			hay: []string{"id", "status", "tool", "command", "session", "scope", "decided_by"},
 			sorts: []winSort{
 				{"urgency", []string{"(status = 'pending')", "requested_at", "id"}, true},
 				{"recent", []string{"requested_at", "id"}, true},
@@ -105,7 +105,7 @@ func winTableOf(entity string) (*winTable, bool) {
 	case core.EntityJob:
 		return &winTable{
 			table: "jobs", id: "id", cols: jobCols,
-			hay: "id" + nl + "status" + nl + "command" + nl + "session",
+			hay: []string{"id", "status", "command", "session"},
 			sorts: []winSort{
 				{"urgency", []string{jobUrgency, "created_at", "id"}, true},
 				{"recent", []string{"created_at", "id"}, true},
@@ -123,8 +123,8 @@ func winTableOf(entity string) (*winTable, bool) {
 	case core.EntityNotification:
 		return &winTable{
 			table: "notifications", id: "id", cols: notificationCols,
-			hay: "id" + nl + "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)" + nl + "kind" + nl + "text" +
-				nl + "session" + nl + "subject_id",
+			hay: []string{"id", "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)", "kind", "text",
+				"session", "subject_id"},
 			sorts: []winSort{
 				{"urgency", []string{"(delivered_at IS NULL)", "id"}, true},
 				{"recent", []string{"id"}, true},
@@ -155,6 +155,20 @@ func (w *winTable) sort(name string) (winSort, error) {
 	return winSort{}, core.Invalidf("sort key %q for %s", name, w.table)
 }
 
+// filterWhere is the condition "a shown field contains q" and its
+// arguments: one LIKE per field, so SQLite stops at the first field that
+// matches and builds no joined string.
+func (w *winTable) filterWhere(q string) (string, []any) {
+	arg := likeArg(q)
+	parts := make([]string, len(w.hay))
+	args := make([]any, len(w.hay))
+	for i, f := range w.hay {
+		parts[i] = f + ` LIKE ? ESCAPE '\'`
+		args[i] = arg
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
 // likeArg is a LIKE pattern matching q anywhere ('\' escapes % and _).
 func likeArg(q string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
@@ -168,8 +182,9 @@ func (w *winTable) selectWindow(s winSort, q core.WindowQuery, anchor bool, reve
 	var where []string
 	var args []any
 	if q.Filter != "" {
-		where = append(where, "("+w.hay+") LIKE ? ESCAPE '\\'")
-		args = append(args, likeArg(q.Filter))
+		cond, fargs := w.filterWhere(q.Filter)
+		where = append(where, cond)
+		args = append(args, fargs...)
 	}
 	desc := s.desc != reverse
 	if anchor {
@@ -336,8 +351,9 @@ func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 	var where string
 	var args []any
 	if q.Filter != "" {
-		where = " WHERE (" + w.hay + ") LIKE ? ESCAPE '\\'"
-		args = append(args, likeArg(q.Filter))
+		var cond string
+		cond, args = w.filterWhere(q.Filter)
+		where = " WHERE " + cond
 	}
 	var n int64
 	if limit < 0 {

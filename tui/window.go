@@ -33,6 +33,7 @@ type window struct {
 	countCancel    context.CancelFunc
 	counting       bool
 	countDirty     bool           // rows changed since the last count
+	countNext      bool           // count as soon as the window arrives (a new filter)
 	countedAt      core.Timestamp // when the last count finished
 	recountAfter   core.Timestamp // no recount before (a large table's count is not free)
 	lastCountSpent core.Timestamp // how long the last count took (ms)
@@ -261,11 +262,16 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 		l.offset = l.cursor - line
 	}
 	l.clamp()
+	var count tea.Cmd
+	if l.win.countNext {
+		l.win.countNext = false
+		count = l.recount()
+	}
 	if d := l.win.pending; d != 0 {
 		l.win.pending = 0
-		return l.wmove(d), nil
+		return tea.Batch(count, l.wmove(d)), nil
 	}
-	return l.edge(), nil
+	return tea.Batch(count, l.edge()), nil
 }
 
 // wmove moves the cursor in a windowed pane: past the window's edge the
@@ -335,7 +341,14 @@ func (l *list[R]) wbottom() tea.Cmd {
 func (l *list[R]) wquery(low []byte) tea.Cmd {
 	l.query = low
 	l.win.pending = 0
-	return tea.Batch(l.fetch(l.around(), jumpKeep), l.recount())
+	l.win.counted = false
+	if l.win.countCancel != nil {
+		l.win.countCancel() // the previous query's count
+		l.win.counting = false
+	}
+	// The count starts once the window is on screen: the rows come first.
+	l.win.countNext = true
+	return l.fetch(l.around(), jumpKeep)
 }
 
 // wsort switches to the next sort key: the window is read again in it.
