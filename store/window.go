@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,16 +13,10 @@ import (
 // Compile-time check: *tx serves the console's windows.
 var _ core.WindowTx = (*tx)(nil)
 
-// Sort-key expressions, written exactly as in migration 0004's indexes
-// (SQLite uses an expression index only for the identical expression).
-const (
-	taskUrgency = `(CASE status WHEN 'running' THEN 6 WHEN 'queued' THEN 5 WHEN 'lost' THEN 4 WHEN 'failed' THEN 3 WHEN 'timed_out' THEN 2 WHEN 'cancelled' THEN 1 ELSE 0 END)`
-	taskLast    = `max(activity_at, coalesce(ended_at, 0))`
-	taskName    = `coalesce(nullif(label, ''), nullif(kind, ''), task)`
-	runUrgency  = `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 4 WHEN ended_at IS NULL THEN 3 WHEN outcome IN ('error', 'timeout') THEN 2 WHEN outcome = 'ok' THEN 0 ELSE 1 END)`
-	runLast     = `coalesce(ended_at, nullif(last_progress_at, 0), started_at)`
-	jobUrgency  = `(CASE status WHEN 'running' THEN 7 WHEN 'pending' THEN 6 WHEN 'lost' THEN 5 WHEN 'failed' THEN 4 WHEN 'timed_out' THEN 3 WHEN 'cancelled' THEN 2 WHEN 'reaped' THEN 1 ELSE 0 END)`
-)
+// Sort keys that are computed are migration 0004's virtual generated
+// columns (win_*): an index on columns lets one row-value comparison seek to
+// a window's anchor.
+const taskName = "win_name"
 
 // winSort is one order: its key expressions (the id last), all descending
 // (desc) or all ascending, so one row-value comparison is the keyset seek.
@@ -50,8 +45,8 @@ func winTableOf(entity string) (*winTable, bool) {
 			hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
 				"delivery_status", "error"},
 			sorts: []winSort{
-				{"urgency", []string{taskUrgency, taskLast, "id"}, true},
-				{"recent", []string{taskLast, "id"}, true},
+				{"urgency", []string{"win_urgency", "win_last", "id"}, true},
+				{"recent", []string{"win_last", "id"}, true},
 				{"created", []string{"created_at", "id"}, true},
 				{"label", []string{taskName, "id"}, false},
 			},
@@ -70,8 +65,8 @@ func winTableOf(entity string) (*winTable, bool) {
 			hay: []string{"run_id", `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)`,
 				"label", "child_session", "ended_reason", "error"},
 			sorts: []winSort{
-				{"urgency", []string{runUrgency, runLast, "run_id"}, true},
-				{"recent", []string{runLast, "run_id"}, true},
+				{"urgency", []string{"win_urgency", "win_last", "run_id"}, true},
+				{"recent", []string{"win_last", "run_id"}, true},
 				{"started", []string{"started_at", "run_id"}, true},
 				{"label", []string{"label", "run_id"}, false},
 			},
@@ -89,7 +84,7 @@ func winTableOf(entity string) (*winTable, bool) {
 			table: "approvals", id: "id", cols: approvalCols,
 			hay: []string{"id", "status", "tool", "command", "session", "scope", "decided_by"},
 			sorts: []winSort{
-				{"urgency", []string{"(status = 'pending')", "requested_at", "id"}, true},
+				{"urgency", []string{"win_pending", "requested_at", "id"}, true},
 				{"recent", []string{"requested_at", "id"}, true},
 				{"tool", []string{"tool", "id"}, false},
 			},
@@ -107,7 +102,7 @@ func winTableOf(entity string) (*winTable, bool) {
 			table: "jobs", id: "id", cols: jobCols,
 			hay: []string{"id", "status", "command", "session"},
 			sorts: []winSort{
-				{"urgency", []string{jobUrgency, "created_at", "id"}, true},
+				{"urgency", []string{"win_urgency", "created_at", "id"}, true},
 				{"recent", []string{"created_at", "id"}, true},
 				{"command", []string{"command", "id"}, false},
 			},
@@ -126,7 +121,7 @@ func winTableOf(entity string) (*winTable, bool) {
 			hay: []string{"id", "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)", "kind", "text",
 				"session", "subject_id"},
 			sorts: []winSort{
-				{"urgency", []string{"(delivered_at IS NULL)", "id"}, true},
+				{"urgency", []string{"win_unread", "id"}, true},
 				{"recent", []string{"id"}, true},
 				{"kind", []string{"kind", "id"}, false},
 			},
@@ -175,10 +170,10 @@ func likeArg(q string) string {
 	return "%" + r.Replace(q) + "%"
 }
 
-// selectWindow builds one side of a window: rows after the anchor's key in
-// the sort's order (from = true: the anchor included), or, reversed, the rows
-// before it.
-func (w *winTable) selectWindow(s winSort, q core.WindowQuery, anchor bool, reverse, from bool, limit int) (string, []any) {
+// selectWindow builds one side of a window: rows after the anchor's key
+// values in the sort's order (from = true: the anchor included), or,
+// reversed, the rows before it; no anchor (nil): from the first row.
+func (w *winTable) selectWindow(s winSort, q core.WindowQuery, anchor []any, reverse, from bool, limit int) (string, []any) {
 	var where []string
 	var args []any
 	if q.Filter != "" {
@@ -187,7 +182,7 @@ func (w *winTable) selectWindow(s winSort, q core.WindowQuery, anchor bool, reve
 		args = append(args, fargs...)
 	}
 	desc := s.desc != reverse
-	if anchor {
+	if anchor != nil {
 		op := "<"
 		if !desc {
 			op = ">"
@@ -195,9 +190,11 @@ func (w *winTable) selectWindow(s winSort, q core.WindowQuery, anchor bool, reve
 		if from {
 			op += "="
 		}
-		key := "(" + strings.Join(s.keys, ", ") + ")"
-		where = append(where, key+" "+op+" (SELECT "+strings.Join(s.keys, ", ")+" FROM "+w.table+" WHERE "+w.id+" = ?)")
-		args = append(args, anchorArg(w, q.Anchor))
+		// The anchor's key values as parameters: SQLite seeks a row-value
+		// range on an index's columns (not on a subquery's result).
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(s.keys)), ", ")
+		where = append(where, "("+strings.Join(s.keys, ", ")+") "+op+" ("+marks+")")
+		args = append(args, anchor...)
 	}
 	dir := " ASC"
 	if desc {
@@ -245,7 +242,7 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 	after := max(q.After, 0)
 	if q.Anchor == "" {
 		// The first rows, or (End) the last ones read backwards.
-		sq, args := w.selectWindow(s, q, false, q.End, false, after+1)
+		sq, args := w.selectWindow(s, q, nil, q.End, false, after+1)
 		n, more, err := t.readWindow(w, sq, args, after, q.End, sink)
 		if err != nil {
 			return page, err
@@ -258,15 +255,19 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 		}
 		return page, nil
 	}
+	key, err := t.anchorKey(w, s, q.Anchor)
+	if err != nil || key == nil {
+		return page, err // a missing anchor: an empty window
+	}
 	if q.Before > 0 {
-		sq, args := w.selectWindow(s, q, true, true, false, q.Before+1)
+		sq, args := w.selectWindow(s, q, key, true, false, q.Before+1)
 		n, more, err := t.readWindow(w, sq, args, q.Before, true, sink)
 		if err != nil {
 			return page, err
 		}
 		page.Before, page.MoreBefore = n, more
 	}
-	sq, args := w.selectWindow(s, q, true, false, true, after+1)
+	sq, args := w.selectWindow(s, q, key, false, true, after+1)
 	n, more, err := t.readWindow(w, sq, args, after, false, sink)
 	if err != nil {
 		return page, err
@@ -274,6 +275,24 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 	page.Rows = page.Before + n
 	page.MoreAfter = more
 	return page, nil
+}
+
+// anchorKey reads the anchor row's sort-key values; nil when it is gone.
+func (t *tx) anchorKey(w *winTable, s winSort, id string) ([]any, error) {
+	vals := make([]any, len(s.keys))
+	ptrs := make([]any, len(s.keys))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	err := t.tx.QueryRowContext(t.ctx, "SELECT "+strings.Join(s.keys, ", ")+" FROM "+w.table+" WHERE "+w.id+" = ?",
+		anchorArg(w, id)).Scan(ptrs...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return vals, nil
 }
 
 // readWindow sends up to limit rows of query (reversed: in the opposite
