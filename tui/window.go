@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -339,8 +340,15 @@ func (l *list[R]) wbottom() tea.Cmd {
 // again with it (a read still running for the previous keystroke is
 // cancelled).
 func (l *list[R]) wquery(low []byte) tea.Cmd {
+	prev := l.query
 	l.query = low
 	l.win.pending = 0
+	if len(prev) > 0 && bytes.HasPrefix(low, prev) && !l.win.moreBefore && !l.win.moreAfter && !l.win.fetching {
+		// Every match of the shorter query is in the window: a longer
+		// one narrows it here, without reading the store.
+		l.narrow()
+		return nil
+	}
 	l.win.counted = false
 	if l.win.countCancel != nil {
 		l.win.countCancel() // the previous query's count
@@ -349,6 +357,25 @@ func (l *list[R]) wquery(low []byte) tea.Cmd {
 	// The count starts once the window is on screen: the rows come first.
 	l.win.countNext = true
 	return l.fetch(l.around(), jumpKeep)
+}
+
+// narrow keeps the window's rows that contain the query (all of its
+// matches are in the window), and counts them.
+func (l *list[R]) narrow() {
+	keep := l.order[:0:0]
+	for _, s := range l.order {
+		if l.contains(s) {
+			keep = append(keep, s)
+		}
+	}
+	l.order = keep
+	l.view = keep
+	if l.win.countCancel != nil {
+		l.win.countCancel()
+	}
+	l.win.counting, l.win.countNext = false, false
+	l.win.matched, l.win.capped, l.win.counted = int64(len(keep)), false, l.win.total > 0
+	l.restoreCursor()
 }
 
 // wsort switches to the next sort key: the window is read again in it.
@@ -362,6 +389,9 @@ func (l *list[R]) wsort() tea.Cmd {
 // wcounts are the numbers the info line shows for a windowed pane.
 func (l *list[R]) wcounts() string {
 	w := l.win
+	if w.fetching && len(l.query) > 0 {
+		return "searching…"
+	}
 	if !w.counted {
 		return "counting…"
 	}

@@ -169,6 +169,25 @@ func TestWindowFilterAcrossWindows(t *testing.T) {
 	if got, want := walk(hs, "down", 1000), storeOrder(t, r, "urgency", "alpha t"); !slices.Equal(got, want) || len(want) < 50 {
 		t.Fatalf("alpha t: %d rows, want %d", len(got), len(want))
 	}
+	// Once every match is in the window, a longer query narrows it
+	// without reading the store, to the same rows the store would give.
+	hs.keys("esc", "/")
+	hs.typeText("8000-00000000001")
+	if l := hs.m.tasks; l.win.moreAfter || l.win.moreBefore || len(l.view) != 10 {
+		t.Fatalf("8000-00000000001: %d rows, more %v/%v", len(l.view), l.win.moreBefore, l.win.moreAfter)
+	}
+	seq := hs.m.tasks.win.seq
+	hs.typeText("2")
+	hs.keys("enter", "g")
+	if got, want := walk(hs, "down", 100), storeOrder(t, r, "urgency", "8000-000000000012"); !slices.Equal(got, want) || len(want) != 1 {
+		t.Fatalf("narrowed: %v, want %v", got, want)
+	}
+	if hs.m.tasks.win.seq != seq {
+		t.Fatal("a narrowing keystroke read the store")
+	}
+	if got := hs.m.tasks.InfoLine(120); !strings.Contains(got, "1 of 400") {
+		t.Fatalf("info line after narrowing %q", got)
+	}
 	hs.keys("esc")
 	hs.keys("g")
 	if got := walk(hs, "down", 1000); len(got) != 400 {
