@@ -195,11 +195,8 @@ func (m *Model) startLoad(full bool) tea.Cmd {
 	req := LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, Windowed: m.windowedKinds()}
 	if m.ctx.win != nil {
 		req.WindowOver = m.opts.WindowOver
-		switch {
-		case req.WindowOver == 0:
+		if req.WindowOver == 0 {
 			req.WindowOver = DefaultWindowOver
-		case req.WindowOver < 0:
-			req.WindowOver = 1 // an empty table stays whole, and so reads nothing
 		}
 	}
 	return loadCmd(m.bg, m.src, req, m.version, m.loaded, sorts)
@@ -404,14 +401,13 @@ func installOrWindow[R any](l *list[R], t *table[R], windowed bool) tea.Cmd {
 }
 
 // applyOrRefresh merges a delta into a pane holding its table, or rereads a
-// windowed pane's window when its rows changed (a change outside the window
-// changes only its counts).
+// windowed pane's window (a change outside the window changes only its
+// counts). A windowed pane rereads after every change, touched or not: rows
+// pruned by another process leave no journal (SPEC R8), and a window read
+// costs one indexed range of a few pages.
 func applyOrRefresh[R any](l *list[R], up []R, gone []string, since core.Timestamp, c *headerCounts, touched bool) tea.Cmd {
 	if l.windowed() {
-		if touched {
-			return l.refresh()
-		}
-		return nil
+		return l.refresh()
 	}
 	applyCounted(l, up, gone, since, c)
 	return nil

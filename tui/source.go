@@ -38,7 +38,8 @@ type LoadRequest struct {
 	MaxEvents    int   // more journal rows than this since the cursor: load everything
 	// WindowOver, when positive and the source reads windows (WindowSource),
 	// makes a full load send no rows of a table holding more rows than this:
-	// its pane reads windows instead (LoadResult.Windowed).
+	// its pane reads windows instead (LoadResult.Windowed). Negative: every
+	// table; 0: none.
 	WindowOver int
 	// Windowed are the kinds whose panes read windows: a delta load sends
 	// none of their rows, only LoadResult.Touched.
@@ -232,10 +233,14 @@ func load(tx core.Tx, req LoadRequest, sink Sink) (LoadResult, error) {
 func windowedKinds(tx core.Tx, over int) ([numKinds]bool, error) {
 	var out [numKinds]bool
 	wt, ok := tx.(core.WindowTx)
-	if over <= 0 || !ok {
+	if over == 0 || !ok {
 		return out, nil
 	}
 	for k := Kind(0); k < numKinds; k++ {
+		if over < 0 {
+			out[k] = true
+			continue
+		}
 		_, capped, err := wt.CountWindow(core.WindowQuery{Entity: kindEntity(k), Filter: "\x00all"}, int64(over))
 		if err != nil {
 			return out, err

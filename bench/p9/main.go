@@ -55,7 +55,19 @@ func main() {
 	keys := flag.Int("keys", 300, "timed key presses per kind")
 	writes := flag.Int("writes", 10, "timed external writes")
 	child := flag.String("child", "", "internal: measure the registry at this path")
+	migrate := flag.String("migrate", "", "only open (and so migrate) the registry at this path, timed")
 	flag.Parse()
+	if *migrate != "" {
+		start := time.Now()
+		db, err := store.Open(context.Background(), *migrate, store.Options{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "p9:", err)
+			os.Exit(1)
+		}
+		db.Close()
+		fmt.Printf("opened (migrated) %s in %s\n", *migrate, time.Since(start).Round(time.Millisecond))
+		return
+	}
 	if *child != "" {
 		r, err := measure(*child, *keys, *writes)
 		if err != nil {
@@ -305,7 +317,7 @@ func measure(path string, keys, writes int) (result, error) {
 		for _, c := range q {
 			t := time.Now()
 			d.send(key(c, string(c)))
-			if err := d.until(60*time.Second, func(_ string, msg tea.Msg) bool { return isWindow(msg) }); err != nil {
+			if err := d.until(180*time.Second, func(_ string, msg tea.Msg) bool { return isWindow(msg) }); err != nil {
 				return r, fmt.Errorf("filter %q: %w", q, err)
 			}
 			worst = max(worst, ms(time.Since(t)))
@@ -313,7 +325,7 @@ func measure(path string, keys, writes int) (result, error) {
 		r.Filter[q] = worst
 		d.send(tea.KeyPressMsg{Code: tea.KeyEnter})
 		d.send(tea.KeyPressMsg{Code: tea.KeyEscape})
-		if err := d.until(60*time.Second, func(_ string, msg tea.Msg) bool { return isWindow(msg) }); err != nil {
+		if err := d.until(180*time.Second, func(_ string, msg tea.Msg) bool { return isWindow(msg) }); err != nil {
 			return r, err
 		}
 		d.drain(200 * time.Millisecond)
