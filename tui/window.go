@@ -14,7 +14,7 @@ import (
 // rows from the store instead of holding the whole table (SPEC §14): small
 // tables stay in memory (exact unique id prefixes, filter without I/O); a
 // large one costs one screen of rows, whatever its size.
-const DefaultWindowOver = 20_000
+const DefaultWindowOver = 2_000
 
 // window is a pane's state while it reads windows (WindowSource): the
 // table then holds only the rows around the cursor, in the store's order,
@@ -266,7 +266,13 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 	var count tea.Cmd
 	if l.win.countNext {
 		l.win.countNext = false
-		count = l.recount()
+		if !l.win.moreBefore && !l.win.moreAfter && l.win.total > 0 {
+			// Every match is in the window: that is the count (the table's
+			// own count is unchanged by a filter).
+			l.win.matched, l.win.capped, l.win.counted = int64(len(l.view)), false, true
+		} else {
+			count = l.recount()
+		}
 	}
 	if d := l.win.pending; d != 0 {
 		l.win.pending = 0
