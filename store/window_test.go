@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -216,4 +218,62 @@ func explain(t *testing.T, db *DB, q string, args []any) string {
 		b.WriteString(detail + "\n")
 	}
 	return b.String()
+}
+
+// TestWindowMigrationAtomic: migration 0004 runs in one transaction. Made to
+// fail on its last statement (an object of the same name exists), it leaves
+// the registry at version 3 with none of its columns or indexes; once the
+// obstacle is gone the next open runs it whole.
+func TestWindowMigrationAtomic(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "registry.db")
+	raw, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names[:3] {
+		body, _ := migrationFS.ReadFile("migrations/" + name)
+		if _, err := raw.Exec(string(body)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	mustExec := func(q string) {
+		t.Helper()
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	mustExec("PRAGMA user_version = 3")
+	mustExec(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, created_at, activity_at)
+		VALUES ('t1', 'cli', 'running', 'pending', 'done_only', 1, 1)`)
+	mustExec("CREATE INDEX notifications_win_kind ON tasks(id)") // the migration's last index
+	state := func() (version, winCols int) {
+		raw.QueryRow("PRAGMA user_version").Scan(&version)
+		raw.QueryRow("SELECT COUNT(*) FROM pragma_table_xinfo('tasks') WHERE name LIKE 'win_%'").Scan(&winCols)
+		return
+	}
+	if _, err := Open(ctx, path, Options{}); err == nil || !strings.Contains(err.Error(), "0004") {
+		t.Fatalf("Open with the obstacle: %v, want migration 0004's error", err)
+	}
+	if v, cols := state(); v != 3 || cols != 0 {
+		t.Fatalf("after the failed migration: version %d, %d win_ columns; want 3 and none", v, cols)
+	}
+	mustExec("DROP INDEX notifications_win_kind")
+	raw.Close()
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v int
+	db.read.QueryRow("PRAGMA user_version").Scan(&v)
+	var urg int
+	db.read.QueryRow("SELECT win_urgency FROM tasks WHERE id = 't1'").Scan(&urg)
+	if v != len(names) || urg != 6 {
+		t.Fatalf("after the retry: version %d, win_urgency %d", v, urg)
+	}
 }
