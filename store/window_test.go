@@ -52,6 +52,32 @@ func windowFixture(t *testing.T, n int) *DB {
 			if _, err := tx.InsertNotification(nt); err != nil {
 				return err
 			}
+			if i%2 == 1 {
+				continue // half as many runs, approvals and jobs
+			}
+			run := &core.Run{RunID: fmt.Sprintf("run-%04d", i), ChildSession: "child", RequesterSession: "req",
+				Label: []string{"a", "b", ""}[r.IntN(3)], StartedAt: core.Timestamp(1000 + r.IntN(5)),
+				LastProgressAt: core.Timestamp(1100 + r.IntN(5)), InactivityBudgetMs: 60000,
+				PendingApprovalWaits: int64(r.IntN(2))}
+			if r.IntN(2) == 0 {
+				run.EndedAt = core.Timestamp(1200 + r.IntN(5))
+				run.Outcome = []core.RunOutcome{"ok", "error", "killed", ""}[r.IntN(4)]
+			}
+			if err := tx.InsertRun(run); err != nil {
+				return err
+			}
+			ap := &core.Approval{ID: fmt.Sprintf("ap%010d", i), Session: "s", Tool: []string{"Bash", "Edit"}[r.IntN(2)],
+				Command: "make " + k.Label, Status: []core.ApprovalStatus{core.ApprovalPending, core.ApprovalApproved}[r.IntN(2)],
+				RequestedAt: core.Timestamp(1000 + r.IntN(5))}
+			if err := tx.InsertApproval(ap); err != nil {
+				return err
+			}
+			j := &core.Job{ID: fmt.Sprintf("%012x", i), Session: "s", Command: []string{"make", []string{"x", "y"}[r.IntN(2)]},
+				Status:    []core.JobStatus{core.JobRunning, core.JobCompleted, core.JobLost, core.JobFailed}[r.IntN(4)],
+				CreatedAt: core.Timestamp(1000 + r.IntN(5))}
+			if err := tx.InsertJob(j); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -83,12 +109,12 @@ func allInOrder(t *testing.T, db *DB, entity string, sort winSort, filter string
 func TestWindowPagesEverySort(t *testing.T) {
 	db := windowFixture(t, 600)
 	ctx := context.Background()
-	for _, entity := range []string{core.EntityTask, core.EntityNotification} {
+	for _, entity := range []string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityJob, core.EntityNotification} {
 		w, _ := winTableOf(entity)
 		for _, s := range w.sorts {
-			for _, filter := range []string{"", "ALPHA", "a%"} {
+			for _, filter := range []string{"", "ALPHA", "a%", "A"} {
 				want := allInOrder(t, db, entity, s, filter)
-				if filter == "" && len(want) < 500 {
+				if filter == "" && len(want) < 250 {
 					t.Fatalf("%s: fixture has %d rows", entity, len(want))
 				}
 				q := core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 37}

@@ -294,3 +294,38 @@ func TestWindowDetailAndAction(t *testing.T) {
 		t.Fatalf("status after cancel: %s", s)
 	}
 }
+
+// TestWindowOrderMatchesPanes: the store orders windows as the panes order
+// whole tables (urgency, recency, creation; label by name — ties by id,
+// ascending in the store).
+func TestWindowOrderMatchesPanes(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 300)
+	b := newBatch()
+	_, err := r.src.(WindowSource).Window(context.Background(), WindowRequest{Kind: KindTask, After: 1000}, b)
+	check(t, err)
+	for i, sk := range taskSpec.sorts {
+		tb := newTable(taskSpec, slices.Clone(b.tasks), i)
+		var mem []string
+		for _, s := range tb.order {
+			mem = append(mem, tb.rows[s].id)
+		}
+		got := storeOrder(t, r, sk.name, "")
+		if sk.name == "label" {
+			name := func(ids []string) []string {
+				out := make([]string, len(ids))
+				for j, id := range ids {
+					out[j] = tb.rows[tb.ids[id]].name
+				}
+				return out
+			}
+			if !slices.Equal(name(got), name(mem)) {
+				t.Fatalf("label: the store's names are not in the pane's order")
+			}
+			continue
+		}
+		if !slices.Equal(got, mem) {
+			t.Fatalf("%s: the store's order differs from the pane's\nstore %v\npane  %v", sk.name, got[:20], mem[:20])
+		}
+	}
+}
