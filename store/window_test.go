@@ -220,11 +220,15 @@ func TestHeaderCountsUseIndexes(t *testing.T) {
 		return err
 	})
 	var want core.HeaderCounts
+	db.read.QueryRow(`SELECT (SELECT COUNT(*) FROM approvals WHERE status = 'pending'),
+		(SELECT COUNT(*) FROM runs WHERE ended_at IS NULL), (SELECT COUNT(*) FROM jobs WHERE status IN ('running', 'pending'))`).
+		Scan(&want.PendingApprovals, &want.RunningRuns, &want.ActiveJobs)
 	db.read.QueryRow(`SELECT (SELECT COUNT(*) FROM tasks WHERE status = 'running'),
 		(SELECT COUNT(*) FROM tasks WHERE status = 'failed' AND ended_at >= 1995),
 		(SELECT COUNT(*) FROM tasks WHERE status = 'lost' AND ended_at >= 1995),
 		(SELECT COUNT(*) FROM notifications WHERE delivered_at IS NULL)`).Scan(&want.RunningTasks, &want.Failed, &want.Lost, &want.Unread)
-	if c != want || c.RunningTasks == 0 || c.Failed == 0 || c.Lost == 0 || c.Unread == 0 {
+	if c != want || c.RunningTasks == 0 || c.Failed == 0 || c.Lost == 0 || c.Unread == 0 || c.PendingApprovals == 0 ||
+		c.RunningRuns == 0 || c.ActiveJobs == 0 {
 		t.Fatalf("HeaderCounts = %+v, want %+v", c, want)
 	}
 }
