@@ -32,6 +32,8 @@ type Context struct {
 	paints     map[string]paint
 	paintTheme *themes.Theme
 	tasks      interface{ prefixOf(id string) string } // the Tasks pane, for ids shown elsewhere
+	win        WindowSource                            // nil: every pane holds its whole table
+	bg         context.Context                         // cancelled when the console quits
 }
 
 // taskPrefix is a task id as the Tasks pane shows it (its unique prefix), so
@@ -192,6 +194,12 @@ type Options struct {
 	// place of this console's own (a `clawpit serve` session: the server
 	// sweeps, not the session).
 	SweepNote string
+
+	// WindowOver: a pane whose table holds more rows than this reads
+	// windows of rows (when Source is a WindowSource) instead of the whole
+	// table; 0 selects DefaultWindowOver, a negative value windows every
+	// pane.
+	WindowOver int
 
 	// LogView builds the job log view; nil uses a built-in placeholder.
 	LogView func(ctx *Context, job Target) LogComponent
