@@ -41,6 +41,9 @@ type app struct {
 
 	console consoleFlags // the console's flags (bound by addConsoleFlags)
 
+	cfg    *Config // the config file, read once by config()
+	cfgErr error
+
 	abandonDB bool // a hook answered while a transaction may hang: exit without closing the registry
 }
 

@@ -86,25 +86,13 @@ func resolveConsole(cmd *cobra.Command, a *app, cfg *Config, getenv func(string)
 	if s.keys, err = consoleKeyMap(keyOverrides(cfg)); err != nil {
 		return s, err
 	}
-	if cfg != nil {
-		if !changed("sweep-interval") {
-			if d, ok, err := cfg.configDuration("sweep-interval", cfg.Sweep.SweepInterval, true); err != nil {
-				return s, err
-			} else if ok {
-				s.sweepInterval = d
-			}
-		}
-		if !changed("watchdog-interval") {
-			if d, ok, err := cfg.configDuration("watchdog-interval", cfg.Sweep.WatchdogInterval, true); err != nil {
-				return s, err
-			} else if ok {
-				s.watchdogInterval = d
-			}
-		}
-		if !changed("notify-cmd") && cfg.Sweep.NotifyCmd != "" {
-			s.notifyCmd = cfg.Sweep.NotifyCmd
-		}
+	// Sweep and watchdog intervals and the notify command: the same
+	// resolution as the daemon's (flags, then [sweep], then defaults).
+	sw, err := resolveSweepSettings(cmd, cfg)
+	if err != nil {
+		return s, err
 	}
+	s.sweepInterval, s.watchdogInterval, s.notifyCmd = sw.sweepInterval, sw.watchdogInterval, sw.notifyCmd
 	if s.attention, err = parseAttention(a.console.attention); err != nil {
 		return s, err
 	}
@@ -125,7 +113,7 @@ func resolveConsole(cmd *cobra.Command, a *app, cfg *Config, getenv func(string)
 // notifier, and the Bubble Tea program on the terminal's alt screen.
 func runConsole(cmd *cobra.Command, a *app) error {
 	ctx := cmd.Context()
-	cfg, err := loadConfig()
+	cfg, err := a.config()
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 	if _, err := themes.Get(orDefault(f.theme, themes.Default)); err != nil {
 		return core.Invalidf("--theme: %v", err)
 	}
-	cfg, err := loadConfig()
+	cfg, err := a.config()
 	if err != nil {
 		return err
 	}

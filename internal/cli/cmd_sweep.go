@@ -68,15 +68,16 @@ type sweepSettings struct {
 	busyTimeout      time.Duration // 0 = the store default
 }
 
-// resolveSweepSettings reads $XDG_CONFIG_HOME/clawpit/config.toml and the
-// flags of cmd that exist (thresholds; --sweep-interval, --watchdog-interval,
-// --notify-cmd where defined). Errors wrap core.ErrInvalid (exit 2) and name
-// the bad value.
-func resolveSweepSettings(cmd *cobra.Command) (sweepSettings, error) {
+// resolveSweepSettings merges the defaults, the config file's [sweep] table
+// (cfg; nil is an empty file) and the flags of cmd that exist (thresholds;
+// --sweep-interval, --watchdog-interval, --notify-cmd where defined), in
+// that order. It is the one place sweep settings are resolved, for the
+// sweep, the daemon, the console, the demo and serve. Errors wrap
+// core.ErrInvalid (exit 2) and name the bad value.
+func resolveSweepSettings(cmd *cobra.Command, cfg *Config) (sweepSettings, error) {
 	set := sweepSettings{th: core.DefaultThresholds(), sweepInterval: 60 * time.Second, watchdogInterval: 5 * time.Second}
-	cfg, err := loadConfig()
-	if err != nil {
-		return set, err
+	if cfg == nil {
+		cfg = &Config{}
 	}
 	fs := cmd.Flags()
 	for _, f := range thresholdFlags {
@@ -131,7 +132,11 @@ func resolveSweepSettings(cmd *cobra.Command) (sweepSettings, error) {
 // into a.th, which the registry is opened with. The console calls it before
 // opening the registry for its embedded sweeper.
 func (a *app) sweepThresholds(cmd *cobra.Command) (sweepSettings, error) {
-	set, err := resolveSweepSettings(cmd)
+	cfg, err := a.config()
+	if err != nil {
+		return sweepSettings{}, err
+	}
+	set, err := resolveSweepSettings(cmd, cfg)
 	if err != nil {
 		return set, err
 	}
@@ -211,7 +216,7 @@ func sweepErr(a *app, set sweepSettings, err error) error {
 
 // runSweepOnce runs one sweep for `clawpit --sweep-once` and `clawpit sweep`.
 func runSweepOnce(cmd *cobra.Command, a *app) error {
-	set, err := resolveSweepSettings(cmd)
+	set, err := a.sweepThresholds(cmd)
 	if err != nil {
 		return err
 	}
@@ -269,7 +274,7 @@ exit 0 marks it delivered, anything else is retried later). Logs go to stderr
 }
 
 func runDaemon(cmd *cobra.Command, a *app) error {
-	set, err := resolveSweepSettings(cmd)
+	set, err := a.sweepThresholds(cmd)
 	if err != nil {
 		return err
 	}
