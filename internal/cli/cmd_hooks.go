@@ -202,11 +202,15 @@ func hooksStatusCmd(a *app) *cobra.Command {
 				Error string             `json:"error,omitempty"`
 			}
 			var out []fileStatus
+			var firstErr error // a settings file that cannot be read: the exit status says so
 			for _, p := range paths {
 				hs, err := claude.Status(p)
 				fs := fileStatus{Path: p, Hooks: hs}
 				if err != nil {
 					fs.Error = err.Error()
+					if firstErr == nil {
+						firstErr = err
+					}
 				}
 				if fs.Hooks == nil {
 					fs.Hooks = []claude.Installed{}
@@ -214,7 +218,10 @@ func hooksStatusCmd(a *app) *cobra.Command {
 				out = append(out, fs)
 			}
 			if a.jsonOut {
-				return a.printJSON(out)
+				if err := a.printJSON(out); err != nil {
+					return err
+				}
+				return statusExit(firstErr)
 			}
 			for _, fs := range out {
 				switch {
@@ -233,11 +240,21 @@ func hooksStatusCmd(a *app) *cobra.Command {
 					}
 				}
 			}
-			return nil
+			return statusExit(firstErr)
 		},
 	}
 	settingsFlag(c, &settings)
 	return c
+}
+
+// statusExit is the exit of `hooks status` once its report is printed: 0, or
+// the code of the first settings file it could not read (2 for bad JSON, 1
+// for a read error), the message being in the report already.
+func statusExit(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: exitCode(err)}
 }
 
 // hookCmd is the command Claude Code runs for each hook event.
