@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -83,8 +84,16 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 			if inactivity < time.Millisecond {
 				return usageError{fmt.Errorf("--run-inactivity %s must be at least 1ms", inactivity)}
 			}
+			if _, err := regexp.Compile(orDefault(gate, claude.DefaultGate)); err != nil {
+				return usageError{fmt.Errorf("--gate %q is not a valid regular expression: %w", gate, err)}
+			}
 			path, err := resolveSettings(settings)
 			if err != nil {
+				return err
+			}
+			// A settings file install would refuse (not a JSON object) is
+			// refused before the registry is created: bad input writes nothing.
+			if _, err := claude.Status(path); err != nil {
 				return err
 			}
 			bin, err := os.Executable()
