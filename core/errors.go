@@ -40,6 +40,18 @@ func NotFoundf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrNotFound, fmt.Sprintf(format, args...))
 }
 
+// Conflictf returns an error that is ErrConflict (exit 1) but reads as the
+// message alone: for a refusal because a row already exists, which
+// "row changed concurrently" would misdescribe.
+func Conflictf(format string, args ...any) error {
+	return &conflictError{msg: fmt.Sprintf(format, args...)}
+}
+
+type conflictError struct{ msg string }
+
+func (e *conflictError) Error() string { return e.msg }
+func (e *conflictError) Unwrap() error { return ErrConflict }
+
 // AmbiguousError reports an id prefix that matches several rows.
 type AmbiguousError struct {
 	Entity  string   // "task", "run", "approval", "job", ...

@@ -248,27 +248,8 @@ func hasJobMarker(pid int, id string) bool {
 
 // allProcs maps every live pid to its parent pid, from /proc.
 func allProcs() map[int]int {
-	d, err := os.Open("/proc")
-	if err != nil {
-		return nil
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(-1)
-	out := make(map[int]int, len(names))
-	for _, n := range names {
-		if n == "" || n[0] < '0' || n[0] > '9' {
-			continue
-		}
-		pid, err := strconv.Atoi(n)
-		if err != nil {
-			continue
-		}
-		st, err := readProcStat(pid)
-		if err != nil || st.State == 'Z' || st.State == 'X' {
-			continue
-		}
-		out[pid] = st.PPID
-	}
+	out := make(map[int]int)
+	eachLiveProc(func(pid int, st procStat) { out[pid] = st.PPID })
 	return out
 }
 

@@ -135,13 +135,13 @@ func (r *Registry) AddOperator(ctx context.Context, name string, role Role, keys
 			return err
 		}
 		if _, err := ot.GetOperator(name); err == nil {
-			return fmt.Errorf("%w: operator %q exists (remove it first)", ErrConflict, name)
+			return Conflictf("operator %q already exists (remove it first)", name)
 		} else if !errors.Is(err, ErrNotFound) {
 			return err
 		}
 		for _, k := range ks {
 			if other, err := ot.OperatorByFingerprint(k.Fingerprint); err == nil {
-				return fmt.Errorf("%w: key %s already belongs to operator %q", ErrConflict, k.Fingerprint, other.Name)
+				return Conflictf("key %s already belongs to operator %q", k.Fingerprint, other.Name)
 			} else if !errors.Is(err, ErrNotFound) {
 				return err
 			}

@@ -93,16 +93,28 @@ func GroupMembers(pgid int) []int {
 	if pgid <= 0 {
 		return nil
 	}
+	var out []int
+	eachLiveProc(func(pid int, st procStat) {
+		if st.PGID == pgid {
+			out = append(out, pid)
+		}
+	})
+	return out
+}
+
+// eachLiveProc calls fn for every live (non-zombie) process in /proc with its
+// stat line; processes that vanish mid-scan are skipped. Nothing is called
+// when /proc cannot be read.
+func eachLiveProc(fn func(pid int, st procStat)) {
 	d, err := os.Open("/proc")
 	if err != nil {
-		return nil
+		return
 	}
 	defer d.Close()
 	names, err := d.Readdirnames(-1)
 	if err != nil {
-		return nil
+		return
 	}
-	var out []int
 	for _, n := range names {
 		if n == "" || n[0] < '0' || n[0] > '9' {
 			continue
@@ -112,12 +124,11 @@ func GroupMembers(pgid int) []int {
 			continue
 		}
 		st, err := readProcStat(pid)
-		if err != nil || st.PGID != pgid || st.State == 'Z' || st.State == 'X' {
+		if err != nil || st.State == 'Z' || st.State == 'X' {
 			continue
 		}
-		out = append(out, pid)
+		fn(pid, st)
 	}
-	return out
 }
 
 // GroupAlive reports whether process group pgid still has a live member.

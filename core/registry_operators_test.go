@@ -80,20 +80,25 @@ func TestOperatorsErrors(t *testing.T) {
 		role     core.Role
 		keys     string
 		want     error
+		text     string // the message says this, and never "concurrently"
 	}{
-		{"existing name", "alice", core.RoleOperator, k2, core.ErrConflict},
-		{"key of another operator", "bob", core.RoleOperator, k1, core.ErrConflict},
-		{"bad role", "bob", "admin", k2, core.ErrInvalid},
-		{"bad name", "bob smith", core.RoleOperator, k2, core.ErrInvalid},
-		{"empty name", "", core.RoleOperator, k2, core.ErrInvalid},
-		{"no key", "bob", core.RoleOperator, "# nothing\n", core.ErrInvalid},
-		{"not a key", "bob", core.RoleOperator, "ssh-ed25519 AAAAnotbase64", core.ErrInvalid},
-		{"options", "bob", core.RoleOperator, `command="ls" ` + k2, core.ErrInvalid},
+		{"existing name", "alice", core.RoleOperator, k2, core.ErrConflict, `operator "alice" already exists`},
+		{"key of another operator", "bob", core.RoleOperator, k1, core.ErrConflict, `already belongs to operator "alice"`},
+		{"bad role", "bob", "admin", k2, core.ErrInvalid, ""},
+		{"bad name", "bob smith", core.RoleOperator, k2, core.ErrInvalid, ""},
+		{"empty name", "", core.RoleOperator, k2, core.ErrInvalid, ""},
+		{"no key", "bob", core.RoleOperator, "# nothing\n", core.ErrInvalid, ""},
+		{"not a key", "bob", core.RoleOperator, "ssh-ed25519 AAAAnotbase64", core.ErrInvalid, ""},
+		{"options", "bob", core.RoleOperator, `command="ls" ` + k2, core.ErrInvalid, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := f.reg.AddOperator(f.ctx, c.op, c.role, []byte(c.keys), "x"); !errors.Is(err, c.want) {
+			_, err := f.reg.AddOperator(f.ctx, c.op, c.role, []byte(c.keys), "x")
+			if !errors.Is(err, c.want) {
 				t.Fatalf("err = %v, want %v", err, c.want)
+			}
+			if c.text != "" && (!strings.Contains(err.Error(), c.text) || strings.Contains(err.Error(), "concurrently")) {
+				t.Fatalf("err = %q, want it to say %q (and not that a row changed concurrently)", err, c.text)
 			}
 		})
 	}

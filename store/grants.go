@@ -32,7 +32,13 @@ func (t *tx) DeleteGrant(id string) error {
 	if err := t.checkWritable("delete grant"); err != nil {
 		return err
 	}
-	res, err := t.exec("DELETE FROM grants WHERE id = ?", id)
+	return t.deleteRow(core.EntityGrant, id, "DELETE FROM grants WHERE id = ?", id)
+}
+
+// deleteRow runs the DELETE q of one row of entity id; wrapped
+// core.ErrNotFound when it deleted nothing.
+func (t *tx) deleteRow(entity, id, q string, args ...any) error {
+	res, err := t.exec(q, args...)
 	if err != nil {
 		return err
 	}
@@ -41,7 +47,7 @@ func (t *tx) DeleteGrant(id string) error {
 		return mapErr(err)
 	}
 	if n == 0 {
-		return notFound(core.EntityGrant, id)
+		return notFound(entity, id)
 	}
 	return nil
 }

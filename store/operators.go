@@ -59,18 +59,7 @@ func (t *tx) DeleteOperator(name string) error {
 	if _, err := t.exec("DELETE FROM operator_keys WHERE operator = ?", name); err != nil {
 		return err
 	}
-	res, err := t.exec("DELETE FROM operators WHERE name = ?", name)
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return mapErr(err)
-	}
-	if n == 0 {
-		return notFound(core.EntityOperator, name)
-	}
-	return nil
+	return t.deleteRow(core.EntityOperator, name, "DELETE FROM operators WHERE name = ?", name)
 }
 
 // ListOperators returns every operator with its keys, by name.

@@ -339,7 +339,7 @@ func resolveCells(s string) string {
 	if !strings.ContainsAny(s, "\r\b") {
 		return expandTabs(s)
 	}
-	if isASCII(s) {
+	if IsASCII(s) {
 		return resolveASCII(s)
 	}
 	row := make([]cell, 0, len(s))
@@ -421,7 +421,9 @@ func resolveCells(s string) string {
 	return sb.String()
 }
 
-func isASCII(s string) bool {
+// IsASCII reports whether s is plain 7-bit text, where byte offsets and cell
+// columns coincide.
+func IsASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			return false
@@ -476,7 +478,7 @@ func expandTabs(s string) string {
 		}
 		run := s[:k]
 		sb.WriteString(run)
-		if isASCII(run) {
+		if IsASCII(run) {
 			col += len(run)
 		} else {
 			col += ansi.StringWidth(run)

@@ -211,13 +211,19 @@ func (d *detailView) shortHelp(m *Model) []key.Binding {
 	if !m.ctx.ReadOnly {
 		out = append(out, m.panes[d.target.Kind].(interface{ actionKeys() []key.Binding }).actionKeys()...)
 	}
-	return append(out, k.Help, k.Quit)
+	return append(out, k.Help, closeKey(k))
+}
+
+// closeKey is the quit key as the detail view uses it: it closes the view
+// (Model.onKey), so its help says "close", not "quit".
+func closeKey(k *KeyMap) key.Binding {
+	return key.NewBinding(key.WithKeys(k.Quit.Keys()...), key.WithHelp(k.Quit.Help().Key, "close"))
 }
 
 // fullHelp groups every key of the detail view.
 func (d *detailView) fullHelp(m *Model) [][]key.Binding {
 	k := m.ctx.Keys
-	g := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Back, k.Help, k.Quit}}
+	g := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Back, k.Help, closeKey(k)}}
 	if d.target.Kind == KindJob {
 		g[1] = append(g[1], k.Log)
 	}

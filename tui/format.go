@@ -139,10 +139,11 @@ func layoutColumns(cols []column, w int) []int {
 	return out
 }
 
-// shortID is an id cut to minPrefix characters (a UUIDv7's millisecond
-// timestamp); other ids are short already. It is the fallback before a table
-// has computed the unique prefix (list.prefixOf, table.setPrefix): two tasks
-// created in the same millisecond share these 13 characters.
+// shortID is an id cut to minPrefix characters; task ids (12 random base32
+// characters) and the other short ids are shown whole. It is the fallback
+// before a table has computed the unique prefix (list.prefixOf,
+// table.setPrefix); longer ids (a registry's older UUIDv7 task ids) share
+// their first 13 characters when created in the same millisecond.
 func shortID(id string) string {
 	if len(id) > minPrefix {
 		return id[:minPrefix]

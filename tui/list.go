@@ -99,8 +99,9 @@ func newTable[R any](spec *listSpec[R], rows []R, sort int) table[R] {
 	return t
 }
 
-// minPrefix is the fewest id characters shown: a UUIDv7's millisecond
-// timestamp (8+1+4). Shorter ids (12-hex jobs, approvals) are shown whole.
+// minPrefix is the fewest id characters shown: 13, the millisecond timestamp
+// (8+1+4) of the UUIDv7 task ids older registries hold. Shorter ids (12
+// base32 characters for tasks, 12 hex for jobs and approvals) are shown whole.
 const minPrefix = 13
 
 func (t *table[R]) cmpID(a, b int32) int {
@@ -709,8 +710,8 @@ func (l *list[R]) selected() (*R, bool) {
 }
 
 // prefixOf is id as this list shows it: its unique prefix when the row is
-// loaded, else up to 18 characters (a UUIDv7's timestamp, version and 12
-// random bits).
+// loaded, else up to 18 characters (a whole 12-character task id, or an older
+// UUIDv7's timestamp, version and 12 random bits).
 func (l *list[R]) prefixOf(id string) string {
 	if s, ok := l.ids[id]; ok && l.spec.prefix != nil {
 		if n := int(*l.spec.prefix(&l.rows[s])); n > 0 && n <= len(id) {

@@ -62,7 +62,6 @@ func DenyError(err error) Decision {
 type Config struct {
 	ApprovalTimeout time.Duration // default DefaultApprovalTimeout
 	RunInactivity   time.Duration // default DefaultRunInactivity
-	Poll            time.Duration // WaitApproval's poll; 0 = core's default
 }
 
 // Handler maps hook events onto the registry (SPEC §12). Its actor is
@@ -173,11 +172,11 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 // (SPEC R9) unless a decision won the race.
 func (h *Handler) wait(ctx context.Context, a *core.Approval) (*core.Approval, error) {
 	if a.ExpiresAt == 0 {
-		return h.Reg.WaitApproval(ctx, a.ID, h.Cfg.Poll)
+		return h.Reg.WaitApproval(ctx, a.ID, 0)
 	}
 	until := time.Until(a.ExpiresAt.Time())
 	wctx, cancel := context.WithTimeout(ctx, until)
-	got, err := h.Reg.WaitApproval(wctx, a.ID, h.Cfg.Poll)
+	got, err := h.Reg.WaitApproval(wctx, a.ID, 0)
 	cancel()
 	if err == nil {
 		return got, nil

@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawpit/clawpit/bench/internal/benchbin"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 )
@@ -63,13 +64,8 @@ func run(n, m, idle int, idleFor time.Duration, bin string) (bool, error) {
 		return false, err
 	}
 	defer os.RemoveAll(dir)
-	if bin == "" {
-		bin = filepath.Join(dir, "clawpit")
-		build := exec.Command("go", "build", "-o", bin, ".")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return false, fmt.Errorf("build: %w", err)
-		}
+	if bin, err = benchbin.Build(dir, bin); err != nil {
+		return false, err
 	}
 	db := filepath.Join(dir, "registry.db")
 	ctx := context.Background()

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/adapters/openclaw"
+	"github.com/clawpit/clawpit/bench/internal/benchbin"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/tui"
 )
@@ -88,11 +89,9 @@ func run(dir string, terminal, orphans, runs int, live bool) error {
 		defer gw.Close()
 		fmt.Println("live: a WAL connection holds the registry open (as OpenClaw's gateway does)")
 	}
-	bin := filepath.Join(dir, "clawpit")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build: %w", err)
+	bin, err := benchbin.Build(dir, "")
+	if err != nil {
+		return err
 	}
 	self, err := os.Executable()
 	if err != nil {

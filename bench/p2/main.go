@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawpit/clawpit/bench/internal/benchbin"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 )
@@ -57,11 +58,9 @@ func run(n, total int, strict, keep bool) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	bin := filepath.Join(dir, "clawpit")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("go build: %w", err)
+	bin, err := benchbin.Build(dir, "")
+	if err != nil {
+		return err
 	}
 	dbPath := filepath.Join(dir, "registry.db")
 	queued, err := seed(dbPath, total, 2*n)

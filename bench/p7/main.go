@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawpit/clawpit/bench/internal/benchbin"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 )
@@ -75,13 +76,8 @@ func run(n, tasks int, bin string, strict, keep bool) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	if bin == "" {
-		bin = filepath.Join(dir, "clawpit")
-		build := exec.Command("go", "build", "-o", bin, ".")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("go build: %w", err)
-		}
+	if bin, err = benchbin.Build(dir, bin); err != nil {
+		return err
 	}
 	db := filepath.Join(dir, "registry.db")
 	home := filepath.Join(dir, "home")

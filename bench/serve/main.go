@@ -43,6 +43,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawpit/clawpit/bench/internal/benchbin"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 	gossh "golang.org/x/crypto/ssh"
@@ -81,13 +82,8 @@ func run(sessions, n, tasks int, idle time.Duration, bin string, keep bool) erro
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	if bin == "" {
-		bin = filepath.Join(dir, "clawpit")
-		build := exec.Command("go", "build", "-o", bin, ".")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("go build: %w", err)
-		}
+	if bin, err = benchbin.Build(dir, bin); err != nil {
+		return err
 	}
 	ctx := context.Background()
 	dbPath := filepath.Join(dir, "registry.db")

@@ -46,6 +46,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawpit/clawpit/bench/internal/benchbin"
 	_ "github.com/mattn/go-sqlite3"
 )
 
@@ -104,13 +105,8 @@ func run(duration time.Duration, writers int, killEvery time.Duration, bin strin
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	if bin == "" {
-		bin = filepath.Join(dir, "clawpit")
-		build := exec.Command("go", "build", "-o", bin, ".")
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		if err := build.Run(); err != nil {
-			return 0, fmt.Errorf("building clawpit: %w", err)
-		}
+	if bin, err = benchbin.Build(dir, bin); err != nil {
+		return 0, err
 	}
 	s := &soak{bin: bin, db: filepath.Join(dir, "registry.db"), home: filepath.Join(dir, "home"), live: map[int]*exec.Cmd{}}
 	if _, _, err := s.cli(context.Background(), "init", "session", "open", "soak-child"); err != nil {

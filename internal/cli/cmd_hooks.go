@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -83,8 +84,16 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 			if inactivity < time.Millisecond {
 				return usageError{fmt.Errorf("--run-inactivity %s must be at least 1ms", inactivity)}
 			}
+			if _, err := regexp.Compile(orDefault(gate, claude.DefaultGate)); err != nil {
+				return usageError{fmt.Errorf("--gate %q is not a valid regular expression: %w", gate, err)}
+			}
 			path, err := resolveSettings(settings)
 			if err != nil {
+				return err
+			}
+			// A settings file install would refuse (not a JSON object) is
+			// refused before the registry is created: bad input writes nothing.
+			if _, err := claude.Status(path); err != nil {
 				return err
 			}
 			bin, err := os.Executable()
@@ -202,11 +211,15 @@ func hooksStatusCmd(a *app) *cobra.Command {
 				Error string             `json:"error,omitempty"`
 			}
 			var out []fileStatus
+			var firstErr error // a settings file that cannot be read: the exit status says so
 			for _, p := range paths {
 				hs, err := claude.Status(p)
 				fs := fileStatus{Path: p, Hooks: hs}
 				if err != nil {
 					fs.Error = err.Error()
+					if firstErr == nil {
+						firstErr = err
+					}
 				}
 				if fs.Hooks == nil {
 					fs.Hooks = []claude.Installed{}
@@ -214,7 +227,10 @@ func hooksStatusCmd(a *app) *cobra.Command {
 				out = append(out, fs)
 			}
 			if a.jsonOut {
-				return a.printJSON(out)
+				if err := a.printJSON(out); err != nil {
+					return err
+				}
+				return statusExit(firstErr)
 			}
 			for _, fs := range out {
 				switch {
@@ -233,11 +249,21 @@ func hooksStatusCmd(a *app) *cobra.Command {
 					}
 				}
 			}
-			return nil
+			return statusExit(firstErr)
 		},
 	}
 	settingsFlag(c, &settings)
 	return c
+}
+
+// statusExit is the exit of `hooks status` once its report is printed: 0, or
+// the code of the first settings file it could not read (2 for bad JSON, 1
+// for a read error), the message being in the report already.
+func statusExit(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: exitCode(err)}
 }
 
 // hookCmd is the command Claude Code runs for each hook event.

@@ -148,6 +148,9 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		state = "new host key"
 	}
 	fmt.Fprintf(a.stdout, "%s %s (%s)\nlistening on %s (registry %s)\n", state, hk.Fingerprint, keyPath, ln.Addr(), reg.Store().Path())
+	if ops, err := reg.ListOperators(ctx); err == nil && len(ops) == 0 {
+		fmt.Fprintln(a.stderr, "clawpit: warning: no operators are registered, so every key is refused; add one with `clawpit operator add NAME --role operator --key ~/.ssh/id_ed25519.pub`")
+	}
 	if err := srv.Serve(ctx, ln); err != nil && !errors.Is(err, net.ErrClosed) {
 		return err
 	}

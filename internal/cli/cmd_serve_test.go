@@ -1,8 +1,14 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/tui"
@@ -53,3 +59,42 @@ func TestConsoleAttention(t *testing.T) {
 		})
 	}
 }
+
+// serve on a registry without operators says that nobody can connect, and
+// stops saying it once there is one.
+func TestServeWarnsWithoutOperators(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "registry.db")
+	var o, e bytes.Buffer
+	if code := Run(context.Background(), []string{"--db", db, "session", "open", "s1"}, strings.NewReader(""), &o, &e); code != 0 {
+		t.Fatalf("session open: exit %d, stderr %q", code, e.String())
+	}
+	serveFor := func() string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		var o, e bytes.Buffer
+		if code := Run(ctx, []string{"--db", db, "serve", "--listen", "127.0.0.1:0", "--host-key", filepath.Join(dir, "hk")}, strings.NewReader(""), &o, &e); code != 0 {
+			t.Fatalf("serve: exit %d, stderr %q", code, e.String())
+		}
+		return e.String()
+	}
+	if e := serveFor(); !strings.Contains(e, "no operators are registered") {
+		t.Fatalf("no warning without operators: %q", e)
+	}
+	pub := filepath.Join(dir, "k.pub")
+	if err := os.WriteFile(pub, []byte(testPublicKey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o.Reset()
+	e.Reset()
+	if code := Run(context.Background(), []string{"--db", db, "operator", "add", "alice", "--role", "operator", "--key", pub}, strings.NewReader(""), &o, &e); code != 0 {
+		t.Fatalf("operator add: exit %d, stderr %q", code, e.String())
+	}
+	if e := serveFor(); strings.Contains(e, "no operators") {
+		t.Fatalf("warning with an operator: %q", e)
+	}
+}
+
+// testPublicKey is a valid ed25519 public key (no private half is kept).
+const testPublicKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice\n"

@@ -2,26 +2,17 @@ package logview
 
 import (
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Geometry of one log line on screen. Lines in the ring are already
 // sanitised (no escape sequences, no control characters, tabs expanded), so
 // widths are those of plain text: one cell per ASCII byte, wide graphemes two.
 
-// isASCII reports whether s is plain 7-bit text (the common case for logs),
-// where byte offsets and cell columns coincide.
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // textWidth is the width of s in cells.
 func textWidth(s string) int {
-	if isASCII(s) {
+	if termtext.IsASCII(s) {
 		return len(s)
 	}
 	return ansi.StringWidth(s)
@@ -33,7 +24,7 @@ func lineRows(s string, width int) int {
 	if width < 1 {
 		return 1
 	}
-	if isASCII(s) {
+	if termtext.IsASCII(s) {
 		if len(s) <= width {
 			return 1
 		}
@@ -50,7 +41,7 @@ func wrapStarts(s string, width int, dst []int) []int {
 	if width < 1 {
 		return dst
 	}
-	if isASCII(s) {
+	if termtext.IsASCII(s) {
 		for off := width; off < len(s); off += width {
 			dst = append(dst, off)
 		}
@@ -76,7 +67,7 @@ func wrapStarts(s string, width int, dst []int) []int {
 // A wide grapheme cut by either edge is left out, so the result never
 // exceeds width cells.
 func cellSpan(s string, from, width int) (int, int) {
-	if isASCII(s) {
+	if termtext.IsASCII(s) {
 		lo := min(from, len(s))
 		hi := min(from+width, len(s))
 		return lo, hi
