@@ -40,7 +40,7 @@ func (t *tx) ResolveID(entity, prefix string) (string, error) {
 		return "", core.Invalidf("empty %s id", entity)
 	}
 	var id string
-	err := t.tx.QueryRowContext(t.ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s = ?", col, table, col), prefix).Scan(&id)
+	err := t.queryRow(fmt.Sprintf("SELECT %s FROM %s WHERE %s = ?", col, table, col), prefix).Scan(&id)
 	switch {
 	case err == nil:
 		return id, nil
@@ -76,7 +76,7 @@ func (t *tx) ResolveID(entity, prefix string) (string, error) {
 		if len(args) == 2 {
 			cq += fmt.Sprintf(" AND %s < ?", col)
 		}
-		if err := t.tx.QueryRowContext(t.ctx, cq, args...).Scan(&count); err != nil {
+		if err := t.queryRow(cq, args...).Scan(&count); err != nil {
 			return "", mapErr(err)
 		}
 	}

@@ -118,10 +118,30 @@ func rowsOf(n, k int) string {
 	return strings.TrimSuffix(strings.Repeat(row+",", n), ",")
 }
 
+// typedRowsOf renders n rows of one placeholder per type, each cast to its
+// type: "(CAST(? AS TEXT),CAST(? AS INTEGER)),(…)". A VALUES list used as a
+// table needs the casts on PostgreSQL, which would otherwise type every
+// placeholder as text; on SQLite they change nothing.
+func typedRowsOf(n int, types ...string) string {
+	cols := make([]string, len(types))
+	for i, ty := range types {
+		if ty == "INTEGER" {
+			ty = intType
+		}
+		cols[i] = "CAST(? AS " + ty + ")"
+	}
+	row := "(" + strings.Join(cols, ",") + ")"
+	return strings.TrimSuffix(strings.Repeat(row+",", n), ",")
+}
+
+// intType is the cast type of an integer: BIGINT exists in both dialects
+// (SQLite gives it INTEGER affinity).
+const intType = "BIGINT"
+
 // markLostSQL marks n tasks lost, each at its revision and only while
 // active, and returns the ids it changed.
 func markLostSQL(n int) string {
-	return "WITH args(id, rev, error, ended_at, cleanup_after) AS (VALUES " + rowsOf(n, 5) + `)
+	return "WITH args(id, rev, error, ended_at, cleanup_after) AS (VALUES " + typedRowsOf(n, "TEXT", "INTEGER", "TEXT", "INTEGER", "INTEGER") + `)
 UPDATE tasks SET status = 'lost', error = args.error, ended_at = args.ended_at, cleanup_after = args.cleanup_after, rev = tasks.rev + 1
 FROM args WHERE tasks.id = args.id AND tasks.rev = args.rev AND tasks.status IN ('queued','running') RETURNING tasks.id`
 }
@@ -173,7 +193,7 @@ func stampSQL(rt retentionTable) string {
 func pruneSQL(rt retentionTable, n int) string {
 	if rt.hasRev {
 		return fmt.Sprintf("DELETE FROM %s WHERE (%s, rev) IN (VALUES %s) AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
-			rt.table, rt.idCol, rowsOf(n, 2), rt.finished, rt.idCol)
+			rt.table, rt.idCol, typedRowsOf(n, "TEXT", "INTEGER"), rt.finished, rt.idCol)
 	}
 	return fmt.Sprintf("DELETE FROM %s WHERE %s IN %s AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
 		rt.table, rt.idCol, rowsOf(1, n), rt.finished, rt.idCol)
@@ -296,11 +316,8 @@ func (t *tx) SweepMarkLost(marks []core.LostMark) ([]bool, error) {
 
 // returning runs a write with a RETURNING id clause and adds each id to done.
 func (t *tx) returning(q string, args []any, done map[string]bool) error {
-	s, err := t.stmt(q)
-	if err != nil {
-		return err
-	}
-	rows, err := s.QueryContext(t.ctx, args...)
+	t.wrote = true
+	rows, err := t.query(q, args...)
 	if err != nil {
 		return mapErr(err)
 	}
@@ -388,7 +405,7 @@ func (t *tx) SweepInconsistent(entity string, limit int) ([]core.TimesRow, error
 // SweepLastNotificationID implements core.Tx.
 func (t *tx) SweepLastNotificationID() (int64, error) {
 	var id int64
-	if err := t.tx.QueryRowContext(t.ctx, sweepSQL["last_notification_id"]).Scan(&id); err != nil {
+	if err := t.queryRow(sweepSQL["last_notification_id"]).Scan(&id); err != nil {
 		return 0, mapErr(err)
 	}
 	return id, nil
