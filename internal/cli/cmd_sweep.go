@@ -189,7 +189,7 @@ func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Regist
 		}
 		return nil, nil, sweepErr(a, set, err)
 	}
-	jobs := core.NewJobs(reg, core.JobsOptions{})
+	jobs := core.NewJobs(reg, a.jobsOptions())
 	reg.SetJobController(jobs)
 	return reg, jobs, nil
 }
@@ -233,6 +233,9 @@ func runSweepOnce(cmd *cobra.Command, a *app) error {
 
 // sweepAbs is p made absolute for messages (p itself when that fails).
 func sweepAbs(p string) string {
+	if store.IsPostgresURL(p) {
+		return store.RedactURL(p)
+	}
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}
