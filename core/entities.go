@@ -145,7 +145,11 @@ type Job struct {
 	CaptureError    string    `json:"capture_error"`
 	SurfacedAt      Timestamp `json:"surfaced_at"`
 	CleanupAfter    Timestamp `json:"cleanup_after"`
-	Rev             int64     `json:"-"`
+	// Host is the machine the job's supervisor runs on (HostName: the
+	// hostname, or CLAWPIT_HOST); "" for jobs recorded before hosts were
+	// (the single host that wrote them). SPEC §14.
+	Host string `json:"host"`
+	Rev  int64  `json:"-"`
 }
 
 // Notification tells a session (and the operator) about something that needs

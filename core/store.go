@@ -184,6 +184,24 @@ type Tx interface {
 	// many rows per statement. It returns, in the order of keys, whether
 	// each was deleted (false: raced).
 	SweepPrune(entity string, keys []RowKey, now Timestamp) ([]bool, error)
+
+	// Hosts (SPEC §14): many hosts may share one registry.
+
+	// TouchHost records that host's sweep confirmed its own jobs'
+	// supervisors at at (insert or update of its hosts row).
+	TouchHost(host string, at Timestamp) error
+	// SweepHosts returns, for every host with pending or running jobs, how
+	// many and when its sweep last confirmed them (0: never). It reads the
+	// active-jobs index only. Jobs with no host ("", recorded before hosts)
+	// are left out.
+	SweepHosts() ([]HostRow, error)
+}
+
+// HostRow is one host with active jobs (Tx.SweepHosts).
+type HostRow struct {
+	Host       string
+	ActiveJobs int
+	SweptAt    Timestamp // 0 when the host never swept
 }
 
 // TableCounts are the row counts of the tables the console shows. The

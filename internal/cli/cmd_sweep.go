@@ -286,7 +286,11 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 		return err
 	}
 	sw := core.NewSweeper(reg, jobs)
-	log.Info("clawpit daemon started", "db", reg.Store().Path(), "sweep_interval", set.sweepInterval.String(),
+	if set.sweepInterval > 0 {
+		// Another host is reported as not sweeping after two of our intervals.
+		sw.HostStaleAfter = 2 * set.sweepInterval
+	}
+	log.Info("clawpit daemon started", "db", reg.Store().Path(), "host", jobs.Host(), "sweep_interval", set.sweepInterval.String(),
 		"watchdog_interval", set.watchdogInterval.String(), "notify_cmd", set.notifyCmd,
 		"grace", set.th.Grace.String(), "retention", set.th.Retention.String())
 

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// copyTables are the registry's tables in the order CopyToPostgres copies
+// them (no foreign keys between them; the journal last but one).
+var copyTables = []string{"sessions", "tasks", "runs", "approvals", "grants", "jobs", "notifications", "events", "hosts"}
+
+// CopyCount is how many rows of one table CopyToPostgres copied.
+type CopyCount struct {
+	Table string `json:"table"`
+	Rows  int64  `json:"rows"`
+}
+
+// CopyToPostgres copies every row of every table of the SQLite registry src
+// into the PostgreSQL registry dst — ids, revisions, timestamps and the
+// event journal unchanged — in one PostgreSQL transaction, under dst's
+// writer lock, and moves dst's id sequences past the copied ids (SPEC §14
+// `clawpit migrate`). Both are at this build's schema version (Open
+// migrated them). Errors: core.ErrInvalid when src is not SQLite or dst not
+// PostgreSQL, core.ErrConflict when dst already holds rows (nothing is
+// copied), and the first failing statement's error (nothing is copied).
+func CopyToPostgres(ctx context.Context, src, dst *DB) ([]CopyCount, error) {
+	if src.dialect != dialectSQLite || dst.dialect != dialectPostgres {
+		return nil, core.Invalidf("copy goes from a SQLite registry to a PostgreSQL one")
+	}
+	in, err := src.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer in.Rollback()
+	out, err := dst.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer out.Rollback()
+	if err := dst.pg.lockWriter(ctx, out); err != nil {
+		return nil, mapErr(err)
+	}
+	for _, table := range copyTables {
+		var n int64
+		if err := out.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table).Scan(&n); err != nil {
+			return nil, mapErr(err)
+		}
+		if n > 0 {
+			return nil, fmt.Errorf("%w: the PostgreSQL registry %s already has %d row(s) in %s; copy into an empty one", core.ErrConflict, dst.path, n, table)
+		}
+	}
+	var counts []CopyCount
+	for _, table := range copyTables {
+		n, err := copyTable(ctx, in, out, table)
+		if err != nil {
+			return nil, fmt.Errorf("copy %s: %w", table, mapErr(err))
+		}
+		counts = append(counts, CopyCount{Table: table, Rows: n})
+	}
+	for _, table := range []string{"notifications", "events"} {
+		// Identity columns: the next generated id follows the copied ones.
+		if _, err := out.ExecContext(ctx, fmt.Sprintf(
+			"SELECT setval(pg_get_serial_sequence('%[1]s', 'id'), COALESCE(MAX(id), 1), MAX(id) IS NOT NULL) FROM %[1]s", table)); err != nil {
+			return nil, fmt.Errorf("advance the %s id sequence: %w", table, mapErr(err))
+		}
+	}
+	if err := dst.pg.notify(ctx, out); err != nil {
+		return nil, mapErr(err)
+	}
+	if err := out.Commit(); err != nil {
+		return nil, mapErr(err)
+	}
+	return counts, nil
+}
+
+// copyTable copies table's rows from in to out, maxRowsPerWrite rows per
+// INSERT, column by column under the same names.
+func copyTable(ctx context.Context, in, out *sql.Tx, table string) (int64, error) {
+	rows, err := in.QueryContext(ctx, "SELECT * FROM "+table)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return 0, err
+	}
+	k := len(cols)
+	per := max(1, min(maxRowsPerWrite, 60000/k)) // PostgreSQL: at most 65,535 parameters
+	var (
+		n     int64
+		batch []any
+	)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		q := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES " + rowsOf(len(batch)/k, k)
+		if _, err := out.ExecContext(ctx, pgSQL(q), batch...); err != nil {
+			return err
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for rows.Next() {
+		vals := make([]any, k)
+		ptrs := make([]any, k)
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return n, err
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok { // TEXT read back as bytes
+				vals[i] = string(b)
+			}
+		}
+		batch = append(batch, vals...)
+		n++
+		if len(batch)/k >= per {
+			if err := flush(); err != nil {
+				return n, err
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return n, err
+	}
+	return n, flush()
+}
