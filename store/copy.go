@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,6 +13,9 @@ import (
 // copyTables are the registry's tables in the order CopyToPostgres copies
 // them (no foreign keys between them; the journal last but one).
 var copyTables = []string{"sessions", "tasks", "runs", "approvals", "grants", "jobs", "notifications", "events", "hosts"}
+
+// ErrNotEmpty: CopyToPostgres refuses a destination that already holds rows.
+var ErrNotEmpty = errors.New("the PostgreSQL registry is not empty")
 
 // CopyCount is how many rows of one table CopyToPostgres copied.
 type CopyCount struct {
@@ -25,7 +29,7 @@ type CopyCount struct {
 // writer lock, and moves dst's id sequences past the copied ids (SPEC §14
 // `clawpit migrate`). Both are at this build's schema version (Open
 // migrated them). Errors: core.ErrInvalid when src is not SQLite or dst not
-// PostgreSQL, core.ErrConflict when dst already holds rows (nothing is
+// PostgreSQL, ErrNotEmpty when dst already holds rows (nothing is
 // copied), and the first failing statement's error (nothing is copied).
 func CopyToPostgres(ctx context.Context, src, dst *DB) ([]CopyCount, error) {
 	if src.dialect != dialectSQLite || dst.dialect != dialectPostgres {
@@ -50,7 +54,7 @@ func CopyToPostgres(ctx context.Context, src, dst *DB) ([]CopyCount, error) {
 			return nil, mapErr(err)
 		}
 		if n > 0 {
-			return nil, fmt.Errorf("%w: the PostgreSQL registry %s already has %d row(s) in %s; copy into an empty one", core.ErrConflict, dst.path, n, table)
+			return nil, fmt.Errorf("%w: %s has %d row(s) in %s; copy into an empty one", ErrNotEmpty, dst.path, n, table)
 		}
 	}
 	var counts []CopyCount

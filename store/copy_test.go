@@ -115,7 +115,7 @@ func TestCopyToPostgres(t *testing.T) {
 		return nil
 	})
 	// A second copy into the now non-empty registry is refused.
-	if _, err := CopyToPostgres(ctx, src, dst); !errors.Is(err, core.ErrConflict) {
-		t.Errorf("copy into a non-empty registry: err = %v, want ErrConflict", err)
+	if _, err := CopyToPostgres(ctx, src, dst); !errors.Is(err, ErrNotEmpty) {
+		t.Errorf("copy into a non-empty registry: err = %v, want ErrNotEmpty", err)
 	}
 }

@@ -136,6 +136,7 @@ Run without a command to open the console.`,
 		sweepCommands(a),
 		demoCommands(a),
 		hooksCommands(a),
+		{migrateCmd(a)},
 	} {
 		for _, c := range group {
 			root.AddCommand(c)
