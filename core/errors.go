@@ -23,6 +23,9 @@ var (
 	ErrBusy = errors.New("database is locked")
 	// ErrReadOnly: the database or its directory cannot be written (exit 1).
 	ErrReadOnly = errors.New("database is read-only")
+	// ErrUnavailable: a registry server (PostgreSQL) cannot be reached or
+	// the connection was lost (exit 1; the console and daemon retry).
+	ErrUnavailable = errors.New("cannot reach the registry database")
 )
 
 // Invalidf returns an error wrapping ErrInvalid with a message that names the bad value.

@@ -325,7 +325,7 @@ func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
 
 func (p *pgState) setLost(err error) {
 	p.mu.Lock()
-	p.lostErr = fmt.Errorf("lost the connection to the PostgreSQL registry (reconnecting): %w", mapErr(err))
+	p.lostErr = fmt.Errorf("%w: lost the connection to the PostgreSQL registry, reconnecting: %v", core.ErrUnavailable, err)
 	p.mu.Unlock()
 }
 
@@ -343,7 +343,7 @@ func (p *pgState) close() {
 // ErrUnreachable wraps errors of a PostgreSQL registry that cannot be
 // reached (connection refused or lost): the command fails with exit 1 and
 // this sentence; the daemon and the console retry.
-var ErrUnreachable = errors.New("cannot reach the PostgreSQL registry")
+var ErrUnreachable = core.ErrUnavailable
 
 // pgCode is the SQLSTATE of a PostgreSQL error, "" for anything else.
 func pgCode(err error) string {
@@ -372,7 +372,7 @@ func mapPGErr(err error) error {
 	var ce *pgconn.ConnectError
 	var ne net.Error
 	if errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) {
-		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+		return fmt.Errorf("%w (PostgreSQL): %w", ErrUnreachable, err)
 	}
 	return nil
 }

@@ -8,8 +8,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/jackc/pgx/v5"
 )
 
 func TestPGSQLRewrite(t *testing.T) {
@@ -117,5 +119,64 @@ func TestPGOpenUnreachable(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "bob") {
 		t.Errorf("error leaks the password or does not name the URL: %v", err)
+	}
+}
+
+// TestPGListenerReconnects: the change listener's connection is killed by
+// the server; DataVersion counts the reconnection as a change (what was
+// sent meanwhile is lost) and goes on hearing other handles' commits, each
+// within 500 ms.
+func TestPGListenerReconnects(t *testing.T) {
+	u := pgOnly(t)
+	ctx := context.Background()
+	watcher, err := Open(ctx, u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer watcher.Close()
+	other, err := Open(ctx, u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	v0, err := watcher.DataVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(id string) time.Duration {
+		t.Helper()
+		start := time.Now()
+		update(t, other, func(tx core.Tx) error {
+			return tx.InsertSession(&core.Session{ID: id, State: core.SessionActive, CreatedAt: 1})
+		})
+		return time.Since(start)
+	}
+	seen := func(old int64) (int64, time.Duration) {
+		t.Helper()
+		start := time.Now()
+		for time.Since(start) < 5*time.Second {
+			if v, err := watcher.DataVersion(ctx); err == nil && v != old {
+				return v, time.Since(start)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		t.Fatalf("no change seen after 5 s (version %d)", old)
+		return 0, 0
+	}
+	w := write("s1")
+	v1, d := seen(v0)
+	if w+d > 500*time.Millisecond {
+		t.Errorf("commit → change seen took %s, want < 500 ms", w+d)
+	}
+	// Kill the listener's backend.
+	var killed int
+	if err := other.write.QueryRow(`SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query = $1`, "LISTEN "+pgx.Identifier{watcher.pg.channel}.Sanitize()).Scan(&killed); err != nil || killed != 1 {
+		t.Fatalf("terminate the listener: killed %d, err %v", killed, err)
+	}
+	v2, _ := seen(v1) // the reconnection counts as a change
+	write("s2")
+	if _, d := seen(v2); d > 500*time.Millisecond {
+		t.Errorf("after reconnecting, change seen after %s, want < 500 ms", d)
 	}
 }

@@ -154,6 +154,10 @@ func (m *Model) headerView(w int) string {
 	if m.ctx.ReadOnly {
 		badge = th.Badge.Render(" READ-ONLY ")
 	}
+	if m.offline {
+		// A PostgreSQL registry out of reach: the poll keeps retrying.
+		badge = th.Badge.Render(" DISCONNECTED · reconnecting ") + badge
+	}
 	room := w - lipgloss.Width(left) - lipgloss.Width(badge) - 4
 	line2 := left
 	if room >= 12 {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -98,6 +99,7 @@ type Model struct {
 	eventID   int64
 	alertID   int64
 	busy      bool
+	offline   bool // the registry server cannot be reached (header badge)
 	counts    headerCounts
 	countedAt core.Timestamp
 
@@ -272,6 +274,7 @@ func (m *Model) onTick() tea.Cmd {
 
 func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	m.loading = false
+	m.offline = msg.err != nil && errors.Is(msg.err, core.ErrUnavailable)
 	if msg.err != nil {
 		if isBusy(msg.err) {
 			m.busy = true
