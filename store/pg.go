@@ -165,12 +165,21 @@ func (db *DB) initPG(ctx context.Context, opt Options) error {
 	if err != nil {
 		return err
 	}
-	var exists bool
-	if err := db.write.QueryRowContext(ctx, "SELECT to_regclass('"+pgVersionTable+"') IS NOT NULL").Scan(&exists); err != nil {
+	// Fast path, one round trip: the schema is current (every open but the
+	// first after an upgrade). Otherwise migrate under the writer lock.
+	var v sql.NullInt64
+	err = db.write.QueryRowContext(ctx, "SELECT version FROM "+pgVersionTable).Scan(&v)
+	switch {
+	case pgCode(err) == "42P01": // undefined_table: a database without clawpit
+		v.Valid = false
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return err
 	}
-	if !exists && (opt.MustExist || opt.ReadOnly) {
+	if !v.Valid && (opt.MustExist || opt.ReadOnly) {
 		return core.NotFoundf("no clawpit registry in %s (no %s table)", db.path, pgVersionTable)
+	}
+	if v.Valid && int(v.Int64) == len(names) {
+		return nil
 	}
 	for {
 		done, err := db.migrateOnePG(ctx, names, opt.ReadOnly)
@@ -229,10 +238,10 @@ func (db *DB) migrateOnePG(ctx context.Context, names []string, readOnly bool) (
 // BEGIN IMMEDIATE): it waits at most the busy timeout (lock_timeout), then
 // fails with SQLSTATE 55P03, which mapErr turns into core.ErrBusy.
 func (p *pgState) lockWriter(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL lock_timeout = %d", p.busyMs)); err != nil {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1)", p.key)
+	// One round trip: set_config(…, true) is SET LOCAL, evaluated before
+	// the lock is requested (left to right in a one-row SELECT list).
+	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock($2)",
+		fmt.Sprintf("%dms", p.busyMs), p.key)
 	return err
 }
 
