@@ -32,6 +32,7 @@ type Context struct {
 	paints     map[string]paint
 	paintTheme *themes.Theme
 	tasks      interface{ prefixOf(id string) string } // the Tasks pane, for ids shown elsewhere
+	multiHost  bool                                    // jobs of more than one host are loaded: show HOST
 }
 
 // taskPrefix is a task id as the Tasks pane shows it (its unique prefix), so

@@ -317,6 +317,10 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 			m.forceFull = true
 		}
 	}
+	if mh := multiHost(m.jobs.table); mh != m.ctx.multiHost {
+		m.ctx.multiHost = mh
+		m.jobs.layout()
+	}
 	m.eventID = msg.res.EventID
 	m.alertID = max(m.alertID, b.maxAlert)
 	if msg.res.Full {
@@ -803,3 +807,20 @@ func overlay(screen, box string, w, h int) string {
 
 // errText is an error as the status line shows it.
 func errText(err error) string { return oneLine(err.Error()) }
+
+// multiHost reports whether the loaded jobs ran on more than one host (SPEC
+// §14): the Jobs pane then shows its HOST column. Jobs recorded before hosts
+// ("") count as no host.
+func multiHost(t table[jobRow]) bool {
+	first := ""
+	for i := range t.rows {
+		if h := t.rows[i].host; h != "" && (i >= len(t.gone) || !t.gone[i]) {
+			if first == "" {
+				first = h
+			} else if h != first {
+				return true
+			}
+		}
+	}
+	return false
+}
