@@ -259,7 +259,34 @@ func scanActiveTask(s rowScanner, r *core.ActiveTaskRow) error {
 
 // SweepActiveTasks implements core.Tx (SPEC R5, R10).
 func (t *tx) SweepActiveTasks(f core.ActiveTaskFilter) ([]core.ActiveTaskRow, error) {
+	if t.db.dialect == dialectPostgres {
+		// PostgreSQL's INDEXED BY: with thousands of active rows the planner
+		// would hash-join whole runs and jobs tables (history); nested loops
+		// over their primary keys keep the cost on the active set (P1).
+		restore, err := t.pgPlanHint("enable_hashjoin", "enable_mergejoin")
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
 	return queryAll(t, sweepSQL["active_tasks"], []any{int64(f.IdleBefore), int64(f.QueuedBefore), int64(f.RunningBefore)}, scanActiveTask)
+}
+
+// pgPlanHint turns the planner settings off for the rest of the statement
+// about to run (transaction-local), and returns what turns them back on.
+func (t *tx) pgPlanHint(settings ...string) (func(), error) {
+	set := func(v string) error {
+		for _, s := range settings {
+			if _, err := t.tx.ExecContext(t.ctx, "SELECT set_config($1, $2, true)", s, v); err != nil {
+				return mapErr(err)
+			}
+		}
+		return nil
+	}
+	if err := set("off"); err != nil {
+		return nil, err
+	}
+	return func() { _ = set("on") }, nil
 }
 
 // maxIDsPerQuery bounds the "?" of one IN list, well under SQLite's
