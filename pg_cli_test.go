@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/clawpit/clawpit/store/storetest"
 )
@@ -54,5 +57,27 @@ func TestMigrateCommand(t *testing.T) {
 	}
 	if o := c.runIn(nil, "migrate", "--from", c.db, "--to", c.db); o.code != 2 {
 		t.Errorf("migrate --to a file: %s", o)
+	}
+}
+
+// The daemon waits for an unreachable registry server, logging each retry,
+// and still stops cleanly on SIGTERM.
+func TestDaemonWaitsForUnreachableRegistry(t *testing.T) {
+	c := newCLI(t)
+	c.db = "postgres://op@/clawpit?host=" + t.TempDir() + "&connect_timeout=2"
+	cmd := c.command(nil, "daemon")
+	var se bytes.Buffer
+	cmd.Stderr = &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if cmd.ProcessState != nil {
+		t.Fatalf("daemon exited: %s", se.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if err != nil || strings.Count(se.String(), "registry unreachable, retrying") < 2 {
+		t.Errorf("daemon: %v\n%s", err, se.String())
 	}
 }

@@ -282,6 +282,18 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	log := slog.New(h)
 	ctx := cmd.Context()
 	reg, jobs, err := a.openHeadless(ctx, set)
+	// A registry server out of reach (PostgreSQL) is waited for, with
+	// backoff from 1 s to 30 s, logging each attempt: the daemon outlives
+	// the database's restarts. Anything else stops it at once.
+	for wait := time.Second; err != nil && errors.Is(err, core.ErrUnavailable); wait = min(2*wait, 30*time.Second) {
+		log.Error("registry unreachable, retrying", "db", sweepAbs(a.resolvedDBPath()), "in", wait.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		reg, jobs, err = a.openHeadless(ctx, set)
+	}
 	if err != nil {
 		return err
 	}
