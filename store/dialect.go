@@ -50,7 +50,7 @@ func pgSQL(q string) string {
 		case c == '?':
 			n++
 			ph := "$" + strconv.Itoa(n)
-			if strings.HasSuffix(strings.TrimRight(b.String(), " \t\n"), "LIMIT") {
+			if endsWithLimit(b.String()) {
 				ph = "NULLIF(" + ph + "::bigint, -1)"
 			}
 			b.WriteString(ph)
@@ -59,6 +59,16 @@ func pgSQL(q string) string {
 		}
 	}
 	return b.String()
+}
+
+// endsWithLimit reports whether s ends with the keyword LIMIT and
+// whitespace (it looks back only over that much).
+func endsWithLimit(s string) bool {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\n') {
+		i--
+	}
+	return strings.HasSuffix(s[:i], "LIMIT")
 }
 
 // dialectSQL returns q (SQLite dialect) in db's dialect.

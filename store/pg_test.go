@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,4 +180,47 @@ func TestPGListenerReconnects(t *testing.T) {
 	if _, d := seen(v2); d > 500*time.Millisecond {
 		t.Errorf("after reconnecting, change seen after %s, want < 500 ms", d)
 	}
+}
+
+// FuzzPGSQL: the rewrite numbers every "?" outside quotes $1…$n in order,
+// leaves quoted text alone and nothing else behind.
+func FuzzPGSQL(f *testing.F) {
+	for _, s := range []string{"SELECT ? FROM t WHERE a = ? LIMIT ?", "x '?' \"?\" ?", "INDEXED BY i ?", "'unterminated ?", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		out := pgSQL(q)
+		strip := func(s string) (string, int) { // text outside quotes, and its "?" count
+			var b strings.Builder
+			var quote byte
+			n := 0
+			for i := 0; i < len(s); i++ {
+				c := s[i]
+				switch {
+				case quote != 0:
+					if c == quote {
+						quote = 0
+					}
+				case c == '\'' || c == '"':
+					quote = c
+				default:
+					if c == '?' {
+						n++
+					}
+					b.WriteByte(c)
+				}
+			}
+			return b.String(), n
+		}
+		_, want := strip(indexedBy.ReplaceAllString(q, ""))
+		rest, left := strip(out)
+		if left != 0 {
+			t.Fatalf("pgSQL(%q) = %q keeps %d placeholders", q, out, left)
+		}
+		for i := 1; i <= want; i++ {
+			if !strings.Contains(rest, "$"+strconv.Itoa(i)) {
+				t.Fatalf("pgSQL(%q) = %q lacks $%d", q, out, i)
+			}
+		}
+	})
 }
