@@ -3,18 +3,25 @@ package core
 import "context"
 
 // Store is the persistence the registry needs; package store implements it on
-// SQLite. core decides what is allowed; the Store applies it atomically.
+// SQLite and on PostgreSQL (SPEC §14). core decides what is allowed; the Store
+// applies it atomically.
 type Store interface {
-	// Update runs fn in one write transaction (SQLite BEGIN IMMEDIATE). An error
-	// from fn rolls everything back. Locked past the busy timeout: ErrBusy.
+	// Update runs fn in one write transaction (SQLite BEGIN IMMEDIATE;
+	// PostgreSQL: a transaction holding the registry's advisory writer lock).
+	// An error from fn rolls everything back. Locked past the busy timeout:
+	// ErrBusy. A PostgreSQL server out of reach: ErrUnavailable.
 	Update(ctx context.Context, fn func(Tx) error) error
 	// View runs fn in a read-only transaction over one consistent snapshot.
 	View(ctx context.Context, fn func(Tx) error) error
 	// DataVersion returns SQLite's PRAGMA data_version as seen by a dedicated
 	// connection: it changes whenever another connection commits, so callers
 	// poll it cheaply to learn that something changed (SPEC §9 live data).
+	// On PostgreSQL it counts the change notifications (LISTEN/NOTIFY) heard
+	// on a dedicated connection, in every process and on every host; while
+	// that connection is lost it returns an error wrapping ErrUnavailable.
 	DataVersion(ctx context.Context) (int64, error)
-	// Path is the database file path.
+	// Path is the database file path, or the PostgreSQL URL without its
+	// password.
 	Path() string
 	Close() error
 }

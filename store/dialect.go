@@ -29,7 +29,13 @@ var indexedBy = regexp.MustCompile(`\s+INDEXED BY\s+[A-Za-z_][A-Za-z0-9_]*`)
 //   - each "?" outside a quoted literal or identifier becomes $1, $2, ….
 //
 // It knows nothing else: a statement that needs more (PRAGMA, last insert
-// id) branches on the dialect where it is issued.
+// id) branches on the dialect where it is issued. A new query runs on both
+// stores when it keeps to: "?" placeholders; LIMIT ? with -1 for none;
+// CAST(? AS type) inside a VALUES list used as a table (typedRowsOf);
+// functions both engines have (COALESCE, MAX, ||; not printf, IIF or JSON
+// functions); 0/1 for booleans; RETURNING instead of LastInsertId; partial
+// index predicates repeated verbatim. The conformance suite
+// (store/storetest) runs every store test on both.
 func pgSQL(q string) string {
 	q = indexedBy.ReplaceAllString(q, "")
 	var b strings.Builder
