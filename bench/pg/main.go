@@ -37,10 +37,18 @@ func main() {
 	due := flag.Int("due", 100, "idle orphans the first sweep marks lost")
 	runs := flag.Int("runs", 7, "measured repetitions of each step")
 	url := flag.String("url", os.Getenv(storetest.Env), "PostgreSQL server (default $"+storetest.Env+")")
+	hosts := flag.Int("hosts", 0, "instead: this many sweepers (\"hosts\") at once over -due orphans on PostgreSQL; report applied, raced and time")
 	flag.Parse()
 	if *url == "" {
 		fmt.Fprintln(os.Stderr, "pg: no PostgreSQL server: pass -url or set "+storetest.Env+" (.ci/pg start prints one)")
 		os.Exit(2)
+	}
+	if *hosts > 0 {
+		if err := concurrentSweeps(*terminal, *active, *due, *hosts, *url); err != nil {
+			fmt.Fprintln(os.Stderr, "pg:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if err := run(*terminal, *active, *due, *runs, *url); err != nil {
 		fmt.Fprintln(os.Stderr, "pg:", err)
@@ -271,4 +279,91 @@ func stat(d []time.Duration) string {
 	med := s[len(s)/2]
 	p90 := s[min(len(s)-1, len(s)*9/10)]
 	return fmt.Sprintf("%.1f (%.1f) ms", float64(med.Microseconds())/1000, float64(p90.Microseconds())/1000)
+}
+
+// concurrentSweeps measures what sweeping from every host at once costs:
+// n sweepers, each on its own store handle, start together over the same
+// due work (orphans to mark lost and prune). Conditional updates keep the
+// result right; the waste is the work planned twice and counted raced.
+func concurrentSweeps(terminal, active, due, n int, base string) error {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "clawpit-bench-pg")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	lite := filepath.Join(dir, "registry.db")
+	if err := p1data.Build(ctx, lite, p1data.Shape{Terminal: terminal, Active: active, Due: due}); err != nil {
+		return err
+	}
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	for _, k := range []int{1, n} {
+		schema := fmt.Sprintf("bench_%d", time.Now().UnixNano())
+		if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+			return err
+		}
+		u := withSearchPath(base, schema)
+		src, err := store.Open(ctx, lite, store.Options{MustExist: true})
+		if err != nil {
+			return err
+		}
+		dst, err := store.Open(ctx, u, store.Options{})
+		if err != nil {
+			return err
+		}
+		if _, err := store.CopyToPostgres(ctx, src, dst); err != nil {
+			return err
+		}
+		src.Close()
+		dst.Close()
+		admin.Exec("SET search_path = " + schema + "; ANALYZE")
+		sws := make([]*core.Sweeper, k)
+		for i := range sws {
+			db, err := store.Open(ctx, u, store.Options{MustExist: true})
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
+			jobs := core.NewJobs(reg, core.JobsOptions{Host: fmt.Sprintf("host-%d", i), Dir: filepath.Join(dir, "jobs")})
+			reg.SetJobController(jobs)
+			sws[i] = core.NewSweeper(reg, jobs)
+		}
+		type res struct {
+			rep *core.SweepReport
+			err error
+		}
+		out := make(chan res, k)
+		start := make(chan struct{})
+		for _, sw := range sws {
+			go func() {
+				<-start
+				rep, err := sw.Sweep(ctx, false)
+				out <- res{rep, err}
+			}()
+		}
+		t := time.Now()
+		close(start)
+		var applied, raced int
+		for range sws {
+			r := <-out
+			if r.err != nil {
+				return r.err
+			}
+			raced += r.rep.Counts.Raced
+			for _, a := range r.rep.Actions {
+				if a.Result == core.ActionApplied {
+					applied++
+				}
+			}
+		}
+		fmt.Printf("%d sweeper(s) at once over %d due orphans: %s wall, %d actions applied, %d raced\n",
+			k, due, time.Since(t).Round(time.Millisecond), applied, raced)
+		admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+	}
+	return nil
 }
