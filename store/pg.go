@@ -67,7 +67,6 @@ type pgState struct {
 	version  int64
 	lostErr  error // set while the listener is disconnected
 	started  bool
-	ready    chan struct{}
 	stop     context.CancelFunc
 	done     chan struct{}
 	listenFn func(ctx context.Context) (*pgx.Conn, error)
