@@ -31,7 +31,11 @@ type CopyCount struct {
 // migrated them). Errors: core.ErrInvalid when src is not SQLite or dst not
 // PostgreSQL, ErrNotEmpty when dst already holds rows (nothing is
 // copied), and the first failing statement's error (nothing is copied).
-func CopyToPostgres(ctx context.Context, src, dst *DB) ([]CopyCount, error) {
+//
+// host names the machine the SQLite registry served: jobs recorded before
+// jobs had a host ("") get it, so on a registry shared by many hosts only
+// that machine judges and signals them (SPEC §14). "" leaves them as they are.
+func CopyToPostgres(ctx context.Context, src, dst *DB, host string) ([]CopyCount, error) {
 	if src.dialect != dialectSQLite || dst.dialect != dialectPostgres {
 		return nil, core.Invalidf("copy goes from a SQLite registry to a PostgreSQL one")
 	}
@@ -64,6 +68,11 @@ func CopyToPostgres(ctx context.Context, src, dst *DB) ([]CopyCount, error) {
 			return nil, fmt.Errorf("copy %s: %w", table, mapErr(err))
 		}
 		counts = append(counts, CopyCount{Table: table, Rows: n})
+	}
+	if host != "" {
+		if _, err := out.ExecContext(ctx, "UPDATE jobs SET host = $1 WHERE host = ''", host); err != nil {
+			return nil, fmt.Errorf("record the jobs' host: %w", mapErr(err))
+		}
 	}
 	for _, table := range []string{"notifications", "events"} {
 		// Identity columns: the next generated id follows the copied ones.

@@ -55,7 +55,7 @@ func TestCopyToPostgres(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer dst.Close()
-	counts, err := CopyToPostgres(ctx, src, dst)
+	counts, err := CopyToPostgres(ctx, src, dst, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,45 @@ func TestCopyToPostgres(t *testing.T) {
 		return nil
 	})
 	// A second copy into the now non-empty registry is refused.
-	if _, err := CopyToPostgres(ctx, src, dst); !errors.Is(err, ErrNotEmpty) {
+	if _, err := CopyToPostgres(ctx, src, dst, ""); !errors.Is(err, ErrNotEmpty) {
 		t.Errorf("copy into a non-empty registry: err = %v, want ErrNotEmpty", err)
 	}
+}
+
+// Jobs recorded before jobs had a host belong to the machine the SQLite
+// registry served: the copy gives them its name; recorded hosts stay.
+func TestCopyToPostgresStampsLegacyJobs(t *testing.T) {
+	u := pgOnly(t)
+	ctx := context.Background()
+	src, err := Open(ctx, filepath.Join(t.TempDir(), "registry.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	update(t, src, func(tx core.Tx) error {
+		if err := tx.InsertJob(&core.Job{ID: "aaaaaaaaaaaa", Session: "s", Status: core.JobRunning, CreatedAt: 1}); err != nil {
+			return err
+		}
+		return tx.InsertJob(&core.Job{ID: "bbbbbbbbbbbb", Session: "s", Status: core.JobRunning, CreatedAt: 1, Host: "other"})
+	})
+	dst, err := Open(ctx, u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if _, err := CopyToPostgres(ctx, src, dst, "old-box"); err != nil {
+		t.Fatal(err)
+	}
+	view(t, dst, func(tx core.Tx) error {
+		for id, want := range map[string]string{"aaaaaaaaaaaa": "old-box", "bbbbbbbbbbbb": "other"} {
+			j, err := tx.GetJob(id)
+			if err != nil {
+				return err
+			}
+			if j.Host != want {
+				t.Errorf("job %s host %q, want %q", id, j.Host, want)
+			}
+		}
+		return nil
+	})
 }

@@ -42,7 +42,7 @@ func TestPGSweepReadsThroughIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.CopyToPostgres(ctx, src, dst); err != nil {
+	if _, err := store.CopyToPostgres(ctx, src, dst, ""); err != nil {
 		t.Fatal(err)
 	}
 	src.Close()

@@ -93,7 +93,7 @@ func run(terminal, active, due, runs int, base string) error {
 		return err
 	}
 	t = time.Now()
-	counts, err := store.CopyToPostgres(ctx, src, dst)
+	counts, err := store.CopyToPostgres(ctx, src, dst, "")
 	if err != nil {
 		return err
 	}
@@ -315,7 +315,7 @@ func concurrentSweeps(terminal, active, due, n int, base string) error {
 		if err != nil {
 			return err
 		}
-		if _, err := store.CopyToPostgres(ctx, src, dst); err != nil {
+		if _, err := store.CopyToPostgres(ctx, src, dst, ""); err != nil {
 			return err
 		}
 		src.Close()

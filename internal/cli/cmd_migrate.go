@@ -22,7 +22,9 @@ func migrateCmd(a *app) *cobra.Command {
 grants, jobs, notifications, hosts and the event journal — into an empty
 PostgreSQL registry, ids and timestamps unchanged, in one transaction: either
 everything is copied or nothing is. The PostgreSQL schema is created when
-missing. Prints how many rows of each kind moved.
+missing. Jobs recorded before jobs had a host are given this machine's name
+(CLAWPIT_HOST or the hostname): only this host can see their processes.
+Prints how many rows of each kind moved.
 
 Stop the daemon and consoles on the SQLite registry first; afterwards point
 every host at the PostgreSQL URL (--db or CLAWPIT_DB).`,
@@ -52,7 +54,7 @@ every host at the PostgreSQL URL (--db or CLAWPIT_DB).`,
 				return err
 			}
 			defer dst.Close()
-			counts, err := store.CopyToPostgres(ctx, src, dst)
+			counts, err := store.CopyToPostgres(ctx, src, dst, core.HostName())
 			if err != nil {
 				return fmt.Errorf("nothing was copied: %w", err)
 			}
