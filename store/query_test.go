@@ -412,3 +412,33 @@ func TestEvents(t *testing.T) {
 		})
 	})
 }
+
+// A prefix whose byte successor is not UTF-8 ("¿" ends in 0xBF): both
+// stores still resolve it, and only ids that start with it match.
+func TestResolveIDNonASCIIPrefix(t *testing.T) {
+	eachStore(t, func(t *testing.T) {
+		db := openTest(t)
+		update(t, db, func(tx core.Tx) error {
+			for _, id := range []string{"ses¿1", "ses¿2", "ses¿x", "sesÀ1", "ses\u007f1"} {
+				if err := tx.InsertSession(&core.Session{ID: id, State: core.SessionActive, CreatedAt: 1}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		view(t, db, func(tx core.Tx) error {
+			_, err := tx.ResolveID(core.EntitySession, "ses¿")
+			var amb *core.AmbiguousError
+			if !errors.As(err, &amb) || amb.Count != 3 {
+				t.Errorf("ResolveID(ses¿) = %v, want ambiguous among 3", err)
+			}
+			if id, err := tx.ResolveID(core.EntitySession, "ses¿x"); err != nil || id != "ses¿x" {
+				t.Errorf("ResolveID(ses¿x) = %q, %v", id, err)
+			}
+			if id, err := tx.ResolveID(core.EntitySession, "ses\u007f"); err != nil || id != "ses\u007f1" {
+				t.Errorf("ResolveID(ses\\x7f) = %q, %v", id, err)
+			}
+			return nil
+		})
+	})
+}
