@@ -9,10 +9,16 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/clawpit/clawpit/core"
 	clawpit "github.com/clawpit/clawpit/internal/cli"
 )
 
 func main() {
+	// A job's start shim (core.RunExecShim) execs the command: nothing else
+	// of clawpit may run first.
+	if len(os.Args) > 1 && os.Args[1] == core.ExecShimCommand {
+		os.Exit(core.RunExecShim(os.Args[2:]))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := clawpit.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -11,6 +11,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +21,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clawpit/clawpit/adapters/openclaw"
 )
 
 // readmeCommand is one logical command of a README sh block.
@@ -81,6 +84,9 @@ var readmeSkips = []struct{ prefix, why string }{
 	{"go test ./...", "runs the whole test suite, this test included"},
 	{"claude -p", "needs the claude CLI and an account (TestTrackTranscripts feeds recorded streams to task track)"},
 	{"clawpit daemon", "runs until SIGINT/SIGTERM (TestDaemon runs it)"},
+	{"clawpit serve", "runs until SIGTERM (the TestServe* tests run it with OpenSSH under tmux)"},
+	{"ssh -p 2222", "opens the console over SSH (needs a terminal and the server: the TestServe* tests do this)"},
+	{"clawpit openclaw  ", "opens the console on OpenClaw's registry (needs a terminal; TestOpenclawConsoleTmux runs it)"},
 }
 
 // Shapes of ids in output.
@@ -95,11 +101,23 @@ var readmeShapes = map[string]struct {
 	code   int
 	stdout string
 }{
-	"go build -o ~/.local/bin/clawpit .":           {0, `^$`},
-	`export PATH="$HOME/.local/bin:$PATH"`:         {0, `^$`},
-	"clawpit --help":                               {0, `(?s)^clawpit records an agent runtime's work.*Available Commands:.*Flags:.*--db string`},
-	"export CLAWPIT_HOME=$(mktemp -d)":             {0, `^$`},
-	`clawpit session open S1 --label "review bot"`: {0, `^session S1 active\n$`},
+	"go build -o ~/.local/bin/clawpit .": {0, `^$`},
+	"clawpit hooks install":              {0, `^Installed clawpit hooks in \S+/\.claude/settings\.json \(registry \S+registry\.db; tool calls matching "Bash\|Write\|Edit\|MultiEdit\|NotebookEdit\|WebFetch\|mcp__\.\*" wait up to 10m for a decision\)\.\n`},
+	"clawpit hooks install --settings ~/src/shop/.claude/settings.local.json --approval-timeout 5m --gate 'Bash|Write|Edit'": {0, `^Installed clawpit hooks in \S+/src/shop/\.claude/settings\.local\.json \(registry \S+; tool calls matching "Bash\|Write\|Edit" wait up to 5m for a decision\)\.\n`},
+	"clawpit hooks install --run-inactivity 20m":                      {0, `^Installed clawpit hooks in \S+settings\.json .*\nPrevious settings kept as \S+\.clawpit-backup\.\n`},
+	"clawpit hooks status":                                            {0, `^\S+/\.claude/settings\.json: 8 clawpit hooks\n  PreToolUse +\[[^]]+\] timeout \d+s: \S+/clawpit --db \S+ hook .*--gated --installed-by clawpit\n`},
+	"clawpit hooks uninstall":                                         {0, `^Removed clawpit hooks from \S+/\.claude/settings\.json \(previous version kept as \S+\.clawpit-backup\)\.\n$`},
+	"clawpit operator add alice --role operator --key ~/alice.pub":    {0, `^operator alice added \(operator, 1 key\)\n$`},
+	"clawpit operator add wall  --role readonly --key - < ~/wall.pub": {0, `^operator wall added \(readonly, 1 key\)\n$`},
+	"clawpit operator list":                                           {0, `^NAME +ROLE +KEYS +AGE +CREATED BY\nalice +operator +SHA256:\S+ +\d+s +tester@\S+\nwall +readonly +SHA256:\S+ +\d+s +tester@\S+\n$`},
+	"clawpit openclaw audit":                                          {0, `^OpenClaw audit of \S+/\.openclaw/state/openclaw\.sqlite in \d+ ms: \d+ findings · \d+ errors · \d+ warnings\n(  (error|warn) \S+ \S+ \S+ .*\n)+`},
+	"clawpit openclaw maintenance":                                    {0, `^OpenClaw maintenance preview of \S+ \(nothing applied\): 'openclaw tasks maintenance --apply' would reconcile \d+ · recover \d+ · stamp \d+ · prune \d+\nSweep dry run in \d+ ms: \d+ lost · `},
+	"clawpit openclaw maintenance --json":                             {0, `^\{"mode":"dry_run","path":"\S+","started_at":"[0-9T:.Z-]+","actions":\[\{"rule":"\w+"`},
+	"clawpit openclaw --state-dir ~/.openclaw audit --json":           {0, `(?s)^\{\n  "path": "\S+",\n  "duration_ms": \d+,\n  "findings": \[\n    \{\n      "code": "\w+",`},
+	`export PATH="$HOME/.local/bin:$PATH"`:                            {0, `^$`},
+	"clawpit --help":                                                  {0, `(?s)^clawpit records an agent runtime's work.*Available Commands:.*Flags:.*--db string`},
+	"export CLAWPIT_HOME=$(mktemp -d)":                                {0, `^$`},
+	`clawpit session open S1 --label "review bot"`:                    {0, `^session S1 active\n$`},
 	`clawpit run register R1 --session S1:sub:R1 --requester S1 --label "fix the flaky test"`:           {0, `^run R1 running \(child session S1:sub:R1, inactivity budget 1m0s\)\n$`},
 	`T=$(clawpit task create --runtime subagent --run-id R1 --session S1 --label "fix the flaky test")`: {0, `^$`},
 	`clawpit task start "$T" --summary "reading the failing test"`:                                      {0, `^task ` + reTask + ` running\n$`},
@@ -169,6 +187,14 @@ func TestREADMECommands(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// An OpenClaw registry where "Use with OpenClaw" looks (~/.openclaw).
+	ocDB := filepath.Join(home, ".openclaw", "state", "openclaw.sqlite")
+	if err := os.MkdirAll(filepath.Dir(ocDB), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := openclaw.WriteFixture(context.Background(), ocDB, openclaw.FixtureSpec{Now: time.Now(), Shapes: true, WAL: true}); err != nil {
+		t.Fatal(err)
+	}
 	gocache, _ := exec.Command("go", "env", "GOCACHE").Output()
 	gomod, _ := exec.Command("go", "env", "GOMODCACHE").Output()
 	// The script: each command's stdout, stderr and exit code go to files
@@ -199,6 +225,15 @@ func TestREADMECommands(t *testing.T) {
 		"GOCACHE=" + strings.TrimSpace(string(gocache)), "GOMODCACHE=" + strings.TrimSpace(string(gomod)),
 		"USER=tester", "LANG=C.UTF-8", "TZ=UTC", "SSH_CONNECTION=",
 	}
+	// The commands run in the repository (README builds from "."): none may
+	// leave a file there (a relative --settings path once did).
+	before, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=all").Output()
+	t.Cleanup(func() {
+		after, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=all").Output()
+		if string(after) != string(before) {
+			t.Errorf("README commands changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
+		}
+	})
 	done := make(chan error, 1)
 	var combined strings.Builder
 	sh.Stdout, sh.Stderr = &combined, &combined

@@ -38,6 +38,9 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 	case na.ExpiresIn < 0:
 		return nil, Invalidf("approval expiry %s is negative", na.ExpiresIn)
 	}
+	if err := checkIDs("session id", na.Session); err != nil {
+		return nil, err
+	}
 	// Redact first (SPEC J4, §11): the pattern, and so any grant made from
 	// this approval, is computed from the redacted command, so no secret can
 	// land in a pattern or a grant. The verb chain stops at the first flag,

@@ -149,7 +149,14 @@ type Job struct {
 	// hostname, or CLAWPIT_HOST); "" for jobs recorded before hosts were
 	// (the single host that wrote them). SPEC §14.
 	Host string `json:"host"`
-	Rev  int64  `json:"-"`
+	// Containment is how the job's process tree is held on this machine:
+	// ContainCgroup, ContainSubreaper or ContainGroup; "" before the command
+	// starts.
+	Containment string `json:"containment"`
+	// Cgroup is the job's cgroup v2 directory when Containment is
+	// ContainCgroup, else "".
+	Cgroup string `json:"cgroup"`
+	Rev    int64  `json:"-"`
 }
 
 // Notification tells a session (and the operator) about something that needs

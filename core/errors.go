@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Sentinel errors. Callers test them with errors.Is; main maps them to the
@@ -26,6 +28,9 @@ var (
 	// ErrUnavailable: a registry server (PostgreSQL) cannot be reached or
 	// the connection was lost (exit 1; the console and daemon retry).
 	ErrUnavailable = errors.New("cannot reach the registry database")
+	// ErrDiskFull: a write found no space left on the file system (SQLITE_FULL,
+	// ENOSPC; exit 1).
+	ErrDiskFull = errors.New("disk full")
 )
 
 // Invalidf returns an error wrapping ErrInvalid with a message that names the bad value.
@@ -49,12 +54,17 @@ type AmbiguousError struct {
 // Error says how many ids match and lists some of them: `task id prefix
 // "ab12" is ambiguous: 7 tasks match (ab12…, ab13…, …); type more characters`.
 func (e *AmbiguousError) Error() string {
+	// The prefix and the ids are untrusted: printed inert, on one line.
 	n := max(e.Count, len(e.Matches))
-	list := strings.Join(e.Matches, ", ")
+	m := make([]string, len(e.Matches))
+	for i, id := range e.Matches {
+		m[i] = termtext.Line(id, 2*termtext.MaxID)
+	}
+	list := strings.Join(m, ", ")
 	if n > len(e.Matches) {
 		list += ", …"
 	}
-	return fmt.Sprintf("%s id prefix %q is ambiguous: %d %ss match (%s); type more characters", e.Entity, e.Prefix, n, e.Entity, list)
+	return fmt.Sprintf("%s id prefix %q is ambiguous: %d %ss match (%s); type more characters", e.Entity, termtext.Line(e.Prefix, 2*termtext.MaxID), n, e.Entity, list)
 }
 
 // Unwrap makes errors.Is(err, ErrAmbiguous) true.

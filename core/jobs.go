@@ -79,6 +79,16 @@ type JobsOptions struct {
 	// HostName()): Run records it on each job; liveness, reaping and cancel
 	// signal only this host's jobs (SPEC §14).
 	Host string
+	// ExecShim is the argv prefix of the start shim (SPEC J8: no command
+	// outlives a dead supervisor unrecorded): the supervisor runs
+	// ExecShim + ["--", path, argv…] and releases it once the pid is
+	// recorded (see RunExecShim). Default: [os.Executable(), ExecShimCommand].
+	ExecShim []string
+	// FinalRetry bounds how long a supervisor retries its final write (the
+	// job's outcome) while the registry is locked or its disk is full, with
+	// backoff from 100 ms to 2 s, before it gives up and leaves the cause in
+	// <log dir>/supervisor-error (default 1 min).
+	FinalRetry time.Duration
 	// DrainAfterExit is how long a supervisor keeps reading output after the
 	// command exits before it kills what is left of its process group
 	// (default 2 s).
@@ -117,6 +127,9 @@ func NewJobs(reg *Registry, opts JobsOptions) *Jobs {
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = 500 * time.Millisecond
+	}
+	if opts.FinalRetry <= 0 {
+		opts.FinalRetry = time.Minute
 	}
 	if opts.DrainAfterExit <= 0 {
 		opts.DrainAfterExit = 2 * time.Second
@@ -449,7 +462,8 @@ func (j *Jobs) endJob(tx Tx, job *Job, to JobStatus, actor Actor, reason string,
 
 // CancelJob ends a job as cancelled (SPEC J6): it writes `cancelled` first
 // (conditional, journaled), then sends SIGTERM to the job's process group and
-// SIGKILL after 5 s if anything is left, waiting for that. A terminal job
+// SIGKILL after 5 s if anything is left, waiting for that, then ends what is
+// left of the job's tree outside the group (KillJobTreeOf). A terminal job
 // answers Result{false, "already <status>"} and nothing is signalled. A job
 // still pending (no process group yet) is killed by its supervisor, which
 // re-checks the status before and after starting the command. When no live
@@ -500,6 +514,10 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 		} else {
 			res.Reason = fmt.Sprintf("SIGTERM to process group %d", job.PGID)
 		}
+		// The job is its whole tree: what left the group goes too.
+		if err := KillJobTreeOf(job); err != nil {
+			res.Reason += "; " + err.Error()
+		}
 	case superAlive:
 		res.Reason = "the supervisor stops the command as it starts"
 	default:
@@ -517,7 +535,8 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 // reaped (SPEC J7): the statuses are written first in one transaction (each a
 // conditional, journaled change), then every job's process group gets SIGTERM;
 // after at most 5 s in total whatever is left gets SIGKILL and the reap
-// proceeds anyway, saying so in ReapReport.TimedOut. Reaped jobs raise no
+// proceeds anyway, saying so in ReapReport.TimedOut; then what is left of each
+// job's tree outside its group is killed (KillJobTreeOf). Reaped jobs raise no
 // job_finished notification. Idempotent: a second call reaps nothing.
 func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (ReapReport, error) {
 	if session == "" {
@@ -560,6 +579,9 @@ func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (Re
 	}
 	if len(groups) > 0 {
 		rep.TimedOut = len(KillGroups(groups, j.opts.KillGrace)) > 0
+	}
+	for i := range rep.Reaped {
+		_ = KillJobTreeOf(&rep.Reaped[i]) // the supervisor retries what fails here
 	}
 	return rep, nil
 }

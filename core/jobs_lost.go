@@ -11,7 +11,8 @@ var _ JobLiveness = (*Jobs)(nil)
 
 // JobLostReason says why an active job's supervisor is considered gone (SPEC
 // J8), or "" when the job is not lost: a recorded supervisor whose pid is dead
-// (a zombie counts as dead) or now belongs to a process with another start
+// (a zombie counts as dead; when it left SupervisorErrorFile, its message is
+// the reason: "… gave up: disk full: …") or now belongs to a process with another start
 // time; or a pending job whose supervisor never recorded itself within
 // LostGrace of its creation (measured on the registry clock).
 func (j *Jobs) JobLostReason(job *Job, now Timestamp) string {
@@ -27,6 +28,10 @@ func (j *Jobs) JobLostReason(job *Job, now Timestamp) string {
 	st, err := readProcStat(job.SupervisorPID)
 	switch {
 	case err != nil, st.State == 'Z', st.State == 'X':
+		if msg := ReadSupervisorError(job.LogPath); msg != "" {
+			// It gave up and said why (a full disk, say): that is the cause.
+			return fmt.Sprintf("supervisor pid %d gave up: %s", job.SupervisorPID, msg)
+		}
 		return fmt.Sprintf("supervisor pid %d is gone", job.SupervisorPID)
 	case job.SupervisorStart != 0 && st.StartTime != job.SupervisorStart:
 		return fmt.Sprintf("supervisor pid %d was reused by another process", job.SupervisorPID)
@@ -55,7 +60,9 @@ func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
 
 // MarkJobLost marks j lost if its row is still active with the same Rev
 // (conditional update + journal, actor sweeper; SPEC J8), kills with SIGKILL
-// whatever is left in its process group, and raises one job_lost notification
+// whatever is left in its process group and the rest of its tree
+// (KillJobTreeOf: its cgroup, or the processes carrying its EnvJobID marker
+// — the only trace of a dead subreaper's orphans), and raises one job_lost notification
 // naming the log path (dedup "job_lost:<id>"). reason defaults to
 // JobLostReason. It returns false and no error when it raced: the row changed
 // since LostJobs read it, or the supervisor turned out to be alive after all.
@@ -99,6 +106,11 @@ func (j *Jobs) MarkJobLost(ctx context.Context, job Job, reason string) (bool, e
 		if err := SignalGroup(cur.PGID, syscall.SIGKILL); err != nil {
 			return true, fmt.Errorf("job %s marked lost, but killing its process group failed: %w", cur.ID, err)
 		}
+	}
+	// Descendants that left the group: by cgroup, or by the job's marker
+	// (a subreaper's orphans went to init when it died).
+	if err := KillJobTreeOf(cur); err != nil {
+		return true, fmt.Errorf("job %s marked lost, but killing its process tree failed: %w", cur.ID, err)
 	}
 	return true, nil
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/tailer"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // jobHeadline is the first line of a job's notification (SPEC J9).
@@ -74,49 +74,14 @@ func jobNoticeText(job *Job, extra string) string {
 	case tail == "":
 		b.WriteString("\nOutput: (none)")
 	default:
-		fmt.Fprintf(&b, "\nOutput (last %d characters):\n%s", JobNotifyTailChars, strings.TrimRight(SanitizeNoticeText(tail), "\n"))
+		fmt.Fprintf(&b, "\nOutput (last %d characters):\n%s", JobNotifyTailChars, strings.TrimRight(termtext.Text(tail, 0), "\n"))
 	}
 	b.WriteString("\nFull log: " + job.LogPath)
 	// The command, paths and capture errors can carry control bytes too (the
 	// tail was cleaned above so that trimming sees its real end). Redact once
 	// more after stripping: an escape sequence inside a token hid it from
 	// the redaction of the raw text.
-	return redact.Default().Block(SanitizeNoticeText(b.String()))
-}
-
-// SanitizeNoticeText makes job output safe to hand to a terminal, a JSON
-// consumer or a --notify-cmd (SPEC §7, §9): it removes escape sequences (CSI,
-// OSC such as OSC 52 clipboard writes and OSC 0 titles, DCS, APC, …, in their
-// 7-bit and 8-bit forms), turns invalid UTF-8 (lone 8-bit C1 bytes included)
-// into U+FFFD, and drops every
-// remaining C0 control but \n and \t, DEL, and C1 control runes
-// (U+0080–U+009F). Package tailer has its own display sanitiser; core cannot
-// import it.
-func SanitizeNoticeText(s string) string {
-	// Invalid UTF-8 first: a lone 8-bit C1 byte (0x9b CSI, 0x9d OSC) becomes
-	// a visible U+FFFD instead of opening a sequence that swallows text.
-	s = ansi.Strip(strings.ToValidUTF8(s, "\uFFFD"))
-	clean := true
-	for _, r := range s {
-		if isNoticeControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if isNoticeControl(r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
-// isNoticeControl reports whether r is a control character a notice drops.
-func isNoticeControl(r rune) bool {
-	return (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f)
+	return redact.Default().Block(termtext.Text(b.String(), 0))
 }
 
 // notifyJob raises the notification for a job that has just become terminal

@@ -16,6 +16,7 @@ import (
 // procStat is the part of /proc/<pid>/stat the supervisor needs.
 type procStat struct {
 	State     byte  // field 3: R, S, D, Z, T, ...
+	PPID      int   // field 4
 	PGID      int   // field 5
 	StartTime int64 // field 22: start time in clock ticks since boot
 }
@@ -43,6 +44,10 @@ func parseProcStat(b []byte) (procStat, error) {
 	if len(f) < 20 || len(f[0]) != 1 {
 		return procStat{}, errors.New("malformed /proc stat: too few fields")
 	}
+	ppid, err := strconv.Atoi(string(f[1]))
+	if err != nil {
+		return procStat{}, fmt.Errorf("malformed /proc stat ppid: %w", err)
+	}
 	pgid, err := strconv.Atoi(string(f[2]))
 	if err != nil {
 		return procStat{}, fmt.Errorf("malformed /proc stat pgrp: %w", err)
@@ -51,7 +56,7 @@ func parseProcStat(b []byte) (procStat, error) {
 	if err != nil {
 		return procStat{}, fmt.Errorf("malformed /proc stat starttime: %w", err)
 	}
-	return procStat{State: f[0][0], PGID: pgid, StartTime: start}, nil
+	return procStat{State: f[0][0], PPID: ppid, PGID: pgid, StartTime: start}, nil
 }
 
 // ProcStartTime returns the start time of process pid in clock ticks since

@@ -19,8 +19,9 @@ func runState(run *Run) string {
 
 // RegisterRun records a subagent run (SPEC §3, §8 `run register`): started_at
 // and last_progress_at = now, inactivity budget default 60 s; the label is
-// redacted (SPEC J4). Errors: ErrInvalid for a missing run id or child
-// session, a negative budget, or a run id that is already registered.
+// sanitised to one line and redacted (SPEC J4, §9). Errors: ErrInvalid for
+// a missing or unprintable run id or session id (termtext.ValidID), a label
+// over 1 KiB, a negative budget, or a run id that is already registered.
 func (r *Registry) RegisterRun(ctx context.Context, nr NewRun, actor Actor) (*Run, error) {
 	switch {
 	case nr.RunID == "":
@@ -37,9 +38,16 @@ func (r *Registry) RegisterRun(ctx context.Context, nr NewRun, actor Actor) (*Ru
 			return nil, Invalidf("run %q: inactivity budget %s is below 1ms", nr.RunID, nr.InactivityBudget)
 		}
 	}
-	nr.Label = r.redactText(nr.Label)
+	if err := checkIDs("run id", nr.RunID, "child session", nr.ChildSession, "requester session", nr.RequesterSession); err != nil {
+		return nil, err
+	}
+	label, err := cleanLabel("run label", nr.Label)
+	if err != nil {
+		return nil, err
+	}
+	nr.Label = r.redactText(label)
 	var out *Run
-	err := r.store.Update(ctx, func(tx Tx) error {
+	err = r.store.Update(ctx, func(tx Tx) error {
 		now := r.now()
 		if _, err := tx.GetRun(nr.RunID); err == nil {
 			return Invalidf("run %q is already registered", nr.RunID)

@@ -11,18 +11,26 @@ import (
 // §8 `session open`). The id is the runtime's session key, taken exactly (no
 // prefix matching). Refused: an active session with nothing to change
 // ("already active") and a closed session ("session closed": closed stays
-// closed). The label is redacted (SPEC J4). Errors: ErrInvalid for an empty
-// id.
+// closed). The label is sanitised to one line and redacted (SPEC J4, §9).
+// Errors: ErrInvalid for an empty or unprintable id (termtext.ValidID: ≤ 128
+// bytes, no control, bidi or space character) or a label over 1 KiB.
 func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Actor) (*Session, Result, error) {
 	if id == "" {
 		return nil, Result{}, Invalidf("session id is required")
+	}
+	if err := checkIDs("session id", id); err != nil {
+		return nil, Result{}, err
+	}
+	label, err := cleanLabel("label", label)
+	if err != nil {
+		return nil, Result{}, err
 	}
 	label = r.redactText(label)
 	var (
 		out *Session
 		res Result
 	)
-	err := r.store.Update(ctx, func(tx Tx) error {
+	err = r.store.Update(ctx, func(tx Tx) error {
 		now := r.now()
 		s, err := tx.GetSession(id)
 		if errors.Is(err, ErrNotFound) {

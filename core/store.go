@@ -32,6 +32,9 @@ type Store interface {
 // returns ErrConflict when the row changed underneath (or vanished). Get*
 // methods return ErrNotFound for an unknown exact id.
 type Tx interface {
+	// The console's window queries (window_queries.go).
+	WindowTx
+
 	// ResolveID turns an exact id or a unique prefix of at least 4 characters
 	// into the full id of entity (EntitySession, EntityTask, EntityRun,
 	// EntityApproval, EntityGrant, EntityJob). Errors: ErrNotFound (wrapped, the

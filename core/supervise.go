@@ -109,8 +109,11 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 		s.addCaptureError("cannot open log: " + err.Error())
 	}
 	s.log = log
+	if log != nil {
+		s.errFile = reserveSupervisorError(dir)
+	}
 
-	cmd, outR, errR, startErr := startJobCommand(argv, job.Cwd)
+	js, startErr := j.startJobCommand(id, argv, job.Cwd)
 	if startErr != nil {
 		if log != nil {
 			red := redact.Default()
@@ -123,7 +126,21 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 		s.finishLog()
 		return s.record(code, "cannot start: "+startErr.Error())
 	}
+	cmd, outR, errR := js.cmd, js.outR, js.errR
 	s.pgid = cmd.Process.Pid
+	s.cgroup = js.cgroup
+	s.subreaper = js.containment == ContainSubreaper
+	if p := os.Getenv(EnvJobPauseAfterStart); p != "" {
+		// Test hook: be killed or cancelled here, between start and record
+		// (see EnvJobPauseAfterStart).
+		_ = os.WriteFile(p, []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+		for {
+			if _, err := os.Stat(p + ".release"); err == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 
 	var pumps sync.WaitGroup
 	pumps.Add(2)
@@ -140,9 +157,13 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 	pumpsDone := make(chan struct{})
 	go func() { pumps.Wait(); close(pumpsDone) }()
 
-	// pending → running, unless a cancel or reap got there first.
-	if err := s.markRunning(cmd.Process.Pid); err != nil {
-		s.kill() // we cannot record the job; do not leave it running unseen
+	// pending → running, unless a cancel or reap got there first; only then
+	// may the command run (the start handshake).
+	if ok, err := s.markRunning(cmd.Process.Pid, js); ok && err == nil {
+		js.release()
+	} else {
+		js.abort() // the shim exits 125: the command never runs unrecorded
+		s.kill()
 	}
 	exited := make(chan struct{})
 	if job.TimeoutS > 0 {
@@ -170,53 +191,154 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 	if GroupAlive(s.pgid) {
 		_ = SignalGroup(s.pgid, syscall.SIGKILL)
 	}
+	// The job is its whole tree: end what left the group (setsid) too.
+	s.killTree()
 	select {
 	case <-pumpsDone:
 	case <-time.After(time.Second):
-		// Something outside the process group holds the pipes open.
+		// Something outside the job's tree holds the pipes open.
 		outR.Close()
 		errR.Close()
 		<-pumpsDone
-		s.addCaptureError("stopped reading: the output pipes were held open by a process outside the job's process group")
+		s.addCaptureError("stopped reading: the output pipes were held open by a process outside the job's process tree")
 	}
 	outR.Close()
 	errR.Close()
+	if s.cgroup != "" {
+		if err := KillCgroup(s.cgroup, time.Second); err != nil {
+			s.addCaptureError(err.Error())
+		}
+	}
 	s.finishLog()
 	return s.record(code, describeExit(cmd, werr))
 }
 
-// startJobCommand starts argv in cwd in a new process group with stdin on
-// /dev/null and stdout/stderr on fresh pipes, returning the read ends.
-func startJobCommand(argv []string, cwd string) (*exec.Cmd, *os.File, *os.File, error) {
-	if len(argv) == 0 || argv[0] == "" {
-		return nil, nil, nil, errors.New("empty command")
+// jobStart is a job command started behind its start shim: it runs only
+// once release is called.
+type jobStart struct {
+	cmd         *exec.Cmd
+	outR, errR  *os.File
+	hs          *os.File // the handshake pipe's write end; nil once used
+	containment string   // ContainCgroup, ContainSubreaper or ContainGroup
+	cgroup      string   // the job's cgroup directory (ContainCgroup)
+	why         string   // why a stronger containment was not used, or ""
+}
+
+// release lets the shim exec the command.
+func (js *jobStart) release() {
+	if js.hs != nil {
+		_, _ = js.hs.Write([]byte{shimGo})
+		js.hs.Close()
+		js.hs = nil
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	if errors.Is(cmd.Err, exec.ErrDot) {
-		cmd.Err = nil // the job asked for ./x in its own cwd
+}
+
+// abort makes the shim exit 125 without running the command.
+func (js *jobStart) abort() {
+	if js.hs != nil {
+		js.hs.Close()
+		js.hs = nil
 	}
-	cmd.Dir = cwd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// startJobCommand starts the start shim for argv in cwd (see RunExecShim) in
+// a new process group, with stdin on /dev/null, stdout/stderr on fresh pipes
+// (the read ends are returned), EnvJobID=id in its environment, and in the
+// strongest containment this machine allows (see ContainCgroup). The shim
+// holds the command until release; if this process dies first, the shim sees
+// EOF and exits. Errors: exec.ErrNotFound when argv[0] is not on PATH, or the
+// shim could not start.
+func (j *Jobs) startJobCommand(id string, argv []string, cwd string) (*jobStart, error) {
+	path, err := lookCommand(argv, cwd)
+	if err != nil {
+		return nil, err
+	}
+	shim := j.opts.ExecShim
+	if len(shim) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("start shim: %w", err)
+		}
+		shim = []string{exe, ExecShimCommand}
+	}
+	env := make([]string, 0, len(os.Environ())+1)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, EnvJobID+"=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, EnvJobID+"="+id)
+	args := append(append(append([]string{}, shim...), "--", path), argv...)
+
+	js := &jobStart{containment: ContainGroup}
+	capped := os.Getenv(EnvJobContainment)
+	switch err := setSubreaper(); {
+	case capped == ContainGroup:
+		js.why = EnvJobContainment + "=" + capped
+	case err != nil:
+		js.why = "not a subreaper: " + err.Error()
+	default:
+		js.containment = ContainSubreaper
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
 		outR.Close()
 		outW.Close()
-		return nil, nil, nil, err
+		return nil, err
 	}
-	cmd.Stdout, cmd.Stderr = outW, errW
-	err = cmd.Start()
-	outW.Close()
-	errW.Close()
+	hsR, hsW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		errR.Close()
+		errW.Close()
+		return nil, err
+	}
+	defer func() {
+		outW.Close()
+		errW.Close()
+		hsR.Close()
+	}()
+	start := func(cg *os.File) (*exec.Cmd, error) {
+		cmd := &exec.Cmd{Path: shim[0], Args: args, Dir: cwd, Env: env, Stdout: outW, Stderr: errW,
+			ExtraFiles: []*os.File{hsR}, SysProcAttr: &syscall.SysProcAttr{Setpgid: true}}
+		if cg != nil {
+			cmd.SysProcAttr.UseCgroupFD = true
+			cmd.SysProcAttr.CgroupFD = int(cg.Fd())
+		}
+		return cmd, cmd.Start()
+	}
+	var cmd *exec.Cmd
+	dir, cg, cgErr := "", (*os.File)(nil), errors.New(EnvJobContainment+"="+capped)
+	if capped == "" || capped == ContainCgroup {
+		dir, cg, cgErr = newJobCgroup(id)
+	}
+	if cgErr == nil {
+		cmd, err = start(cg)
+		cg.Close()
+		if err == nil {
+			js.containment, js.cgroup = ContainCgroup, dir
+		} else {
+			os.Remove(dir)
+			cgErr = err
+		}
+	}
+	if cgErr != nil {
+		js.why = strings.TrimPrefix(js.why+"; ", "; ") + "no cgroup: " + cgErr.Error()
+		cmd, err = start(nil)
+	}
 	if err != nil {
 		outR.Close()
 		errR.Close()
-		return nil, nil, nil, err
+		hsW.Close()
+		return nil, err
 	}
-	return cmd, outR, errR, nil
+	js.cmd, js.outR, js.errR, js.hs = cmd, outR, errR, hsW
+	return js, nil
 }
 
 // exitCodeOf is the command's exit status, 128+N when killed by signal N.
@@ -253,6 +375,12 @@ type supervision struct {
 	dir  string                 // the job's log directory
 	log  *tailer.RotatingWriter // nil: no log, output discarded
 	pgid int
+	// errFile is the reserved SupervisorErrorFile (nil without a log dir).
+	errFile *os.File
+	// cgroup is the job's cgroup directory, "" when not contained by one;
+	// subreaper says this process is the tree's subreaper.
+	cgroup    string
+	subreaper bool
 
 	mu          sync.Mutex
 	captureErrs []string
@@ -292,19 +420,37 @@ func (s *supervision) captureError() string {
 	return strings.Join(s.captureErrs, "; ")
 }
 
-// kill ends the command's process group: SIGTERM, SIGKILL after KillGrace.
-// Only the first call acts; it returns at once.
+// kill ends the command's process tree: SIGTERM to its group, SIGKILL after
+// KillGrace, then SIGKILL to every descendant left (killTree). Only the first
+// call acts; it returns at once.
 func (s *supervision) kill() {
 	s.killOnce.Do(func() {
 		if s.pgid > 1 {
-			go KillGroups([]int{s.pgid}, s.j.opts.KillGrace)
+			go func() {
+				KillGroups([]int{s.pgid}, s.j.opts.KillGrace)
+				s.killTree()
+			}()
 		}
 	})
 }
 
-// markRunning moves the job pending → running with pid and pgid. When the job
-// was cancelled or reaped meanwhile it kills the command instead.
-func (s *supervision) markRunning(pid int) error {
+// killTree SIGKILLs what is left of the job's tree outside its process
+// group: everything in its cgroup, or the marked descendants this
+// subreaper inherited (the main command, which os/exec waits for, is
+// left to the group kill).
+func (s *supervision) killTree() {
+	switch {
+	case s.cgroup != "":
+		_ = os.WriteFile(filepath.Join(s.cgroup, "cgroup.kill"), []byte("1"), 0)
+	case s.subreaper:
+		KillJobTree(os.Getpid(), s.id, s.pgid, 2*time.Second)
+	}
+}
+
+// markRunning moves the job pending → running with pid, pgid and how its tree
+// is contained, and reports whether it did. When the job was cancelled or
+// reaped meanwhile it reports false: the caller must not release the command.
+func (s *supervision) markRunning(pid int, js *jobStart) (bool, error) {
 	stop := false
 	err := s.j.retryUpdate(s.ctx, func(tx Tx) error {
 		stop = false
@@ -319,16 +465,21 @@ func (s *supervision) markRunning(pid int) error {
 				fmt.Sprintf("command started (pid %d) after the job became %s: stopping it", pid, job.Status), true)
 		}
 		job.Status, job.PID, job.PGID, job.StartedAt = JobRunning, pid, pid, now
+		job.Containment, job.Cgroup = js.containment, js.cgroup
 		if err := tx.UpdateJob(job); err != nil {
 			return wrapWrite("job", s.id, err)
 		}
+		how := "contained by " + js.containment
+		if js.cgroup != "" {
+			how += " " + js.cgroup
+		}
+		if js.why != "" {
+			how += " (" + js.why + ")"
+		}
 		return journal(tx, now, EntityJob, s.id, string(JobPending), string(JobRunning), ActorSupervisor,
-			fmt.Sprintf("started (pid %d, process group %d)", pid, pid), true)
+			fmt.Sprintf("started (pid %d, process group %d, %s)", pid, pid, how), true)
 	})
-	if stop {
-		s.kill()
-	}
-	return err
+	return err == nil && !stop, err
 }
 
 // timeout is the kill timer (SPEC J6): write timed_out, then kill.
@@ -411,13 +562,31 @@ func (s *supervision) finishLog() {
 	}
 }
 
-// record writes the outcome (see Supervise) and raises the notification.
+// record writes the outcome (see Supervise) and raises the notification,
+// retrying for FinalRetry; when it must give up, the cause goes to
+// SupervisorErrorFile (see giveUp).
 func (s *supervision) record(code int, how string) error {
+	err := s.recordOnce(code, how)
+	if s.errFile != nil {
+		defer func() {
+			s.errFile.Close()
+			if err == nil {
+				os.Remove(s.errFile.Name())
+			}
+		}()
+	}
+	if err != nil {
+		err = s.giveUp(how, err)
+	}
+	return err
+}
+
+func (s *supervision) recordOnce(code int, how string) error {
 	ce := s.captureError()
 	s.mu.Lock()
 	timedOut := s.timedOut
 	s.mu.Unlock()
-	return s.j.retryUpdate(s.ctx, func(tx Tx) error {
+	return s.j.retryFinal(s.ctx, func(tx Tx) error {
 		job, err := tx.GetJob(s.id)
 		if err != nil {
 			return err

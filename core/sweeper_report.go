@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // SweepCounts sums a sweep (SPEC §5 report). In a dry run the action counts
@@ -116,10 +118,14 @@ func (r *SweepReport) Summary() string {
 		plural(c.Errors, "error", "errors"), plural(c.Warnings, "warning", "warnings"))
 }
 
+// maxReportLine caps one action or finding line of Text, in runes.
+const maxReportLine = 2048
+
 // Text is the report of SPEC §5: the summary line, then one line per action
 // ("  <rule> <entity> <id>: <from> → <to> — <reason>", with " [raced]" or
 // " [failed]" when it did not apply) and one per finding ("  audit <severity>
-// <kind> <entity> <id>: <detail>"), with full ids. It ends with a newline.
+// <kind> <entity> <id>: <detail>"), each sanitised to one line of at most
+// maxReportLine runes (termtext.Line). It ends with a newline.
 func (r *SweepReport) Text() string {
 	var b strings.Builder
 	b.WriteString(r.Summary())
@@ -177,13 +183,14 @@ func (a Action) Line(id, mode string) string {
 			mark = " [not applied]"
 		}
 	}
-	return fmt.Sprintf("%s %s %s: %s → %s — %s%s", a.Rule, a.Entity, id, a.From, a.To, a.Reason, mark)
+	// Ids, labels and reasons are untrusted: one inert, capped line.
+	return termtext.Line(fmt.Sprintf("%s %s %s: %s → %s — %s%s", a.Rule, a.Entity, id, a.From, a.To, a.Reason, mark), maxReportLine)
 }
 
 // Line is the finding's report line: "audit <severity> <kind> <entity> <id>:
 // <detail>". id is the id as shown.
 func (f Finding) Line(id string) string {
-	return fmt.Sprintf("audit %s %s %s %s: %s", f.Severity, f.Kind, f.Entity, id, f.Detail)
+	return termtext.Line(fmt.Sprintf("audit %s %s %s %s: %s", f.Severity, f.Kind, f.Entity, id, f.Detail), maxReportLine)
 }
 
 // uniquePrefixes returns a function that cuts an id of ids to its shortest

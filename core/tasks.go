@@ -16,8 +16,10 @@ const DefaultCancelError = "Cancelled by operator."
 // status queued; delivery_status pending with an owner session,
 // not_applicable without one; notify_policy done_only; expects_output true for
 // cron, false otherwise. Kind, label and task text are redacted (SPEC J4).
-// Errors: ErrInvalid for a missing or unknown runtime, an unknown notify
-// policy, or an id that already exists.
+// The label is sanitised to one line first (SPEC §9). Errors: ErrInvalid for
+// a missing or unknown runtime, an unknown notify policy, an unprintable id
+// (task, run, source, session, parent: termtext.ValidID), a label over 1 KiB,
+// or an id that already exists.
 func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Task, error) {
 	if nt.Runtime == "" {
 		return nil, Invalidf("task runtime is required (want one of: subagent, cli, cron, acp)")
@@ -35,6 +37,13 @@ func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Ta
 	id, generated := nt.ID, nt.ID == ""
 	if !generated && strings.TrimSpace(id) != id {
 		return nil, Invalidf("task id %q has surrounding whitespace", id)
+	}
+	if err := checkIDs("task id", nt.ID, "run id", nt.RunID, "source id", nt.SourceID, "owner session", nt.OwnerSession,
+		"child session", nt.ChildSession, "parent task id", nt.ParentTaskID); err != nil {
+		return nil, err
+	}
+	if nt.Label, err = cleanLabel("task label", nt.Label); err != nil {
+		return nil, err
 	}
 	expects := rt == RuntimeCron
 	if nt.ExpectsOutput != nil {

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/clawpit/clawpit/core"
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -35,6 +36,8 @@ type Options struct {
 	ReadOnly bool
 	// BusyTimeoutMs overrides BusyTimeoutMs when positive (tests).
 	BusyTimeoutMs int
+	// immutable opens with SQLite's immutable=1 (the full-disk fallback).
+	immutable bool
 }
 
 // DB is an open registry. It implements core.Store. Safe for concurrent use.
@@ -42,6 +45,9 @@ type DB struct {
 	path  string
 	write *sql.DB // one connection, BEGIN IMMEDIATE transactions
 	read  *sql.DB // a few connections, deferred read transactions
+	// full: opened for reading only because the disk is full; Update
+	// returns core.ErrDiskFull.
+	full bool
 
 	dvMu   sync.Mutex
 	dvConn *sql.Conn // dedicated connection for PRAGMA data_version
@@ -103,6 +109,9 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if opt.ReadOnly {
 		mode = "&mode=ro"
 	}
+	if opt.immutable {
+		mode += "&immutable=1"
+	}
 	write, err := sql.Open("sqlite3", base+"&_journal_mode=WAL&_txlock=immediate"+mode)
 	if err != nil {
 		return nil, fmt.Errorf("open registry %s: %w", abs, err)
@@ -117,6 +126,24 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	db := &DB{path: abs, write: write, read: read}
 	if err := db.init(ctx, opt.ReadOnly); err != nil {
 		db.Close()
+		if errors.Is(mapErr(err), core.ErrDiskFull) && !opt.ReadOnly && !opt.immutable {
+			// A full disk still reads (issue 12): open for reading only,
+			// and say "disk full" to whoever tries to write.
+			ro := opt
+			ro.ReadOnly = true
+			rdb, rerr := Open(ctx, path, ro)
+			if rerr != nil {
+				// Read-only WAL access needs -shm, which cannot be created
+				// on a full disk when no one has the database open: read
+				// the file as it is (no writer can commit meanwhile).
+				ro.immutable = true
+				rdb, rerr = Open(ctx, path, ro)
+			}
+			if rerr == nil {
+				rdb.full = true
+				return rdb, nil
+			}
+		}
 		return nil, fmt.Errorf("open registry %s: %w", abs, err)
 	}
 	return db, nil
@@ -230,6 +257,9 @@ func (db *DB) init(ctx context.Context, readOnly bool) error {
 
 // Update runs fn in one BEGIN IMMEDIATE transaction (SPEC §2).
 func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
+	if db.full {
+		return fmt.Errorf("%w: the registry's file system had no space left when it was opened (opened for reading only)", core.ErrDiskFull)
+	}
 	sqlTx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return mapErr(err)
@@ -332,7 +362,10 @@ func mapErr(err error) error {
 		case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
 			return fmt.Errorf("database file is corrupt or not a clawpit registry: %v", err)
 		case sqlite3.ErrFull:
-			return fmt.Errorf("disk full: %v", err)
+			return fmt.Errorf("%w: %v", core.ErrDiskFull, err)
+		}
+		if se.SystemErrno == syscall.ENOSPC {
+			return fmt.Errorf("%w: %v", core.ErrDiskFull, err)
 		}
 	}
 	if errors.Is(err, os.ErrPermission) || strings.Contains(err.Error(), "read-only file system") {

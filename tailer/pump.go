@@ -2,10 +2,14 @@ package tailer
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"os"
+	"time"
 	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // The output pump of a job supervisor (SPEC J2, J4, P3): it reads one of the
@@ -31,6 +35,26 @@ const pumpReadSize = 64 << 10
 // recognised whole when it ends within this many bytes of the cut.
 const cutOverlap = 8 << 10
 
+// PartialIdle is how long a line without its newline may sit in the pump
+// before a preview of it is written (SPEC J2: a prompt or a progress line
+// shows before its newline, EOF or 64 KiB).
+const PartialIdle = 200 * time.Millisecond
+
+// PartialMark starts a preview line (after the stream prefix): the text of
+// a line still being written, shown after PartialIdle without output. The
+// whole line is written again, unmarked, when it ends.
+const PartialMark = "[partial] "
+
+// holdBack is the length from which a trailing run of non-blank bytes is
+// kept out of a preview: it may be a secret still arriving, which the
+// redactor recognises only whole.
+const holdBack = 8
+
+// deadliner is a reader with read deadlines (an *os.File on a pipe).
+type deadliner interface {
+	SetReadDeadline(t time.Time) error
+}
+
 // Pump copies r into sink line by line until r ends (EOF or a read error,
 // which it returns; EOF gives nil) and returns the bytes read. Each line gets
 // prefix ("" or redact.StderrPrefix) and is redacted by a fresh
@@ -46,6 +70,14 @@ const cutOverlap = 8 << 10
 // After the sink's first write error Pump stops writing but keeps reading
 // and discarding, so the command never blocks on a full pipe (SPEC J3); the
 // caller reads the sticky error from sink.Err.
+//
+// When r has read deadlines (a pipe from os.Pipe), a line that has sat
+// unfinished for PartialIdle with no more output is previewed: written as
+// prefix + PartialMark + the text so far, redacted on its own, without a
+// trailing run of holdBack or more non-blank bytes (a secret may be
+// arriving), only what follows its last '\r' (a progress bar's current
+// state), and nothing inside a PEM block. It is previewed again only after
+// more of it arrives, and written whole when it ends.
 func Pump(r io.Reader, sink LineSink, prefix string) (int64, error) {
 	lr := redact.Default().NewLineRedactor()
 	maxContent := DefaultMaxLine - len(prefix)
@@ -92,6 +124,33 @@ func Pump(r io.Reader, sink LineSink, prefix string) (int64, error) {
 	// front only when less than one read size is free, so a long line
 	// arriving a byte at a time costs linear, not quadratic, time.
 	start, end := 0, 0
+	dl, _ := r.(deadliner)
+	armed := false
+	shown := 0 // length of the unfinished line when it was last previewed
+	preview := func(b []byte) {
+		if failed || lr.InPEM() {
+			return
+		}
+		// A progress bar redraws with '\r': show what a terminal would,
+		// not the whole history of the line each time.
+		if k := bytes.LastIndexByte(b, '\r'); k >= 0 {
+			b = b[k+1:]
+		}
+		cut := len(b)
+		i := bytes.LastIndexAny(b, " \t\r")
+		if cut-(i+1) >= holdBack {
+			cut = i + 1
+		}
+		if cut == 0 {
+			return
+		}
+		out = append(append(out[:0], prefix...), PartialMark...)
+		out = redact.Default().AppendLine(out, b[:cut])
+		write(out)
+		if !failed && sink.Flush() != nil {
+			failed = true
+		}
+	}
 	for {
 		if start == end {
 			start, end = 0, 0
@@ -99,7 +158,20 @@ func Pump(r io.Reader, sink LineSink, prefix string) (int64, error) {
 			end = copy(buf, buf[start:end])
 			start = 0
 		}
+		if dl != nil {
+			if end > start && end-start != shown {
+				armed = dl.SetReadDeadline(time.Now().Add(PartialIdle)) == nil
+			} else if armed {
+				_ = dl.SetReadDeadline(time.Time{})
+				armed = false
+			}
+		}
 		n, rerr := r.Read(buf[end : end+pumpReadSize])
+		if n == 0 && rerr != nil && errors.Is(rerr, os.ErrDeadlineExceeded) {
+			shown = end - start
+			preview(buf[start:end])
+			continue
+		}
 		total += int64(n)
 		from := end // buf[start:end] is known to hold no '\n': scan only new bytes
 		end += n
@@ -116,10 +188,12 @@ func Pump(r io.Reader, sink LineSink, prefix string) (int64, error) {
 			emit(line, len(line), true)
 			start = from + i + 1
 			from = start
+			shown = 0
 		}
 		for end-start >= maxContent+cutOverlap {
 			emit(buf[start:start+maxContent+cutOverlap], maxContent, false)
 			start += maxContent
+			shown = 0
 		}
 		if rerr != nil {
 			for end-start > maxContent {
@@ -153,7 +227,7 @@ func redactHidden(b []byte) []byte {
 	if bytes.IndexByte(b, 0x1b) < 0 && bytes.IndexByte(b, 0xc2) < 0 && utf8.Valid(b) {
 		return b
 	}
-	stripped := SanitizeText(string(b), 0)
+	stripped := termtext.Text(string(b), 0)
 	if red := redact.Default().String(stripped); red != stripped {
 		return []byte(red)
 	}

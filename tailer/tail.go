@@ -1,10 +1,10 @@
 // Package tailer reads job output logs on disk (SPEC §1, J2–J5): bounded
 // reads from the end (Tail), live follow across rotation (Follow), the
-// rotating writer the supervisor's pump writes through (RotatingWriter), and
-// the output pump that redacts and writes a command's pipes (Pump), the
-// notification tail (TailChars), and terminal-safe sanitising of untrusted
-// text (Sanitize). It uses nothing of clawpit's but package redact; core
-// calls it.
+// rotating writer the supervisor's pump writes through (RotatingWriter), the
+// output pump that redacts and writes a command's pipes (Pump), and the
+// notification tail (TailChars). Sanitising for display is package
+// termtext's. It uses nothing of clawpit's but packages redact and termtext;
+// core calls it.
 package tailer
 
 import (

@@ -183,6 +183,8 @@ func (m *Model) actionKey(k tea.KeyPressMsg, t Target, have bool) (tea.Cmd, bool
 // when it opened.
 func (m *Model) refuse(a *actionBinding, t *Target, have bool) refusal {
 	switch {
+	case m.opts.Owner != nil && m.opts.Owner.Explain != nil:
+		return info(m.opts.Owner.Explain(a.name, *t, have))
 	case m.ctx.ReadOnly:
 		return warn("read-only console: " + a.name + " is disabled")
 	case a.kinds == nil:

@@ -33,6 +33,8 @@ type Context struct {
 	paintTheme *themes.Theme
 	tasks      interface{ prefixOf(id string) string } // the Tasks pane, for ids shown elsewhere
 	multiHost  bool                                    // jobs of more than one host are loaded: show HOST
+	win        WindowSource                            // nil: every pane holds its whole table
+	bg         context.Context                         // cancelled when the console quits
 }
 
 // taskPrefix is a task id as the Tasks pane shows it (its unique prefix), so
@@ -185,8 +187,37 @@ type Options struct {
 	WatchdogInterval time.Duration // 0 disables the watchdog
 	PollInterval     time.Duration // data_version poll; default 200 ms
 
+	// Attention rings the bell and highlights the header once on what it
+	// names (attention.go); the zero value is silent.
+	Attention Attention
+
+	// SweepNote, when set, is what the header says about the sweeper in
+	// place of this console's own (a `clawpit serve` session: the server
+	// sweeps, not the session).
+	SweepNote string
+
+	// WindowOver: a pane whose table holds more rows than this reads
+	// windows of rows (when Source is a WindowSource) instead of the whole
+	// table; 0 selects DefaultWindowOver, a negative value windows every
+	// pane.
+	WindowOver int
+
 	// LogView builds the job log view; nil uses a built-in placeholder.
 	LogView func(ctx *Context, job Target) LogComponent
+
+	// Owner, when set, says another program owns the registry shown (an
+	// adapter's read-only view): the header shows its name badge and
+	// note, and every action key answers Owner.Explain instead.
+	Owner *Owner
+}
+
+// Owner describes the program that owns a registry the console only reads.
+type Owner struct {
+	Name string // badge text, e.g. "OPENCLAW"
+	Note string // one short header note, e.g. "newest 5,000 finished rows"
+	// Explain is the status-line answer to action (its name, e.g.
+	// "approve") on t (have is false when nothing is selected).
+	Explain func(action string, t Target, have bool) string
 }
 
 // LogComponent is the job log view as the root model drives it (an adapter

@@ -1,41 +1,27 @@
 package tui
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
-// age is the relative age of t at now: 12s, 4m, 2h, 3d (SPEC §9); "-" when
-// absent; "0s" for a time in the future (clock skew between processes).
+// age is the relative age of t at now (termtext.Age: 12s, 4m, 2h, 3d, "in
+// 4m" for a time in the future); "-" when absent.
 func age(now, t core.Timestamp) string {
 	if t == 0 {
 		return "-"
 	}
-	return shortDur(now.Sub(t))
+	return termtext.Age(now.Time(), t.Time())
 }
 
-// shortDur formats d as 12s, 4m, 2h or 3d (floor, one unit).
-func shortDur(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	switch {
-	case d < time.Minute:
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m"
-	case d < 24*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + "h"
-	default:
-		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
-	}
-}
+// shortDur formats d as 12s, 4m, 2h or 3d (termtext.Dur).
+func shortDur(d time.Duration) string { return termtext.Dur(d) }
 
-// until is the relative time from now to t ("in 4m"), "expired" when past,
+// until is the relative time from now to t ("in 4m"), "past" when past,
 // "-" when absent.
 func until(now, t core.Timestamp) string {
 	if t == 0 {
@@ -44,7 +30,7 @@ func until(now, t core.Timestamp) string {
 	if t <= now {
 		return "past"
 	}
-	return "in " + shortDur(t.Sub(now))
+	return "in " + termtext.Dur(t.Sub(now))
 }
 
 // width is the number of cells s takes (s is sanitised text, no escapes).

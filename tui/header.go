@@ -158,13 +158,23 @@ func (m *Model) headerView(w int) string {
 		// A PostgreSQL registry out of reach: the poll keeps retrying.
 		badge = th.Badge.Render(" DISCONNECTED · reconnecting ") + badge
 	}
+	if o := m.opts.Owner; o != nil && o.Name != "" {
+		badge = th.Badge.Render(" "+o.Name+" ") + " " + badge
+	}
 	room := w - lipgloss.Width(left) - lipgloss.Width(badge) - 4
 	line2 := left
+	if o := m.opts.Owner; o != nil && o.Note != "" && room >= lipgloss.Width(o.Note)+14 {
+		line2 += "  " + th.Muted.Render(o.Note)
+		room -= lipgloss.Width(o.Note) + 2
+	}
 	if room >= 12 {
 		line2 += "  " + th.Muted.Render(truncLeft(m.ctx.DBPath, room))
 	}
 	if badge != "" {
 		line2 += spaces(max(1, w-lipgloss.Width(line2)-lipgloss.Width(badge))) + badge
+	}
+	if m.flashing() {
+		return m.flashHeader(line1, w) + "\n" + clipLine(line2, w)
 	}
 	return clipLine(th.Header.Render(line1), w) + "\n" + clipLine(line2, w)
 }
@@ -191,6 +201,9 @@ func pluralS(n int) string {
 // next sweep countdown.
 func (m *Model) sweepText() string {
 	th := m.ctx.Theme
+	if m.opts.SweepNote != "" {
+		return th.Muted.Render(m.opts.SweepNote)
+	}
 	switch {
 	case m.opts.Maintenance == nil || m.opts.SweepInterval <= 0:
 		if m.ctx.ReadOnly {

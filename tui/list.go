@@ -302,6 +302,7 @@ type list[R any] struct {
 	ctx  *Context
 	spec *listSpec[R]
 	table[R]
+	win *window // set while the pane reads windows of rows (a large table)
 
 	view  []int32 // order filtered by query (aliases order when no filter)
 	match bits    // slots matching query (when there is one)
@@ -745,8 +746,14 @@ func (l *list[R]) Selected() (Target, bool) {
 	return l.spec.target(r), true
 }
 
-// Counts returns the rows shown (after the filter) and all live rows.
-func (l *list[R]) Counts() (int, int) { return len(l.view), l.live }
+// Counts returns the rows shown (after the filter) and all live rows (a
+// windowed pane: the store's counts, 0 until counted).
+func (l *list[R]) Counts() (int, int) {
+	if l.win != nil {
+		return int(l.win.matched), int(l.win.total)
+	}
+	return len(l.view), l.live
+}
 
 // Editing reports whether the filter prompt has the keyboard.
 func (l *list[R]) Editing() bool { return l.editing }
@@ -769,6 +776,9 @@ func (l *list[R]) Update(msg tea.Msg) (bool, tea.Cmd) {
 	if l.editing {
 		switch l.input.update(msg) {
 		case inputChanged:
+			if l.win != nil {
+				return true, l.wquery([]byte(strings.ToLower(l.input.value())))
+			}
 			l.setQuery(l.input.value())
 			return true, nil
 		case inputSubmit:
@@ -777,6 +787,9 @@ func (l *list[R]) Update(msg tea.Msg) (bool, tea.Cmd) {
 		case inputCancel:
 			l.editing = false
 			l.input.set("")
+			if l.win != nil {
+				return true, l.wquery(nil)
+			}
 			l.setQuery("")
 			return true, nil
 		case inputSame:
@@ -789,6 +802,27 @@ func (l *list[R]) Update(msg tea.Msg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	keys := l.ctx.Keys
+	if l.win != nil {
+		switch {
+		case key.Matches(k, keys.Up):
+			return true, l.wmove(-1)
+		case key.Matches(k, keys.Down):
+			return true, l.wmove(1)
+		case key.Matches(k, keys.PageUp):
+			return true, l.wmove(-l.pageRows())
+		case key.Matches(k, keys.PageDown):
+			return true, l.wmove(l.pageRows())
+		case key.Matches(k, keys.Top):
+			return true, l.wtop()
+		case key.Matches(k, keys.Bottom):
+			return true, l.wbottom()
+		case key.Matches(k, keys.Sort):
+			return true, l.wsort()
+		case key.Matches(k, keys.Back) && l.Filtered():
+			l.input.set("")
+			return true, l.wquery(nil)
+		}
+	}
 	switch {
 	case key.Matches(k, keys.Up):
 		l.move(-1)
@@ -923,6 +957,9 @@ func (l *list[R]) InfoLine(w int) string {
 	th := l.ctx.Theme
 	shown, total := l.Counts()
 	right := "sort: " + l.SortName() + "  " + counts(shown, total)
+	if l.win != nil {
+		right = "sort: " + l.SortName() + "  " + l.wcounts()
+	}
 	var left string
 	switch {
 	case l.editing:

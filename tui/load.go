@@ -57,6 +57,10 @@ func (b *batch) Alert(n *core.Notification) {
 	b.touch(KindAlert, alertRowOf(n).idStr)
 }
 
+// Changed hears of a changed row of a windowed pane (changeSink): only the
+// detail view needs its id.
+func (b *batch) Changed(k Kind, id string) { b.touch(k, id) }
+
 func (b *batch) Gone(k Kind, id string) {
 	b.gone[k] = append(b.gone[k], id)
 	b.touch(k, id)

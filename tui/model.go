@@ -114,6 +114,10 @@ type Model struct {
 
 	status statusLine
 
+	// Attention (attention.go): the header is highlighted until flashUntil.
+	flashUntil core.Timestamp
+	flashText  string
+
 	ticks bool       // schedule the poll tick (off in model-level tests)
 	probe *viewProbe // tests: the last rendered screen
 	quit  bool
@@ -142,6 +146,10 @@ func New(opts Options) *Model {
 	}
 	m := &Model{ctx: ctx, opts: opts, src: opts.Source, ticks: true}
 	m.bg, m.stop = context.WithCancel(context.Background())
+	ctx.bg = m.bg
+	if ws, ok := opts.Source.(WindowSource); ok {
+		ctx.win = ws
+	}
 	m.tasks = newList(ctx, taskSpec)
 	ctx.tasks = m.tasks
 	m.runs = newList(ctx, runSpec)
@@ -190,7 +198,13 @@ func (m *Model) startLoad(full bool) tea.Cmd {
 	var sorts sortKeys
 	sorts[KindTask], sorts[KindRun], sorts[KindApproval] = m.tasks.sort, m.runs.sort, m.approvals.sort
 	sorts[KindJob], sorts[KindAlert] = m.jobs.sort, m.alerts.sort
-	req := LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID}
+	req := LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, Windowed: m.windowedKinds()}
+	if m.ctx.win != nil {
+		req.WindowOver = m.opts.WindowOver
+		if req.WindowOver == 0 {
+			req.WindowOver = DefaultWindowOver
+		}
+	}
 	return loadCmd(m.bg, m.src, req, m.version, m.loaded, sorts)
 }
 
@@ -204,10 +218,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tickMsg:
 		return m, tea.Batch(m.onTick(), m.tick())
+	case RefreshMsg:
+		return m, m.startLoad(false)
 	case loadedMsg:
 		return m, m.onLoaded(msg)
 	case detailMsg:
 		return m, m.onDetail(msg)
+	case windowMsg:
+		return m, m.onWindow(msg)
+	case countMsg:
+		m.onCount(msg)
+		return m, nil
+	case headerMsg:
+		if msg.err == nil {
+			m.setHeader(msg.c, msg.at)
+		}
+		return m, nil
 	case actionMsg:
 		m.setStatus(msg.text, msg.lvl)
 		return m, m.startLoad(false)
@@ -257,8 +283,14 @@ func (m *Model) onTick() tea.Cmd {
 		cmds = append(cmds, m.startLoad(false))
 	}
 	if m.loaded && now.Sub(m.countedAt) >= recountEvery {
-		m.countHeader()
+		if m.anyWindowed() {
+			m.countedAt = now // the read below sets it again
+			cmds = append(cmds, headerCmd(m.bg, m.ctx.win, now))
+		} else {
+			m.countHeader()
+		}
 	}
+	cmds = append(cmds, m.recounts(now)...)
 	if mt := m.opts.Maintenance; mt != nil && !m.ctx.ReadOnly {
 		if m.opts.SweepInterval > 0 && !m.sweeping && now >= m.nextSweep {
 			m.sweeping = true
@@ -298,21 +330,29 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	m.version = msg.version
 	b := msg.b
+	var ring tea.Cmd // the attention bell (attention.go)
+	var cmds []tea.Cmd
 	if msg.res.Full {
-		m.tasks.install(*msg.tasks)
-		m.runs.install(*msg.runs)
-		m.approvals.install(*msg.approvals)
-		m.jobs.install(*msg.jobs)
-		m.alerts.install(*msg.alerts)
+		w := msg.res.Windowed
+		cmds = append(cmds, installOrWindow(m.tasks, msg.tasks, w[KindTask]),
+			installOrWindow(m.runs, msg.runs, w[KindRun]),
+			installOrWindow(m.approvals, msg.approvals, w[KindApproval]),
+			installOrWindow(m.jobs, msg.jobs, w[KindJob]),
+			installOrWindow(m.alerts, msg.alerts, w[KindAlert]))
 		m.loaded = true
 	} else {
+		ring = m.noticeNew(b)
 		since, c := m.ctx.now()-day, &m.counts
-		applyCounted(m.tasks, b.tasks, b.gone[KindTask], since, c)
-		applyCounted(m.runs, b.runs, b.gone[KindRun], since, c)
-		applyCounted(m.approvals, b.approvals, b.gone[KindApproval], since, c)
-		applyCounted(m.jobs, b.jobs, b.gone[KindJob], since, c)
-		applyCounted(m.alerts, b.alerts, b.gone[KindAlert], since, c)
-		applyCounted(m.alerts, markRead(m.alerts, msg.res.Undelivered, m.ctx.now()), nil, since, c)
+		t := msg.res.Touched
+		cmds = append(cmds, applyOrRefresh(m.tasks, b.tasks, b.gone[KindTask], since, c, t[KindTask]),
+			applyOrRefresh(m.runs, b.runs, b.gone[KindRun], since, c, t[KindRun]),
+			applyOrRefresh(m.approvals, b.approvals, b.gone[KindApproval], since, c, t[KindApproval]),
+			applyOrRefresh(m.jobs, b.jobs, b.gone[KindJob], since, c, t[KindJob]),
+			applyOrRefresh(m.alerts, b.alerts, b.gone[KindAlert], since, c, t[KindAlert]))
+		if !m.alerts.windowed() {
+			applyCounted(m.alerts, markRead(m.alerts, msg.res.Undelivered, m.ctx.now()), nil, since, c)
+		}
+		cmds = append(cmds, m.recounts(m.ctx.now())...)
 		if c := msg.res.Counts; c != nil && !m.holds(*c) {
 			m.forceFull = true
 		}
@@ -323,11 +363,15 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	m.eventID = msg.res.EventID
 	m.alertID = max(m.alertID, b.maxAlert)
-	if msg.res.Full {
+	if m.anyWindowed() {
+		// The header counts come from the store (indexed counts), not
+		// from rows the panes no longer hold.
+		cmds = append(cmds, headerCmd(m.bg, m.ctx.win, m.ctx.now()))
+	} else if msg.res.Full {
 		m.countHeader()
 	}
 
-	var cmds []tea.Cmd
+	cmds = append(cmds, ring)
 	if m.forceFull {
 		cmds = append(cmds, m.startLoad(true))
 	}
@@ -338,11 +382,131 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// holds reports whether the panes hold exactly as many rows as the tables.
+// holds reports whether the panes hold exactly as many rows as the tables
+// (windowed panes hold a window: not compared).
 func (m *Model) holds(c core.TableCounts) bool {
-	return int64(m.tasks.live) == c.Tasks && int64(m.runs.live) == c.Runs &&
-		int64(m.approvals.live) == c.Approvals && int64(m.jobs.live) == c.Jobs &&
-		int64(m.alerts.live) == c.Notifications
+	ok := func(win bool, live int, n int64) bool { return win || int64(live) == n }
+	return ok(m.tasks.windowed(), m.tasks.live, c.Tasks) && ok(m.runs.windowed(), m.runs.live, c.Runs) &&
+		ok(m.approvals.windowed(), m.approvals.live, c.Approvals) && ok(m.jobs.windowed(), m.jobs.live, c.Jobs) &&
+		ok(m.alerts.windowed(), m.alerts.live, c.Notifications)
+}
+
+// windowedKinds are the kinds whose panes read windows.
+func (m *Model) windowedKinds() [numKinds]bool {
+	return [numKinds]bool{m.tasks.windowed(), m.runs.windowed(), m.approvals.windowed(), m.jobs.windowed(), m.alerts.windowed()}
+}
+
+func (m *Model) anyWindowed() bool {
+	for _, w := range m.windowedKinds() {
+		if w {
+			return true
+		}
+	}
+	return false
+}
+
+// installOrWindow installs a full load's table, or switches the pane to
+// windows (its table was too large to load) and reads its first window.
+func installOrWindow[R any](l *list[R], t *table[R], windowed bool) tea.Cmd {
+	if windowed {
+		return l.setWindowed()
+	}
+	l.setWhole()
+	l.install(*t)
+	return nil
+}
+
+// applyOrRefresh merges a delta into a pane holding its table, or rereads a
+// windowed pane's window (a change outside the window changes only its
+// counts). A windowed pane rereads after every change, touched or not: rows
+// pruned by another process leave no journal (SPEC R8), and a window read
+// costs one indexed range of a few pages.
+func applyOrRefresh[R any](l *list[R], up []R, gone []string, since core.Timestamp, c *headerCounts, touched bool) tea.Cmd {
+	if l.windowed() {
+		return l.refresh()
+	}
+	applyCounted(l, up, gone, since, c)
+	return nil
+}
+
+// onWindow routes a window to its pane.
+func (m *Model) onWindow(msg windowMsg) tea.Cmd {
+	var cmd tea.Cmd
+	var err error
+	switch msg.kind {
+	case KindTask:
+		cmd, err = m.tasks.onWindow(msg.b.tasks, msg)
+	case KindRun:
+		cmd, err = m.runs.onWindow(msg.b.runs, msg)
+	case KindApproval:
+		cmd, err = m.approvals.onWindow(msg.b.approvals, msg)
+	case KindJob:
+		cmd, err = m.jobs.onWindow(msg.b.jobs, msg)
+	case KindAlert:
+		cmd, err = m.alerts.onWindow(msg.b.alerts, msg)
+	}
+	if err != nil {
+		m.readFailed(err)
+	}
+	return tea.Batch(cmd, m.jobEnded())
+}
+
+// onCount routes counts to their pane.
+func (m *Model) onCount(msg countMsg) {
+	var err error
+	switch msg.kind {
+	case KindTask:
+		err = m.tasks.onCount(msg)
+	case KindRun:
+		err = m.runs.onCount(msg)
+	case KindApproval:
+		err = m.approvals.onCount(msg)
+	case KindJob:
+		err = m.jobs.onCount(msg)
+	case KindAlert:
+		err = m.alerts.onCount(msg)
+	}
+	if err != nil {
+		m.readFailed(err)
+	}
+}
+
+// recounts starts the counts of windowed panes whose rows changed, each
+// after its back-off.
+func (m *Model) recounts(now core.Timestamp) []tea.Cmd {
+	var cmds []tea.Cmd
+	if m.tasks.countDue(now) {
+		cmds = append(cmds, m.tasks.recount())
+	}
+	if m.runs.countDue(now) {
+		cmds = append(cmds, m.runs.recount())
+	}
+	if m.approvals.countDue(now) {
+		cmds = append(cmds, m.approvals.recount())
+	}
+	if m.jobs.countDue(now) {
+		cmds = append(cmds, m.jobs.recount())
+	}
+	if m.alerts.countDue(now) {
+		cmds = append(cmds, m.alerts.recount())
+	}
+	return cmds
+}
+
+// setHeader installs the header counts read from the store.
+func (m *Model) setHeader(c core.HeaderCounts, at core.Timestamp) {
+	m.counts = headerCounts{approvals: int(c.PendingApprovals), tasks: int(c.RunningTasks), runs: int(c.RunningRuns),
+		jobs: int(c.ActiveJobs), failed: int(c.Failed), lost: int(c.Lost), unread: int(c.Unread)}
+	m.countedAt = at
+}
+
+// readFailed shows a failed read (a busy database is retried quietly).
+func (m *Model) readFailed(err error) {
+	if isBusy(err) {
+		m.setStatus("database busy, retrying…", lvlWarn)
+		return
+	}
+	m.setStatus("reading the registry failed (retrying): "+oneLine(err.Error()), lvlErr)
 }
 
 // jobEnded tells an open log view that its job reached a terminal status,

@@ -149,6 +149,7 @@ type jobRow struct {
 	exit                          string
 	exitCode                      *int
 	captureErr                    string
+	tree                          string // how the job's process tree is contained (TREE column)
 	created, started, completed   core.Timestamp
 }
 
@@ -165,9 +166,21 @@ func jobRowOf(j *core.Job) jobRow {
 		id:   oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(shortArgv(j.Command)), 500)),
 		logPath: j.LogPath, status: intern(j.Status, core.JobStatuses), exit: exit, exitCode: code,
 		host:       oneLine(j.Host),
-		captureErr: oneLine(clip(j.CaptureError, 300)),
-		created:    j.CreatedAt, started: j.StartedAt, completed: j.CompletedAt,
+		captureErr: oneLine(clip(j.CaptureError, 300)), tree: treeCell(j.Containment),
+		created: j.CreatedAt, started: j.StartedAt, completed: j.CompletedAt,
 	}
+}
+
+// treeCell is the TREE column: how the job's whole process tree is held on
+// this machine ("-" before the command starts).
+func treeCell(containment string) string {
+	switch containment {
+	case "":
+		return "-"
+	case core.ContainGroup:
+		return "group"
+	}
+	return containment
 }
 
 // shortArgv shows argv[0] by its base name in the Jobs table, so long
@@ -364,6 +377,7 @@ var jobSpec = &listSpec[jobRow]{
 		{Title: "SESSION", Width: 16, MinScreen: 100},
 		{Title: "HOST", Width: 12, MinScreen: 100, MultiHost: true},
 		{Title: "RAN", Width: 5, Right: true, MinScreen: 110},
+		{Title: "TREE", Width: 9, MinScreen: 130},
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
@@ -387,7 +401,7 @@ var jobSpec = &listSpec[jobRow]{
 			}
 			ran = shortDur(end.Sub(r.started))
 		}
-		return append(dst, r.id, string(r.status), r.exit, r.command, r.session, r.host, ran, age(now, r.created))
+		return append(dst, r.id, string(r.status), r.exit, r.command, r.session, r.host, ran, r.tree, age(now, r.created))
 	},
 	hay: func(r *jobRow, dst []byte) []byte {
 		return appendWords(dst, r.id, string(r.status), r.command, r.session, r.host)

@@ -1,20 +1,18 @@
 package tui
 
-import "github.com/clawpit/clawpit/tailer"
+import "github.com/clawpit/clawpit/termtext"
 
 // maxField caps any one untrusted string the console keeps, in runes.
 const maxField = 4096
 
 // sanitize makes untrusted multi-line text (errors, rationales, task text,
 // journal reasons) safe to draw, once, where it enters the console (SPEC
-// §9): tailer.SanitizeText removes escape sequences, C1 and bidi controls,
-// makes other controls visible, resolves tabs and carriage returns, replaces
-// invalid UTF-8 and caps the length. Line breaks are kept (the detail view
-// wraps them).
-func sanitize(s string) string { return tailer.SanitizeText(s, maxField) }
+// §9), with termtext.Text. Line breaks are kept (the detail view wraps them).
+func sanitize(s string) string { return termtext.Text(s, maxField) }
 
-// oneLine sanitises s for a table cell: one line, a '\n' shown as ␊.
-func oneLine(s string) string { return tailer.Sanitize(s, maxField) }
+// oneLine sanitises s for a table cell: one line, a '\n' shown as ␊
+// (termtext.Log).
+func oneLine(s string) string { return termtext.Log(s, maxField) }
 
 // isPlain reports whether s is printable ASCII only (the common case).
 func isPlain(s string) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,14 @@ type LoadRequest struct {
 	AfterEventID int64 // journal cursor of the last load
 	AfterAlertID int64 // newest notification id already loaded
 	MaxEvents    int   // more journal rows than this since the cursor: load everything
+	// WindowOver, when positive and the source reads windows (WindowSource),
+	// makes a full load send no rows of a table holding more rows than this:
+	// its pane reads windows instead (LoadResult.Windowed). Negative: every
+	// table; 0: none.
+	WindowOver int
+	// Windowed are the kinds whose panes read windows: a delta load sends
+	// none of their rows, only LoadResult.Touched.
+	Windowed [numKinds]bool
 }
 
 // LoadResult describes what a Load sent.
@@ -47,6 +56,46 @@ type LoadResult struct {
 	// when what it holds differs (rows pruned by another process leave no
 	// journal).
 	Counts *core.TableCounts
+	// Windowed (full loads) are the kinds whose rows were not sent: their
+	// panes read windows (WindowSource.Window).
+	Windowed [numKinds]bool
+	// Touched (delta loads) are the windowed kinds whose rows changed.
+	Touched [numKinds]bool
+}
+
+// WindowSource is a Source that also reads windows of a table's rows in a
+// pane's sort order and filter (SPEC §14: keyset pagination, filter and sort
+// in the store, never whole tables). The console uses it for tables over
+// LoadRequest.WindowOver rows; a Source without it is loaded whole. Like
+// every Source method, these run in tea.Cmds.
+type WindowSource interface {
+	Source
+	// Window sends one window of req.Kind's rows to sink, in window order.
+	Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error)
+	// Header returns the header's counts; failures and lost since since.
+	Header(ctx context.Context, since core.Timestamp) (core.HeaderCounts, error)
+}
+
+// WindowRequest asks for one window (see core.WindowQuery for the anchor's
+// meaning) and, with Count, for the row counts.
+type WindowRequest struct {
+	Kind          Kind
+	Sort          string // the pane's sort key name
+	Query         string // the / filter, "" = none
+	Anchor        string // id of the row the window is placed at, "" = top (or End)
+	Before, After int
+	End           bool
+	Count         bool  // also count the rows, and those passing the filter
+	CountLimit    int64 // stop counting filtered rows here (0 = 10,000)
+}
+
+// WindowResult describes a window sent by Window.
+type WindowResult struct {
+	Page    core.WindowPage
+	Counted bool  // Total and Matched are set
+	Total   int64 // rows in the table
+	Matched int64 // rows passing the filter (Total without one)
+	Capped  bool  // Matched stopped at the count limit: there are more
 }
 
 // Sink receives loaded rows. The pointers are only valid during the call:
@@ -94,6 +143,57 @@ func (s *storeSource) Path() string { return s.st.Path() }
 
 func (s *storeSource) DataVersion(ctx context.Context) (int64, error) { return s.st.DataVersion(ctx) }
 
+// kindEntity is the journal entity of a pane's kind.
+func kindEntity(k Kind) string {
+	return [...]string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityJob, core.EntityNotification}[k]
+}
+
+// Window implements WindowSource (core.Tx's window queries).
+func (s *storeSource) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
+	var res WindowResult
+	err := s.st.View(ctx, func(tx core.Tx) error {
+		wt := tx
+		q := core.WindowQuery{Entity: kindEntity(req.Kind), Sort: req.Sort, Filter: req.Query, Anchor: req.Anchor,
+			Before: req.Before, After: req.After, End: req.End}
+		var err error
+		if req.Before > 0 || req.After > 0 {
+			if res.Page, err = wt.Window(q, sink); err != nil {
+				return err
+			}
+		}
+		if !req.Count {
+			return nil
+		}
+		limit := req.CountLimit
+		if limit <= 0 {
+			limit = 10_000
+		}
+		if res.Total, _, err = wt.CountWindow(core.WindowQuery{Entity: q.Entity}, -1); err != nil {
+			return err
+		}
+		res.Matched = res.Total
+		if q.Filter != "" {
+			if res.Matched, res.Capped, err = wt.CountWindow(q, limit); err != nil {
+				return err
+			}
+		}
+		res.Counted = true
+		return nil
+	})
+	return res, err
+}
+
+// Header implements WindowSource.
+func (s *storeSource) Header(ctx context.Context, since core.Timestamp) (core.HeaderCounts, error) {
+	var c core.HeaderCounts
+	err := s.st.View(ctx, func(tx core.Tx) error {
+		var err error
+		c, err = tx.HeaderCounts(since)
+		return err
+	})
+	return c, err
+}
+
 func (s *storeSource) Load(ctx context.Context, req LoadRequest, sink Sink) (LoadResult, error) {
 	var res LoadResult
 	err := s.st.View(ctx, func(tx core.Tx) error {
@@ -118,11 +218,37 @@ func load(tx core.Tx, req LoadRequest, sink Sink) (LoadResult, error) {
 			return loadDelta(tx, req, evs, sink)
 		}
 	}
-	return loadFull(tx, sink)
+	return loadFull(tx, req, sink)
 }
 
-func loadFull(tx core.Tx, sink Sink) (LoadResult, error) {
+// windowedKinds are the kinds whose tables hold more than over rows (each
+// count stops at over+1 rows, so it costs no more than reading them).
+func windowedKinds(tx core.Tx, over int) ([numKinds]bool, error) {
+	var out [numKinds]bool
+	if over == 0 {
+		return out, nil
+	}
+	for k := Kind(0); k < numKinds; k++ {
+		if over < 0 {
+			out[k] = true
+			continue
+		}
+		_, capped, err := tx.CountWindow(core.WindowQuery{Entity: kindEntity(k), Filter: "\x00all"}, int64(over))
+		if err != nil {
+			return out, err
+		}
+		out[k] = capped
+	}
+	return out, nil
+}
+
+func loadFull(tx core.Tx, req LoadRequest, sink Sink) (LoadResult, error) {
 	res := LoadResult{Full: true}
+	win, err := windowedKinds(tx, req.WindowOver)
+	if err != nil {
+		return res, err
+	}
+	res.Windowed = win
 	// The cursor first: a row written after it is reloaded by the next delta
 	// (at worst twice), never missed. Inside one read transaction nothing
 	// changes anyway.
@@ -131,38 +257,54 @@ func loadFull(tx core.Tx, sink Sink) (LoadResult, error) {
 		return res, err
 	}
 	res.EventID = id
-	if err := tx.EachTask(func(t *core.Task) error { sink.Task(t); return nil }); err != nil {
-		return res, err
+	if !win[KindTask] { // else the Tasks pane reads windows
+		if err := tx.EachTask(func(t *core.Task) error { sink.Task(t); return nil }); err != nil {
+			return res, err
+		}
 	}
-	runs, err := tx.ListRuns(core.RunFilter{})
-	if err != nil {
-		return res, err
+	if !win[KindRun] {
+		runs, err := tx.ListRuns(core.RunFilter{})
+		if err != nil {
+			return res, err
+		}
+		for i := range runs {
+			sink.Run(&runs[i])
+		}
 	}
-	for i := range runs {
-		sink.Run(&runs[i])
+	if !win[KindApproval] {
+		aps, err := tx.ListApprovals(core.ApprovalFilter{})
+		if err != nil {
+			return res, err
+		}
+		for i := range aps {
+			sink.Approval(&aps[i])
+		}
 	}
-	aps, err := tx.ListApprovals(core.ApprovalFilter{})
-	if err != nil {
-		return res, err
+	if !win[KindJob] {
+		jobs, err := tx.ListJobs(core.JobFilter{})
+		if err != nil {
+			return res, err
+		}
+		for i := range jobs {
+			sink.Job(&jobs[i])
+		}
 	}
-	for i := range aps {
-		sink.Approval(&aps[i])
-	}
-	jobs, err := tx.ListJobs(core.JobFilter{})
-	if err != nil {
-		return res, err
-	}
-	for i := range jobs {
-		sink.Job(&jobs[i])
-	}
-	ns, err := tx.ListNotifications(core.NotificationFilter{})
-	if err != nil {
-		return res, err
-	}
-	for i := range ns {
-		sink.Alert(&ns[i])
+	if !win[KindAlert] {
+		ns, err := tx.ListNotifications(core.NotificationFilter{})
+		if err != nil {
+			return res, err
+		}
+		for i := range ns {
+			sink.Alert(&ns[i])
+		}
 	}
 	return res, nil
+}
+
+// changeSink is a Sink that also hears of changed rows of windowed panes
+// (ids only: the pane rereads its window).
+type changeSink interface {
+	Changed(kind Kind, id string)
 }
 
 func loadDelta(tx core.Tx, req LoadRequest, evs []core.Event, sink Sink) (LoadResult, error) {
@@ -176,6 +318,13 @@ func loadDelta(tx core.Tx, req LoadRequest, evs []core.Event, sink Sink) (LoadRe
 			continue
 		}
 		seen[k] = true
+		if kind := kindOfEntity(e.Entity); e.Entity != core.EntityNotification && req.Windowed[kind] {
+			res.Touched[kind] = true
+			if cs, ok := sink.(changeSink); ok {
+				cs.Changed(kind, e.EntityID)
+			}
+			continue
+		}
 		var err error
 		switch e.Entity {
 		case core.EntityTask:
@@ -207,6 +356,12 @@ func loadDelta(tx core.Tx, req LoadRequest, evs []core.Event, sink Sink) (LoadRe
 			return res, err
 		}
 	}
+	if req.Windowed[KindAlert] {
+		// Notifications have no journal of their own: any newer id, or any
+		// change at all (a delivery), rereads the pane's window.
+		res.Touched[KindAlert] = true
+		return res, countRows(tx, req, &res)
+	}
 	ns, err := tx.ListNotifications(core.NotificationFilter{AfterID: req.AfterAlertID})
 	if err != nil {
 		return res, err
@@ -222,12 +377,33 @@ func loadDelta(tx core.Tx, req LoadRequest, evs []core.Event, sink Sink) (LoadRe
 	for i := range un {
 		res.Undelivered[i] = un[i].ID
 	}
-	c, err := tx.CountRows()
-	if err != nil {
-		return res, err
+	return res, countRows(tx, req, &res)
+}
+
+// countRows sets res.Counts when the store can count: the sizes of the
+// tables loaded whole (a windowed pane's table is not counted here: its
+// window rereads its own count).
+func countRows(tx core.Tx, req LoadRequest, res *LoadResult) error {
+	if !slices.Contains(req.Windowed[:], true) {
+		c, err := tx.CountRows()
+		if err != nil {
+			return err
+		}
+		res.Counts = &c
+		return nil
 	}
-	res.Counts = &c
-	return res, nil
+	var n [numKinds]int64
+	for k := Kind(0); k < numKinds; k++ {
+		if req.Windowed[k] {
+			continue
+		}
+		var err error
+		if n[k], _, err = tx.CountWindow(core.WindowQuery{Entity: kindEntity(k)}, -1); err != nil {
+			return err
+		}
+	}
+	res.Counts = &core.TableCounts{Tasks: n[KindTask], Runs: n[KindRun], Approvals: n[KindApproval], Jobs: n[KindJob], Notifications: n[KindAlert]}
+	return nil
 }
 
 func kindOfEntity(entity string) Kind {

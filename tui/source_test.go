@@ -34,9 +34,13 @@ func openReal(t *testing.T) *realReg {
 }
 
 // realHarness is the console over a real registry, ticks off.
-func realHarness(t *testing.T, r *realReg, ro bool) *harness {
+func realHarness(t *testing.T, r *realReg, ro bool) *harness { return realHarnessOver(t, r, ro, 0) }
+
+// realHarnessOver is realHarness with Options.WindowOver (-1: every pane
+// reads windows).
+func realHarnessOver(t *testing.T, r *realReg, ro bool, over int) *harness {
 	hs := &harness{clk: r.clk}
-	o := Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, ReadOnly: ro}
+	o := Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, ReadOnly: ro, WindowOver: over}
 	if ro {
 		o.Actions = nil
 	}
@@ -65,12 +69,22 @@ func check(t *testing.T, err error) {
 	}
 }
 
+// TestStoreSourceLiveUpdates runs with whole tables and with every pane
+// reading windows (issue 14: the same behaviour over windows).
 func TestStoreSourceLiveUpdates(t *testing.T) {
+	t.Run("whole", func(t *testing.T) { testStoreSourceLiveUpdates(t, 0) })
+	t.Run("windows", func(t *testing.T) { testStoreSourceLiveUpdates(t, -1) })
+}
+
+func testStoreSourceLiveUpdates(t *testing.T, over int) {
 	ctx := context.Background()
 	r := openReal(t)
 	check(t, func() error { _, _, err := r.reg.OpenSession(ctx, "sess-a", "", core.ActorRuntime); return err }())
 	t1 := must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "sess-a", Label: "first"}, core.ActorRuntime))
-	hs := realHarness(t, r, false)
+	hs := realHarnessOver(t, r, false, over)
+	if over < 0 && !hs.m.tasks.windowed() {
+		t.Fatal("the Tasks pane holds its whole table")
+	}
 	if _, n := hs.m.tasks.Counts(); n != 1 {
 		t.Fatalf("full load: %d tasks", n)
 	}
@@ -154,7 +168,14 @@ func must2[A, B any](t *testing.T) func(A, B, error) (A, B) {
 	}
 }
 
+// TestStoreSourcePruneForcesFullReload: whole tables reload; windowed panes
+// reread their window and counts.
 func TestStoreSourcePruneForcesFullReload(t *testing.T) {
+	t.Run("whole", func(t *testing.T) { testStoreSourcePrune(t, 0) })
+	t.Run("windows", func(t *testing.T) { testStoreSourcePrune(t, -1) })
+}
+
+func testStoreSourcePrune(t *testing.T, over int) {
 	ctx := context.Background()
 	r := openReal(t)
 	tk := must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: "old"}, core.ActorRuntime))
@@ -163,7 +184,7 @@ func TestStoreSourcePruneForcesFullReload(t *testing.T) {
 		return err
 	}())
 	must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: "kept"}, core.ActorRuntime))
-	hs := realHarness(t, r, false)
+	hs := realHarnessOver(t, r, false, over)
 	if _, n := hs.m.tasks.Counts(); n != 2 {
 		t.Fatalf("loaded %d", n)
 	}

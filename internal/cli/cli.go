@@ -14,6 +14,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -40,6 +41,9 @@ type app struct {
 
 	console consoleFlags // the console's flags (bound by addConsoleFlags)
 
+	cfg    *Config // the config file, read once by config()
+	cfgErr error
+
 	abandonDB bool // a hook answered while a transaction may hang: exit without closing the registry
 }
 
@@ -65,7 +69,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "clawpit: "+err.Error())
+	// Errors quote untrusted values (ids, labels, paths): printed inert.
+	fmt.Fprintln(stderr, "clawpit: "+termtext.Text(err.Error(), 8192))
 	return exitCode(err)
 }
 
@@ -137,6 +142,8 @@ Run without a command to open the console.`,
 		demoCommands(a),
 		hooksCommands(a),
 		{migrateCmd(a)},
+		openclawCommands(a),
+		{serveCommand(a), operatorCommand(a)},
 	} {
 		for _, c := range group {
 			root.AddCommand(c)

@@ -23,6 +23,8 @@ type consoleFlags struct {
 	sweepInterval    time.Duration
 	watchdogInterval time.Duration
 	notifyCmd        string
+	attention        string // what rings the bell (parseAttention)
+	quiet            bool   // no bell (also CLAWPIT_QUIET=1)
 }
 
 // Defaults of the console's intervals (SPEC §5).
@@ -38,6 +40,8 @@ func addConsoleFlags(root *cobra.Command, a *app) {
 	f.BoolVar(&a.console.readOnly, "readonly", false, "read-only console: no actions, no embedded sweeper; opens the registry read-only")
 	f.DurationVar(&a.console.sweepInterval, "sweep-interval", defaultSweepInterval, "console: maintenance sweep every interval (0 disables)")
 	f.DurationVar(&a.console.watchdogInterval, "watchdog-interval", defaultWatchdogInterval, "console: inactivity watchdog every interval (0 disables)")
+	f.StringVar(&a.console.attention, "attention", "approvals,failures", "console: what rings the bell and highlights the header: approvals, failures (a task failed or lost), both, or none")
+	f.BoolVar(&a.console.quiet, "quiet", false, "console: no bell or header highlight (also CLAWPIT_QUIET=1)")
 	f.StringVar(&a.console.notifyCmd, "notify-cmd", "", "console: run this shell command once per new notification (JSON on stdin); exit 0 marks it delivered")
 }
 
@@ -61,6 +65,7 @@ type consoleSettings struct {
 	sweepInterval    time.Duration
 	watchdogInterval time.Duration
 	notifyCmd        string
+	attention        tui.Attention
 }
 
 // resolveConsole merges flags, the config file and the defaults. Errors
@@ -81,24 +86,18 @@ func resolveConsole(cmd *cobra.Command, a *app, cfg *Config, getenv func(string)
 	if s.keys, err = consoleKeyMap(keyOverrides(cfg)); err != nil {
 		return s, err
 	}
-	if cfg != nil {
-		if !changed("sweep-interval") {
-			if d, ok, err := cfg.configDuration("sweep-interval", cfg.Sweep.SweepInterval, true); err != nil {
-				return s, err
-			} else if ok {
-				s.sweepInterval = d
-			}
-		}
-		if !changed("watchdog-interval") {
-			if d, ok, err := cfg.configDuration("watchdog-interval", cfg.Sweep.WatchdogInterval, true); err != nil {
-				return s, err
-			} else if ok {
-				s.watchdogInterval = d
-			}
-		}
-		if !changed("notify-cmd") && cfg.Sweep.NotifyCmd != "" {
-			s.notifyCmd = cfg.Sweep.NotifyCmd
-		}
+	// Sweep and watchdog intervals and the notify command: the same
+	// resolution as the daemon's (flags, then [sweep], then defaults).
+	sw, err := resolveSweepSettings(cmd, cfg)
+	if err != nil {
+		return s, err
+	}
+	s.sweepInterval, s.watchdogInterval, s.notifyCmd = sw.sweepInterval, sw.watchdogInterval, sw.notifyCmd
+	if s.attention, err = parseAttention(a.console.attention); err != nil {
+		return s, err
+	}
+	if q := getenv("CLAWPIT_QUIET"); a.console.quiet || (q != "" && q != "0") {
+		s.attention = tui.Attention{}
 	}
 	if s.sweepInterval < 0 {
 		return s, core.Invalidf("--sweep-interval %s: must not be negative", s.sweepInterval)
@@ -114,7 +113,7 @@ func resolveConsole(cmd *cobra.Command, a *app, cfg *Config, getenv func(string)
 // notifier, and the Bubble Tea program on the terminal's alt screen.
 func runConsole(cmd *cobra.Command, a *app) error {
 	ctx := cmd.Context()
-	cfg, err := loadConfig()
+	cfg, err := a.config()
 	if err != nil {
 		return err
 	}
@@ -157,6 +156,7 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 	opts := tui.Options{
 		Theme: set.theme, Keys: set.keys, ReadOnly: set.readOnly, Operator: core.OperatorActor(),
 		SweepInterval: set.sweepInterval, WatchdogInterval: set.watchdogInterval,
+		Attention: set.attention,
 	}
 	if set.readOnly {
 		reg, err := a.open(ctx, store.Options{ReadOnly: true})

@@ -103,7 +103,7 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 			}
 			// Open once so the registry exists, with its directory, before
 			// the first hook runs.
-			if _, err := a.registry(cmd.Context()); err != nil {
+			if _, err := a.registryCreate(cmd.Context()); err != nil {
 				return err
 			}
 			ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate, RunInactivity: inactivity})
@@ -302,7 +302,7 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 		if perr != nil {
 			return &exitError{code: exitFailed, msg: "hook: " + perr.Error()}
 		}
-		reg, err := a.registry(ctx)
+		reg, err := a.registryCreate(ctx)
 		if err == nil {
 			h := &claude.Handler{Reg: reg, Cfg: cfg}
 			_, err = h.Handle(ctx, p)
@@ -335,7 +335,7 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		reg, err := a.registry(hctx)
+		reg, err := a.registryCreate(hctx)
 		if err != nil {
 			answer(claude.DenyError(err), err)
 			return

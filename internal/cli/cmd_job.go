@@ -16,6 +16,7 @@ import (
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/tailer"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 )
 
@@ -182,7 +183,7 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 			if job.CaptureError != "" {
 				// The job runs, but nothing will be logged (SPEC J3: the
 				// child never blocks; capture_error says why).
-				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, job.CaptureError)
+				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, termtext.Line(job.CaptureError, 500))
 			}
 			if err := a.printMutation(core.Result{Applied: true}, "job", job, "job "+job.ID, "started"); err != nil || a.jsonOut {
 				return err
@@ -284,13 +285,31 @@ func printJob(w io.Writer, j *core.Job, evs []core.Event) {
 		{"exit_code", exit}, {"timeout", timeout},
 		{"pid", itoa(j.PID)}, {"pgid", itoa(j.PGID)},
 		{"supervisor_pid", itoa(j.SupervisorPID)}, // supervisor_start (clock ticks) is in --json only
+		{"process_tree", containmentText(j)},
 		{"created_at", stamp(now, j.CreatedAt)}, {"started_at", stamp(now, j.StartedAt)},
 		{"completed_at", stamp(now, j.CompletedAt)},
 		{"duration", core.JobDuration(j, core.TS(now)).Round(100 * time.Millisecond).String()},
-		{"log_path", j.LogPath}, {"capture_error", j.CaptureError}, {"surfaced_at", stamp(now, j.SurfacedAt)},
+		{"log_path", j.LogPath}, {"capture_error", j.CaptureError},
+		// What a supervisor that gave up (a full disk, say) left beside the log.
+		{"supervisor_error", core.ReadSupervisorError(j.LogPath)},
+		{"surfaced_at", stamp(now, j.SurfacedAt)},
 		{"cleanup_after", stamp(now, j.CleanupAfter)},
 	})
 	printEvents(w, now, evs)
+}
+
+// containmentText says how the job's whole process tree is held on this
+// machine (`job show`), and what that means when its supervisor dies.
+func containmentText(j *core.Job) string {
+	switch j.Containment {
+	case core.ContainCgroup:
+		return "cgroup " + j.Cgroup + " (every descendant ends with the job)"
+	case core.ContainSubreaper:
+		return "subreaper (no writable cgroup here; descendants that leave the process group are ended by the supervisor, or by the sweep if they keep " + core.EnvJobID + ")"
+	case core.ContainGroup:
+		return "process group only (no cgroup, no subreaper here; descendants that leave the group survive the job)"
+	}
+	return "-"
 }
 
 func jobTailCmd(a *app) *cobra.Command {
@@ -320,7 +339,7 @@ func jobTailCmd(a *app) *cobra.Command {
 			// Job output never reaches the terminal raw (SPEC §9); redacted
 			// again once sanitised, because stripping escapes can join a
 			// secret they split (SPEC J4).
-			text = redact.Default().Block(tailer.SanitizeText(text, 0))
+			text = redact.Default().Block(termtext.Text(text, 0))
 			if a.jsonOut {
 				return a.printJSON(struct {
 					ID           string `json:"id"`
@@ -339,7 +358,7 @@ func jobTailCmd(a *app) *cobra.Command {
 				fmt.Fprintln(a.stdout)
 			}
 			if job.CaptureError != "" {
-				fmt.Fprintf(a.stdout, "[log incomplete: %s]\n", job.CaptureError)
+				fmt.Fprintf(a.stdout, "[log incomplete: %s]\n", termtext.Line(job.CaptureError, 500))
 			}
 			return nil
 		},
@@ -437,8 +456,8 @@ func jobListCmd(a *app) *cobra.Command {
 				if jb.ExitCode != nil {
 					exit = strconv.Itoa(*jb.ExitCode)
 				}
-				row(tw, jb.ID, string(jb.Status), exit, clean(jb.Session, 40), age(now, jb.CreatedAt),
-					clean(core.CommandLine(jb.Command), 100))
+				row(tw, jb.ID, string(jb.Status), exit, termtext.Line(jb.Session, 40), age(now, jb.CreatedAt),
+					termtext.Line(core.CommandLine(jb.Command), 100))
 			}
 			return tw.Flush()
 		},
@@ -482,14 +501,14 @@ func jobReapCmd(a *app) *cobra.Command {
 				}{len(rep.Reaped) > 0, reason, rep})
 			}
 			if len(rep.Reaped) == 0 {
-				fmt.Fprintf(a.stdout, "no pending or running jobs in session %s\n", session)
+				fmt.Fprintf(a.stdout, "no pending or running jobs in session %s\n", termtext.Line(session, 80))
 				return nil
 			}
 			ids := make([]string, len(rep.Reaped))
 			for i, jb := range rep.Reaped {
 				ids[i] = jb.ID
 			}
-			fmt.Fprintf(a.stdout, "reaped %s of session %s: %s\n", count(len(ids), "job", "jobs"), session, strings.Join(ids, ", "))
+			fmt.Fprintf(a.stdout, "reaped %s of session %s: %s\n", count(len(ids), "job", "jobs"), termtext.Line(session, 80), strings.Join(ids, ", "))
 			if reason != "" {
 				fmt.Fprintln(a.stdout, reason)
 			}
@@ -554,7 +573,7 @@ func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog
 	for batch := range fl.C() {
 		var sb strings.Builder
 		for _, l := range batch {
-			sb.Write(lr.Line([]byte(tailer.Sanitize(l.Text, 0))))
+			sb.Write(lr.Line([]byte(termtext.Log(l.Text, 0))))
 			sb.WriteByte('\n')
 		}
 		if _, err := io.WriteString(a.stdout, sb.String()); err != nil {

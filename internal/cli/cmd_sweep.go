@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -67,15 +68,16 @@ type sweepSettings struct {
 	busyTimeout      time.Duration // 0 = the store default
 }
 
-// resolveSweepSettings reads $XDG_CONFIG_HOME/clawpit/config.toml and the
-// flags of cmd that exist (thresholds; --sweep-interval, --watchdog-interval,
-// --notify-cmd where defined). Errors wrap core.ErrInvalid (exit 2) and name
-// the bad value.
-func resolveSweepSettings(cmd *cobra.Command) (sweepSettings, error) {
+// resolveSweepSettings merges the defaults, the config file's [sweep] table
+// (cfg; nil is an empty file) and the flags of cmd that exist (thresholds;
+// --sweep-interval, --watchdog-interval, --notify-cmd where defined), in
+// that order. It is the one place sweep settings are resolved, for the
+// sweep, the daemon, the console, the demo and serve. Errors wrap
+// core.ErrInvalid (exit 2) and name the bad value.
+func resolveSweepSettings(cmd *cobra.Command, cfg *Config) (sweepSettings, error) {
 	set := sweepSettings{th: core.DefaultThresholds(), sweepInterval: 60 * time.Second, watchdogInterval: 5 * time.Second}
-	cfg, err := loadConfig()
-	if err != nil {
-		return set, err
+	if cfg == nil {
+		cfg = &Config{}
 	}
 	fs := cmd.Flags()
 	for _, f := range thresholdFlags {
@@ -130,7 +132,11 @@ func resolveSweepSettings(cmd *cobra.Command) (sweepSettings, error) {
 // into a.th, which the registry is opened with. The console calls it before
 // opening the registry for its embedded sweeper.
 func (a *app) sweepThresholds(cmd *cobra.Command) (sweepSettings, error) {
-	set, err := resolveSweepSettings(cmd)
+	cfg, err := a.config()
+	if err != nil {
+		return sweepSettings{}, err
+	}
+	set, err := resolveSweepSettings(cmd, cfg)
 	if err != nil {
 		return set, err
 	}
@@ -210,7 +216,7 @@ func sweepErr(a *app, set sweepSettings, err error) error {
 
 // runSweepOnce runs one sweep for `clawpit --sweep-once` and `clawpit sweep`.
 func runSweepOnce(cmd *cobra.Command, a *app) error {
-	set, err := resolveSweepSettings(cmd)
+	set, err := a.sweepThresholds(cmd)
 	if err != nil {
 		return err
 	}
@@ -271,7 +277,7 @@ exit 0 marks it delivered, anything else is retried later). Logs go to stderr
 }
 
 func runDaemon(cmd *cobra.Command, a *app) error {
-	set, err := resolveSweepSettings(cmd)
+	set, err := a.sweepThresholds(cmd)
 	if err != nil {
 		return err
 	}
@@ -508,6 +514,6 @@ func (a *app) printNotification(n core.Notification, follow bool) error {
 	if n.DeliveredAt != 0 {
 		mark = " (delivered)"
 	}
-	_, err := fmt.Fprintf(a.stdout, "#%d %s %s [%s] %s%s\n", n.ID, n.CreatedAt, n.Kind, clean(sess, 80), clean(n.Text, 4000), mark)
+	_, err := fmt.Fprintf(a.stdout, "#%d %s %s [%s] %s%s\n", n.ID, n.CreatedAt, n.Kind, termtext.Line(sess, 80), termtext.Line(n.Text, 4000), mark)
 	return err
 }

@@ -106,6 +106,15 @@ func configPath() string {
 	return ""
 }
 
+// config returns the configuration file's contents, read once per process
+// (every command and the console share it).
+func (a *app) config() (*Config, error) {
+	if a.cfg == nil && a.cfgErr == nil {
+		a.cfg, a.cfgErr = loadConfig()
+	}
+	return a.cfg, a.cfgErr
+}
+
 // loadConfig reads the configuration file; a missing file is the zero
 // Config. Errors wrap core.ErrInvalid (exit 2) and name the file and key:
 // malformed TOML, a value of the wrong type, an unknown key.

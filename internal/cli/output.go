@@ -12,10 +12,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // field is one key of a JSON object printed in a fixed order.
@@ -71,40 +70,22 @@ func (a *app) printMutation(res core.Result, entity string, v any, subject, done
 		if why == "" {
 			why = "nothing changed"
 		}
-		fmt.Fprintf(a.stdout, "%s: not applied: %s\n", subject, clean(why, 300))
+		fmt.Fprintf(a.stdout, "%s: not applied: %s\n", subject, termtext.Line(why, 300))
 	case res.Reason != "":
-		fmt.Fprintf(a.stdout, "%s %s (%s)\n", subject, done, clean(res.Reason, 300))
+		fmt.Fprintf(a.stdout, "%s %s (%s)\n", subject, done, termtext.Line(res.Reason, 300))
 	default:
 		fmt.Fprintf(a.stdout, "%s %s\n", subject, done)
 	}
 	return nil
 }
 
-// age is a compact relative age of ts against now: "12s", "4m", "2h", "3d";
-// "in 4m" for a time in the future; "-" when ts is absent.
+// age is the relative age of ts at now (termtext.Age: "12s", "4m", "2h",
+// "3d", "in 4m" for a time in the future); "-" when ts is absent.
 func age(now time.Time, ts core.Timestamp) string {
 	if ts.IsZero() {
 		return "-"
 	}
-	d := now.Sub(ts.Time())
-	if d < 0 {
-		return "in " + shortDuration(-d)
-	}
-	return shortDuration(d)
-}
-
-// shortDuration renders d with one unit: s below a minute, m below an hour, h
-// below two days, then d.
-func shortDuration(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d/time.Second))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d/time.Minute))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d/time.Hour))
-	}
-	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+	return termtext.Age(now, ts.Time())
 }
 
 // stamp is an absolute time with its relative age: "2026-11-22T10:04:05.123Z
@@ -151,7 +132,7 @@ func printKV(w io.Writer, pairs []kv) {
 		width = max(width, len(p.K))
 	}
 	for _, p := range pairs {
-		v := clean(p.V, 2000)
+		v := termtext.Line(p.V, 2000)
 		if v == "" {
 			v = "-"
 		}
@@ -173,7 +154,7 @@ func printEvents(w io.Writer, now time.Time, evs []core.Event) {
 		if !e.Applied {
 			applied = "ignored"
 		}
-		row(tw, "  "+e.At.String(), age(now, e.At), clean(change, 60), clean(string(e.Actor), 80), applied, clean(e.Reason, 300))
+		row(tw, "  "+e.At.String(), age(now, e.At), termtext.Line(change, 60), termtext.Line(string(e.Actor), 80), applied, termtext.Line(e.Reason, 300))
 	}
 	tw.Flush()
 }
@@ -192,42 +173,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// clean makes untrusted text safe for one terminal line (SPEC §9 sanitising,
-// minimal form for CLI output): escape sequences lose their ESC, other control
-// characters, C1 controls and bidi overrides are dropped, newlines and tabs
-// become spaces, invalid UTF-8 becomes U+FFFD, and the result is capped at max
-// bytes with "…".
-func clean(s string, max int) string {
-	if s == "" {
-		return ""
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			r = '\uFFFD'
-		case r == '\n' || r == '\r' || r == '\t':
-			r = ' '
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			continue
-		case isBidiControl(r) || (unicode.Is(unicode.Cf, r) && r != '\u200d'):
-			continue
-		}
-		if b.Len()+utf8.RuneLen(r) > max {
-			b.WriteString("…")
-			break
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// isBidiControl reports the bidirectional formatting characters that can
-// reorder what a terminal shows (Trojan Source).
-func isBidiControl(r rune) bool {
-	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f' || r == '\u061c'
 }

@@ -73,7 +73,7 @@
 //
 // The read Cmd waits for the source's next batch off the UI goroutine,
 // coalesces every batch already queued (up to Capacity lines), sanitises
-// each line once as it enters (tailer.Sanitize: escape sequences, control
+// each line once as it enters (termtext.Log: escape sequences, control
 // and bidi characters removed, tabs expanded, \r resolved, capped at
 // MaxLineRunes) and redacts it, and returns ONE LinesMsg; Update appends it
 // and re-issues the Cmd. Never one message per line.

@@ -5,12 +5,13 @@ import (
 	"sync"
 
 	"github.com/clawpit/clawpit/tailer"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // sanitizeLine is the one place lines, titles and errors enter the view:
 // escape sequences and controls removed, tabs and \r resolved, capped at
 // maxRunes (SPEC §9).
-func sanitizeLine(s string, maxRunes int) string { return tailer.Sanitize(s, maxRunes) }
+func sanitizeLine(s string, maxRunes int) string { return termtext.Log(s, maxRunes) }
 
 // followSource adapts a tailer.Follower to Source. The follower crosses
 // rotations itself, redacts each line with a LineRedactor and delivers

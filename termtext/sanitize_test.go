@@ -1,4 +1,4 @@
-package tailer
+package termtext
 
 import (
 	"strings"
@@ -66,11 +66,11 @@ func TestSanitizeTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := Sanitize(tc.in, tc.max)
+			got := Log(tc.in, tc.max)
 			if got != tc.want {
-				t.Fatalf("Sanitize(%q, %d)\n got %q\nwant %q", tc.in, tc.max, got, tc.want)
+				t.Fatalf("Log(%q, %d)\n got %q\nwant %q", tc.in, tc.max, got, tc.want)
 			}
-			if again := Sanitize(got, tc.max); again != got {
+			if again := Log(got, tc.max); again != got {
 				t.Fatalf("not idempotent: %q → %q", got, again)
 			}
 			checkSafe(t, got, tc.max)
@@ -81,13 +81,13 @@ func TestSanitizeTable(t *testing.T) {
 func TestSanitizeText(t *testing.T) {
 	in := "line 1\r\n\x1b[1mline 2\x1b[0m\n\tx\n\n50%\r100%"
 	want := "line 1\nline 2\n        x\n\n100%"
-	if got := SanitizeText(in, 0); got != want {
+	if got := Text(in, 0); got != want {
 		t.Fatalf("got %q want %q", got, want)
 	}
-	if got := SanitizeText("ab\ncd", 4); got != "ab\n…" {
+	if got := Text("ab\ncd", 4); got != "ab\n…" {
 		t.Fatalf("cap: %q", got)
 	}
-	if got := SanitizeText("plain\ntext", 0); got != "plain\ntext" {
+	if got := Text("plain\ntext", 0); got != "plain\ntext" {
 		t.Fatalf("plain: %q", got)
 	}
 }
@@ -96,11 +96,11 @@ func TestSanitizeNoAlloc(t *testing.T) {
 	ascii := "2026-11-22T10:04:05.123Z INFO GET /api/v1/items 200 12ms"
 	utf := "Grüße, 日本語 — ok"
 	for _, s := range []string{ascii, utf} {
-		if n := testing.AllocsPerRun(100, func() { Sanitize(s, 1000) }); n != 0 {
-			t.Errorf("Sanitize(%q) allocates %v times", s, n)
+		if n := testing.AllocsPerRun(100, func() { Log(s, 1000) }); n != 0 {
+			t.Errorf("Log(%q) allocates %v times", s, n)
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { SanitizeText(ascii+"\n"+ascii, 1000) }); n > 1 {
+	if n := testing.AllocsPerRun(100, func() { Text(ascii+"\n"+ascii, 1000) }); n > 1 {
 		t.Errorf("SanitizeText allocates %v times", n)
 	}
 }
@@ -139,19 +139,19 @@ func FuzzSanitize(f *testing.F) {
 		if maxLen < 0 {
 			maxLen = -maxLen
 		}
-		out := Sanitize(s, maxLen)
+		out := Log(s, maxLen)
 		checkSafe(t, out, maxLen)
-		if again := Sanitize(out, maxLen); again != out {
+		if again := Log(out, maxLen); again != out {
 			t.Fatalf("not idempotent:\n in    %q\n once  %q\n twice %q", s, out, again)
 		}
-		txt := SanitizeText(s, maxLen)
+		txt := Text(s, maxLen)
 		for _, line := range strings.Split(txt, "\n") {
 			checkSafe(t, line, maxLen)
 		}
 		if maxLen > 0 && utf8.RuneCountInString(txt) > maxLen {
 			t.Fatalf("SanitizeText over the cap")
 		}
-		if again := SanitizeText(txt, maxLen); again != txt {
+		if again := Text(txt, maxLen); again != txt {
 			t.Fatalf("SanitizeText not idempotent:\n in    %q\n once  %q\n twice %q", s, txt, again)
 		}
 	})
@@ -162,7 +162,7 @@ func BenchmarkSanitizeASCII(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()
 	for b.Loop() {
-		Sanitize(s, 500)
+		Log(s, 500)
 	}
 }
 
@@ -171,6 +171,6 @@ func BenchmarkSanitizeANSI(b *testing.B) {
 	b.SetBytes(int64(len(s)))
 	b.ReportAllocs()
 	for b.Loop() {
-		Sanitize(s, 500)
+		Log(s, 500)
 	}
 }

@@ -1,4 +1,11 @@
-package tailer
+// Package termtext owns every rule for untrusted text shown on a terminal
+// (SPEC §9 "untrusted text is sanitised once, where it enters the program"):
+// one sanitiser with three modes (Log for a log line, Text for multi-line
+// text, Line for a one-line field), the one relative-age formatter (Age) and
+// the validators for ids and labels that runtimes hand in (ValidID,
+// ValidLabel). It uses nothing of clawpit's: core, tui, tailer and the CLI
+// all use it.
+package termtext
 
 import (
 	"strings"
@@ -7,8 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// Terminal-safe text (SPEC §9 "untrusted text is sanitised once, where it
-// enters the program"). Sanitize turns arbitrary bytes — job output, commands,
+// The sanitiser turns arbitrary bytes — job output, commands,
 // labels, errors, rationales — into text that cannot drive the operator's
 // terminal: nothing it returns can move the cursor, set the title, write the
 // clipboard, open a hyperlink, or reorder the text around it.
@@ -27,12 +33,15 @@ import (
 //     like its 7-bit form; every other raw C1 byte is dropped. As UTF-8 runes
 //     (U+0080–U+009F), the introducers U+009B/U+0090 remove the CSI/DCS
 //     parameters and final byte that follow, U+009D/U+0098/U+009E/U+009F the
-//     string up to its terminator (ST, ESC \, CAN, SUB — not BEL); other C1
-//     runes are dropped. (A DCS introduced by U+0090 loses only its
+//     string up to its terminator ST (U+009C or ESC \); a string without
+//     ST — one ended by BEL, say, which VTE-style terminals accept — loses
+//     only its introducer and its text stays, sanitised, so it never eats
+//     the rest of the line; other C1 runes are dropped. (A DCS introduced by U+0090 loses only its
 //     parameters: its payload stays, sanitised, as plain text.)
 //  3. Other C0 controls and DEL are made visible as Unicode "control
 //     pictures" (U+2400 + code: NUL → ␀, BEL → ␇, ESC never gets here,
-//     LF → ␊ in Sanitize (SanitizeText keeps line breaks), DEL → ␡), so a job cannot
+//     LF → ␊ in Log (Text keeps line breaks, Line makes LF, CR and tab a
+//     space), DEL → ␡), so a job cannot
 //     ring the bell or hide bytes, and the operator still sees that they
 //     were there.
 //  4. Invisible reordering and hiding characters are removed: bidi
@@ -52,29 +61,46 @@ import (
 //  7. The result is capped at maxLen runes (maxLen ≤ 0: no cap); a cut text
 //     ends with "…" and has exactly maxLen runes.
 //
-// Sanitize is idempotent, returns s itself (no allocation) for printable
+// Every mode is idempotent, returns s itself (no allocation) for printable
 // ASCII within the cap, and its output is valid UTF-8 without ESC, C1, BEL,
 // CR, bidi controls or any other C0 byte.
 
 // Ellipsis marks truncated text.
 const Ellipsis = "…"
 
-// Sanitize returns s made safe for display on one line (see above); a '\n'
-// in s is shown as ␊.
-func Sanitize(s string, maxLen int) string {
+// Log returns a log line made safe for display (see above): tabs expanded,
+// '\r' and '\b' resolved, a '\n' shown as ␊, at most maxLen runes (≤ 0: no
+// cap). The hot path of job tails and the console's log view: printable ASCII
+// within the cap returns s without allocating.
+func Log(s string, maxLen int) string {
 	if isPlainASCII(s) {
 		if maxLen <= 0 || len(s) <= maxLen {
 			return s
 		}
 		return s[:maxLen-1] + Ellipsis
 	}
-	return capRunes(sanitizeLine(s), maxLen)
+	return capRunes(sanitizeLine(s, false), maxLen)
 }
 
-// SanitizeText is Sanitize for multi-line text (errors, rationales, a tail):
+// Line returns s made safe as a one-line field (an id, a label, an error, a
+// stream field printed by the CLI): like Log, except that '\n', '\r' and
+// '\t' each become one space (so a newline cannot forge another output line
+// and "\r" cannot overwrite what came before), capped at maxLen runes (≤ 0:
+// no cap) with the last being "…".
+func Line(s string, maxLen int) string {
+	if isPlainASCII(s) {
+		if maxLen <= 0 || len(s) <= maxLen {
+			return s
+		}
+		return s[:maxLen-1] + Ellipsis
+	}
+	return capRunes(sanitizeLine(s, true), maxLen)
+}
+
+// Text is Log for multi-line text (errors, rationales, a tail):
 // each line is sanitised on its own, "\r\n" and "\n" become "\n", and the
 // whole is capped at maxLen runes (line breaks count as one).
-func SanitizeText(s string, maxLen int) string {
+func Text(s string, maxLen int) string {
 	if isPlainASCIIText(s) && !strings.Contains(s, "\r") {
 		if maxLen <= 0 || len(s) <= maxLen {
 			return s
@@ -88,7 +114,7 @@ func SanitizeText(s string, maxLen int) string {
 		if i > 0 {
 			sb.WriteByte('\n')
 		}
-		sb.WriteString(sanitizeLine(line))
+		sb.WriteString(sanitizeLine(line, false))
 		if !more {
 			break
 		}
@@ -137,8 +163,9 @@ func capRunes(s string, maxLen int) string {
 }
 
 // sanitizeLine does steps 1–6. (A trailing '\r', as left by "\r\n", is
-// resolved like any '\r': it returns to column 0 and writes nothing.)
-func sanitizeLine(s string) string {
+// resolved like any '\r': it returns to column 0 and writes nothing.) With
+// field, '\n', '\r' and '\t' become a space instead (Line).
+func sanitizeLine(s string, field bool) string {
 	var sb strings.Builder
 	changed := false
 	cells := false // a '\t', '\r' or '\b' needs the cell model
@@ -159,6 +186,13 @@ func sanitizeLine(s string) string {
 			continue
 		}
 		switch {
+		case field && (c == '\t' || c == '\r' || c == '\n'):
+			flush(i)
+			sb.WriteByte(' ')
+			i++
+			last = i
+			prevInvalid = false
+			continue
 		case c == '\t' || c == '\r' || c == '\b':
 			cells = true
 			prevInvalid = false
@@ -210,7 +244,7 @@ func sanitizeLine(s string) string {
 			case 0x9b, 0x90: // CSI, DCS: parameters, intermediates, final
 				i += skipSequence(s[i:], ansi.PrefixState)
 			case 0x9d, 0x98, 0x9e, 0x9f: // OSC, SOS, PM, APC: a string
-				i += skipSequence(s[i:], ansi.StringState)
+				i += skipC1String(s[i:])
 			}
 			last = i
 		case isHiddenRune(r):
@@ -235,6 +269,26 @@ func sanitizeLine(s string) string {
 		out = resolveCells(out)
 	}
 	return out
+}
+
+// skipC1String returns the length of the string payload of a UTF-8-encoded
+// C1 string introducer (U+009D OSC, …) at the start of s, up to and with its
+// ST (U+009C or ESC \); 0 when no ST ends it on this line (the payload is
+// then kept as text: it is inert once its introducer is gone).
+func skipC1String(s string) int {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ansi.ESC:
+			if i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+		case 0xc2:
+			if i+1 < len(s) && s[i+1] == 0x9c {
+				return i + 2
+			}
+		}
+	}
+	return 0
 }
 
 func isC1Introducer(c byte) bool {

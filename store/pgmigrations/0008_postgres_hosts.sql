@@ -1,4 +1,5 @@
--- clawpit registry schema v5 (branch postgres): hosts (SPEC §14).
+-- PostgreSQL port of store/migrations/0008_postgres_hosts.sql.
+-- clawpit registry schema v8 (branch postgres): hosts (SPEC §14).
 --
 -- jobs.host: the machine a job's supervisor runs on (hostname, or
 -- CLAWPIT_HOST). Liveness, reaping and cancel signal a job's processes only
@@ -10,6 +11,6 @@ ALTER TABLE jobs ADD COLUMN host TEXT NOT NULL DEFAULT '';
 -- A sweep elsewhere reports a host whose active jobs have gone unconfirmed
 -- for more than two sweep intervals (it never marks them lost itself).
 CREATE TABLE hosts (
-  name     TEXT PRIMARY KEY,
-  swept_at INTEGER NOT NULL
+  name     TEXT COLLATE "C" PRIMARY KEY,
+  swept_at BIGINT NOT NULL
 );

@@ -1,0 +1,200 @@
+package openclaw
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// Every hand-made shape against OpenClaw's rules as its source writes them
+// (openclaw/openclaw, src/tasks/; read at task-registry.maintenance.ts
+// 00f57cb1781e, task-registry.audit.ts 0aa87298bc1e, the revisions with
+// durable cron recovery and the CLI's non-authoritative cron; the older
+// e54d1bfb1d9c treated cron tasks as never backed):
+//
+//   - task-registry.maintenance.ts previewTaskRegistryMaintenance: per task,
+//     shouldMarkLost → reconciled, else shouldPruneTerminalTask → pruned,
+//     else shouldStampCleanupAfter → cleanupStamped.
+//   - shouldMarkLost: isActiveTask && hasLostGraceExpired (now -
+//     (lastEventAt ?? startedAt ?? createdAt) >= TASK_RECONCILE_GRACE_MS,
+//     5 min) && !hasBackingSession.
+//   - hasBackingSession: cron → backed unless cron-authoritative (never in
+//     the CLI); cli with a sourceId/runId and no in-process agent run
+//     context → not backed; no childSessionKey → backed; acp → its ACP
+//     session entry exists; subagent/cli → the session store has the key
+//     (cli keys of chat type channel/group/direct → not backed).
+//   - shouldPruneTerminalTask: cleanupAfter set → now >= cleanupAfter; else
+//     now - (endedAt ?? lastEventAt ?? createdAt) >= retention (7 days,
+//     task-registry.runtime-config.ts getTaskRetentionMs).
+//   - task-registry.audit.ts visitTaskAuditCodes over
+//     reconcileInspectableTasks (active tasks maintenance would mark lost are
+//     audited as lost, projectTaskLost): stale_queued warn ≥ 10 min,
+//     stale_running error ≥ 30 min, lost error (warn while retained:
+//     retainedLostCleanupAfter with task-retention.ts
+//     resolveEffectiveTaskCleanupAfter, lost capped at 24 h),
+//     delivery_failed warn unless notifyPolicy silent, missing_cleanup warn
+//     (terminal, not lost, no cleanupAfter), inconsistent_timestamps warn
+//     (findTimestampInconsistency).
+func TestShapesAgainstOpenClawRules(t *testing.T) {
+	d := openShapes(t)
+	ctx := context.Background()
+	actions := map[string]string{}
+	if _, err := d.Preview(ctx, Options{Now: fixtureNow}, func(a core.Action) error {
+		actions[a.ID] = a.Rule
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := d.Audit(ctx, Options{Now: fixtureNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codes := map[string][]string{}
+	for _, f := range rep.Findings {
+		codes[f.ID] = append(codes[f.ID], f.Severity+" "+f.Code)
+	}
+	for _, tc := range []struct {
+		id     string
+		action string   // preview rule, "" for none
+		audit  []string // "severity code", sorted
+		why    string
+	}{
+		{"t-queued-fresh", "", nil, "queued 1 min, session exists: inside every window"},
+		{"t-queued-stale", "", []string{"warn stale_queued"}, "cli without run identity, session exists → backed; queued 20 min ≥ 10"},
+		{"t-running-backed-stale", "", []string{"error stale_running"}, "session exists → backed; running 45 min ≥ 30"},
+		{"t-running-orphan", core.RuleGraceLost, []string{"warn lost"}, "session gone, idle 40 min ≥ 5: lost; audited as lost, retained (cleanupAfter ahead)"},
+		{"t-running-grace", "", nil, "session gone but idle 2 min < 5-min grace"},
+		{"t-90444-subagent", "", []string{"error run_ended_task_active"}, "#90444: run killed 10 min ago, session still in the store → OpenClaw keeps it running; clawpit flags it"},
+		{"t-90444-cli", core.RuleGraceLost, []string{"warn inconsistent_timestamps", "warn lost"}, "#90444 cli peer: run identity without a live agent run context → not backed; its ended_at < started_at (end_before_start)"},
+		{"t-cron-stuck", "", []string{"error stale_running"}, "cron is never authoritative in the CLI → backed, so never lost"},
+		{"t-acp-stuck", "", []string{"error stale_running"}, "acp session entry exists → backed"},
+		{"t-acp-missing", core.RuleGraceLost, []string{"warn lost"}, "acp session entry missing → not backed"},
+		{"t-cli-group", core.RuleGraceLost, []string{"warn lost"}, "cli child key of chat type group → not backed"},
+		{"t-active-ended", "", []string{"warn inconsistent_timestamps"}, "active_ended"},
+		{"t-yield-owner", "", []string{"error stale_running"}, "backed; running 35 min; detail is the yield guidance (task-retained-yield-guidance.ts isRetainedYieldOwner)"},
+		{"t-succeeded-stamped", "", nil, "cleanupAfter ahead"},
+		{"t-succeeded-nocleanup", core.RuleStamp, []string{"warn missing_cleanup"}, "ended 1 d ago < 7 d: stamp endedAt + 7 d"},
+		{"t-failed-old-nocleanup", core.RulePrune, []string{"warn missing_cleanup"}, "ended 8 d ago ≥ 7 d, no cleanupAfter: prune"},
+		{"t-cancelled-due", core.RulePrune, nil, "cleanupAfter an hour ago"},
+		{"t-timed-out-delivery-failed", "", []string{"warn delivery_failed"}, "delivery failed, notify done_only"},
+		{"t-failed-delivery-silent", "", nil, "delivery failed but notify silent"},
+		{"t-lost-retained", "", []string{"warn lost"}, "lost 2 h ago, cleanupAfter ahead"},
+		{"t-lost-expired", "", []string{"error lost"}, "cleanupAfter 5 d ahead (not pruned) but effective cleanup capped at endedAt + 24 h, passed"},
+		{"t-lost-due", core.RulePrune, []string{"error lost"}, "cleanupAfter passed: pruned; not retained"},
+		{"t-start-before-created", "", []string{"warn inconsistent_timestamps"}, "start_before_creation"},
+		{"t-end-before-start", "", []string{"warn inconsistent_timestamps"}, "end_before_start"},
+		{"t-end-before-created", "", []string{"warn inconsistent_timestamps"}, "clawpit: endedAt < createdAt with no startedAt (OpenClaw checks only with startedAt)"},
+	} {
+		if got := actions[tc.id]; got != tc.action {
+			t.Errorf("%s: preview %q, want %q (%s)", tc.id, got, tc.action, tc.why)
+		}
+		got := codes[tc.id]
+		slices.Sort(got)
+		if strings.Join(got, ",") != strings.Join(tc.audit, ",") {
+			t.Errorf("%s: audit %v, want %v (%s)", tc.id, got, tc.audit, tc.why)
+		}
+	}
+	if got := codes["a-overdue"]; len(got) != 1 || got[0] != "warn approval_pending_past_expiry" {
+		t.Errorf("a-overdue: %v", got)
+	}
+	if got := codes["a-pending"]; got != nil {
+		t.Errorf("a-pending (not expired): %v", got)
+	}
+	if got := codes["r-bad-times"]; len(got) != 1 || got[0] != "warn run_end_before_start" {
+		t.Errorf("r-bad-times: %v", got)
+	}
+}
+
+func TestChatType(t *testing.T) {
+	for key, want := range map[string]string{
+		"agent:main:telegram:group:42": "group",
+		"agent:main:discord:channel:9": "channel",
+		"agent:main:whatsapp:dm:+1":    "direct",
+		"agent:main:signal:direct:x":   "direct",
+		"agent:main:subagent:abc":      "unknown",
+		"AGENT:Main:Telegram:GROUP:1":  "group",
+		"":                             "unknown",
+		"agent:group:subagent:1":       "unknown", // the agent id is not part of the scoped key
+	} {
+		if got := chatType(key); got != want {
+			t.Errorf("chatType(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+func TestPresentationCommand(t *testing.T) {
+	for js, want := range map[string]string{
+		`{"commandText":"rm -rf build/"}`:      "rm -rf build/",
+		`{"command":["git","push","--force"]}`: "git push --force",
+		`{"request":{"commandPreview":"ls"}}`:  "ls",
+		`{"title":"Allow plugin x?"}`:          "Allow plugin x?",
+		`{"commandText":"","command":"make"}`:  "make",
+		`{}`:                                   "",
+	} {
+		if got, bad := presentationCommand(js); got != want || bad {
+			t.Errorf("presentationCommand(%s) = %q, %v; want %q", js, got, bad, want)
+		}
+	}
+	if _, bad := presentationCommand("{not json"); !bad {
+		t.Error("malformed presentation_json not reported")
+	}
+}
+
+func FuzzPresentationCommand(f *testing.F) {
+	for _, s := range []string{`{"commandText":"x"}`, `{"command":["a",1,null]}`, `{"request":{"title":5}}`, `[]`, `"s"`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, js string) {
+		got, bad := presentationCommand(js)
+		if bad && got != "" {
+			t.Fatalf("malformed input gave a command %q", got)
+		}
+	})
+}
+
+func FuzzChatType(f *testing.F) {
+	for _, s := range []string{"agent:main:telegram:group:1", "agent::x", ":::", "dm"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		switch chatType(key) {
+		case "group", "channel", "direct", "unknown":
+		default:
+			t.Fatalf("chatType(%q) outside its four values", key)
+		}
+	})
+}
+
+// With MaxActions the preview lists at most that many rows per rule and
+// counts the rest by index: the counts are the unlimited preview's.
+func TestPreviewMaxActions(t *testing.T) {
+	d := openShapes(t)
+	ctx := context.Background()
+	all, err := d.Preview(ctx, Options{Now: fixtureNow}, func(core.Action) error { return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{1, 2, 100} {
+		per := map[string]int{}
+		got, err := d.Preview(ctx, Options{Now: fixtureNow, MaxActions: limit}, func(a core.Action) error {
+			per[a.Rule]++
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != all {
+			t.Errorf("limit %d: counts %+v, unlimited %+v", limit, got, all)
+		}
+		want := map[string]int{core.RuleGraceLost: min(limit, all.Reconciled), core.RulePrune: min(limit, all.Pruned),
+			core.RuleStamp: min(limit, all.CleanupStamped)}
+		for r, n := range want {
+			if per[r] != n {
+				t.Errorf("limit %d: %d %s listed, want %d", limit, per[r], r, n)
+			}
+		}
+	}
+}

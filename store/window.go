@@ -1,0 +1,413 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// Compile-time check: *tx serves the console's windows.
+var _ core.WindowTx = (*tx)(nil)
+
+// Sort keys that are computed are migration 0004's virtual generated
+// columns (win_*): an index on columns lets one row-value comparison seek to
+// a window's anchor.
+const taskName = "win_name"
+
+// winSort is one order: its key expressions (the id last), all descending
+// (desc) or all ascending, so one row-value comparison is the keyset seek.
+type winSort struct {
+	name string
+	keys []string
+	desc bool
+}
+
+// winTable describes how one entity's windows are read.
+type winTable struct {
+	table, id, cols string
+	// hay are the searchable fields (the ones the console shows): a row
+	// passes the filter when one of them contains it (a query never spans
+	// two fields, as in the console's own filter).
+	hay   []string
+	sorts []winSort
+	scan  func(r *sql.Rows, sink core.RowSink) error
+}
+
+func winTableOf(entity string) (*winTable, bool) {
+	switch entity {
+	case core.EntityTask:
+		return &winTable{
+			table: "tasks", id: "id", cols: taskCols,
+			hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
+				"delivery_status", "error"},
+			sorts: []winSort{
+				{"urgency", []string{"win_urgency", "win_last", "id"}, true},
+				{"recent", []string{"win_last", "id"}, true},
+				{"created", []string{"created_at", "id"}, true},
+				{"label", []string{taskName, "id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var t core.Task
+				if err := scanTask(r, &t); err != nil {
+					return err
+				}
+				sink.Task(&t)
+				return nil
+			},
+		}, true
+	case core.EntityRun:
+		return &winTable{
+			table: "runs", id: "run_id", cols: runCols,
+			hay: []string{"run_id", `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)`,
+				"label", "child_session", "ended_reason", "error"},
+			sorts: []winSort{
+				{"urgency", []string{"win_urgency", "win_last", "run_id"}, true},
+				{"recent", []string{"win_last", "run_id"}, true},
+				{"started", []string{"started_at", "run_id"}, true},
+				{"label", []string{"label", "run_id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var x core.Run
+				if err := scanRun(r, &x); err != nil {
+					return err
+				}
+				sink.Run(&x)
+				return nil
+			},
+		}, true
+	case core.EntityApproval:
+		return &winTable{
+			table: "approvals", id: "id", cols: approvalCols,
+			hay: []string{"id", "status", "tool", "command", "session", "scope", "decided_by"},
+			sorts: []winSort{
+				{"urgency", []string{"win_pending", "requested_at", "id"}, true},
+				{"recent", []string{"requested_at", "id"}, true},
+				{"tool", []string{"tool", "id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var a core.Approval
+				if err := scanApproval(r, &a); err != nil {
+					return err
+				}
+				sink.Approval(&a)
+				return nil
+			},
+		}, true
+	case core.EntityJob:
+		return &winTable{
+			table: "jobs", id: "id", cols: jobCols,
+			hay: []string{"id", "status", "command", "session"},
+			sorts: []winSort{
+				{"urgency", []string{"win_urgency", "created_at", "id"}, true},
+				{"recent", []string{"created_at", "id"}, true},
+				{"command", []string{"command", "id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var j core.Job
+				if err := scanJob(r, &j); err != nil {
+					return err
+				}
+				sink.Job(&j)
+				return nil
+			},
+		}, true
+	case core.EntityNotification:
+		return &winTable{
+			table: "notifications", id: "id", cols: notificationCols,
+			hay: []string{"id", "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)", "kind", "text",
+				"session", "subject_id"},
+			sorts: []winSort{
+				{"urgency", []string{"win_unread", "id"}, true},
+				{"recent", []string{"id"}, true},
+				{"kind", []string{"kind", "id"}, false},
+			},
+			scan: func(r *sql.Rows, sink core.RowSink) error {
+				var n core.Notification
+				if err := scanNotification(r, &n); err != nil {
+					return err
+				}
+				sink.Alert(&n)
+				return nil
+			},
+		}, true
+	}
+	return nil, false
+}
+
+func (w *winTable) sort(name string) (winSort, error) {
+	if name == "" {
+		return w.sorts[0], nil
+	}
+	for _, s := range w.sorts {
+		if s.name == name {
+			return s, nil
+		}
+	}
+	return winSort{}, core.Invalidf("sort key %q for %s", name, w.table)
+}
+
+// filterWhere is the condition "a shown field contains q" and its
+// arguments: one LIKE per field, so SQLite stops at the first field that
+// matches and builds no joined string.
+func (w *winTable) filterWhere(q string) (string, []any) {
+	arg := likeArg(q)
+	parts := make([]string, len(w.hay))
+	args := make([]any, len(w.hay))
+	for i, f := range w.hay {
+		parts[i] = f + ` LIKE ? ESCAPE '\'`
+		args[i] = arg
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
+// likeArg is a LIKE pattern matching q anywhere ('\' escapes % and _).
+func likeArg(q string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(q) + "%"
+}
+
+// selectWindow builds one side of a window: rows after the anchor's key
+// values in the sort's order (from = true: the anchor included), or,
+// reversed, the rows before it; no anchor (nil): from the first row.
+func (w *winTable) selectWindow(s winSort, q core.WindowQuery, anchor []any, reverse, from bool, limit int) (string, []any) {
+	var where []string
+	var args []any
+	if q.Filter != "" {
+		cond, fargs := w.filterWhere(q.Filter)
+		where = append(where, cond)
+		args = append(args, fargs...)
+	}
+	desc := s.desc != reverse
+	if anchor != nil {
+		op := "<"
+		if !desc {
+			op = ">"
+		}
+		if from {
+			op += "="
+		}
+		// The anchor's key values as parameters: SQLite seeks a row-value
+		// range on an index's columns (not on a subquery's result).
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(s.keys)), ", ")
+		where = append(where, "("+strings.Join(s.keys, ", ")+") "+op+" ("+marks+")")
+		args = append(args, anchor...)
+	}
+	dir := " ASC"
+	if desc {
+		dir = " DESC"
+	}
+	var b strings.Builder
+	b.WriteString("SELECT " + w.cols + " FROM " + w.table)
+	if len(where) > 0 {
+		b.WriteString(" WHERE " + strings.Join(where, " AND "))
+	}
+	b.WriteString(" ORDER BY ")
+	for i, k := range s.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k + dir)
+	}
+	b.WriteString(" LIMIT " + strconv.Itoa(limit))
+	return b.String(), args
+}
+
+// anchorArg is the anchor id as the table's id column compares it
+// (notifications have integer ids).
+func anchorArg(w *winTable, id string) any {
+	if w.table == "notifications" {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+			return n
+		}
+	}
+	return id
+}
+
+// Window implements core.WindowTx: each side is one indexed range read of
+// at most Before+1 or After+1 rows (the extra row only says "more").
+func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, error) {
+	var page core.WindowPage
+	w, ok := winTableOf(q.Entity)
+	if !ok {
+		return page, core.Invalidf("no windows of %q", q.Entity)
+	}
+	s, err := w.sort(q.Sort)
+	if err != nil {
+		return page, err
+	}
+	after := max(q.After, 0)
+	if q.Anchor == "" {
+		// The first rows, or (End) the last ones read backwards.
+		sq, args := w.selectWindow(s, q, nil, q.End, false, after+1)
+		n, more, err := t.readWindow(w, sq, args, after, q.End, sink)
+		if err != nil {
+			return page, err
+		}
+		page.Rows = n
+		if q.End {
+			page.MoreBefore = more
+		} else {
+			page.MoreAfter = more
+		}
+		return page, nil
+	}
+	key, err := t.anchorKey(w, s, q.Anchor)
+	if err != nil || key == nil {
+		return page, err // a missing anchor: an empty window
+	}
+	if q.Before > 0 {
+		sq, args := w.selectWindow(s, q, key, true, false, q.Before+1)
+		n, more, err := t.readWindow(w, sq, args, q.Before, true, sink)
+		if err != nil {
+			return page, err
+		}
+		page.Before, page.MoreBefore = n, more
+	}
+	sq, args := w.selectWindow(s, q, key, false, true, after+1)
+	n, more, err := t.readWindow(w, sq, args, after, false, sink)
+	if err != nil {
+		return page, err
+	}
+	page.Rows = page.Before + n
+	page.MoreAfter = more
+	return page, nil
+}
+
+// anchorKey reads the anchor row's sort-key values; nil when it is gone.
+func (t *tx) anchorKey(w *winTable, s winSort, id string) ([]any, error) {
+	vals := make([]any, len(s.keys))
+	ptrs := make([]any, len(s.keys))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	err := t.tx.QueryRowContext(t.ctx, "SELECT "+strings.Join(s.keys, ", ")+" FROM "+w.table+" WHERE "+w.id+" = ?",
+		anchorArg(w, id)).Scan(ptrs...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return vals, nil
+}
+
+// readWindow sends up to limit rows of query (reversed: in the opposite
+// order, as the query read them backwards) and reports whether more exist.
+func (t *tx) readWindow(w *winTable, query string, args []any, limit int, reversed bool, sink core.RowSink) (int, bool, error) {
+	rows, err := t.tx.QueryContext(t.ctx, query, args...)
+	if err != nil {
+		return 0, false, mapErr(err)
+	}
+	defer rows.Close()
+	var buf *bufSink
+	out := sink
+	if reversed {
+		buf = &bufSink{}
+		out = buf
+	}
+	n := 0
+	more := false
+	for rows.Next() {
+		if n == limit {
+			more = true
+			break
+		}
+		if err := w.scan(rows, out); err != nil {
+			return n, false, mapErr(err)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		return n, false, mapErr(err)
+	}
+	if buf != nil {
+		buf.replay(sink)
+	}
+	return n, more, nil
+}
+
+// bufSink keeps rows read backwards, to send them in window order.
+type bufSink struct{ rows []func(core.RowSink) }
+
+func (b *bufSink) Task(x *core.Task) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Task(&c) })
+}
+func (b *bufSink) Run(x *core.Run) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Run(&c) })
+}
+func (b *bufSink) Approval(x *core.Approval) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Approval(&c) })
+}
+func (b *bufSink) Job(x *core.Job) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Job(&c) })
+}
+func (b *bufSink) Alert(x *core.Notification) {
+	c := *x
+	b.rows = append(b.rows, func(s core.RowSink) { s.Alert(&c) })
+}
+
+func (b *bufSink) replay(sink core.RowSink) {
+	slices.Reverse(b.rows)
+	for _, f := range b.rows {
+		f(sink)
+	}
+}
+
+// CountWindow implements core.WindowTx. A negative limit counts every row.
+func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
+	w, ok := winTableOf(q.Entity)
+	if !ok {
+		return 0, false, core.Invalidf("no windows of %q", q.Entity)
+	}
+	var where string
+	var args []any
+	if q.Filter != "" {
+		var cond string
+		cond, args = w.filterWhere(q.Filter)
+		where = " WHERE " + cond
+	}
+	var n int64
+	if limit < 0 {
+		err := t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM "+w.table+where, args...).Scan(&n)
+		return n, false, mapErr(err)
+	}
+	err := t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM "+w.table+where+" LIMIT ?)",
+		append(args, limit+1)...).Scan(&n)
+	if err != nil {
+		return 0, false, mapErr(err)
+	}
+	if n > limit {
+		return limit, true, nil
+	}
+	return n, false, nil
+}
+
+// HeaderCounts implements core.WindowTx: one statement of indexed counts
+// (partial indexes for the active sets, (status, end) ranges for the last
+// 24 h).
+func (t *tx) HeaderCounts(since core.Timestamp) (core.HeaderCounts, error) {
+	var c core.HeaderCounts
+	err := t.tx.QueryRowContext(t.ctx, headerCountsSQL, int64(since)).
+		Scan(&c.PendingApprovals, &c.RunningTasks, &c.RunningRuns, &c.ActiveJobs, &c.Failed, &c.Lost, &c.Unread)
+	return c, mapErr(err)
+}
+
+// headerCountsSQL counts the header's numbers; ?1 is the 24 h cutoff.
+const headerCountsSQL = `SELECT
+		(SELECT COUNT(*) FROM approvals WHERE status = 'pending'),
+		(SELECT COUNT(*) FROM tasks WHERE status = 'running'),
+		(SELECT COUNT(*) FROM runs WHERE ended_at IS NULL),
+		(SELECT COUNT(*) FROM jobs WHERE status IN ('pending', 'running')),
+		(SELECT COUNT(*) FROM tasks WHERE status IN ('failed', 'timed_out') AND ended_at >= ?1) +
+		(SELECT COUNT(*) FROM jobs WHERE status IN ('failed', 'timed_out') AND completed_at >= ?1),
+		(SELECT COUNT(*) FROM tasks WHERE status = 'lost' AND ended_at >= ?1) +
+		(SELECT COUNT(*) FROM jobs WHERE status = 'lost' AND coalesce(completed_at, created_at) >= ?1),
+		(SELECT COUNT(*) FROM notifications INDEXED BY notifications_undelivered WHERE delivered_at IS NULL)`

@@ -1,0 +1,317 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// idSink records the ids of the rows a window sends.
+type idSink struct{ ids []string }
+
+func (s *idSink) Task(t *core.Task)         { s.ids = append(s.ids, t.ID) }
+func (s *idSink) Run(r *core.Run)           { s.ids = append(s.ids, r.RunID) }
+func (s *idSink) Approval(a *core.Approval) { s.ids = append(s.ids, a.ID) }
+func (s *idSink) Job(j *core.Job)           { s.ids = append(s.ids, j.ID) }
+func (s *idSink) Alert(n *core.Notification) {
+	s.ids = append(s.ids, fmt.Sprint(n.ID))
+}
+
+// windowFixture inserts n tasks and n notifications with few distinct sort
+// values (many ties), so pages split inside runs of equal keys.
+func windowFixture(t *testing.T, n int) *DB {
+	t.Helper()
+	db := openTest(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	statuses := []core.TaskStatus{core.TaskRunning, core.TaskQueued, core.TaskLost, core.TaskFailed, core.TaskSucceeded}
+	update(t, db, func(tx core.Tx) error {
+		for i := range n {
+			st := statuses[r.IntN(len(statuses))]
+			k := &core.Task{ID: fmt.Sprintf("t%04d", r.IntN(10000)*10+i%10), Runtime: core.RuntimeCLI, Status: st,
+				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly,
+				Label: []string{"alpha", "beta", "", "gamma"}[r.IntN(4)], Task: "do x",
+				CreatedAt: core.Timestamp(1000 + r.IntN(5)), LastEventAt: core.Timestamp(2000 + r.IntN(5))}
+			if !st.Active() {
+				k.EndedAt = core.Timestamp(1990 + r.IntN(20))
+			}
+			if err := tx.InsertTask(k); err != nil && !strings.Contains(err.Error(), "exists") {
+				return err
+			}
+			nt := &core.Notification{Kind: core.NotifyTaskFailed, Text: "task failed " + k.Label, DedupKey: fmt.Sprint("d", i),
+				CreatedAt: core.Timestamp(1000 + i)}
+			if i%3 == 0 {
+				nt.DeliveredAt = 5000
+			}
+			if _, err := tx.InsertNotification(nt); err != nil {
+				return err
+			}
+			if i%2 == 1 {
+				continue // half as many runs, approvals and jobs
+			}
+			run := &core.Run{RunID: fmt.Sprintf("run-%04d", i), ChildSession: "child", RequesterSession: "req",
+				Label: []string{"a", "b", ""}[r.IntN(3)], StartedAt: core.Timestamp(1000 + r.IntN(5)),
+				LastProgressAt: core.Timestamp(1100 + r.IntN(5)), InactivityBudgetMs: 60000,
+				PendingApprovalWaits: int64(r.IntN(2))}
+			if r.IntN(2) == 0 {
+				run.EndedAt = core.Timestamp(1200 + r.IntN(5))
+				run.Outcome = []core.RunOutcome{"ok", "error", "killed", ""}[r.IntN(4)]
+			}
+			if err := tx.InsertRun(run); err != nil {
+				return err
+			}
+			ap := &core.Approval{ID: fmt.Sprintf("ap%010d", i), Session: "s", Tool: []string{"Bash", "Edit"}[r.IntN(2)],
+				Command: "make " + k.Label, Status: []core.ApprovalStatus{core.ApprovalPending, core.ApprovalApproved}[r.IntN(2)],
+				RequestedAt: core.Timestamp(1000 + r.IntN(5))}
+			if err := tx.InsertApproval(ap); err != nil {
+				return err
+			}
+			j := &core.Job{ID: fmt.Sprintf("%012x", i), Session: "s", Command: []string{"make", []string{"x", "y"}[r.IntN(2)]},
+				Status:    []core.JobStatus{core.JobRunning, core.JobCompleted, core.JobLost, core.JobFailed}[r.IntN(4)],
+				CreatedAt: core.Timestamp(1000 + r.IntN(5))}
+			if err := tx.InsertJob(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return db
+}
+
+// allInOrder is every row id in the sort's order, read without a window.
+func allInOrder(t *testing.T, db *DB, entity string, sort winSort, filter string) []string {
+	t.Helper()
+	w, _ := winTableOf(entity)
+	q, args := w.selectWindow(sort, core.WindowQuery{Filter: filter}, nil, false, false, 1<<30)
+	q = strings.Replace(q, "SELECT "+w.cols, "SELECT "+w.id, 1)
+	rows, err := db.read.Query(q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		rows.Scan(&id)
+		out = append(out, id)
+	}
+	return out
+}
+
+// TestWindowPagesEverySort pages forwards and backwards through every sort,
+// with and without a filter, and gets every row exactly once in order.
+func TestWindowPagesEverySort(t *testing.T) {
+	db := windowFixture(t, 600)
+	ctx := context.Background()
+	for _, entity := range []string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityJob, core.EntityNotification} {
+		w, _ := winTableOf(entity)
+		for _, s := range w.sorts {
+			for _, filter := range []string{"", "ALPHA", "a%", "A"} {
+				want := allInOrder(t, db, entity, s, filter)
+				if filter == "" && len(want) < 250 {
+					t.Fatalf("%s: fixture has %d rows", entity, len(want))
+				}
+				q := core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 37}
+				var got []string
+				err := db.View(ctx, func(tx core.Tx) error {
+					wt := tx.(core.WindowTx)
+					for {
+						var sk idSink
+						page, err := wt.Window(q, &sk)
+						if err != nil {
+							return err
+						}
+						if q.Anchor != "" && len(sk.ids) > 0 {
+							sk.ids = sk.ids[1:] // the anchor row was the last one of the previous page
+						}
+						got = append(got, sk.ids...)
+						if !page.MoreAfter {
+							return nil
+						}
+						q.Anchor, q.After = got[len(got)-1], 38
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("%s by %s filter %q: paged %d rows, want %d\n got %v\nwant %v", entity, s.name, filter, len(got), len(want), got, want)
+				}
+				// Backwards from the end.
+				var back []string
+				err = db.View(ctx, func(tx core.Tx) error {
+					wt := tx.(core.WindowTx)
+					var sk idSink
+					page, err := wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 29, End: true}, &sk)
+					if err != nil {
+						return err
+					}
+					back = sk.ids
+					for page.MoreBefore {
+						sk = idSink{}
+						page, err = wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, Anchor: back[0], Before: 31}, &sk)
+						if err != nil {
+							return err
+						}
+						back = append(sk.ids[:page.Before], back...)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(back, want) {
+					t.Fatalf("%s by %s filter %q backwards: %d rows, want %d", entity, s.name, filter, len(back), len(want))
+				}
+			}
+		}
+	}
+}
+
+// TestWindowQueriesUseIndexes checks every window and header count reads
+// through an index: no full scan, no sort in a temporary b-tree.
+func TestWindowQueriesUseIndexes(t *testing.T) {
+	db := openTest(t)
+	for _, entity := range []string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityJob, core.EntityNotification} {
+		w, _ := winTableOf(entity)
+		for _, s := range w.sorts {
+			for _, anchor := range []bool{false, true} {
+				var key []any
+				if anchor {
+					key = make([]any, len(s.keys))
+					for i := range key {
+						key[i] = 1
+					}
+				}
+				q, args := w.selectWindow(s, core.WindowQuery{}, key, false, true, 10)
+				plan := explain(t, db, q, args)
+				rowid := entity == core.EntityNotification && s.name == "recent" // the table's own order
+				// With an anchor the read must seek to it (SEARCH … (a,b,id)<(?,?,?)), not scan to it.
+				if strings.Contains(plan, "TEMP B-TREE") || (!rowid && !strings.Contains(plan, "INDEX")) ||
+					(anchor && !strings.HasPrefix(plan, "SEARCH")) {
+					t.Errorf("%s by %s (anchor %v): plan\n%s", entity, s.name, anchor, plan)
+				}
+			}
+		}
+	}
+}
+
+// TestHeaderCountsUseIndexes: the header's counts are indexed counts.
+func TestHeaderCountsUseIndexes(t *testing.T) {
+	db := windowFixture(t, 50)
+	plan := explain(t, db, strings.Replace(headerCountsSQL, "?1", "0", -1), nil)
+	for _, line := range strings.Split(plan, "\n") {
+		partial := strings.Contains(line, "approvals_pending") || strings.Contains(line, "runs_running") ||
+			strings.Contains(line, "notifications_undelivered") // indexes of the active rows only
+		if strings.HasPrefix(line, "SCAN ") && line != "SCAN CONSTANT ROW" && !partial {
+			t.Errorf("header counts scan a table: %q in\n%s", line, plan)
+		}
+	}
+	var c core.HeaderCounts
+	view(t, db, func(tx core.Tx) error {
+		var err error
+		c, err = tx.(core.WindowTx).HeaderCounts(1995)
+		return err
+	})
+	var want core.HeaderCounts
+	db.read.QueryRow(`SELECT (SELECT COUNT(*) FROM approvals WHERE status = 'pending'),
+		(SELECT COUNT(*) FROM runs WHERE ended_at IS NULL), (SELECT COUNT(*) FROM jobs WHERE status IN ('running', 'pending'))`).
+		Scan(&want.PendingApprovals, &want.RunningRuns, &want.ActiveJobs)
+	db.read.QueryRow(`SELECT (SELECT COUNT(*) FROM tasks WHERE status = 'running'),
+		(SELECT COUNT(*) FROM tasks WHERE status = 'failed' AND ended_at >= 1995),
+		(SELECT COUNT(*) FROM tasks WHERE status = 'lost' AND ended_at >= 1995),
+		(SELECT COUNT(*) FROM notifications WHERE delivered_at IS NULL)`).Scan(&want.RunningTasks, &want.Failed, &want.Lost, &want.Unread)
+	if c != want || c.RunningTasks == 0 || c.Failed == 0 || c.Lost == 0 || c.Unread == 0 || c.PendingApprovals == 0 ||
+		c.RunningRuns == 0 || c.ActiveJobs == 0 {
+		t.Fatalf("HeaderCounts = %+v, want %+v", c, want)
+	}
+}
+
+func explain(t *testing.T, db *DB, q string, args []any) string {
+	t.Helper()
+	rows, err := db.read.Query("EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		rows.Scan(&id, &parent, &notused, &detail)
+		b.WriteString(detail + "\n")
+	}
+	return b.String()
+}
+
+// TestWindowMigrationAtomic: the window migration (the newest one) runs in
+// one transaction. Made to fail on its last statement (an object of the same
+// name exists), it leaves the registry at the version before it with none of
+// its columns or indexes; once the obstacle is gone the next open runs it
+// whole.
+func TestWindowMigrationAtomic(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "registry.db")
+	raw, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The window migration may be followed by later ones: the registry is
+	// left just before it.
+	prev := slices.IndexFunc(names, func(n string) bool { return strings.Contains(n, "window") })
+	if prev < 0 {
+		t.Fatalf("no window migration among %v: update this test", names)
+	}
+	last := names[prev]
+	for _, name := range names[:prev] {
+		body, _ := migrationFS.ReadFile("migrations/" + name)
+		if _, err := raw.Exec(string(body)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	mustExec := func(q string) {
+		t.Helper()
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	mustExec(fmt.Sprintf("PRAGMA user_version = %d", prev))
+	mustExec(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, created_at, activity_at)
+		VALUES ('t1', 'cli', 'running', 'pending', 'done_only', 1, 1)`)
+	mustExec("CREATE INDEX notifications_win_kind ON tasks(id)") // the migration's last index
+	state := func() (version, winCols int) {
+		raw.QueryRow("PRAGMA user_version").Scan(&version)
+		raw.QueryRow("SELECT COUNT(*) FROM pragma_table_xinfo('tasks') WHERE name LIKE 'win_%'").Scan(&winCols)
+		return
+	}
+	if _, err := Open(ctx, path, Options{}); err == nil || !strings.Contains(err.Error(), last) {
+		t.Fatalf("Open with the obstacle: %v, want %s's error", err, last)
+	}
+	if v, cols := state(); v != prev || cols != 0 {
+		t.Fatalf("after the failed migration: version %d, %d win_ columns; want %d and none", v, cols, prev)
+	}
+	mustExec("DROP INDEX notifications_win_kind")
+	raw.Close()
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v int
+	db.read.QueryRow("PRAGMA user_version").Scan(&v)
+	var urg int
+	db.read.QueryRow("SELECT win_urgency FROM tasks WHERE id = 't1'").Scan(&urg)
+	if v != len(names) || urg != 6 {
+		t.Fatalf("after the retry: version %d, win_urgency %d", v, urg)
+	}
+}

@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"strconv"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/clawpit/clawpit/core"
+)
+
+// Attention says what rings the terminal bell and highlights the header
+// once (`clawpit serve` and the local console): a new pending approval, and
+// a task that newly failed, timed out or was lost. The zero value is silent.
+type Attention struct {
+	Approvals bool // a new pending approval
+	Failures  bool // a task newly failed, timed_out or lost
+}
+
+// On reports whether anything rings.
+func (a Attention) On() bool { return a.Approvals || a.Failures }
+
+// RefreshMsg asks the console to poll the registry now instead of at the
+// next tick: a shared watcher (clawpit serve) sends it to every session's
+// program when the registry changed, so each session reloads its delta at
+// once.
+type RefreshMsg struct{}
+
+// flashFor is how long the header stays highlighted after a bell.
+const flashFor = 3 * time.Second
+
+// bell is the terminal bell (BEL), written as is to the terminal.
+const bell = "\a"
+
+// noticeNew looks at a delta before it is applied and, when it brings
+// something Options.Attention asks for, starts the header highlight and
+// returns the bell. The first (full) load never rings: only what arrives
+// while the console is open is new.
+func (m *Model) noticeNew(b *batch) tea.Cmd {
+	a := m.opts.Attention
+	if !a.On() || !m.loaded || b == nil {
+		return nil
+	}
+	approvals, failures := 0, 0
+	if a.Approvals {
+		for i := range b.approvals {
+			r := &b.approvals[i]
+			if r.status != core.ApprovalPending {
+				continue
+			}
+			if s, ok := m.approvals.ids[r.id]; ok && !m.approvals.gone[s] && m.approvals.rows[s].status == core.ApprovalPending {
+				continue
+			}
+			approvals++
+		}
+	}
+	if a.Failures {
+		for i := range b.tasks {
+			r := &b.tasks[i]
+			if !failedOrLost(r.status) {
+				continue
+			}
+			if s, ok := m.tasks.ids[r.id]; ok && !m.tasks.gone[s] && failedOrLost(m.tasks.rows[s].status) {
+				continue
+			}
+			failures++
+		}
+	}
+	if approvals == 0 && failures == 0 {
+		return nil
+	}
+	m.flashUntil = m.ctx.now().Add(flashFor)
+	m.flashText = attentionText(approvals, failures)
+	return tea.Raw(bell)
+}
+
+func failedOrLost(s core.TaskStatus) bool {
+	return s == core.TaskFailed || s == core.TaskTimedOut || s == core.TaskLost
+}
+
+func attentionText(approvals, failures int) string {
+	s := ""
+	if approvals > 0 {
+		s = strconv.Itoa(approvals) + " new pending approval" + pluralS(approvals)
+	}
+	if failures > 0 {
+		if s != "" {
+			s += ", "
+		}
+		s += strconv.Itoa(failures) + " task" + pluralS(failures) + " failed or lost"
+	}
+	return s
+}
+
+// flashing reports whether the header is highlighted now.
+func (m *Model) flashing() bool { return m.flashUntil != 0 && m.ctx.now() < m.flashUntil }
+
+// flashHeader renders the first header line highlighted (reverse video, so
+// every theme, mono included, shows it), keeping its start and ending with
+// what arrived.
+func (m *Model) flashHeader(line1 string, w int) string {
+	text := ansi.Strip(line1)
+	// The note wins over the end of the counts for the few seconds it shows.
+	if note := "  ◀ " + m.flashText; w-width(note) >= 20 {
+		text = truncRight(text, w-width(note)) + note
+	}
+	text = truncRight(text, w)
+	return lipgloss.NewStyle().Reverse(true).Bold(true).Render(text + spaces(max(0, w-width(text))))
+}
+
+// Attention reports whether the header is highlighted now (tests and the
+// e2e harness).
+func (m *Model) Attention() bool { return m.flashing() }

@@ -1,0 +1,129 @@
+package tui
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/clawpit/clawpit/core"
+)
+
+// sendCollect is harness.send that also returns every RawMsg the commands
+// produced (the bell).
+func (hs *harness) sendCollect(msg tea.Msg) []string {
+	var raws []string
+	var run func(tea.Cmd)
+	deliver := func(msg tea.Msg) {
+		_, cmd := hs.m.Update(msg)
+		run(cmd)
+	}
+	run = func(cmd tea.Cmd) {
+		if cmd == nil {
+			return
+		}
+		switch msg := cmd().(type) {
+		case nil, tea.QuitMsg:
+		case tea.BatchMsg:
+			for _, c := range msg {
+				run(c)
+			}
+		case tea.RawMsg:
+			raws = append(raws, msg.Msg.(string))
+		default:
+			deliver(msg)
+		}
+	}
+	deliver(msg)
+	return raws
+}
+
+func TestAttention(t *testing.T) {
+	newPending := func(s *fakeSource) []change {
+		s.approvals = append(s.approvals, core.Approval{ID: "ap9new000009", Session: "sess-main", Tool: "Bash",
+			Command: "make deploy", Status: core.ApprovalPending, RequestedAt: at(0)})
+		return []change{{KindApproval, "ap9new000009"}}
+	}
+	touchPending := func(s *fakeSource) []change {
+		s.approvals[0].Rationale = "still waiting"
+		return []change{{KindApproval, s.approvals[0].ID}}
+	}
+	taskFails := func(s *fakeSource) []change {
+		s.tasks[0].Status, s.tasks[0].EndedAt = core.TaskFailed, at(0)
+		return []change{{KindTask, s.tasks[0].ID}}
+	}
+	on := func(a Attention) hopt { return func(o *Options) { o.Attention = a } }
+	cases := []struct {
+		name   string
+		att    Attention
+		mutate func(*fakeSource) []change
+		ring   bool
+		text   string
+	}{
+		{"new pending approval rings", Attention{Approvals: true}, newPending, true, "1 new pending approval"},
+		{"an already pending approval does not", Attention{Approvals: true, Failures: true}, touchPending, false, ""},
+		{"silent by default", Attention{}, newPending, false, ""},
+		{"failed task rings when asked", Attention{Failures: true}, taskFails, true, "1 task failed or lost"},
+		{"failed task silent for approvals only", Attention{Approvals: true}, taskFails, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			hs := newHarness(t, 100, 24, on(c.att))
+			if hs.m.Attention() {
+				t.Fatal("the first load highlighted the header")
+			}
+			hs.src.mutate(c.mutate)
+			raws := hs.sendCollect(RefreshMsg{})
+			if got := strings.Join(raws, ""); (got == bell) != c.ring {
+				t.Fatalf("raw output %q, want bell %v", got, c.ring)
+			}
+			if hs.m.Attention() != c.ring {
+				t.Fatalf("header highlighted = %v, want %v", hs.m.Attention(), c.ring)
+			}
+			scr := hs.screen()
+			head := strings.SplitN(scr, "\n", 2)[0]
+			if c.ring && !strings.Contains(head, c.text) {
+				t.Fatalf("header does not say %q:\n%s", c.text, scr)
+			}
+			// The highlighted header keeps the layout: its width and its start.
+			if w := lipgloss.Width(strings.SplitN(hs.m.render(), "\n", 2)[0]); w > 100 {
+				t.Fatalf("header is %d cells wide at 100 columns", w)
+			}
+			if !regexp.MustCompile(`^\s*\d+ pending approvals? `).MatchString(head) {
+				t.Fatalf("highlighted header lost its start: %q", head)
+			}
+			// Once: the next load of the same rows is quiet, and the highlight ends.
+			if raws := hs.sendCollect(RefreshMsg{}); len(raws) != 0 {
+				t.Fatalf("rang again: %q", raws)
+			}
+			hs.clk.Advance(flashFor + time.Second)
+			if hs.m.Attention() {
+				t.Fatal("header still highlighted after the flash")
+			}
+		})
+	}
+}
+
+// RefreshMsg loads the delta at once (the shared watcher's push).
+func TestRefreshMsgLoads(t *testing.T) {
+	hs := newHarness(t, 80, 24)
+	loads := hs.src.loads
+	hs.src.mutate(func(s *fakeSource) []change {
+		s.tasks[1].Status = core.TaskRunning
+		return []change{{KindTask, s.tasks[1].ID}}
+	})
+	hs.send(RefreshMsg{})
+	if hs.src.loads != loads+1 {
+		t.Fatalf("loads %d, want %d", hs.src.loads, loads+1)
+	}
+}
+
+// SweepNote replaces the sweeper part of the header (a served session).
+func TestSweepNote(t *testing.T) {
+	hs := newHarness(t, 120, 24, func(o *Options) { o.SweepNote = "server sweeps every 1m0s" })
+	if l := strings.Split(hs.screen(), "\n")[1]; !strings.Contains(l, "server sweeps every 1m0s") || strings.Contains(l, "next") {
+		t.Fatalf("header line 2: %q", l)
+	}
+}

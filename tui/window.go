@@ -1,0 +1,425 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/clawpit/clawpit/core"
+)
+
+// DefaultWindowOver is the table size above which a pane reads windows of
+// rows from the store instead of holding the whole table (SPEC §14): small
+// tables stay in memory (exact unique id prefixes, filter without I/O); a
+// large one costs one screen of rows, whatever its size.
+const DefaultWindowOver = 2_000
+
+// window is a pane's state while it reads windows (WindowSource): the
+// table then holds only the rows around the cursor, in the store's order,
+// already filtered.
+type window struct {
+	moreBefore, moreAfter bool // rows exist beyond the window's ends
+
+	seq      uint64 // the latest window request; older replies are dropped
+	cancel   context.CancelFunc
+	fetching bool
+	pending  int // cursor movement past the window's end, applied when the next window arrives
+
+	counted        bool
+	total, matched int64
+	capped         bool
+	countSeq       uint64
+	countCancel    context.CancelFunc
+	counting       bool
+	countDirty     bool           // rows changed since the last count
+	countNext      bool           // count as soon as the window arrives (a new filter)
+	countedAt      core.Timestamp // when the last count finished
+	recountAfter   core.Timestamp // no recount before (a large table's count is not free)
+	lastCountSpent core.Timestamp // how long the last count took (ms)
+}
+
+// Where the cursor goes when a window arrives.
+const (
+	jumpKeep = iota // on its row (by id), else where the anchor was
+	jumpTop
+	jumpEnd
+)
+
+// windowMsg is a window read for a pane.
+type windowMsg struct {
+	kind Kind
+	seq  uint64
+	jump int
+	req  WindowRequest
+	b    *batch
+	res  WindowResult
+	err  error
+}
+
+// countMsg is a pane's row counts.
+type countMsg struct {
+	kind  Kind
+	seq   uint64
+	res   WindowResult
+	err   error
+	spent core.Timestamp
+}
+
+// headerMsg is the header's counts read from the store.
+type headerMsg struct {
+	c   core.HeaderCounts
+	at  core.Timestamp
+	err error
+}
+
+func headerCmd(ctx context.Context, src WindowSource, now core.Timestamp) tea.Cmd {
+	return func() tea.Msg {
+		c, err := src.Header(ctx, now-day)
+		return headerMsg{c: c, at: now, err: err}
+	}
+}
+
+// windowed reports whether the pane reads windows.
+func (l *list[R]) windowed() bool { return l.win != nil }
+
+// setWindowed switches the pane to windows: its rows are dropped, and the
+// returned Cmd reads the first window and the counts.
+func (l *list[R]) setWindowed() tea.Cmd {
+	if l.win == nil {
+		l.win = &window{}
+		l.table = newTable(l.spec, nil, l.sort)
+		l.view, l.match, l.hist = l.order, nil, nil
+	}
+	return tea.Batch(l.fetch(l.around(), jumpKeep), l.recount())
+}
+
+// setWhole switches the pane back to holding its whole table.
+func (l *list[R]) setWhole() {
+	if l.win != nil {
+		l.stopWindow()
+		l.win = nil
+	}
+}
+
+func (l *list[R]) stopWindow() {
+	if l.win.cancel != nil {
+		l.win.cancel()
+	}
+	if l.win.countCancel != nil {
+		l.win.countCancel()
+	}
+}
+
+// span is how many rows a window reads after and before its anchor: a few
+// pages, so moving a page does not reach the edge.
+func (l *list[R]) winSpan() (before, after int) {
+	page := l.pageRows()
+	return max(16, 2*page), max(48, 4*page)
+}
+
+// around is the request for the window around the cursor's row (the first
+// rows while the operator has not moved the cursor).
+func (l *list[R]) around() WindowRequest {
+	req := l.winRequest()
+	before, after := l.winSpan()
+	req.After = after
+	if l.moved && l.selID != "" {
+		req.Anchor, req.Before = l.selID, before
+	}
+	return req
+}
+
+func (l *list[R]) winRequest() WindowRequest {
+	return WindowRequest{Kind: l.spec.kind, Sort: l.spec.sorts[l.sort].name, Query: string(l.query)}
+}
+
+// fetch starts reading a window; a read still running is cancelled (its
+// reply would be dropped anyway).
+func (l *list[R]) fetch(req WindowRequest, jump int) tea.Cmd {
+	src := l.ctx.win
+	if src == nil {
+		return nil
+	}
+	if l.win.cancel != nil {
+		l.win.cancel()
+	}
+	ctx, cancel := context.WithCancel(l.ctx.bg)
+	l.win.cancel = cancel
+	l.win.seq++
+	l.win.fetching = true
+	seq, kind := l.win.seq, l.spec.kind
+	return func() tea.Msg {
+		b := newBatch()
+		res, err := src.Window(ctx, req, b)
+		return windowMsg{kind: kind, seq: seq, jump: jump, req: req, b: b, res: res, err: err}
+	}
+}
+
+// recount starts counting the pane's rows (and those passing the filter).
+func (l *list[R]) recount() tea.Cmd {
+	src := l.ctx.win
+	if src == nil {
+		return nil
+	}
+	if l.win.countCancel != nil {
+		l.win.countCancel()
+	}
+	ctx, cancel := context.WithCancel(l.ctx.bg)
+	l.win.countCancel = cancel
+	l.win.countSeq++
+	l.win.counting, l.win.countDirty = true, false
+	req := l.winRequest()
+	req.Count = true
+	seq, kind := l.win.countSeq, l.spec.kind
+	return func() tea.Msg {
+		start := time.Now()
+		res, err := src.Window(ctx, req, nopSink{})
+		return countMsg{kind: kind, seq: seq, res: res, err: err, spent: core.Timestamp(time.Since(start).Milliseconds())}
+	}
+}
+
+// onCount installs counts.
+func (l *list[R]) onCount(msg countMsg) error {
+	if l.win == nil || msg.seq != l.win.countSeq {
+		return nil
+	}
+	l.win.counting = false
+	if msg.err != nil {
+		if ctxErr(msg.err) {
+			return nil
+		}
+		l.win.countDirty = true
+		return msg.err
+	}
+	r := msg.res
+	l.win.counted, l.win.total, l.win.matched, l.win.capped = r.Counted, r.Total, r.Matched, r.Capped
+	now := l.ctx.now()
+	l.win.countedAt = now
+	// A count that took long waits ten times as long before the next one,
+	// so a large table's count never keeps a core busy under steady writes.
+	l.win.recountAfter = now + 10*msg.spent
+	return nil
+}
+
+// countDue reports whether a recount should start now (rows changed, none
+// running, the back-off passed).
+func (l *list[R]) countDue(now core.Timestamp) bool {
+	return l.win != nil && l.win.countDirty && !l.win.counting && now >= l.win.recountAfter
+}
+
+// refresh rereads the window around the cursor's row after a change, and
+// marks the counts stale.
+func (l *list[R]) refresh() tea.Cmd {
+	l.win.countDirty = true
+	return l.fetch(l.around(), jumpKeep)
+}
+
+// onWindow installs a window: the cursor stays on its row, on the same
+// screen line, and any movement that went past the old window's edge is
+// applied now.
+func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
+	if l.win == nil || msg.seq != l.win.seq {
+		return nil, nil
+	}
+	l.win.fetching = false
+	if msg.err != nil {
+		if ctxErr(msg.err) {
+			return nil, nil
+		}
+		return nil, msg.err
+	}
+	if msg.res.Page.Rows == 0 && msg.req.Anchor != "" {
+		// The anchor row is gone (pruned): start again from the top.
+		l.moved = false
+		req := l.winRequest()
+		_, req.After = l.winSpan()
+		return l.fetch(req, jumpTop), nil
+	}
+	line := l.cursor - l.offset
+	t := newTable(l.spec, rows, l.sort)
+	for i := range t.order {
+		t.order[i] = int32(i) // the store's order, not re-sorted here
+	}
+	l.table = t
+	l.view, l.match, l.hist = l.order, nil, nil
+	if l.wide != l.laidWide {
+		l.layout()
+	}
+	l.win.moreBefore, l.win.moreAfter = msg.res.Page.MoreBefore, msg.res.Page.MoreAfter
+	switch {
+	case msg.jump == jumpTop || !l.moved:
+		l.cursor, l.offset = 0, 0
+	case msg.jump == jumpEnd:
+		l.cursor = len(l.view) - 1
+		l.offset = l.cursor - l.pageRows() + 1
+	default:
+		if s, ok := l.ids[l.selID]; ok {
+			l.cursor = int(s)
+		} else {
+			l.cursor = msg.res.Page.Before // where the anchor was
+		}
+		l.offset = l.cursor - line
+	}
+	l.clamp()
+	var count tea.Cmd
+	if l.win.countNext {
+		l.win.countNext = false
+		if !l.win.moreBefore && !l.win.moreAfter && l.win.total > 0 {
+			// Every match is in the window: that is the count (the table's
+			// own count is unchanged by a filter).
+			l.win.matched, l.win.capped, l.win.counted = int64(len(l.view)), false, true
+		} else {
+			count = l.recount()
+		}
+	}
+	if d := l.win.pending; d != 0 {
+		l.win.pending = 0
+		return tea.Batch(count, l.wmove(d)), nil
+	}
+	return tea.Batch(count, l.edge()), nil
+}
+
+// wmove moves the cursor in a windowed pane: past the window's edge the
+// rest of the movement waits for the next window (the view never waits).
+func (l *list[R]) wmove(d int) tea.Cmd {
+	l.moved = true
+	target := l.cursor + d
+	n := len(l.view)
+	if target > n-1 && l.win.moreAfter {
+		l.win.pending += target - max(0, n-1)
+		target = n - 1
+	}
+	if target < 0 && l.win.moreBefore {
+		l.win.pending += target
+		target = 0
+	}
+	l.cursor = target
+	l.clamp()
+	return l.edge()
+}
+
+// edge reads the next window when the cursor is within a page of the
+// current one's end and more rows lie beyond it.
+func (l *list[R]) edge() tea.Cmd {
+	if l.win.fetching {
+		return nil
+	}
+	page := l.pageRows()
+	near := (l.win.moreAfter && l.cursor >= len(l.view)-page-1) || (l.win.moreBefore && l.cursor < page)
+	if !near && l.win.pending == 0 {
+		return nil
+	}
+	return l.fetch(l.around(), jumpKeep)
+}
+
+// wtop and wbottom jump to the first or last row.
+func (l *list[R]) wtop() tea.Cmd {
+	l.moved = true
+	if !l.win.moreBefore {
+		l.cursor = 0
+		l.clamp()
+		return nil
+	}
+	l.win.pending = 0
+	req := l.winRequest()
+	_, req.After = l.winSpan()
+	return l.fetch(req, jumpTop)
+}
+
+func (l *list[R]) wbottom() tea.Cmd {
+	l.moved = true
+	if !l.win.moreAfter {
+		l.cursor = len(l.view) - 1
+		l.clamp()
+		return nil
+	}
+	l.win.pending = 0
+	req := l.winRequest()
+	_, req.After = l.winSpan()
+	req.End = true
+	return l.fetch(req, jumpEnd)
+}
+
+// wquery applies a filter keystroke: the window and the counts are read
+// again with it (a read still running for the previous keystroke is
+// cancelled).
+func (l *list[R]) wquery(low []byte) tea.Cmd {
+	prev := l.query
+	l.query = low
+	l.win.pending = 0
+	if len(prev) > 0 && bytes.HasPrefix(low, prev) && !l.win.moreBefore && !l.win.moreAfter && !l.win.fetching {
+		// Every match of the shorter query is in the window: a longer
+		// one narrows it here, without reading the store.
+		l.narrow()
+		return nil
+	}
+	l.win.counted = false
+	if l.win.countCancel != nil {
+		l.win.countCancel() // the previous query's count
+		l.win.counting = false
+	}
+	// The count starts once the window is on screen: the rows come first.
+	l.win.countNext = true
+	return l.fetch(l.around(), jumpKeep)
+}
+
+// narrow keeps the window's rows that contain the query (all of its
+// matches are in the window), and counts them.
+func (l *list[R]) narrow() {
+	keep := l.order[:0:0]
+	for _, s := range l.order {
+		if l.contains(s) {
+			keep = append(keep, s)
+		}
+	}
+	l.order = keep
+	l.view = keep
+	if l.win.countCancel != nil {
+		l.win.countCancel()
+	}
+	l.win.counting, l.win.countNext = false, false
+	l.win.matched, l.win.capped, l.win.counted = int64(len(keep)), false, l.win.total > 0
+	l.restoreCursor()
+}
+
+// wsort switches to the next sort key: the window is read again in it.
+func (l *list[R]) wsort() tea.Cmd {
+	l.sort = (l.sort + 1) % len(l.spec.sorts)
+	l.table.sort = l.sort
+	l.win.pending = 0
+	return l.fetch(l.around(), jumpKeep)
+}
+
+// wcounts are the numbers the info line shows for a windowed pane.
+func (l *list[R]) wcounts() string {
+	w := l.win
+	if w.fetching && len(l.query) > 0 {
+		return "searching…"
+	}
+	if !w.counted {
+		return "counting…"
+	}
+	if len(l.query) == 0 {
+		return counts(int(w.total), int(w.total))
+	}
+	shown := thousands(int(w.matched))
+	if w.capped {
+		shown += "+"
+	}
+	return shown + " of " + thousands(int(w.total))
+}
+
+// ctxErr reports a read cancelled because a newer one replaced it.
+func ctxErr(err error) bool { return errors.Is(err, context.Canceled) }
+
+// nopSink drops rows (count-only requests).
+type nopSink struct{}
+
+func (nopSink) Task(*core.Task)           {}
+func (nopSink) Run(*core.Run)             {}
+func (nopSink) Approval(*core.Approval)   {}
+func (nopSink) Job(*core.Job)             {}
+func (nopSink) Alert(*core.Notification)  {}
+func (nopSink) Gone(kind Kind, id string) {}

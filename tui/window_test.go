@@ -1,0 +1,331 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// Windowed panes over a real registry (issue 14): every pane reads windows
+// (WindowOver < 0), the screen shows 120×24 (a page of 17 rows), so a few
+// hundred tasks span many windows.
+
+// seedTasks inserts n tasks with a few statuses, labels and times (many
+// ties), each journaled like the registry does.
+func seedTasks(t *testing.T, r *realReg, n int) {
+	t.Helper()
+	statuses := []core.TaskStatus{core.TaskRunning, core.TaskQueued, core.TaskLost, core.TaskFailed, core.TaskSucceeded, core.TaskCancelled}
+	labels := []string{"alpha build", "beta deploy", "gamma", "alpha test"}
+	check(t, r.db.Update(context.Background(), func(tx core.Tx) error {
+		for i := range n {
+			st := statuses[i%len(statuses)]
+			k := &core.Task{ID: fmt.Sprintf("0190aaaa-%04d-7000-8000-%012d", i*7919%10000, i), Runtime: core.RuntimeCLI,
+				Status: st, DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly,
+				Label: labels[(i/3)%len(labels)], Task: "work", CreatedAt: at(time.Duration(i%50) * time.Minute),
+				LastEventAt: at(time.Duration(i%17) * time.Minute)}
+			if !st.Active() {
+				k.EndedAt = at(time.Duration(i%13) * time.Minute)
+			}
+			if err := insertJournaled(tx, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+}
+
+func insertJournaled(tx core.Tx, k *core.Task) error {
+	if err := tx.InsertTask(k); err != nil {
+		return err
+	}
+	return tx.AppendEvent(core.Event{At: k.CreatedAt, Entity: core.EntityTask, EntityID: k.ID, To: string(k.Status),
+		Actor: core.ActorRuntime, Applied: true})
+}
+
+// windowHarness is the console over r with every pane windowed.
+func windowHarness(t *testing.T, r *realReg) *harness {
+	t.Helper()
+	hs := &harness{clk: r.clk}
+	o := Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1}
+	hs.opts = o
+	hs.m = New(o)
+	hs.m.ticks = false
+	hs.send(teaSize(120, 24))
+	hs.run(hs.m.Init())
+	if !hs.m.tasks.windowed() {
+		t.Fatal("the Tasks pane does not read windows")
+	}
+	return hs
+}
+
+// storeOrder is every task id in the store's order for a sort and filter,
+// read as one window.
+func storeOrder(t *testing.T, r *realReg, sort, query string) []string {
+	t.Helper()
+	b := newBatch()
+	_, err := r.src.(WindowSource).Window(context.Background(), WindowRequest{Kind: KindTask, Sort: sort, Query: query, After: 1 << 20}, b)
+	check(t, err)
+	ids := make([]string, len(b.tasks))
+	for i := range b.tasks {
+		ids[i] = b.tasks[i].id
+	}
+	return ids
+}
+
+// walk moves the cursor with key until it stops, recording each row.
+func walk(hs *harness, key string, limit int) []string {
+	ids := []string{hs.selectedID()}
+	for range limit {
+		hs.keys(key)
+		id := hs.selectedID()
+		if id == ids[len(ids)-1] {
+			break
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func TestWindowPagingEverySort(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	hs := windowHarness(t, r)
+	if n := len(hs.m.tasks.rows); n >= 400 || n == 0 {
+		t.Fatalf("the pane holds %d of 400 rows, want a window", n)
+	}
+	for i, sort := range []string{"urgency", "recent", "created", "label"} {
+		if i > 0 {
+			hs.keys("g", "s")
+		}
+		if got := hs.m.tasks.SortName(); got != sort {
+			t.Fatalf("sort %q, want %q", got, sort)
+		}
+		want := storeOrder(t, r, sort, "")
+		hs.keys("g")
+		if got := walk(hs, "down", 1000); !slices.Equal(got, want) {
+			t.Fatalf("%s: down visits %d rows, want %d in the store's order\ngot  %v\nwant %v", sort, len(got), len(want), got, want)
+		}
+		if got := walk(hs, "up", 1000); !slices.Equal(got, reversed(want)) {
+			t.Fatalf("%s: up from the bottom visits %d rows, want %d", sort, len(got), len(want))
+		}
+		// Page down to the end, G and g across windows.
+		hs.keys("g")
+		pages := walk(hs, "pgdown", 100)
+		if pages[len(pages)-1] != want[len(want)-1] || len(pages) < 400/hs.m.tasks.pageRows() {
+			t.Fatalf("%s: pgdown stopped on %s after %d pages", sort, pages[len(pages)-1], len(pages))
+		}
+		hs.keys("g")
+		hs.keys("G")
+		if got := hs.selectedID(); got != want[len(want)-1] {
+			t.Fatalf("%s: G on %s, want the last row %s", sort, got, want[len(want)-1])
+		}
+		hs.keys("g")
+		if got := hs.selectedID(); got != want[0] {
+			t.Fatalf("%s: g on %s, want the first row", sort, got)
+		}
+	}
+	if got := hs.m.tasks.InfoLine(120); !strings.Contains(got, "400 rows") {
+		t.Fatalf("info line %q", got)
+	}
+}
+
+func reversed(s []string) []string {
+	out := slices.Clone(s)
+	slices.Reverse(out)
+	return out
+}
+
+func TestWindowFilterAcrossWindows(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	hs := windowHarness(t, r)
+	hs.keys("/")
+	hs.typeText("ALPHA")
+	hs.keys("enter")
+	want := storeOrder(t, r, "urgency", "alpha")
+	if len(want) < 150 || len(want) > 250 {
+		t.Fatalf("fixture: %d alpha tasks", len(want))
+	}
+	if got := walk(hs, "down", 1000); !slices.Equal(got, want) {
+		t.Fatalf("filtered walk: %d rows, want %d", len(got), len(want))
+	}
+	for _, s := range hs.m.tasks.rows {
+		if !strings.Contains(s.name, "alpha") {
+			t.Fatalf("row %s (%s) does not match the filter", s.id, s.name)
+		}
+	}
+	if got := hs.m.tasks.InfoLine(120); !strings.Contains(got, fmt.Sprintf("%d of 400", len(want))) {
+		t.Fatalf("info line %q", got)
+	}
+	// A narrower filter, then esc: every row again, counts too.
+	hs.keys("/")
+	hs.typeText(" t")
+	hs.keys("enter", "g")
+	if got, want := walk(hs, "down", 1000), storeOrder(t, r, "urgency", "alpha t"); !slices.Equal(got, want) || len(want) < 50 {
+		t.Fatalf("alpha t: %d rows, want %d", len(got), len(want))
+	}
+	// Once every match is in the window, a longer query narrows it
+	// without reading the store, to the same rows the store would give.
+	hs.keys("esc", "/")
+	hs.typeText("8000-00000000001")
+	if l := hs.m.tasks; l.win.moreAfter || l.win.moreBefore || len(l.view) != 10 {
+		t.Fatalf("8000-00000000001: %d rows, more %v/%v", len(l.view), l.win.moreBefore, l.win.moreAfter)
+	}
+	seq := hs.m.tasks.win.seq
+	hs.typeText("2")
+	hs.keys("enter", "g")
+	if got, want := walk(hs, "down", 100), storeOrder(t, r, "urgency", "8000-000000000012"); !slices.Equal(got, want) || len(want) != 1 {
+		t.Fatalf("narrowed: %v, want %v", got, want)
+	}
+	if hs.m.tasks.win.seq != seq {
+		t.Fatal("a narrowing keystroke read the store")
+	}
+	if got := hs.m.tasks.InfoLine(120); !strings.Contains(got, "1 of 400") {
+		t.Fatalf("info line after narrowing %q", got)
+	}
+	hs.keys("esc")
+	hs.keys("g")
+	if got := walk(hs, "down", 1000); len(got) != 400 {
+		t.Fatalf("after esc: %d rows", len(got))
+	}
+	if got := hs.m.tasks.InfoLine(120); !strings.Contains(got, "400 rows") {
+		t.Fatalf("info line after esc %q", got)
+	}
+}
+
+func TestWindowLiveInsertAboveInsideBelow(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	hs := windowHarness(t, r)
+	hs.keys("s", "s") // created: newest first
+	order := storeOrder(t, r, "created", "")
+	for range 200 {
+		hs.keys("down")
+	}
+	sel := hs.selectedID()
+	if sel != order[200] {
+		t.Fatalf("cursor on %s, want row 200 %s", sel, order[200])
+	}
+	line := hs.m.tasks.cursor - hs.m.tasks.offset
+	cur := hs.m.tasks.rows[hs.m.tasks.ids[sel]]
+	mk := func(id string, created core.Timestamp) *core.Task {
+		return &core.Task{ID: id, Runtime: core.RuntimeCLI, Status: core.TaskRunning, DeliveryStatus: core.DeliveryPending,
+			NotifyPolicy: core.NotifyDoneOnly, Label: "new", CreatedAt: created}
+	}
+	above := mk("0190ffff-0000-7000-8000-000000000001", at(-time.Hour))     // newest: sorts first
+	inside := mk("0190ffff-0000-7000-8000-000000000002", cur.created)       // next to the cursor's row
+	below := mk("0190ffff-0000-7000-8000-000000000003", at(1000*time.Hour)) // oldest: sorts last
+	running := hs.m.counts.tasks
+	check(t, r.db.Update(context.Background(), func(tx core.Tx) error {
+		for _, k := range []*core.Task{above, inside, below} {
+			if err := insertJournaled(tx, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	hs.send(tickMsg{})
+	l := hs.m.tasks
+	if got := hs.selectedID(); got != sel {
+		t.Fatalf("after the inserts the cursor is on %s, want %s", got, sel)
+	}
+	if got := l.cursor - l.offset; got != line {
+		t.Fatalf("the cursor's row moved from screen line %d to %d", line, got)
+	}
+	if _, ok := l.ids[inside.ID]; !ok {
+		t.Fatal("the row inserted inside the window is not shown")
+	}
+	for _, k := range []*core.Task{above, below} {
+		if _, ok := l.ids[k.ID]; ok {
+			t.Fatalf("row %s outside the window was loaded", k.ID)
+		}
+	}
+	if got := l.InfoLine(120); !strings.Contains(got, "403 rows") {
+		t.Fatalf("counts after the inserts: %q", got)
+	}
+	if hs.m.counts.tasks != running+3 {
+		t.Fatalf("header running tasks %d, want %d", hs.m.counts.tasks, running+3)
+	}
+	// The rows outside the window are there when the cursor goes to them.
+	hs.keys("g")
+	if got := hs.selectedID(); got != above.ID {
+		t.Fatalf("top row %s, want the insert above %s", got, above.ID)
+	}
+	hs.keys("G")
+	if got := hs.selectedID(); got != below.ID {
+		t.Fatalf("bottom row %s, want the insert below %s", got, below.ID)
+	}
+}
+
+// The detail view and an action on a windowed pane's row.
+func TestWindowDetailAndAction(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 300)
+	hs := windowHarness(t, r)
+	for range 120 {
+		hs.keys("down")
+	}
+	id := hs.selectedID()
+	row := hs.m.tasks.rows[hs.m.tasks.ids[id]]
+	if !row.status.Active() {
+		for hs.m.tasks.rows[hs.m.tasks.ids[hs.selectedID()]].status.Active() == false {
+			hs.keys("up")
+		}
+		id = hs.selectedID()
+	}
+	hs.keys("enter")
+	if scr := hs.screen(); !strings.Contains(scr, id) {
+		t.Fatalf("detail of %s:\n%s", id, scr)
+	}
+	hs.keys("esc", "c", "y")
+	if got := hs.m.StatusText(); !strings.HasPrefix(got, "cancelled task ") {
+		t.Fatalf("cancel: %q", got)
+	}
+	hs.send(tickMsg{})
+	if got := hs.selectedID(); got != id {
+		t.Fatalf("after the cancel the cursor is on %s, want %s", got, id)
+	}
+	if s := hs.m.tasks.rows[hs.m.tasks.ids[id]].status; s != core.TaskCancelled {
+		t.Fatalf("status after cancel: %s", s)
+	}
+}
+
+// TestWindowOrderMatchesPanes: the store orders windows as the panes order
+// whole tables (urgency, recency, creation; label by name — ties by id,
+// ascending in the store).
+func TestWindowOrderMatchesPanes(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 300)
+	b := newBatch()
+	_, err := r.src.(WindowSource).Window(context.Background(), WindowRequest{Kind: KindTask, After: 1000}, b)
+	check(t, err)
+	for i, sk := range taskSpec.sorts {
+		tb := newTable(taskSpec, slices.Clone(b.tasks), i)
+		var mem []string
+		for _, s := range tb.order {
+			mem = append(mem, tb.rows[s].id)
+		}
+		got := storeOrder(t, r, sk.name, "")
+		if sk.name == "label" {
+			name := func(ids []string) []string {
+				out := make([]string, len(ids))
+				for j, id := range ids {
+					out[j] = tb.rows[tb.ids[id]].name
+				}
+				return out
+			}
+			if !slices.Equal(name(got), name(mem)) {
+				t.Fatalf("label: the store's names are not in the pane's order")
+			}
+			continue
+		}
+		if !slices.Equal(got, mem) {
+			t.Fatalf("%s: the store's order differs from the pane's\nstore %v\npane  %v", sk.name, got[:20], mem[:20])
+		}
+	}
+}
