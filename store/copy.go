@@ -11,8 +11,10 @@ import (
 )
 
 // copyTables are the registry's tables in the order CopyToPostgres copies
-// them (no foreign keys between them; the journal last but one).
-var copyTables = []string{"sessions", "tasks", "runs", "approvals", "grants", "jobs", "notifications", "events", "hosts"}
+// them (the journal last but two; operators before their keys, which
+// reference them).
+var copyTables = []string{"sessions", "tasks", "runs", "approvals", "grants", "jobs", "notifications", "events", "hosts",
+	"operators", "operator_keys"}
 
 // ErrNotEmpty: CopyToPostgres refuses a destination that already holds rows.
 var ErrNotEmpty = errors.New("the PostgreSQL registry is not empty")
@@ -91,17 +93,40 @@ func CopyToPostgres(ctx context.Context, src, dst *DB, host string) ([]CopyCount
 }
 
 // copyTable copies table's rows from in to out, maxRowsPerWrite rows per
-// INSERT, column by column under the same names.
+// INSERT, column by column under the same names. Generated columns (the
+// window sort keys, migration 0007) are left out: PostgreSQL computes its
+// own. Rows go in rowid order, so operator_keys keep their order (its
+// PostgreSQL identity column "rowid" numbers them as they arrive).
 func copyTable(ctx context.Context, in, out *sql.Tx, table string) (int64, error) {
-	rows, err := in.QueryContext(ctx, "SELECT * FROM "+table)
+	var cols []string
+	crows, err := in.QueryContext(ctx, "SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0 ORDER BY cid", table)
+	if err != nil {
+		return 0, err
+	}
+	for crows.Next() {
+		var c string
+		if err := crows.Scan(&c); err != nil {
+			crows.Close()
+			return 0, err
+		}
+		cols = append(cols, c)
+	}
+	crows.Close()
+	if err := crows.Err(); err != nil {
+		return 0, err
+	}
+	if len(cols) == 0 {
+		return 0, fmt.Errorf("table %s has no columns in the SQLite registry", table)
+	}
+	order := ""
+	if table == "operator_keys" {
+		order = " ORDER BY rowid"
+	}
+	rows, err := in.QueryContext(ctx, "SELECT "+strings.Join(cols, ", ")+" FROM "+table+order)
 	if err != nil {
 		return 0, err
 	}
 	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return 0, err
-	}
 	k := len(cols)
 	per := max(1, min(maxRowsPerWrite, 60000/k)) // PostgreSQL: at most 65,535 parameters
 	var (

@@ -26,7 +26,9 @@ var indexedBy = regexp.MustCompile(`\s+INDEXED BY\s+[A-Za-z_][A-Za-z0-9_]*`)
 //   - "INDEXED BY x" hints are dropped;
 //   - "LIMIT ?" becomes "LIMIT NULLIF($n, -1)": callers pass -1 for "no
 //     limit" (SQLite's convention) and PostgreSQL reads LIMIT NULL as none;
-//   - each "?" outside a quoted literal or identifier becomes $1, $2, ….
+//   - each "?" outside a quoted literal or identifier becomes $1, $2, …;
+//     a numbered "?NNN" becomes "$NNN" (a statement uses one style or the
+//     other, as SQLite requires for a consistent numbering).
 //
 // It knows nothing else: a statement that needs more (PRAGMA, last insert
 // id) branches on the dialect where it is issued. A new query runs on both
@@ -53,6 +55,14 @@ func pgSQL(q string) string {
 		case c == '\'' || c == '"':
 			quote = c
 			b.WriteByte(c)
+		case c == '?' && i+1 < len(q) && q[i+1] >= '0' && q[i+1] <= '9':
+			// "?NNN", SQLite's numbered parameter, is PostgreSQL's "$NNN".
+			j := i + 1
+			for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+				j++
+			}
+			b.WriteString("$" + q[i+1:j])
+			i = j - 1
 		case c == '?':
 			n++
 			ph := "$" + strconv.Itoa(n)

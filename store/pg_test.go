@@ -23,6 +23,8 @@ func TestPGSQLRewrite(t *testing.T) {
 		{"SELECT '?' || \"q?\" FROM t WHERE x = ?", "SELECT '?' || \"q?\" FROM t WHERE x = $1"},
 		{"INSERT INTO t VALUES (?,?),(?,?)", "INSERT INTO t VALUES ($1,$2),($3,$4)"},
 		{"SELECT 1", "SELECT 1"},
+		{"SELECT a FROM t WHERE x >= ?1 OR y >= ?1 AND z = ?12", "SELECT a FROM t WHERE x >= $1 OR y >= $1 AND z = $12"},
+		{"SELECT '?1' FROM t WHERE x = ?1", "SELECT '?1' FROM t WHERE x = $1"},
 	}
 	for _, c := range cases {
 		if got := pgSQL(c.in); got != c.want {
