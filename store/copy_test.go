@@ -30,8 +30,12 @@ func TestCopyToPostgres(t *testing.T) {
 			tx.InsertRun(&core.Run{RunID: "run-1", ChildSession: "c", StartedAt: 30, LastProgressAt: 31, InactivityBudgetMs: 60000}),
 			tx.InsertApproval(&core.Approval{ID: "appr-1", Session: "sess-1", Tool: "Bash", Command: "ls", Status: core.ApprovalPending, RequestedAt: 40, HoldsWait: true, ToolUseID: "tu1"}),
 			tx.InsertGrant(&core.Grant{ID: "grant-1", Tool: "Bash", Pattern: "ls", Scope: core.ScopeAlways, CreatedAt: 50}),
-			tx.InsertJob(&core.Job{ID: "0123456789ab", Session: "sess-1", Command: []string{"sleep", "1"}, Status: core.JobCompleted, ExitCode: &code, CreatedAt: 60, Host: "h1"}),
+			tx.InsertJob(&core.Job{ID: "0123456789ab", Session: "sess-1", Command: []string{"sleep", "1"}, Status: core.JobCompleted, ExitCode: &code, CreatedAt: 60, Host: "h1",
+				Containment: core.ContainCgroup, Cgroup: "/sys/fs/cgroup/clawpit/0123456789ab"}),
 			tx.TouchHost("h1", 70),
+			// Keys out of name order: they come back in insertion order.
+			tx.(core.OperatorTx).InsertOperator(&core.Operator{Name: "ann", Role: core.RoleOperator, CreatedBy: core.ActorRuntime, CreatedAt: 75,
+				Keys: []core.OperatorKey{{Fingerprint: "SHA256:zz", Line: "ssh-ed25519 AAAZ ann@b"}, {Fingerprint: "SHA256:aa", Line: "ssh-ed25519 AAAA ann@a"}}}),
 		} {
 			if err != nil {
 				return err
@@ -59,7 +63,8 @@ func TestCopyToPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int64{"sessions": 1, "tasks": 1, "runs": 1, "approvals": 1, "grants": 1, "jobs": 1, "notifications": 1, "events": 2, "hosts": 1}
+	want := map[string]int64{"sessions": 1, "tasks": 1, "runs": 1, "approvals": 1, "grants": 1, "jobs": 1, "notifications": 1, "events": 2, "hosts": 1,
+		"operators": 1, "operator_keys": 2}
 	for _, c := range counts {
 		if c.Rows != want[c.Table] {
 			t.Errorf("%s: copied %d rows, want %d", c.Table, c.Rows, want[c.Table])
@@ -93,6 +98,8 @@ func TestCopyToPostgres(t *testing.T) {
 			get("events", ev, e)
 			h, e := tx.SweepHosts()
 			get("hosts", h, e)
+			o, e := tx.(core.OperatorTx).ListOperators()
+			get("operators", o, e)
 			return err
 		})
 		return out
