@@ -49,6 +49,7 @@ type cli struct {
 	t    testing.TB
 	db   string
 	home string
+	env  []string // more environment (CLAWPIT_HOST=… for a simulated host)
 }
 
 func newCLI(t testing.TB) *cli {
@@ -70,7 +71,7 @@ func (o out) String() string {
 // command prepares the binary with --db and a private CLAWPIT_HOME.
 func (c *cli) command(stdin io.Reader, args ...string) *exec.Cmd {
 	cmd := exec.Command(clawpitBin, append([]string{"--db", c.db}, args...)...)
-	cmd.Env = append(os.Environ(), "CLAWPIT_HOME="+c.home, "USER=tester", "SSH_CONNECTION=")
+	cmd.Env = append(append(os.Environ(), "CLAWPIT_HOME="+c.home, "USER=tester", "SSH_CONNECTION="), c.env...)
 	cmd.Stdin = stdin
 	return cmd
 }

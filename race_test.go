@@ -9,17 +9,33 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/storetest"
 )
 
+// On PostgreSQL the processes run as two simulated hosts sharing the
+// registry (two CLAWPIT_HOMEs, two CLAWPIT_HOSTs), sweeps from both.
 func TestRaceKillCompleteCancelFinish(t *testing.T) {
+	storetest.Each(t, testRaceKillCompleteCancelFinish)
+}
+
+func testRaceKillCompleteCancelFinish(t *testing.T) {
 	const runs = 100
 	c := newCLI(t)
+	hosts := []*cli{c}
+	if storetest.OnPostgres(t) {
+		c.db = storetest.Location(t, "registry.db")
+		c.env = []string{core.EnvHost + "=host-a"}
+		b := *c
+		b.home, b.env = filepath.Join(t.TempDir(), "home-b"), []string{core.EnvHost + "=host-b"}
+		hosts = append(hosts, &b)
+	}
 	ctx := context.Background()
 
 	// Setup through the Go API (fast): each run has a started subagent task
@@ -79,14 +95,17 @@ func TestRaceKillCompleteCancelFinish(t *testing.T) {
 		failures []string
 	)
 	seed := uint64(len(pairs))
+	w := 0
 	for name, mk := range workers {
 		wg.Add(1)
+		host := hosts[w%len(hosts)]
+		w++
 		go func() {
 			defer wg.Done()
 			r := rand.New(rand.NewPCG(seed, uint64(len(name))))
 			for _, i := range r.Perm(runs) {
 				args := mk(pairs[i], r)
-				cmd := c.command(nil, args...)
+				cmd := host.command(nil, args...)
 				var so, se bytes.Buffer
 				cmd.Stdout, cmd.Stderr = &so, &se
 				err := cmd.Run()
@@ -111,7 +130,7 @@ func TestRaceKillCompleteCancelFinish(t *testing.T) {
 				return
 			default:
 			}
-			cmd := c.command(nil, "sweep")
+			cmd := hosts[n%len(hosts)].command(nil, "sweep")
 			var so, se bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &so, &se
 			err := cmd.Run()

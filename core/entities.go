@@ -145,6 +145,10 @@ type Job struct {
 	CaptureError    string    `json:"capture_error"`
 	SurfacedAt      Timestamp `json:"surfaced_at"`
 	CleanupAfter    Timestamp `json:"cleanup_after"`
+	// Host is the machine the job's supervisor runs on (HostName: the
+	// hostname, or CLAWPIT_HOST); "" for jobs recorded before hosts were
+	// (the single host that wrote them). SPEC §14.
+	Host string `json:"host"`
 	// Containment is how the job's process tree is held on this machine:
 	// ContainCgroup, ContainSubreaper or ContainGroup; "" before the command
 	// starts.

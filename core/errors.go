@@ -25,6 +25,9 @@ var (
 	ErrBusy = errors.New("database is locked")
 	// ErrReadOnly: the database or its directory cannot be written (exit 1).
 	ErrReadOnly = errors.New("database is read-only")
+	// ErrUnavailable: a registry server (PostgreSQL) cannot be reached or
+	// the connection was lost (exit 1; the console and daemon retry).
+	ErrUnavailable = errors.New("cannot reach the registry database")
 	// ErrDiskFull: a write found no space left on the file system (SQLITE_FULL,
 	// ENOSPC; exit 1).
 	ErrDiskFull = errors.New("disk full")

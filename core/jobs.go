@@ -75,6 +75,10 @@ type JobsOptions struct {
 	// PollInterval is how often a supervisor re-reads its job to notice a
 	// cancel or reap written by another process (default 500 ms).
 	PollInterval time.Duration
+	// Host is the host jobs run on and are signalled from (default
+	// HostName()): Run records it on each job; liveness, reaping and cancel
+	// signal only this host's jobs (SPEC §14).
+	Host string
 	// ExecShim is the argv prefix of the start shim (SPEC J8: no command
 	// outlives a dead supervisor unrecorded): the supervisor runs
 	// ExecShim + ["--", path, argv…] and releases it once the pid is
@@ -104,6 +108,9 @@ var _ JobController = (*Jobs)(nil)
 func NewJobs(reg *Registry, opts JobsOptions) *Jobs {
 	if opts.Dir == "" {
 		opts.Dir = filepath.Join(filepath.Dir(reg.Store().Path()), "jobs")
+	}
+	if opts.Host == "" {
+		opts.Host = HostName()
 	}
 	if opts.RotateBytes <= 0 {
 		opts.RotateBytes = tailer.DefaultMaxBytes
@@ -267,6 +274,7 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 	job := &Job{
 		ID: id, Session: spec.Session, Command: stored, Cwd: cwd, Rationale: redact.Default().Block(spec.Rationale),
 		Status: JobPending, TimeoutS: timeoutS, LogPath: logPath, CaptureError: captureErr,
+		Host: j.opts.Host,
 	}
 	err = j.reg.store.Update(ctx, func(tx Tx) error {
 		if s, err := tx.GetSession(spec.Session); err == nil && s.State == SessionClosed {
@@ -479,7 +487,10 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 			return err
 		}
 		reason := "cancel"
-		if job.PGID > 1 {
+		switch {
+		case !j.local(job):
+			reason = "cancel: the supervisor on host " + job.Host + " stops the command"
+		case job.PGID > 1:
 			reason = fmt.Sprintf("cancel: SIGTERM to process group %d, SIGKILL after %s", job.PGID, j.opts.KillGrace)
 		}
 		res, err = j.endJob(tx, job, JobCancelled, actor, reason, j.reg.now())
@@ -487,6 +498,12 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 	})
 	if err != nil || !res.Applied {
 		return job, res, err
+	}
+	if !j.local(job) {
+		// Its pids mean nothing here: the supervisor on its host sees the
+		// status within its poll interval, stops the command and reports.
+		res.Reason = "the supervisor on host " + job.Host + " stops the command"
+		return job, res, nil
 	}
 	superAlive := job.SupervisorPID != 0 && ProcessAlive(job.SupervisorPID, job.SupervisorStart)
 	switch {
@@ -554,7 +571,9 @@ func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (Re
 	}
 	var groups []int
 	for _, job := range rep.Reaped {
-		if job.PGID > 1 {
+		// Another host's job is stopped by its own supervisor, which sees
+		// the reaped status within its poll interval.
+		if job.PGID > 1 && j.local(&job) {
 			groups = append(groups, job.PGID)
 		}
 	}

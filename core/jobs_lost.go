@@ -39,8 +39,8 @@ func (j *Jobs) JobLostReason(job *Job, now Timestamp) string {
 	return ""
 }
 
-// LostJobs lists the pending and running jobs whose supervisor is gone (SPEC
-// J8; see JobLostReason). Read-only: the sweeper plans with it and applies
+// LostJobs lists this host's pending and running jobs whose supervisor is
+// gone (SPEC J8; see JobLostReason); other hosts' jobs are theirs to judge. Read-only: the sweeper plans with it and applies
 // each with MarkJobLost. Its cost grows with the number of active jobs only.
 func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
 	active, err := j.ListJobs(ctx, JobFilter{Statuses: []JobStatus{JobPending, JobRunning}})
@@ -50,7 +50,8 @@ func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
 	now := j.reg.now()
 	var out []Job
 	for _, job := range active {
-		if j.JobLostReason(&job, now) != "" {
+		// Another host's supervisor pid means nothing here (SPEC §14).
+		if j.local(&job) && j.JobLostReason(&job, now) != "" {
 			out = append(out, job)
 		}
 	}
@@ -81,7 +82,7 @@ func (j *Jobs) MarkJobLost(ctx context.Context, job Job, reason string) (bool, e
 			return err
 		}
 		now := j.reg.now()
-		if cur.Rev != job.Rev || !cur.Status.Active() {
+		if cur.Rev != job.Rev || !cur.Status.Active() || !j.local(cur) {
 			return nil
 		}
 		why := j.JobLostReason(cur, now)

@@ -2,7 +2,6 @@ package core_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/store/storetest"
 )
 
 // regStart is the fake clock's starting time in every registry test.
@@ -20,6 +20,7 @@ type regFixture struct {
 	t     testing.TB
 	ctx   context.Context
 	db    *store.DB
+	loc   string // the registry's file path or PostgreSQL URL (storetest.Location)
 	clock *core.FakeClock
 	reg   *core.Registry
 	jobs  *fakeJobs
@@ -28,7 +29,8 @@ type regFixture struct {
 func newRegFixture(t testing.TB) *regFixture {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "r.db"), store.Options{})
+	loc := storetest.Location(t, "r.db")
+	db, err := store.Open(ctx, loc, store.Options{})
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}
@@ -37,7 +39,7 @@ func newRegFixture(t testing.TB) *regFixture {
 	reg := core.NewRegistry(db, clock, core.DefaultThresholds())
 	jobs := &fakeJobs{db: db, clock: clock}
 	reg.SetJobController(jobs)
-	return &regFixture{t: t, ctx: ctx, db: db, clock: clock, reg: reg, jobs: jobs}
+	return &regFixture{t: t, ctx: ctx, db: db, loc: loc, clock: clock, reg: reg, jobs: jobs}
 }
 
 func (f *regFixture) now() core.Timestamp { return core.TS(f.clock.Now()) }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/store/storetest"
 )
 
 // TestConcurrentKillCompleteCancel races kill, late completion, lost
@@ -16,8 +17,12 @@ import (
 // row has no error, every terminal row has ended_at and the right
 // cleanup_after, and the approval wait counters equal the approvals still pending.
 func TestConcurrentKillCompleteCancel(t *testing.T) {
+	storetest.Each(t, testConcurrentKillCompleteCancel)
+}
+
+func testConcurrentKillCompleteCancel(t *testing.T) {
 	f := newRegFixture(t)
-	db2, err := store.Open(f.ctx, f.db.Path(), store.Options{})
+	db2, err := store.Open(f.ctx, f.loc, store.Options{})
 	f.must(err)
 	t.Cleanup(func() { db2.Close() })
 	reg2 := core.NewRegistry(db2, f.clock, core.DefaultThresholds())

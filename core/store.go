@@ -3,18 +3,25 @@ package core
 import "context"
 
 // Store is the persistence the registry needs; package store implements it on
-// SQLite. core decides what is allowed; the Store applies it atomically.
+// SQLite and on PostgreSQL (SPEC §14). core decides what is allowed; the Store
+// applies it atomically.
 type Store interface {
-	// Update runs fn in one write transaction (SQLite BEGIN IMMEDIATE). An error
-	// from fn rolls everything back. Locked past the busy timeout: ErrBusy.
+	// Update runs fn in one write transaction (SQLite BEGIN IMMEDIATE;
+	// PostgreSQL: a transaction holding the registry's advisory writer lock).
+	// An error from fn rolls everything back. Locked past the busy timeout:
+	// ErrBusy. A PostgreSQL server out of reach: ErrUnavailable.
 	Update(ctx context.Context, fn func(Tx) error) error
 	// View runs fn in a read-only transaction over one consistent snapshot.
 	View(ctx context.Context, fn func(Tx) error) error
 	// DataVersion returns SQLite's PRAGMA data_version as seen by a dedicated
 	// connection: it changes whenever another connection commits, so callers
 	// poll it cheaply to learn that something changed (SPEC §9 live data).
+	// On PostgreSQL it counts the change notifications (LISTEN/NOTIFY) heard
+	// on a dedicated connection, in every process and on every host; while
+	// that connection is lost it returns an error wrapping ErrUnavailable.
 	DataVersion(ctx context.Context) (int64, error)
-	// Path is the database file path.
+	// Path is the database file path, or the PostgreSQL URL without its
+	// password.
 	Path() string
 	Close() error
 }
@@ -187,6 +194,24 @@ type Tx interface {
 	// many rows per statement. It returns, in the order of keys, whether
 	// each was deleted (false: raced).
 	SweepPrune(entity string, keys []RowKey, now Timestamp) ([]bool, error)
+
+	// Hosts (SPEC §14): many hosts may share one registry.
+
+	// TouchHost records that host's sweep confirmed its own jobs'
+	// supervisors at at (insert or update of its hosts row).
+	TouchHost(host string, at Timestamp) error
+	// SweepHosts returns, for every host with pending or running jobs, how
+	// many and when its sweep last confirmed them (0: never). It reads the
+	// active-jobs index only. Jobs with no host ("", recorded before hosts)
+	// are left out.
+	SweepHosts() ([]HostRow, error)
+}
+
+// HostRow is one host with active jobs (Tx.SweepHosts).
+type HostRow struct {
+	Host       string
+	ActiveJobs int
+	SweptAt    Timestamp // 0 when the host never swept
 }
 
 // TableCounts are the row counts of the tables the console shows. The

@@ -94,6 +94,7 @@ type Plan struct {
 
 	watchdogOnly bool
 	planTime     time.Duration
+	touchHost    string // this host has active jobs the sweep confirmed (hosts.go)
 }
 
 // Sweeper runs maintenance sweeps over a registry. Safe for concurrent use:
@@ -114,6 +115,10 @@ type Sweeper struct {
 	// a backlog (a first sweep over an old registry) is worked off over a few
 	// sweeps in bounded memory.
 	MaxPerRule int
+	// HostStaleAfter is how long another host's active jobs may go without
+	// its sweep confirming them before the audit reports the host (SPEC
+	// §14; default DefaultHostStaleAfter, two sweep intervals).
+	HostStaleAfter time.Duration
 	// RemoveAll deletes a pruned job's log directory (default os.RemoveAll).
 	RemoveAll func(path string) error
 

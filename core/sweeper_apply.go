@@ -85,6 +85,9 @@ func (s *Sweeper) apply(ctx context.Context, p *Plan) (*SweepReport, error) {
 		}
 		i = next
 	}
+	if err := s.touchHost(ctx, p); err != nil {
+		errs = append(errs, fmt.Errorf("record this host's sweep: %w", err))
+	}
 	rep := report(p, ModeApplied, acts, findings, p.planTime+time.Since(started))
 	if err := errors.Join(errs...); err != nil {
 		return rep, fmt.Errorf("sweep apply: %w", err)

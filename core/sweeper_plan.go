@@ -91,6 +91,9 @@ func (s *Sweeper) plan(ctx context.Context, watchdogOnly bool) (*Plan, error) {
 		if err := b.audit(tx, active); err != nil {
 			return fmt.Errorf("audit: %w", err)
 		}
+		if err := b.auditHosts(tx); err != nil {
+			return fmt.Errorf("audit: %w", err)
+		}
 		return nil
 	})
 	if err != nil {

@@ -15,7 +15,7 @@ func scanApproval(r rowScanner, a *core.Approval) error {
 func approvalArgs(a *core.Approval) []any {
 	return []any{a.Session, strArg(a.RunID), strArg(a.TaskID), a.Tool, a.Command, a.Rationale, a.Cwd,
 		a.Pattern, string(a.Status), string(a.Scope), a.Reason, a.DecidedBy, int64(a.RequestedAt),
-		tsArg(a.DecidedAt), tsArg(a.ExpiresAt), tsArg(a.CleanupAfter), strArg(a.ToolUseID), a.HoldsWait}
+		tsArg(a.DecidedAt), tsArg(a.ExpiresAt), tsArg(a.CleanupAfter), strArg(a.ToolUseID), boolArg(a.HoldsWait)}
 }
 
 // GetApproval returns the approval id; wrapped core.ErrNotFound when unknown.

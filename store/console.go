@@ -6,7 +6,7 @@ import "github.com/clawpit/clawpit/core"
 // reads the rowid b-tree's last entry (constant time).
 func (t *tx) MaxEventID() (int64, error) {
 	var id int64
-	if err := t.tx.QueryRowContext(t.ctx, "SELECT COALESCE(MAX(id), 0) FROM events").Scan(&id); err != nil {
+	if err := t.queryRow("SELECT COALESCE(MAX(id), 0) FROM events").Scan(&id); err != nil {
 		return 0, mapErr(err)
 	}
 	return id, nil
@@ -15,7 +15,7 @@ func (t *tx) MaxEventID() (int64, error) {
 // EachTask streams every task, newest first (created_at DESC, id DESC), to
 // fn, scanning into one reused core.Task.
 func (t *tx) EachTask(fn func(*core.Task) error) error {
-	rows, err := t.tx.QueryContext(t.ctx, "SELECT "+taskCols+" FROM tasks ORDER BY created_at DESC, id DESC")
+	rows, err := t.query("SELECT " + taskCols + " FROM tasks ORDER BY created_at DESC, id DESC")
 	if err != nil {
 		return mapErr(err)
 	}
@@ -38,7 +38,7 @@ func (t *tx) EachTask(fn func(*core.Task) error) error {
 // index).
 func (t *tx) CountRows() (core.TableCounts, error) {
 	var c core.TableCounts
-	err := t.tx.QueryRowContext(t.ctx, `SELECT
+	err := t.queryRow(`SELECT
 		(SELECT COUNT(*) FROM tasks), (SELECT COUNT(*) FROM runs), (SELECT COUNT(*) FROM approvals),
 		(SELECT COUNT(*) FROM jobs), (SELECT COUNT(*) FROM notifications)`).
 		Scan(&c.Tasks, &c.Runs, &c.Approvals, &c.Jobs, &c.Notifications)

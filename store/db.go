@@ -51,6 +51,10 @@ type DB struct {
 
 	dvMu   sync.Mutex
 	dvConn *sql.Conn // dedicated connection for PRAGMA data_version
+
+	dialect   dialect
+	rewritten sync.Map // SQLite-dialect statement → its PostgreSQL text
+	pg        *pgState // PostgreSQL only: lock key, change listener
 }
 
 var _ core.Store = (*DB)(nil)
@@ -62,9 +66,15 @@ var _ core.Store = (*DB)(nil)
 // path is a directory, fifo, device or socket, core.ErrReadOnly,
 // core.ErrBusy, and a wrapped error naming the path for anything else
 // (corrupt file, not a database).
+//
+// A path starting with postgres:// or postgresql:// opens a PostgreSQL
+// registry instead (SPEC §14, see openPG).
 func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if path == "" {
 		return nil, core.Invalidf("empty database path")
+	}
+	if IsPostgresURL(path) {
+		return openPG(ctx, path, opt)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -160,6 +170,9 @@ func (db *DB) Path() string { return db.path }
 
 // Close releases every connection.
 func (db *DB) Close() error {
+	if db.pg != nil {
+		db.pg.close()
+	}
 	db.dvMu.Lock()
 	if db.dvConn != nil {
 		db.dvConn.Close()
@@ -251,6 +264,12 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 	if err != nil {
 		return mapErr(err)
 	}
+	if db.pg != nil {
+		if err := db.pg.lockWriter(ctx, sqlTx); err != nil {
+			sqlTx.Rollback()
+			return mapErr(err)
+		}
+	}
 	// Roll back on every path that does not commit, a panic in fn included:
 	// the write pool has a single connection, so a leaked transaction would
 	// block every later Update of this process.
@@ -260,9 +279,14 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 			sqlTx.Rollback()
 		}
 	}()
-	t := &tx{ctx: ctx, tx: sqlTx}
+	t := &tx{ctx: ctx, tx: sqlTx, db: db}
 	if err := fn(t); err != nil {
 		return mapErr(err)
+	}
+	if db.pg != nil && t.wrote {
+		if err := db.pg.notify(ctx, sqlTx); err != nil {
+			return mapErr(err)
+		}
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return mapErr(err)
@@ -273,12 +297,17 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 
 // View runs fn in a read-only transaction over one snapshot.
 func (db *DB) View(ctx context.Context, fn func(core.Tx) error) error {
-	sqlTx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.dialect == dialectPostgres {
+		// One snapshot for the whole View, as SQLite's read transaction.
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	sqlTx, err := db.read.BeginTx(ctx, opts)
 	if err != nil {
 		return mapErr(err)
 	}
 	defer sqlTx.Rollback()
-	t := &tx{ctx: ctx, tx: sqlTx, readOnly: true}
+	t := &tx{ctx: ctx, tx: sqlTx, readOnly: true, db: db}
 	if err := fn(t); err != nil {
 		return mapErr(err)
 	}
@@ -287,7 +316,13 @@ func (db *DB) View(ctx context.Context, fn func(core.Tx) error) error {
 
 // DataVersion returns PRAGMA data_version on a dedicated connection; the value
 // changes when any other connection (in any process) commits.
+//
+// On PostgreSQL it is a counter bumped by each NOTIFY the registry's
+// writers send in their transactions (see pgState.dataVersion).
 func (db *DB) DataVersion(ctx context.Context) (int64, error) {
+	if db.pg != nil {
+		return db.pg.dataVersion(ctx)
+	}
 	db.dvMu.Lock()
 	defer db.dvMu.Unlock()
 	if db.dvConn == nil {
@@ -311,6 +346,9 @@ func (db *DB) DataVersion(ctx context.Context) (int64, error) {
 func mapErr(err error) error {
 	if err == nil {
 		return nil
+	}
+	if e := mapPGErr(err); e != nil {
+		return e
 	}
 	var se sqlite3.Error
 	if errors.As(err, &se) {
@@ -343,4 +381,6 @@ type tx struct {
 	tx       *sql.Tx
 	readOnly bool
 	stmts    map[string]*sql.Stmt // prepared on first use (stmt)
+	db       *DB
+	wrote    bool // a write ran: Update notifies listeners (PostgreSQL)
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/clawpit/clawpit/core"
 )
@@ -150,158 +151,165 @@ func TestOpenRejectsGarbageFile(t *testing.T) {
 }
 
 func TestReadOnlyOpen(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "registry.db")
-	rw, err := Open(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	update(t, rw, func(tx core.Tx) error {
-		return tx.InsertSession(&core.Session{ID: "s1", Label: "before", State: core.SessionActive, CreatedAt: 1})
-	})
-
-	ro, err := Open(context.Background(), path, Options{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
-	err = ro.Update(context.Background(), func(tx core.Tx) error {
-		s, err := tx.GetSession("s1")
+	eachStore(t, func(t *testing.T) {
+		path := freshLocation(t)
+		rw, err := Open(context.Background(), path, Options{})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		s.Label = "after"
-		return tx.UpdateSession(s)
-	})
-	if !errors.Is(err, core.ErrReadOnly) {
-		t.Fatalf("write through a read-only open: err = %v, want ErrReadOnly", err)
-	}
-	view(t, ro, func(tx core.Tx) error {
-		s, err := tx.GetSession("s1")
-		if err != nil {
-			return err
-		}
-		if s.Label != "before" || s.Rev != 1 {
-			t.Errorf("row changed through a read-only open: %+v", s)
-		}
-		return nil
-	})
-	rw.Close()
+		update(t, rw, func(tx core.Tx) error {
+			return tx.InsertSession(&core.Session{ID: "s1", Label: "before", State: core.SessionActive, CreatedAt: 1})
+		})
 
-	// A read-only open of a missing file does not create it.
-	if _, err := Open(context.Background(), filepath.Join(t.TempDir(), "nope.db"), Options{ReadOnly: true}); !errors.Is(err, core.ErrNotFound) {
-		t.Errorf("read-only open of a missing file: err = %v, want ErrNotFound", err)
-	}
+		ro, err := Open(context.Background(), path, Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ro.Close()
+		err = ro.Update(context.Background(), func(tx core.Tx) error {
+			s, err := tx.GetSession("s1")
+			if err != nil {
+				return err
+			}
+			s.Label = "after"
+			return tx.UpdateSession(s)
+		})
+		if !errors.Is(err, core.ErrReadOnly) {
+			t.Fatalf("write through a read-only open: err = %v, want ErrReadOnly", err)
+		}
+		view(t, ro, func(tx core.Tx) error {
+			s, err := tx.GetSession("s1")
+			if err != nil {
+				return err
+			}
+			if s.Label != "before" || s.Rev != 1 {
+				t.Errorf("row changed through a read-only open: %+v", s)
+			}
+			return nil
+		})
+		rw.Close()
+
+		// A read-only open of a missing file does not create it.
+		if _, err := Open(context.Background(), filepath.Join(t.TempDir(), "nope.db"), Options{ReadOnly: true}); !errors.Is(err, core.ErrNotFound) {
+			t.Errorf("read-only open of a missing file: err = %v, want ErrNotFound", err)
+		}
+	})
 }
 
 func TestWritesInsideViewFail(t *testing.T) {
-	db := openTest(t)
-	update(t, db, func(tx core.Tx) error {
-		return tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
-	})
-	writes := map[string]func(core.Tx) error{
-		"InsertSession": func(tx core.Tx) error {
-			return tx.InsertSession(&core.Session{ID: "s2", State: core.SessionActive, CreatedAt: 1})
-		},
-		"UpdateSession": func(tx core.Tx) error {
-			return tx.UpdateSession(&core.Session{ID: "s1", State: core.SessionClosed, CreatedAt: 1, Rev: 1})
-		},
-		"AppendEvent": func(tx core.Tx) error {
-			return tx.AppendEvent(core.Event{At: 1, Entity: "session", EntityID: "s1", Actor: core.ActorRuntime})
-		},
-		"DeleteGrant": func(tx core.Tx) error { return tx.DeleteGrant("g1") },
-		"InsertNotification": func(tx core.Tx) error {
-			_, err := tx.InsertNotification(&core.Notification{Kind: core.NotifyJobFinished, Text: "x", DedupKey: "k", CreatedAt: 1})
-			return err
-		},
-		"MarkNotificationDelivered": func(tx core.Tx) error {
-			_, err := tx.MarkNotificationDelivered(1, 5)
-			return err
-		},
-	}
-	for name, fn := range writes {
-		t.Run(name, func(t *testing.T) {
-			if err := db.View(context.Background(), fn); !errors.Is(err, core.ErrReadOnly) {
-				t.Errorf("err = %v, want ErrReadOnly", err)
-			}
+	eachStore(t, func(t *testing.T) {
+		db := openTest(t)
+		update(t, db, func(tx core.Tx) error {
+			return tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
 		})
-	}
-	view(t, db, func(tx core.Tx) error {
-		s, err := tx.GetSession("s1")
-		if err != nil {
-			return err
+		writes := map[string]func(core.Tx) error{
+			"InsertSession": func(tx core.Tx) error {
+				return tx.InsertSession(&core.Session{ID: "s2", State: core.SessionActive, CreatedAt: 1})
+			},
+			"UpdateSession": func(tx core.Tx) error {
+				return tx.UpdateSession(&core.Session{ID: "s1", State: core.SessionClosed, CreatedAt: 1, Rev: 1})
+			},
+			"AppendEvent": func(tx core.Tx) error {
+				return tx.AppendEvent(core.Event{At: 1, Entity: "session", EntityID: "s1", Actor: core.ActorRuntime})
+			},
+			"DeleteGrant": func(tx core.Tx) error { return tx.DeleteGrant("g1") },
+			"InsertNotification": func(tx core.Tx) error {
+				_, err := tx.InsertNotification(&core.Notification{Kind: core.NotifyJobFinished, Text: "x", DedupKey: "k", CreatedAt: 1})
+				return err
+			},
+			"MarkNotificationDelivered": func(tx core.Tx) error {
+				_, err := tx.MarkNotificationDelivered(1, 5)
+				return err
+			},
 		}
-		if s.State != core.SessionActive || s.Rev != 1 {
-			t.Errorf("session changed inside View: %+v", s)
+		for name, fn := range writes {
+			t.Run(name, func(t *testing.T) {
+				if err := db.View(context.Background(), fn); !errors.Is(err, core.ErrReadOnly) {
+					t.Errorf("err = %v, want ErrReadOnly", err)
+				}
+			})
 		}
-		return nil
+		view(t, db, func(tx core.Tx) error {
+			s, err := tx.GetSession("s1")
+			if err != nil {
+				return err
+			}
+			if s.State != core.SessionActive || s.Rev != 1 {
+				t.Errorf("session changed inside View: %+v", s)
+			}
+			return nil
+		})
 	})
 }
 
 func TestUpdateRollsBackOnError(t *testing.T) {
-	db := openTest(t)
-	boom := errors.New("boom")
-	err := db.Update(context.Background(), func(tx core.Tx) error {
-		if err := tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1}); err != nil {
-			return err
+	eachStore(t, func(t *testing.T) {
+		db := openTest(t)
+		boom := errors.New("boom")
+		err := db.Update(context.Background(), func(tx core.Tx) error {
+			if err := tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1}); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("err = %v, want boom", err)
 		}
-		return boom
-	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("err = %v, want boom", err)
-	}
-	func() {
-		defer func() { recover() }()
-		db.Update(context.Background(), func(tx core.Tx) error { panic("fn panics") })
-	}()
-	// The single write connection is free again after the panic.
-	update(t, db, func(tx core.Tx) error {
-		if _, err := tx.GetSession("s1"); !errors.Is(err, core.ErrNotFound) {
-			t.Errorf("rolled-back insert is visible: err = %v", err)
-		}
-		return nil
+		func() {
+			defer func() { recover() }()
+			db.Update(context.Background(), func(tx core.Tx) error { panic("fn panics") })
+		}()
+		// The single write connection is free again after the panic.
+		update(t, db, func(tx core.Tx) error {
+			if _, err := tx.GetSession("s1"); !errors.Is(err, core.ErrNotFound) {
+				t.Errorf("rolled-back insert is visible: err = %v", err)
+			}
+			return nil
+		})
 	})
 }
 
 func TestDataVersionSeesOtherConnections(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "registry.db")
-	watcher, err := Open(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer watcher.Close()
-	other, err := Open(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	ctx := context.Background()
+	eachStore(t, func(t *testing.T) {
+		path := freshLocation(t)
+		watcher, err := Open(context.Background(), path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer watcher.Close()
+		other, err := Open(context.Background(), path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		ctx := context.Background()
 
-	v0, err := watcher.DataVersion(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Reads do not change it.
-	view(t, other, func(tx core.Tx) error { _, err := tx.ListTasks(core.TaskFilter{}); return err })
-	if v, _ := watcher.DataVersion(ctx); v != v0 {
-		t.Errorf("data_version changed without a write: %d → %d", v0, v)
-	}
-	update(t, other, func(tx core.Tx) error {
-		return tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
+		v0, err := watcher.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Reads do not change it.
+		view(t, other, func(tx core.Tx) error { _, err := tx.ListTasks(core.TaskFilter{}); return err })
+		if v, _ := watcher.DataVersion(ctx); v != v0 {
+			t.Errorf("data_version changed without a write: %d → %d", v0, v)
+		}
+		update(t, other, func(tx core.Tx) error {
+			return tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
+		})
+		// PostgreSQL delivers the change notification just after the
+		// commit: wait for it (SQLite's data_version has changed already).
+		v1 := waitDataVersion(t, watcher, v0)
+		if v1 == v0 {
+			t.Errorf("data_version did not change after another connection's commit (%d)", v0)
+		}
+		// A write through the watcher's own handle uses another connection, so it shows too.
+		update(t, watcher, func(tx core.Tx) error {
+			return tx.InsertSession(&core.Session{ID: "s2", State: core.SessionActive, CreatedAt: 1})
+		})
+		if v2 := waitDataVersion(t, watcher, v1); v2 == v1 {
+			t.Errorf("data_version did not change after the handle's own commit")
+		}
 	})
-	v1, err := watcher.DataVersion(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v1 == v0 {
-		t.Errorf("data_version did not change after another connection's commit (%d)", v0)
-	}
-	// A write through the watcher's own handle uses another connection, so it shows too.
-	update(t, watcher, func(tx core.Tx) error {
-		return tx.InsertSession(&core.Session{ID: "s2", State: core.SessionActive, CreatedAt: 1})
-	})
-	if v2, _ := watcher.DataVersion(ctx); v2 == v1 {
-		t.Errorf("data_version did not change after the handle's own commit")
-	}
 }
 
 // TestConcurrentWritersAcrossHandles simulates several processes: goroutines
@@ -309,62 +317,64 @@ func TestDataVersionSeesOtherConnections(t *testing.T) {
 // serialise them without a "database is locked" error, and no increment may
 // be lost.
 func TestConcurrentWritersAcrossHandles(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "registry.db")
-	var dbs [2]*DB
-	for i := range dbs {
-		db, err := Open(context.Background(), path, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		dbs[i] = db
-	}
-	update(t, dbs[0], func(tx core.Tx) error {
-		return tx.InsertRun(&core.Run{RunID: "r1", StartedAt: 1, LastProgressAt: 1, InactivityBudgetMs: 1})
-	})
-	const workers, perWorker = 8, 25
-	var wg sync.WaitGroup
-	errs := make(chan error, workers*perWorker)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(db *DB) {
-			defer wg.Done()
-			for i := 0; i < perWorker; i++ {
-				err := db.Update(context.Background(), func(tx core.Tx) error {
-					r, err := tx.GetRun("r1")
-					if err != nil {
-						return err
-					}
-					r.PendingApprovalWaits++
-					if err := tx.UpdateRun(r); err != nil {
-						return err
-					}
-					return tx.AppendEvent(core.Event{At: 1, Entity: core.EntityRun, EntityID: "r1", Actor: core.ActorRuntime, Applied: true})
-				})
-				if err != nil {
-					errs <- err
-				}
-				// Readers run alongside the writers.
-				if err := db.View(context.Background(), func(tx core.Tx) error { _, err := tx.GetRun("r1"); return err }); err != nil {
-					errs <- err
-				}
+	eachStore(t, func(t *testing.T) {
+		path := freshLocation(t)
+		var dbs [2]*DB
+		for i := range dbs {
+			db, err := Open(context.Background(), path, Options{})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}(dbs[w%2])
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Errorf("concurrent write: %v", err)
-	}
-	view(t, dbs[1], func(tx core.Tx) error {
-		r, err := tx.GetRun("r1")
-		if err != nil {
-			return err
+			defer db.Close()
+			dbs[i] = db
 		}
-		if r.PendingApprovalWaits != workers*perWorker || r.Rev != workers*perWorker+1 {
-			t.Errorf("waits=%d rev=%d, want %d and %d", r.PendingApprovalWaits, r.Rev, workers*perWorker, workers*perWorker+1)
+		update(t, dbs[0], func(tx core.Tx) error {
+			return tx.InsertRun(&core.Run{RunID: "r1", StartedAt: 1, LastProgressAt: 1, InactivityBudgetMs: 1})
+		})
+		const workers, perWorker = 8, 25
+		var wg sync.WaitGroup
+		errs := make(chan error, workers*perWorker)
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(db *DB) {
+				defer wg.Done()
+				for i := 0; i < perWorker; i++ {
+					err := db.Update(context.Background(), func(tx core.Tx) error {
+						r, err := tx.GetRun("r1")
+						if err != nil {
+							return err
+						}
+						r.PendingApprovalWaits++
+						if err := tx.UpdateRun(r); err != nil {
+							return err
+						}
+						return tx.AppendEvent(core.Event{At: 1, Entity: core.EntityRun, EntityID: "r1", Actor: core.ActorRuntime, Applied: true})
+					})
+					if err != nil {
+						errs <- err
+					}
+					// Readers run alongside the writers.
+					if err := db.View(context.Background(), func(tx core.Tx) error { _, err := tx.GetRun("r1"); return err }); err != nil {
+						errs <- err
+					}
+				}
+			}(dbs[w%2])
 		}
-		return nil
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("concurrent write: %v", err)
+		}
+		view(t, dbs[1], func(tx core.Tx) error {
+			r, err := tx.GetRun("r1")
+			if err != nil {
+				return err
+			}
+			if r.PendingApprovalWaits != workers*perWorker || r.Rev != workers*perWorker+1 {
+				t.Errorf("waits=%d rev=%d, want %d and %d", r.PendingApprovalWaits, r.Rev, workers*perWorker, workers*perWorker+1)
+			}
+			return nil
+		})
 	})
 }
 
@@ -383,38 +393,57 @@ func TestMapErr(t *testing.T) {
 // TestBusyPastTimeout: a writer that holds the lock longer than another
 // handle's busy timeout makes that handle's Update fail with core.ErrBusy.
 func TestBusyPastTimeout(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "registry.db")
-	holder, err := Open(context.Background(), path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close()
-	impatient, err := Open(context.Background(), path, Options{BusyTimeoutMs: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer impatient.Close()
+	eachStore(t, func(t *testing.T) {
+		path := freshLocation(t)
+		holder, err := Open(context.Background(), path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Close()
+		impatient, err := Open(context.Background(), path, Options{BusyTimeoutMs: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer impatient.Close()
 
-	locked, release := make(chan struct{}), make(chan struct{})
-	done := make(chan error, 1)
-	go func() {
-		done <- holder.Update(context.Background(), func(tx core.Tx) error {
-			close(locked)
-			<-release
-			return nil
+		locked, release := make(chan struct{}), make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			done <- holder.Update(context.Background(), func(tx core.Tx) error {
+				close(locked)
+				<-release
+				return nil
+			})
+		}()
+		<-locked
+		err = impatient.Update(context.Background(), func(tx core.Tx) error {
+			return tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
 		})
-	}()
-	<-locked
-	err = impatient.Update(context.Background(), func(tx core.Tx) error {
-		return tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
+		// Readers are not blocked by a writer in WAL mode.
+		view(t, impatient, func(tx core.Tx) error { _, err := tx.ListSessions(core.SessionFilter{}); return err })
+		close(release)
+		if !errors.Is(err, core.ErrBusy) {
+			t.Errorf("err = %v, want ErrBusy", err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	})
-	// Readers are not blocked by a writer in WAL mode.
-	view(t, impatient, func(tx core.Tx) error { _, err := tx.ListSessions(core.SessionFilter{}); return err })
-	close(release)
-	if !errors.Is(err, core.ErrBusy) {
-		t.Errorf("err = %v, want ErrBusy", err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
+}
+
+// waitDataVersion polls db's DataVersion until it differs from old, for at
+// most 2 s, and returns the last value read.
+func waitDataVersion(t *testing.T, db *DB, old int64) int64 {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		v, err := db.DataVersion(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v != old || time.Now().After(deadline) {
+			return v
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -61,7 +61,7 @@ func (t *tx) ListGrants() ([]core.Grant, error) {
 // always, or scope session for session; nil, nil when none matches.
 func (t *tx) FindGrant(tool, pattern, session string) (*core.Grant, error) {
 	var g core.Grant
-	err := scanGrant(t.tx.QueryRowContext(t.ctx,
+	err := scanGrant(t.queryRow(
 		"SELECT "+grantCols+` FROM grants WHERE tool = ? AND pattern = ?
 		 AND (scope = 'always' OR (scope = 'session' AND session = ? AND session <> ''))
 		 ORDER BY created_at, id LIMIT 1`, tool, pattern, session), &g)

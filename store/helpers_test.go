@@ -6,12 +6,31 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/storetest"
 )
 
-// openTest opens a fresh registry in a temporary directory.
+// The store conformance suite (store/storetest): every test wrapped in
+// eachStore runs on SQLite and, when CLAWPIT_TEST_POSTGRES names a server,
+// on PostgreSQL, each run on a fresh registry.
+
+const pgTestEnv = storetest.Env
+
+func eachStore(t *testing.T, fn func(t *testing.T)) { t.Helper(); storetest.Each(t, fn) }
+
+func onPostgres(t *testing.T) bool { return storetest.OnPostgres(t) }
+
+// freshLocation returns a new, empty registry's file path or URL.
+func freshLocation(t *testing.T) string {
+	t.Helper()
+	return storetest.Location(t, filepath.Join("home", "registry.db"))
+}
+
+func freshPGSchema(t *testing.T, base string) string { t.Helper(); return storetest.Schema(t, base) }
+
+// openTest opens a fresh registry (see freshLocation).
 func openTest(t *testing.T) *DB {
 	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "home", "registry.db"), Options{})
+	db, err := Open(context.Background(), freshLocation(t), Options{})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -39,12 +58,12 @@ func view(t *testing.T, db *DB, fn func(core.Tx) error) {
 // equals id is SQL NULL.
 func isNull(t *testing.T, db *DB, table, keyCol, id, col string) bool {
 	t.Helper()
-	var n int
-	q := "SELECT " + col + " IS NULL FROM " + table + " WHERE " + keyCol + " = ?"
+	var n bool
+	q := db.dialectSQL("SELECT " + col + " IS NULL FROM " + table + " WHERE " + keyCol + " = ?")
 	if err := db.read.QueryRow(q, id).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
-	return n == 1
+	return n
 }
 
 func ptr[T any](v T) *T { return &v }

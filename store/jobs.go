@@ -10,14 +10,14 @@ import (
 
 const jobCols = `id, session, command, cwd, rationale, status, exit_code, timeout_s, pid, pgid,
  supervisor_pid, supervisor_start, created_at, started_at, completed_at, log_path, capture_error,
- surfaced_at, cleanup_after, containment, cgroup, rev`
+ surfaced_at, cleanup_after, host, containment, cgroup, rev`
 
 func scanJob(r rowScanner, j *core.Job) error {
 	var cmd string
 	var exit sql.NullInt64
 	if err := r.Scan(&j.ID, &j.Session, &cmd, &j.Cwd, &j.Rationale, &j.Status, &exit, &j.TimeoutS, &j.PID, &j.PGID,
 		&j.SupervisorPID, &j.SupervisorStart, &j.CreatedAt, nts{&j.StartedAt}, nts{&j.CompletedAt}, &j.LogPath,
-		&j.CaptureError, nts{&j.SurfacedAt}, nts{&j.CleanupAfter}, &j.Containment, &j.Cgroup, &j.Rev); err != nil {
+		&j.CaptureError, nts{&j.SurfacedAt}, nts{&j.CleanupAfter}, &j.Host, &j.Containment, &j.Cgroup, &j.Rev); err != nil {
 		return err
 	}
 	if err := json.Unmarshal([]byte(cmd), &j.Command); err != nil {
@@ -47,7 +47,7 @@ func jobArgs(j *core.Job) ([]any, error) {
 	}
 	return []any{j.Session, string(cmd), j.Cwd, j.Rationale, string(j.Status), exit, j.TimeoutS, j.PID, j.PGID,
 		j.SupervisorPID, j.SupervisorStart, int64(j.CreatedAt), tsArg(j.StartedAt), tsArg(j.CompletedAt), j.LogPath,
-		j.CaptureError, tsArg(j.SurfacedAt), tsArg(j.CleanupAfter), j.Containment, j.Cgroup}, nil
+		j.CaptureError, tsArg(j.SurfacedAt), tsArg(j.CleanupAfter), j.Host, j.Containment, j.Cgroup}, nil
 }
 
 // GetJob returns the job id; wrapped core.ErrNotFound when unknown.
@@ -63,7 +63,7 @@ func (t *tx) InsertJob(j *core.Job) error {
 	}
 	args := append([]any{j.ID}, a...)
 	if _, err := t.insert(core.EntityJob, j.ID,
-		"INSERT INTO jobs ("+jobCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", args...); err != nil {
+		"INSERT INTO jobs ("+jobCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", args...); err != nil {
 		return err
 	}
 	j.Rev = 1
@@ -81,7 +81,7 @@ func (t *tx) UpdateJob(j *core.Job) error {
 	if err := t.condUpdate(core.EntityJob, j.ID, j.Rev,
 		`UPDATE jobs SET session = ?, command = ?, cwd = ?, rationale = ?, status = ?, exit_code = ?, timeout_s = ?,
 		 pid = ?, pgid = ?, supervisor_pid = ?, supervisor_start = ?, created_at = ?, started_at = ?,
-		 completed_at = ?, log_path = ?, capture_error = ?, surfaced_at = ?, cleanup_after = ?, containment = ?, cgroup = ?,
+		 completed_at = ?, log_path = ?, capture_error = ?, surfaced_at = ?, cleanup_after = ?, host = ?, containment = ?, cgroup = ?,
 		 rev = rev + 1
 		 WHERE id = ? AND rev = ?`, args...); err != nil {
 		return err

@@ -21,6 +21,9 @@ func (t *tx) InsertNotification(n *core.Notification) (bool, error) {
 	if n.DedupKey == "" {
 		return false, core.Invalidf("notification %s %s: empty dedup key", n.Kind, n.SubjectID)
 	}
+	if t.db.dialect == dialectPostgres {
+		return t.insertNotificationPG(n)
+	}
 	res, err := t.insert(core.EntityNotification, n.DedupKey,
 		`INSERT INTO notifications (session, kind, subject_id, text, dedup_key, created_at, delivered_at, cleanup_after)
 		 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedup_key) DO NOTHING`,
@@ -79,7 +82,7 @@ func (t *tx) MarkNotificationDelivered(id int64, at core.Timestamp) (bool, error
 		return true, nil
 	}
 	var one int
-	err = t.tx.QueryRowContext(t.ctx, "SELECT 1 FROM notifications WHERE id = ?", id).Scan(&one)
+	err = t.queryRow("SELECT 1 FROM notifications WHERE id = ?", id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, core.NotFoundf("no notification with id %d", id)
 	}
@@ -118,4 +121,26 @@ func (t *tx) ReleaseNotificationClaim(id int64, by string) error {
 	}
 	_, err := t.exec("UPDATE notifications SET claimed_by = '', claim_until = NULL WHERE id = ? AND claimed_by = ?", id, by)
 	return err
+}
+
+// insertNotificationPG is InsertNotification on PostgreSQL, whose driver has
+// no last-insert id: RETURNING id, and no row back when dedup_key exists.
+func (t *tx) insertNotificationPG(n *core.Notification) (bool, error) {
+	if err := t.checkWritable("insert " + core.EntityNotification); err != nil {
+		return false, err
+	}
+	t.wrote = true
+	var id int64
+	err := t.queryRow(`INSERT INTO notifications (session, kind, subject_id, text, dedup_key, created_at, delivered_at, cleanup_after)
+		 VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(dedup_key) DO NOTHING RETURNING id`,
+		n.Session, string(n.Kind), n.SubjectID, n.Text, n.DedupKey, int64(n.CreatedAt),
+		tsArg(n.DeliveredAt), tsArg(n.CleanupAfter)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, constraintErr(core.EntityNotification, n.DedupKey, err)
+	}
+	n.ID = id
+	return true, nil
 }

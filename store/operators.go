@@ -80,7 +80,7 @@ func (t *tx) ListOperators() ([]core.Operator, error) {
 // core.ErrNotFound when none does.
 func (t *tx) OperatorByFingerprint(fp string) (*core.Operator, error) {
 	var name string
-	err := t.tx.QueryRowContext(t.ctx, "SELECT operator FROM operator_keys WHERE fingerprint = ?", fp).Scan(&name)
+	err := t.tx.QueryRowContext(t.ctx, t.sql("SELECT operator FROM operator_keys WHERE fingerprint = ?"), fp).Scan(&name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, core.NotFoundf("no operator with key %s", fp)
 	}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
 )
@@ -40,7 +41,7 @@ func (t *tx) ResolveID(entity, prefix string) (string, error) {
 		return "", core.Invalidf("empty %s id", entity)
 	}
 	var id string
-	err := t.tx.QueryRowContext(t.ctx, fmt.Sprintf("SELECT %s FROM %s WHERE %s = ?", col, table, col), prefix).Scan(&id)
+	err := t.queryRow(fmt.Sprintf("SELECT %s FROM %s WHERE %s = ?", col, table, col), prefix).Scan(&id)
 	switch {
 	case err == nil:
 		return id, nil
@@ -50,13 +51,20 @@ func (t *tx) ResolveID(entity, prefix string) (string, error) {
 	if len(prefix) < MinPrefixLen {
 		return "", core.Invalidf("%s id prefix %q is too short: give at least %d characters", entity, prefix, MinPrefixLen)
 	}
-	q := fmt.Sprintf("SELECT %s FROM %s WHERE %s >= ?", col, table, col)
+	cond := fmt.Sprintf("%s >= ?", col)
 	args := []any{prefix}
-	if succ, ok := successor(prefix); ok {
-		q += fmt.Sprintf(" AND %s < ?", col)
+	succ, ok := successor(prefix)
+	switch {
+	case ok && (t.db.dialect != dialectPostgres || utf8.ValidString(succ)):
+		cond += fmt.Sprintf(" AND %s < ?", col)
 		args = append(args, succ)
+	case t.db.dialect == dialectPostgres:
+		// PostgreSQL refuses text that is not UTF-8, which the byte
+		// successor of a prefix ending in U+007F or a continuation byte is.
+		cond += fmt.Sprintf(" AND starts_with(%s, ?)", col)
+		args = append(args, prefix)
 	}
-	q += fmt.Sprintf(" ORDER BY %s LIMIT %d", col, maxAmbiguous+1)
+	q := fmt.Sprintf("SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT %d", col, table, cond, col, maxAmbiguous+1)
 	matches, err := queryAll(t, q, args, func(r rowScanner, s *string) error { return r.Scan(s) })
 	if err != nil {
 		return "", err
@@ -72,11 +80,8 @@ func (t *tx) ResolveID(entity, prefix string) (string, error) {
 		matches = matches[:maxAmbiguous]
 		// The ambiguous error says how many matched: count them all (the
 		// same index range, rows not read).
-		cq := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s >= ?", table, col)
-		if len(args) == 2 {
-			cq += fmt.Sprintf(" AND %s < ?", col)
-		}
-		if err := t.tx.QueryRowContext(t.ctx, cq, args...).Scan(&count); err != nil {
+		cq := fmt.Sprintf("SELECT COUNT(*) FROM %s WHERE %s", table, cond)
+		if err := t.queryRow(cq, args...).Scan(&count); err != nil {
 			return "", mapErr(err)
 		}
 	}

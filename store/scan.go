@@ -133,7 +133,7 @@ func (t *tx) stmt(q string) (*sql.Stmt, error) {
 	if s, ok := t.stmts[q]; ok {
 		return s, nil
 	}
-	s, err := t.tx.PrepareContext(t.ctx, q)
+	s, err := t.tx.PrepareContext(t.ctx, t.sql(q))
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -147,6 +147,12 @@ func (t *tx) stmt(q string) (*sql.Stmt, error) {
 // execRaw runs q in the transaction through the statement cache; errors
 // are the driver's, unmapped.
 func (t *tx) execRaw(q string, args ...any) (sql.Result, error) {
+	t.wrote = true
+	if t.db.dialect == dialectPostgres {
+		// pgx caches prepared statements per connection itself; preparing
+		// through database/sql would cost a round trip per statement.
+		return t.tx.ExecContext(t.ctx, t.sql(q), args...)
+	}
 	s, err := t.stmt(q)
 	if err != nil {
 		return nil, err
@@ -157,11 +163,40 @@ func (t *tx) execRaw(q string, args ...any) (sql.Result, error) {
 // queryRow runs q through the statement cache; a prepare error surfaces
 // from Scan.
 func (t *tx) queryRow(q string, args ...any) rowScanner {
+	if t.db.dialect == dialectPostgres {
+		return t.tx.QueryRowContext(t.ctx, t.sql(q), args...)
+	}
 	s, err := t.stmt(q)
 	if err != nil {
 		return errRow{err}
 	}
 	return s.QueryRowContext(t.ctx, args...)
+}
+
+// query runs q through the statement cache (SQLite) or pgx's own
+// (PostgreSQL); the caller closes the rows.
+func (t *tx) query(q string, args ...any) (*sql.Rows, error) {
+	if t.db.dialect == dialectPostgres {
+		return t.tx.QueryContext(t.ctx, t.sql(q), args...)
+	}
+	s, err := t.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	return s.QueryContext(t.ctx, args...)
+}
+
+// sql returns q in the DB's dialect (see pgSQL), rewritten once per DB.
+func (t *tx) sql(q string) string {
+	if t.db.dialect != dialectPostgres {
+		return q
+	}
+	if r, ok := t.db.rewritten.Load(q); ok {
+		return r.(string)
+	}
+	r := pgSQL(q)
+	t.db.rewritten.Store(q, r)
+	return r
 }
 
 // errRow is a row whose Scan fails with err.
@@ -183,6 +218,18 @@ func (t *tx) exec(q string, args ...any) (sql.Result, error) {
 func (t *tx) insert(entity, id, q string, args ...any) (sql.Result, error) {
 	if err := t.checkWritable("insert " + entity); err != nil {
 		return nil, err
+	}
+	if t.db.dialect == dialectPostgres && !strings.Contains(q, "ON CONFLICT") {
+		// A failed statement aborts a PostgreSQL transaction; a duplicate
+		// must stay a plain ErrConflict the caller can handle and go on.
+		res, err := t.execRaw(q+" ON CONFLICT DO NOTHING", args...)
+		if err != nil {
+			return nil, constraintErr(entity, id, err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 0 {
+			return nil, fmt.Errorf("%w: %s %s already exists", core.ErrConflict, entity, id)
+		}
+		return res, nil
 	}
 	res, err := t.execRaw(q, args...)
 	if err != nil {
@@ -215,6 +262,12 @@ func (t *tx) condUpdate(entity, id string, rev int64, q string, args ...any) err
 // constraintErr maps constraint violations to core sentinels and everything
 // else through mapErr.
 func constraintErr(entity, id string, err error) error {
+	if c := pgCode(err); strings.HasPrefix(c, "23") {
+		if c == "23505" { // unique_violation
+			return fmt.Errorf("%w: %s %s already exists: %v", core.ErrConflict, entity, id, err)
+		}
+		return core.Invalidf("%s %s: %v", entity, id, err)
+	}
 	var se sqlite3.Error
 	if errors.As(err, &se) && se.Code == sqlite3.ErrConstraint {
 		switch se.ExtendedCode {
@@ -247,11 +300,7 @@ func getRow[T any](t *tx, entity, id, q string, scan func(rowScanner, *T) error)
 
 // queryAll runs q and scans every row with scan.
 func queryAll[T any](t *tx, q string, args []any, scan func(rowScanner, *T) error) ([]T, error) {
-	s, err := t.stmt(q)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(t.ctx, args...)
+	rows, err := t.query(q, args...)
 	if err != nil {
 		return nil, mapErr(err)
 	}

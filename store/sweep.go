@@ -118,10 +118,30 @@ func rowsOf(n, k int) string {
 	return strings.TrimSuffix(strings.Repeat(row+",", n), ",")
 }
 
+// typedRowsOf renders n rows of one placeholder per type, each cast to its
+// type: "(CAST(? AS TEXT),CAST(? AS INTEGER)),(…)". A VALUES list used as a
+// table needs the casts on PostgreSQL, which would otherwise type every
+// placeholder as text; on SQLite they change nothing.
+func typedRowsOf(n int, types ...string) string {
+	cols := make([]string, len(types))
+	for i, ty := range types {
+		if ty == "INTEGER" {
+			ty = intType
+		}
+		cols[i] = "CAST(? AS " + ty + ")"
+	}
+	row := "(" + strings.Join(cols, ",") + ")"
+	return strings.TrimSuffix(strings.Repeat(row+",", n), ",")
+}
+
+// intType is the cast type of an integer: BIGINT exists in both dialects
+// (SQLite gives it INTEGER affinity).
+const intType = "BIGINT"
+
 // markLostSQL marks n tasks lost, each at its revision and only while
 // active, and returns the ids it changed.
 func markLostSQL(n int) string {
-	return "WITH args(id, rev, error, ended_at, cleanup_after) AS (VALUES " + rowsOf(n, 5) + `)
+	return "WITH args(id, rev, error, ended_at, cleanup_after) AS (VALUES " + typedRowsOf(n, "TEXT", "INTEGER", "TEXT", "INTEGER", "INTEGER") + `)
 UPDATE tasks SET status = 'lost', error = args.error, ended_at = args.ended_at, cleanup_after = args.cleanup_after, rev = tasks.rev + 1
 FROM args WHERE tasks.id = args.id AND tasks.rev = args.rev AND tasks.status IN ('queued','running') RETURNING tasks.id`
 }
@@ -173,7 +193,7 @@ func stampSQL(rt retentionTable) string {
 func pruneSQL(rt retentionTable, n int) string {
 	if rt.hasRev {
 		return fmt.Sprintf("DELETE FROM %s WHERE (%s, rev) IN (VALUES %s) AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
-			rt.table, rt.idCol, rowsOf(n, 2), rt.finished, rt.idCol)
+			rt.table, rt.idCol, typedRowsOf(n, "TEXT", "INTEGER"), rt.finished, rt.idCol)
 	}
 	return fmt.Sprintf("DELETE FROM %s WHERE %s IN %s AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
 		rt.table, rt.idCol, rowsOf(1, n), rt.finished, rt.idCol)
@@ -239,7 +259,34 @@ func scanActiveTask(s rowScanner, r *core.ActiveTaskRow) error {
 
 // SweepActiveTasks implements core.Tx (SPEC R5, R10).
 func (t *tx) SweepActiveTasks(f core.ActiveTaskFilter) ([]core.ActiveTaskRow, error) {
+	if t.db.dialect == dialectPostgres {
+		// PostgreSQL's INDEXED BY: with thousands of active rows the planner
+		// would hash-join whole runs and jobs tables (history); nested loops
+		// over their primary keys keep the cost on the active set (P1).
+		restore, err := t.pgPlanHint("enable_hashjoin", "enable_mergejoin")
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
 	return queryAll(t, sweepSQL["active_tasks"], []any{int64(f.IdleBefore), int64(f.QueuedBefore), int64(f.RunningBefore)}, scanActiveTask)
+}
+
+// pgPlanHint turns the planner settings off for the rest of the statement
+// about to run (transaction-local), and returns what turns them back on.
+func (t *tx) pgPlanHint(settings ...string) (func(), error) {
+	set := func(v string) error {
+		for _, s := range settings {
+			if _, err := t.tx.ExecContext(t.ctx, "SELECT set_config($1, $2, true)", s, v); err != nil {
+				return mapErr(err)
+			}
+		}
+		return nil
+	}
+	if err := set("off"); err != nil {
+		return nil, err
+	}
+	return func() { _ = set("on") }, nil
 }
 
 // maxIDsPerQuery bounds the "?" of one IN list, well under SQLite's
@@ -296,11 +343,8 @@ func (t *tx) SweepMarkLost(marks []core.LostMark) ([]bool, error) {
 
 // returning runs a write with a RETURNING id clause and adds each id to done.
 func (t *tx) returning(q string, args []any, done map[string]bool) error {
-	s, err := t.stmt(q)
-	if err != nil {
-		return err
-	}
-	rows, err := s.QueryContext(t.ctx, args...)
+	t.wrote = true
+	rows, err := t.query(q, args...)
 	if err != nil {
 		return mapErr(err)
 	}
@@ -388,7 +432,7 @@ func (t *tx) SweepInconsistent(entity string, limit int) ([]core.TimesRow, error
 // SweepLastNotificationID implements core.Tx.
 func (t *tx) SweepLastNotificationID() (int64, error) {
 	var id int64
-	if err := t.tx.QueryRowContext(t.ctx, sweepSQL["last_notification_id"]).Scan(&id); err != nil {
+	if err := t.queryRow(sweepSQL["last_notification_id"]).Scan(&id); err != nil {
 		return 0, mapErr(err)
 	}
 	return id, nil

@@ -162,85 +162,87 @@ func TestSweepQueriesUseIndexes(t *testing.T) {
 // applies only at the planned revision and only when due, and a prune deletes
 // the row's journal.
 func TestSweepStampAndPruneAreConditional(t *testing.T) {
-	db := openTest(t)
-	ctx := context.Background()
-	k := &core.Task{ID: "task-1", Runtime: core.RuntimeCLI, Status: core.TaskSucceeded,
-		DeliveryStatus: core.DeliveryNotApplicable, NotifyPolicy: core.NotifyDoneOnly, CreatedAt: 10, EndedAt: 20}
-	update(t, db, func(tx core.Tx) error {
-		if err := tx.InsertTask(k); err != nil {
+	eachStore(t, func(t *testing.T) {
+		db := openTest(t)
+		ctx := context.Background()
+		k := &core.Task{ID: "task-1", Runtime: core.RuntimeCLI, Status: core.TaskSucceeded,
+			DeliveryStatus: core.DeliveryNotApplicable, NotifyPolicy: core.NotifyDoneOnly, CreatedAt: 10, EndedAt: 20}
+		update(t, db, func(tx core.Tx) error {
+			if err := tx.InsertTask(k); err != nil {
+				return err
+			}
+			return tx.AppendEvent(core.Event{At: 20, Entity: core.EntityTask, EntityID: k.ID, To: "succeeded", Actor: core.ActorRuntime, Applied: true})
+		})
+		prune1 := func(s core.Tx, entity, id string, rev int64, now core.Timestamp) (bool, error) {
+			ok, err := s.SweepPrune(entity, []core.RowKey{{ID: id, Rev: rev}}, now)
+			if err != nil {
+				return false, err
+			}
+			return ok[0], nil
+		}
+		sweepWrite := func(fn func(core.Tx) (bool, error)) bool {
+			t.Helper()
+			var ok bool
+			if err := db.Update(ctx, func(tx core.Tx) (err error) {
+				ok, err = fn(tx)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return ok
+		}
+		var rows []core.RetentionRow
+		view(t, db, func(tx core.Tx) (err error) {
+			rows, err = tx.SweepUnstamped(core.EntityTask, 0)
 			return err
+		})
+		if len(rows) != 1 || rows[0].ID != k.ID || rows[0].EndAt != 20 || rows[0].Rev != 1 {
+			t.Fatalf("unstamped = %+v", rows)
 		}
-		return tx.AppendEvent(core.Event{At: 20, Entity: core.EntityTask, EntityID: k.ID, To: "succeeded", Actor: core.ActorRuntime, Applied: true})
-	})
-	prune1 := func(s core.Tx, entity, id string, rev int64, now core.Timestamp) (bool, error) {
-		ok, err := s.SweepPrune(entity, []core.RowKey{{ID: id, Rev: rev}}, now)
-		if err != nil {
-			return false, err
+		if sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 7, 100) }) {
+			t.Fatal("stamp at a stale revision applied")
 		}
-		return ok[0], nil
-	}
-	sweepWrite := func(fn func(core.Tx) (bool, error)) bool {
-		t.Helper()
-		var ok bool
-		if err := db.Update(ctx, func(tx core.Tx) (err error) {
-			ok, err = fn(tx)
+		if !sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 1, 100) }) {
+			t.Fatal("stamp at the current revision did not apply")
+		}
+		if sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 2, 200) }) {
+			t.Fatal("second stamp applied over an existing cleanup_after")
+		}
+		if sweepWrite(func(s core.Tx) (bool, error) { return prune1(s, core.EntityTask, k.ID, 2, 99) }) {
+			t.Fatal("prune before cleanup_after applied")
+		}
+		if !sweepWrite(func(s core.Tx) (bool, error) { return prune1(s, core.EntityTask, k.ID, 2, 100) }) {
+			t.Fatal("due prune did not apply")
+		}
+		view(t, db, func(tx core.Tx) error {
+			if _, err := tx.GetTask(k.ID); err == nil {
+				t.Error("pruned task still present")
+			}
+			evs, err := tx.Events(core.EntityTask, k.ID)
+			if len(evs) != 0 {
+				t.Errorf("pruned task still has %d journal rows", len(evs))
+			}
 			return err
-		}); err != nil {
-			t.Fatal(err)
+		})
+		// Notifications have no revision; their id is an integer.
+		n := &core.Notification{Kind: core.NotifyTaskSilent, Text: "x", DedupKey: "k", CreatedAt: 1, DeliveredAt: 5}
+		update(t, db, func(tx core.Tx) error { _, err := tx.InsertNotification(n); return err })
+		id := strconv.FormatInt(n.ID, 10)
+		if !sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityNotification, id, 0, 50) }) {
+			t.Fatal("notification stamp did not apply")
 		}
-		return ok
-	}
-	var rows []core.RetentionRow
-	view(t, db, func(tx core.Tx) (err error) {
-		rows, err = tx.SweepUnstamped(core.EntityTask, 0)
-		return err
-	})
-	if len(rows) != 1 || rows[0].ID != k.ID || rows[0].EndAt != 20 || rows[0].Rev != 1 {
-		t.Fatalf("unstamped = %+v", rows)
-	}
-	if sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 7, 100) }) {
-		t.Fatal("stamp at a stale revision applied")
-	}
-	if !sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 1, 100) }) {
-		t.Fatal("stamp at the current revision did not apply")
-	}
-	if sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityTask, k.ID, 2, 200) }) {
-		t.Fatal("second stamp applied over an existing cleanup_after")
-	}
-	if sweepWrite(func(s core.Tx) (bool, error) { return prune1(s, core.EntityTask, k.ID, 2, 99) }) {
-		t.Fatal("prune before cleanup_after applied")
-	}
-	if !sweepWrite(func(s core.Tx) (bool, error) { return prune1(s, core.EntityTask, k.ID, 2, 100) }) {
-		t.Fatal("due prune did not apply")
-	}
-	view(t, db, func(tx core.Tx) error {
-		if _, err := tx.GetTask(k.ID); err == nil {
-			t.Error("pruned task still present")
+		if !sweepWrite(func(s core.Tx) (bool, error) { return prune1(s, core.EntityNotification, id, 0, 60) }) {
+			t.Fatal("notification prune did not apply")
 		}
-		evs, err := tx.Events(core.EntityTask, k.ID)
-		if len(evs) != 0 {
-			t.Errorf("pruned task still has %d journal rows", len(evs))
+		// Read-only transactions refuse sweep writes.
+		err := db.View(ctx, func(tx core.Tx) error {
+			_, err := tx.SweepStamp(core.EntityTask, "x", 1, 1)
+			return err
+		})
+		if err == nil {
+			t.Error("SweepStamp inside View succeeded")
 		}
-		return err
 	})
-	// Notifications have no revision; their id is an integer.
-	n := &core.Notification{Kind: core.NotifyTaskSilent, Text: "x", DedupKey: "k", CreatedAt: 1, DeliveredAt: 5}
-	update(t, db, func(tx core.Tx) error { _, err := tx.InsertNotification(n); return err })
-	id := strconv.FormatInt(n.ID, 10)
-	if !sweepWrite(func(s core.Tx) (bool, error) { return s.SweepStamp(core.EntityNotification, id, 0, 50) }) {
-		t.Fatal("notification stamp did not apply")
-	}
-	if !sweepWrite(func(s core.Tx) (bool, error) { return prune1(s, core.EntityNotification, id, 0, 60) }) {
-		t.Fatal("notification prune did not apply")
-	}
-	// Read-only transactions refuse sweep writes.
-	err := db.View(ctx, func(tx core.Tx) error {
-		_, err := tx.SweepStamp(core.EntityTask, "x", 1, 1)
-		return err
-	})
-	if err == nil {
-		t.Error("SweepStamp inside View succeeded")
-	}
 }
 
 // TestSweepBatchedWrites checks the batched sweep writes row by row: each
@@ -248,94 +250,96 @@ func TestSweepStampAndPruneAreConditional(t *testing.T) {
 // result says which did (in the order asked), and a batch larger than one
 // statement takes is split without losing rows.
 func TestSweepBatchedWrites(t *testing.T) {
-	db := openTest(t)
-	const n = 1203 // more than two statements' worth
-	update(t, db, func(tx core.Tx) error {
+	eachStore(t, func(t *testing.T) {
+		db := openTest(t)
+		const n = 1203 // more than two statements' worth
+		update(t, db, func(tx core.Tx) error {
+			for i := range n {
+				st := core.TaskQueued
+				if i%3 == 2 {
+					st = core.TaskSucceeded // finished: never marked lost
+				}
+				k := &core.Task{ID: fmt.Sprintf("t-%04d", i), Runtime: core.RuntimeCLI, Status: st,
+					DeliveryStatus: core.DeliveryNotApplicable, NotifyPolicy: core.NotifyDoneOnly, CreatedAt: 10}
+				if err := tx.InsertTask(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		var marks []core.LostMark
 		for i := range n {
-			st := core.TaskQueued
-			if i%3 == 2 {
-				st = core.TaskSucceeded // finished: never marked lost
+			rev := int64(1)
+			if i%3 == 1 {
+				rev = 9 // stale revision: raced
 			}
-			k := &core.Task{ID: fmt.Sprintf("t-%04d", i), Runtime: core.RuntimeCLI, Status: st,
-				DeliveryStatus: core.DeliveryNotApplicable, NotifyPolicy: core.NotifyDoneOnly, CreatedAt: 10}
-			if err := tx.InsertTask(k); err != nil {
+			marks = append(marks, core.LostMark{ID: fmt.Sprintf("t-%04d", i), Rev: rev, Reason: "gone", EndedAt: 50, CleanupAfter: 100})
+		}
+		marks = append(marks, core.LostMark{ID: "missing", Rev: 1, EndedAt: 50, CleanupAfter: 100})
+		var ok []bool
+		update(t, db, func(tx core.Tx) (err error) {
+			ok, err = tx.SweepMarkLost(marks)
+			return err
+		})
+		if len(ok) != len(marks) {
+			t.Fatalf("got %d results for %d marks", len(ok), len(marks))
+		}
+		for i, m := range marks {
+			if want := i < n && i%3 == 0; ok[i] != want {
+				t.Fatalf("mark %s: applied=%v, want %v", m.ID, ok[i], want)
+			}
+		}
+		view(t, db, func(tx core.Tx) error {
+			k, err := tx.GetTask("t-0000")
+			if err != nil {
 				return err
 			}
-		}
-		return nil
-	})
-	var marks []core.LostMark
-	for i := range n {
-		rev := int64(1)
-		if i%3 == 1 {
-			rev = 9 // stale revision: raced
-		}
-		marks = append(marks, core.LostMark{ID: fmt.Sprintf("t-%04d", i), Rev: rev, Reason: "gone", EndedAt: 50, CleanupAfter: 100})
-	}
-	marks = append(marks, core.LostMark{ID: "missing", Rev: 1, EndedAt: 50, CleanupAfter: 100})
-	var ok []bool
-	update(t, db, func(tx core.Tx) (err error) {
-		ok, err = tx.SweepMarkLost(marks)
-		return err
-	})
-	if len(ok) != len(marks) {
-		t.Fatalf("got %d results for %d marks", len(ok), len(marks))
-	}
-	for i, m := range marks {
-		if want := i < n && i%3 == 0; ok[i] != want {
-			t.Fatalf("mark %s: applied=%v, want %v", m.ID, ok[i], want)
-		}
-	}
-	view(t, db, func(tx core.Tx) error {
-		k, err := tx.GetTask("t-0000")
-		if err != nil {
-			return err
-		}
-		if k.Status != core.TaskLost || k.Error != "gone" || k.EndedAt != 50 || k.CleanupAfter != 100 || k.Rev != 2 {
-			t.Errorf("marked task = %+v", k)
-		}
-		if k, err = tx.GetTask("t-0001"); err != nil || k.Status != core.TaskQueued || k.Rev != 1 {
-			t.Errorf("raced task changed: %+v, %v", k, err)
-		}
-		return nil
-	})
-	// Prune: the lost rows at their new revision are due at 100.
-	var keys []core.RowKey
-	for i := range n {
-		if i%3 == 0 {
-			rev := int64(2)
-			if i%2 == 0 {
-				rev = 1 // stale
+			if k.Status != core.TaskLost || k.Error != "gone" || k.EndedAt != 50 || k.CleanupAfter != 100 || k.Rev != 2 {
+				t.Errorf("marked task = %+v", k)
 			}
-			keys = append(keys, core.RowKey{ID: fmt.Sprintf("t-%04d", i), Rev: rev})
+			if k, err = tx.GetTask("t-0001"); err != nil || k.Status != core.TaskQueued || k.Rev != 1 {
+				t.Errorf("raced task changed: %+v, %v", k, err)
+			}
+			return nil
+		})
+		// Prune: the lost rows at their new revision are due at 100.
+		var keys []core.RowKey
+		for i := range n {
+			if i%3 == 0 {
+				rev := int64(2)
+				if i%2 == 0 {
+					rev = 1 // stale
+				}
+				keys = append(keys, core.RowKey{ID: fmt.Sprintf("t-%04d", i), Rev: rev})
+			}
 		}
-	}
-	update(t, db, func(tx core.Tx) (err error) {
-		for _, k := range keys {
-			if err := tx.AppendEvent(core.Event{At: 60, Entity: core.EntityTask, EntityID: k.ID, To: "lost", Actor: core.ActorSweeper, Applied: true}); err != nil {
+		update(t, db, func(tx core.Tx) (err error) {
+			for _, k := range keys {
+				if err := tx.AppendEvent(core.Event{At: 60, Entity: core.EntityTask, EntityID: k.ID, To: "lost", Actor: core.ActorSweeper, Applied: true}); err != nil {
+					return err
+				}
+			}
+			if ok, err = tx.SweepPrune(core.EntityTask, keys, 99); err != nil {
 				return err
 			}
-		}
-		if ok, err = tx.SweepPrune(core.EntityTask, keys, 99); err != nil {
+			for i, k := range keys {
+				if ok[i] {
+					t.Errorf("%s pruned before its cleanup_after", k.ID)
+				}
+			}
+			ok, err = tx.SweepPrune(core.EntityTask, keys, 100)
 			return err
-		}
-		for i, k := range keys {
-			if ok[i] {
-				t.Errorf("%s pruned before its cleanup_after", k.ID)
+		})
+		view(t, db, func(tx core.Tx) error {
+			for i, k := range keys {
+				want := k.Rev == 2
+				_, err := tx.GetTask(k.ID)
+				evs, _ := tx.Events(core.EntityTask, k.ID)
+				if ok[i] != want || (err == nil) == want || (len(evs) == 0) != want {
+					t.Fatalf("prune %s rev %d: applied=%v, present=%v, %d journal rows", k.ID, k.Rev, ok[i], err == nil, len(evs))
+				}
 			}
-		}
-		ok, err = tx.SweepPrune(core.EntityTask, keys, 100)
-		return err
-	})
-	view(t, db, func(tx core.Tx) error {
-		for i, k := range keys {
-			want := k.Rev == 2
-			_, err := tx.GetTask(k.ID)
-			evs, _ := tx.Events(core.EntityTask, k.ID)
-			if ok[i] != want || (err == nil) == want || (len(evs) == 0) != want {
-				t.Fatalf("prune %s rev %d: applied=%v, present=%v, %d journal rows", k.ID, k.Rev, ok[i], err == nil, len(evs))
-			}
-		}
-		return nil
+			return nil
+		})
 	})
 }

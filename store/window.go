@@ -13,8 +13,8 @@ import (
 // Compile-time check: *tx serves the console's windows.
 var _ core.WindowTx = (*tx)(nil)
 
-// Sort keys that are computed are migration 0004's virtual generated
-// columns (win_*): an index on columns lets one row-value comparison seek to
+// Sort keys that are computed are migration 0007's generated columns
+// (win_*: virtual on SQLite, stored on PostgreSQL): an index on columns lets one row-value comparison seek to
 // a window's anchor.
 const taskName = "win_name"
 
@@ -31,7 +31,8 @@ type winTable struct {
 	table, id, cols string
 	// hay are the searchable fields (the ones the console shows): a row
 	// passes the filter when one of them contains it (a query never spans
-	// two fields, as in the console's own filter).
+	// two fields, as in the console's own filter). Text only: PostgreSQL
+	// has no LIKE on numbers.
 	hay   []string
 	sorts []winSort
 	scan  func(r *sql.Rows, sink core.RowSink) error
@@ -118,7 +119,7 @@ func winTableOf(entity string) (*winTable, bool) {
 	case core.EntityNotification:
 		return &winTable{
 			table: "notifications", id: "id", cols: notificationCols,
-			hay: []string{"id", "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)", "kind", "text",
+			hay: []string{"CAST(id AS TEXT)", "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)", "kind", "text",
 				"session", "subject_id"},
 			sorts: []winSort{
 				{"urgency", []string{"win_unread", "id"}, true},
@@ -153,12 +154,19 @@ func (w *winTable) sort(name string) (winSort, error) {
 // filterWhere is the condition "a shown field contains q" and its
 // arguments: one LIKE per field, so SQLite stops at the first field that
 // matches and builds no joined string.
-func (w *winTable) filterWhere(q string) (string, []any) {
+//
+// SQLite's LIKE ignores ASCII case; PostgreSQL's does not, so there the
+// condition is ILIKE (which also folds non-ASCII letters).
+func (w *winTable) filterWhere(d dialect, q string) (string, []any) {
 	arg := likeArg(q)
+	like := " LIKE "
+	if d == dialectPostgres {
+		like = " ILIKE "
+	}
 	parts := make([]string, len(w.hay))
 	args := make([]any, len(w.hay))
 	for i, f := range w.hay {
-		parts[i] = f + ` LIKE ? ESCAPE '\'`
+		parts[i] = f + like + `? ESCAPE '\'`
 		args[i] = arg
 	}
 	return "(" + strings.Join(parts, " OR ") + ")", args
@@ -173,11 +181,11 @@ func likeArg(q string) string {
 // selectWindow builds one side of a window: rows after the anchor's key
 // values in the sort's order (from = true: the anchor included), or,
 // reversed, the rows before it; no anchor (nil): from the first row.
-func (w *winTable) selectWindow(s winSort, q core.WindowQuery, anchor []any, reverse, from bool, limit int) (string, []any) {
+func (w *winTable) selectWindow(d dialect, s winSort, q core.WindowQuery, anchor []any, reverse, from bool, limit int) (string, []any) {
 	var where []string
 	var args []any
 	if q.Filter != "" {
-		cond, fargs := w.filterWhere(q.Filter)
+		cond, fargs := w.filterWhere(d, q.Filter)
 		where = append(where, cond)
 		args = append(args, fargs...)
 	}
@@ -242,7 +250,7 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 	after := max(q.After, 0)
 	if q.Anchor == "" {
 		// The first rows, or (End) the last ones read backwards.
-		sq, args := w.selectWindow(s, q, nil, q.End, false, after+1)
+		sq, args := w.selectWindow(t.db.dialect, s, q, nil, q.End, false, after+1)
 		n, more, err := t.readWindow(w, sq, args, after, q.End, sink)
 		if err != nil {
 			return page, err
@@ -260,14 +268,14 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 		return page, err // a missing anchor: an empty window
 	}
 	if q.Before > 0 {
-		sq, args := w.selectWindow(s, q, key, true, false, q.Before+1)
+		sq, args := w.selectWindow(t.db.dialect, s, q, key, true, false, q.Before+1)
 		n, more, err := t.readWindow(w, sq, args, q.Before, true, sink)
 		if err != nil {
 			return page, err
 		}
 		page.Before, page.MoreBefore = n, more
 	}
-	sq, args := w.selectWindow(s, q, key, false, true, after+1)
+	sq, args := w.selectWindow(t.db.dialect, s, q, key, false, true, after+1)
 	n, more, err := t.readWindow(w, sq, args, after, false, sink)
 	if err != nil {
 		return page, err
@@ -284,7 +292,7 @@ func (t *tx) anchorKey(w *winTable, s winSort, id string) ([]any, error) {
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	err := t.tx.QueryRowContext(t.ctx, "SELECT "+strings.Join(s.keys, ", ")+" FROM "+w.table+" WHERE "+w.id+" = ?",
+	err := t.tx.QueryRowContext(t.ctx, t.db.dialectSQL("SELECT "+strings.Join(s.keys, ", ")+" FROM "+w.table+" WHERE "+w.id+" = ?"),
 		anchorArg(w, id)).Scan(ptrs...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -298,7 +306,9 @@ func (t *tx) anchorKey(w *winTable, s winSort, id string) ([]any, error) {
 // readWindow sends up to limit rows of query (reversed: in the opposite
 // order, as the query read them backwards) and reports whether more exist.
 func (t *tx) readWindow(w *winTable, query string, args []any, limit int, reversed bool, sink core.RowSink) (int, bool, error) {
-	rows, err := t.tx.QueryContext(t.ctx, query, args...)
+	// dialectSQL, not t.sql: window statements vary with the limit and
+	// the filter, so they are rewritten each time rather than cached.
+	rows, err := t.tx.QueryContext(t.ctx, t.db.dialectSQL(query), args...)
 	if err != nil {
 		return 0, false, mapErr(err)
 	}
@@ -371,15 +381,16 @@ func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 	var args []any
 	if q.Filter != "" {
 		var cond string
-		cond, args = w.filterWhere(q.Filter)
+		cond, args = w.filterWhere(t.db.dialect, q.Filter)
 		where = " WHERE " + cond
 	}
 	var n int64
 	if limit < 0 {
-		err := t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM "+w.table+where, args...).Scan(&n)
+		err := t.tx.QueryRowContext(t.ctx, t.db.dialectSQL("SELECT COUNT(*) FROM "+w.table+where), args...).Scan(&n)
 		return n, false, mapErr(err)
 	}
-	err := t.tx.QueryRowContext(t.ctx, "SELECT COUNT(*) FROM (SELECT 1 FROM "+w.table+where+" LIMIT ?)",
+	// The alias: PostgreSQL before 16 requires one on a subquery in FROM.
+	err := t.tx.QueryRowContext(t.ctx, t.db.dialectSQL("SELECT COUNT(*) FROM (SELECT 1 FROM "+w.table+where+" LIMIT ?) AS w"),
 		append(args, limit+1)...).Scan(&n)
 	if err != nil {
 		return 0, false, mapErr(err)
@@ -395,7 +406,7 @@ func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 // 24 h).
 func (t *tx) HeaderCounts(since core.Timestamp) (core.HeaderCounts, error) {
 	var c core.HeaderCounts
-	err := t.tx.QueryRowContext(t.ctx, headerCountsSQL, int64(since)).
+	err := t.tx.QueryRowContext(t.ctx, t.sql(headerCountsSQL), int64(since)).
 		Scan(&c.PendingApprovals, &c.RunningTasks, &c.RunningRuns, &c.ActiveJobs, &c.Failed, &c.Lost, &c.Unread)
 	return c, mapErr(err)
 }

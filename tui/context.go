@@ -32,6 +32,7 @@ type Context struct {
 	paints     map[string]paint
 	paintTheme *themes.Theme
 	tasks      interface{ prefixOf(id string) string } // the Tasks pane, for ids shown elsewhere
+	multiHost  bool                                    // jobs of more than one host are loaded: show HOST
 	win        WindowSource                            // nil: every pane holds its whole table
 	bg         context.Context                         // cancelled when the console quits
 }

@@ -100,6 +100,7 @@ type column struct {
 	MinScreen int
 	Right     bool
 	Command   bool // a command line: cut by fitCommand, keeping verbs and target
+	MultiHost bool // shown only while rows of more than one host are loaded (Context.multiHost)
 }
 
 // layoutColumns returns each column's width at screen width w (0 = hidden).

@@ -154,6 +154,10 @@ func (m *Model) headerView(w int) string {
 	if m.ctx.ReadOnly {
 		badge = th.Badge.Render(" READ-ONLY ")
 	}
+	if m.offline {
+		// A PostgreSQL registry out of reach: the poll keeps retrying.
+		badge = th.Badge.Render(" DISCONNECTED · reconnecting ") + badge
+	}
 	if o := m.opts.Owner; o != nil && o.Name != "" {
 		badge = th.Badge.Render(" "+o.Name+" ") + " " + badge
 	}

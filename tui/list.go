@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -343,6 +344,14 @@ func (l *list[R]) layout() {
 	if l.spec.prefix != nil && l.wide > cols[0].Width {
 		cols = slices.Clone(cols)
 		cols[0].Width = l.wide
+	}
+	for i, c := range cols {
+		if c.MultiHost && !l.ctx.multiHost {
+			if &cols[0] == &l.spec.columns[0] { // still the spec's: copy before changing
+				cols = slices.Clone(cols)
+			}
+			cols[i].MinScreen = math.MaxInt // hidden
+		}
 	}
 	l.widths = layoutColumns(cols, l.w-gutter)
 	l.laidWide = l.wide

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -98,6 +99,7 @@ type Model struct {
 	eventID   int64
 	alertID   int64
 	busy      bool
+	offline   bool // the registry server cannot be reached (header badge)
 	counts    headerCounts
 	countedAt core.Timestamp
 
@@ -304,6 +306,7 @@ func (m *Model) onTick() tea.Cmd {
 
 func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	m.loading = false
+	m.offline = msg.err != nil && errors.Is(msg.err, core.ErrUnavailable)
 	if msg.err != nil {
 		if isBusy(msg.err) {
 			m.busy = true
@@ -353,6 +356,10 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		if c := msg.res.Counts; c != nil && !m.holds(*c) {
 			m.forceFull = true
 		}
+	}
+	if mh := multiHost(m.jobs.table); mh != m.ctx.multiHost {
+		m.ctx.multiHost = mh
+		m.jobs.layout()
 	}
 	m.eventID = msg.res.EventID
 	m.alertID = max(m.alertID, b.maxAlert)
@@ -964,3 +971,20 @@ func overlay(screen, box string, w, h int) string {
 
 // errText is an error as the status line shows it.
 func errText(err error) string { return oneLine(err.Error()) }
+
+// multiHost reports whether the loaded jobs ran on more than one host (SPEC
+// §14): the Jobs pane then shows its HOST column. Jobs recorded before hosts
+// ("") count as no host.
+func multiHost(t table[jobRow]) bool {
+	first := ""
+	for i := range t.rows {
+		if h := t.rows[i].host; h != "" && (i >= len(t.gone) || !t.gone[i]) {
+			if first == "" {
+				first = h
+			} else if h != first {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -144,6 +144,7 @@ func approvalRowOf(a *core.Approval) approvalRow {
 type jobRow struct {
 	rank                          uint8 // urgency: running, pending, lost, failed, timed_out, cancelled, reaped, completed
 	id, session, command, logPath string
+	host                          string // the supervisor's host (SPEC §14)
 	status                        core.JobStatus
 	exit                          string
 	exitCode                      *int
@@ -164,6 +165,7 @@ func jobRowOf(j *core.Job) jobRow {
 		rank: uint8(rank(jobRank, j.Status)),
 		id:   oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(shortArgv(j.Command)), 500)),
 		logPath: j.LogPath, status: intern(j.Status, core.JobStatuses), exit: exit, exitCode: code,
+		host:       oneLine(j.Host),
 		captureErr: oneLine(clip(j.CaptureError, 300)), tree: treeCell(j.Containment),
 		created: j.CreatedAt, started: j.StartedAt, completed: j.CompletedAt,
 	}
@@ -373,6 +375,7 @@ var jobSpec = &listSpec[jobRow]{
 		{Title: "EXIT", Width: 4, Right: true},
 		{Title: "COMMAND", Width: 12, Flex: 1, Command: true},
 		{Title: "SESSION", Width: 16, MinScreen: 100},
+		{Title: "HOST", Width: 12, MinScreen: 100, MultiHost: true},
 		{Title: "RAN", Width: 5, Right: true, MinScreen: 110},
 		{Title: "TREE", Width: 9, MinScreen: 130},
 		{Title: "AGE", Width: 4, Right: true},
@@ -398,10 +401,10 @@ var jobSpec = &listSpec[jobRow]{
 			}
 			ran = shortDur(end.Sub(r.started))
 		}
-		return append(dst, r.id, string(r.status), r.exit, r.command, r.session, ran, r.tree, age(now, r.created))
+		return append(dst, r.id, string(r.status), r.exit, r.command, r.session, r.host, ran, r.tree, age(now, r.created))
 	},
 	hay: func(r *jobRow, dst []byte) []byte {
-		return appendWords(dst, r.id, string(r.status), r.command, r.session)
+		return appendWords(dst, r.id, string(r.status), r.command, r.session, r.host)
 	},
 	target: func(r *jobRow) Target {
 		return Target{Kind: KindJob, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,

@@ -233,7 +233,10 @@ func windowedKinds(tx core.Tx, over int) ([numKinds]bool, error) {
 			out[k] = true
 			continue
 		}
-		_, capped, err := tx.CountWindow(core.WindowQuery{Entity: kindEntity(k), Filter: "\x00all"}, int64(over))
+		// No filter: every row counts. (A filter of "\x00all" counted every
+		// row on SQLite only because its LIKE pattern ends at the NUL;
+		// PostgreSQL refuses NUL in text.)
+		_, capped, err := tx.CountWindow(core.WindowQuery{Entity: kindEntity(k)}, int64(over))
 		if err != nil {
 			return out, err
 		}

@@ -2,13 +2,13 @@ package tui
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/store/storetest"
 )
 
 // The store source against a real SQLite registry: full load, journal
@@ -24,7 +24,7 @@ type realReg struct {
 func openReal(t *testing.T) *realReg {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "registry.db"), store.Options{})
+	db, err := store.Open(ctx, storetest.Location(t, "registry.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func testStoreSourcePrune(t *testing.T, over int) {
 	if rep.Counts.Pruned == 0 {
 		t.Fatalf("nothing pruned: %s", rep.Text())
 	}
-	hs.send(tickMsg{})
+	tickAfterWrite(t, hs, r.src)
 	if _, n := hs.m.tasks.Counts(); n != 1 {
 		t.Fatalf("after the prune the console holds %d tasks, want 1", n)
 	}
@@ -224,7 +224,7 @@ func TestStoreSourceReadOnly(t *testing.T) {
 	}
 	// Writes by others still show up.
 	must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: "y"}, core.ActorRuntime))
-	hs.send(tickMsg{})
+	tickAfterWrite(t, hs, rr.src)
 	if _, n := hs.m.tasks.Counts(); n != 2 {
 		t.Fatalf("read-only console after an external write: %d tasks", n)
 	}
@@ -242,5 +242,40 @@ func TestFields(t *testing.T) {
 	}
 	if _, ok := got["Rev"]; ok {
 		t.Fatal("Rev (json:\"-\") listed")
+	}
+}
+
+// tickAfterWrite sends the poll tick once the source has noticed the write
+// just made: at once on SQLite (data_version), on PostgreSQL when the
+// change notification has arrived (asynchronously, within 5 s).
+func tickAfterWrite(t *testing.T, hs *harness, src Source) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		v, err := src.DataVersion(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v != hs.m.version || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	hs.send(tickMsg{})
+}
+
+// TestWindowOverCountsEveryRow: a pane whose table holds more rows than
+// WindowOver reads windows, one that holds no more reads its whole table.
+func TestWindowOverCountsEveryRow(t *testing.T) {
+	ctx := context.Background()
+	r := openReal(t)
+	for _, label := range []string{"a", "b", "c"} {
+		must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: label}, core.ActorRuntime))
+	}
+	if hs := realHarnessOver(t, r, false, 2); !hs.m.tasks.windowed() {
+		t.Fatal("3 tasks over a window threshold of 2: the Tasks pane holds its whole table")
+	}
+	if hs := realHarnessOver(t, r, false, 3); hs.m.tasks.windowed() {
+		t.Fatal("3 tasks within a window threshold of 3: the Tasks pane reads windows")
 	}
 }

@@ -229,7 +229,7 @@ func TestWindowLiveInsertAboveInsideBelow(t *testing.T) {
 		}
 		return nil
 	}))
-	hs.send(tickMsg{})
+	tickAfterWrite(t, hs, r.src)
 	l := hs.m.tasks
 	if got := hs.selectedID(); got != sel {
 		t.Fatalf("after the inserts the cursor is on %s, want %s", got, sel)

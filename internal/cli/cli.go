@@ -141,6 +141,7 @@ Run without a command to open the console.`,
 		sweepCommands(a),
 		demoCommands(a),
 		hooksCommands(a),
+		{migrateCmd(a)},
 		openclawCommands(a),
 		{serveCommand(a), operatorCommand(a)},
 	} {

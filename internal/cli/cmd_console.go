@@ -178,7 +178,11 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 	opts.Source = tui.NewStoreSource(reg.Store())
 	opts.Actions = reg
 	opts.Jobs = jobs
-	opts.Maintenance = tui.SweeperMaintenance(core.NewSweeper(reg, jobs))
+	sw := core.NewSweeper(reg, jobs)
+	if set.sweepInterval > 0 {
+		sw.HostStaleAfter = 2 * set.sweepInterval // another host is "not sweeping" after two of ours
+	}
+	opts.Maintenance = tui.SweeperMaintenance(sw)
 	stop := func() {}
 	if set.notifyCmd != "" {
 		n, err := core.NewNotifier(reg, set.notifyCmd)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/tailer"
 	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
@@ -34,7 +36,7 @@ func (a *app) jobs(ctx context.Context) (*core.Jobs, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := core.NewJobs(reg, core.JobsOptions{})
+	j := core.NewJobs(reg, a.jobsOptions())
 	reg.SetJobController(j)
 	return j, nil
 }
@@ -57,7 +59,28 @@ func (a *app) getJob(ctx context.Context, id string) (*core.Jobs, *core.Job, []c
 // after creating the registry.
 func (a *app) wireJobs() {
 	if a.reg != nil {
-		a.reg.SetJobController(core.NewJobs(a.reg, core.JobsOptions{}))
+		a.reg.SetJobController(core.NewJobs(a.reg, a.jobsOptions()))
+	}
+}
+
+// jobsOptions are the job supervisor's options for the registry in force.
+// A SQLite registry keeps core's defaults (logs beside the file). A
+// PostgreSQL registry is shared by many hosts: logs stay on this host in
+// $CLAWPIT_HOME/jobs, and the supervisor finds the registry through
+// CLAWPIT_DB in its environment, not --db on its command line, so a
+// password in the URL is not shown by ps.
+func (a *app) jobsOptions() core.JobsOptions {
+	loc := a.resolvedDBPath()
+	if !store.IsPostgresURL(loc) {
+		return core.JobsOptions{}
+	}
+	return core.JobsOptions{
+		Dir: filepath.Join(home(), "jobs"),
+		SupervisorArgv: func(id string) ([]string, error) {
+			exe, err := os.Executable()
+			return []string{exe, core.SuperviseCommand, id}, err
+		},
+		SupervisorEnv: []string{"CLAWPIT_DB=" + loc},
 	}
 }
 

@@ -195,7 +195,7 @@ func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Regist
 		}
 		return nil, nil, sweepErr(a, set, err)
 	}
-	jobs := core.NewJobs(reg, core.JobsOptions{})
+	jobs := core.NewJobs(reg, a.jobsOptions())
 	reg.SetJobController(jobs)
 	return reg, jobs, nil
 }
@@ -239,6 +239,9 @@ func runSweepOnce(cmd *cobra.Command, a *app) error {
 
 // sweepAbs is p made absolute for messages (p itself when that fails).
 func sweepAbs(p string) string {
+	if store.IsPostgresURL(p) {
+		return store.RedactURL(p)
+	}
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}
@@ -285,11 +288,27 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	log := slog.New(h)
 	ctx := cmd.Context()
 	reg, jobs, err := a.openHeadless(ctx, set)
+	// A registry server out of reach (PostgreSQL) is waited for, with
+	// backoff from 1 s to 30 s, logging each attempt: the daemon outlives
+	// the database's restarts. Anything else stops it at once.
+	for wait := time.Second; err != nil && errors.Is(err, core.ErrUnavailable); wait = min(2*wait, 30*time.Second) {
+		log.Error("registry unreachable, retrying", "db", sweepAbs(a.resolvedDBPath()), "in", wait.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+		reg, jobs, err = a.openHeadless(ctx, set)
+	}
 	if err != nil {
 		return err
 	}
 	sw := core.NewSweeper(reg, jobs)
-	log.Info("clawpit daemon started", "db", reg.Store().Path(), "sweep_interval", set.sweepInterval.String(),
+	if set.sweepInterval > 0 {
+		// Another host is reported as not sweeping after two of our intervals.
+		sw.HostStaleAfter = 2 * set.sweepInterval
+	}
+	log.Info("clawpit daemon started", "db", reg.Store().Path(), "host", jobs.Host(), "sweep_interval", set.sweepInterval.String(),
 		"watchdog_interval", set.watchdogInterval.String(), "notify_cmd", set.notifyCmd,
 		"grace", set.th.Grace.String(), "retention", set.th.Retention.String())
 

@@ -1,0 +1,386 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// PostgreSQL registry (SPEC §14): the same *DB, the same queries (rewritten
+// by pgSQL), its own migrations. What differs from SQLite:
+//
+//   - Update takes a transaction-scoped advisory lock first, so writers to
+//     one registry are serialised exactly as SQLite's single writer
+//     (BEGIN IMMEDIATE): every rule keeps its semantics, row revisions and
+//     conditional updates included. lock_timeout is the busy timeout.
+//   - View is REPEATABLE READ READ ONLY: one snapshot, as SQLite's.
+//   - Change detection is LISTEN/NOTIFY: an Update that wrote sends one
+//     NOTIFY in its own transaction (delivered only if it commits); a
+//     dedicated connection listens and DataVersion counts what it heard.
+
+//go:embed pgmigrations/*.sql
+var pgMigrationFS embed.FS
+
+// pgVersionTable holds the schema version (PostgreSQL has no user_version).
+const pgVersionTable = "clawpit_schema_version"
+
+// IsPostgresURL reports whether a --db value names a PostgreSQL registry
+// (postgres:// or postgresql://) rather than a SQLite file.
+func IsPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+}
+
+// RedactURL returns a PostgreSQL URL with its password replaced by "xxxxx",
+// for messages and DB.Path; anything unparsable is returned as "postgres://…".
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "postgres://…"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// pgState is what a PostgreSQL DB has beyond the shared pools.
+type pgState struct {
+	cfg     *pgx.ConnConfig
+	key     int64  // advisory lock key of this registry (database + schema)
+	channel string // NOTIFY channel of this registry
+	busyMs  int
+
+	mu       sync.Mutex
+	version  int64
+	lostErr  error // set while the listener is disconnected
+	started  bool
+	stop     context.CancelFunc
+	done     chan struct{}
+	listenFn func(ctx context.Context) (*pgx.Conn, error)
+}
+
+// openPG opens the PostgreSQL registry at rawURL. Errors: core.ErrInvalid
+// for a URL pgx cannot parse, core.ErrNotFound when MustExist or ReadOnly
+// and the database holds no clawpit schema, core.ErrNewerSchema,
+// core.ErrReadOnly, and a wrapped error naming the (password-redacted) URL
+// when the server cannot be reached.
+func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
+	name := RedactURL(rawURL)
+	cfg, err := pgx.ParseConfig(rawURL)
+	if err != nil {
+		return nil, core.Invalidf("PostgreSQL URL %s: %v", name, err)
+	}
+	if opt.ReadOnly {
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	busy := BusyTimeoutMs
+	if opt.BusyTimeoutMs > 0 {
+		busy = opt.BusyTimeoutMs
+	}
+	write := stdlib.OpenDB(*cfg)
+	write.SetMaxOpenConns(4)
+	write.SetMaxIdleConns(2)
+	read := stdlib.OpenDB(*cfg)
+	read.SetMaxOpenConns(4)
+	read.SetMaxIdleConns(2)
+	db := &DB{path: name, write: write, read: read, dialect: dialectPostgres}
+	fail := func(err error) (*DB, error) {
+		db.Close()
+		return nil, fmt.Errorf("open registry %s: %w", name, mapErr(err))
+	}
+	var schema sql.NullString
+	var key int64
+	if err := write.QueryRowContext(ctx,
+		"SELECT current_schema(), hashtextextended('clawpit:' || current_database() || '.' || COALESCE(current_schema(), ''), 0)").
+		Scan(&schema, &key); err != nil {
+		return fail(err)
+	}
+	if !schema.Valid {
+		return fail(core.NotFoundf("no schema of the search_path exists in %s", name))
+	}
+	st := &pgState{cfg: cfg, key: key, channel: pgChannel(schema.String), busyMs: busy}
+	st.listenFn = st.connectListener
+	db.pg = st
+	if err := db.initPG(ctx, opt); err != nil {
+		return fail(err)
+	}
+	return db, nil
+}
+
+// pgChannel is the NOTIFY channel of the registry in schema: one per schema,
+// so registries side by side in one database (tests) do not wake each
+// other. At most 63 bytes (PostgreSQL's identifier limit).
+func pgChannel(schema string) string {
+	c := "clawpit_changes"
+	if schema != "public" {
+		c = "clawpit_" + schema
+	}
+	if len(c) > 63 {
+		c = c[:63]
+	}
+	return c
+}
+
+// PGSchemaVersion is the PostgreSQL schema version this build writes.
+func PGSchemaVersion() int {
+	n, _ := pgMigrations()
+	return len(n)
+}
+
+func pgMigrations() ([]string, error) {
+	ents, err := pgMigrationFS.ReadDir("pgmigrations")
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// initPG refuses a newer schema and applies forward-only migrations, each
+// in its own transaction under the registry's writer lock (so hosts
+// starting at once migrate exactly once).
+func (db *DB) initPG(ctx context.Context, opt Options) error {
+	names, err := pgMigrations()
+	if err != nil {
+		return err
+	}
+	// Fast path, one round trip: the schema is current (every open but the
+	// first after an upgrade). Otherwise migrate under the writer lock.
+	var v sql.NullInt64
+	err = db.write.QueryRowContext(ctx, "SELECT version FROM "+pgVersionTable).Scan(&v)
+	switch {
+	case pgCode(err) == "42P01": // undefined_table: a database without clawpit
+		v.Valid = false
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return err
+	}
+	if !v.Valid && (opt.MustExist || opt.ReadOnly) {
+		return core.NotFoundf("no clawpit registry in %s (no %s table)", db.path, pgVersionTable)
+	}
+	if v.Valid && int(v.Int64) == len(names) {
+		return nil
+	}
+	for {
+		done, err := db.migrateOnePG(ctx, names, opt.ReadOnly)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// migrateOnePG applies the next migration, if any; done when the schema is
+// current.
+func (db *DB) migrateOnePG(ctx context.Context, names []string, readOnly bool) (done bool, err error) {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	if err := db.pg.lockWriter(ctx, tx); err != nil {
+		return false, err
+	}
+	if !readOnly {
+		if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+pgVersionTable+" (version INTEGER NOT NULL)"); err != nil {
+			return false, err
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO "+pgVersionTable+" (version) SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM "+pgVersionTable+")"); err != nil {
+			return false, err
+		}
+	}
+	var v int
+	if err := tx.QueryRowContext(ctx, "SELECT version FROM "+pgVersionTable).Scan(&v); err != nil {
+		return false, err
+	}
+	if v > len(names) {
+		return false, fmt.Errorf("%w: schema version %d, this build knows up to %d; upgrade clawpit", core.ErrNewerSchema, v, len(names))
+	}
+	if v == len(names) {
+		return true, tx.Commit()
+	}
+	if readOnly {
+		return false, fmt.Errorf("%w: schema version %d needs migrating to %d, which a read-only open cannot do", core.ErrReadOnly, v, len(names))
+	}
+	body, err := pgMigrationFS.ReadFile("pgmigrations/" + names[v])
+	if err != nil {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return false, fmt.Errorf("migration %s: %w", names[v], err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE "+pgVersionTable+" SET version = $1", v+1); err != nil {
+		return false, err
+	}
+	return false, tx.Commit()
+}
+
+// lockWriter serialises Update transactions of one registry (SQLite's
+// BEGIN IMMEDIATE): it waits at most the busy timeout (lock_timeout), then
+// fails with SQLSTATE 55P03, which mapErr turns into core.ErrBusy.
+func (p *pgState) lockWriter(ctx context.Context, tx *sql.Tx) error {
+	// One round trip: set_config(…, true) is SET LOCAL, evaluated before
+	// the lock is requested (left to right in a one-row SELECT list).
+	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock($2)",
+		fmt.Sprintf("%dms", p.busyMs), p.key)
+	return err
+}
+
+// notify queues the registry's change notification in tx: listeners hear
+// it when, and only if, tx commits.
+func (p *pgState) notify(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "SELECT pg_notify($1, '')", p.channel)
+	return err
+}
+
+// connectListener opens a connection and LISTENs on the registry's channel.
+func (p *pgState) connectListener(ctx context.Context) (*pgx.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, p.cfg.Copy())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Exec(ctx, "LISTEN "+pgx.Identifier{p.channel}.Sanitize()); err != nil {
+		c.Close(context.Background())
+		return nil, err
+	}
+	return c, nil
+}
+
+// dataVersion returns the number of change notifications heard. The first
+// call connects the listener (synchronously: a change committed after it
+// returns is counted); later calls return at once. While the listener is
+// disconnected it returns the error, and the listener reconnects with
+// backoff (100 ms doubling to 5 s); each reconnection counts as a change,
+// since notifications sent meanwhile were lost.
+func (p *pgState) dataVersion(ctx context.Context) (int64, error) {
+	p.mu.Lock()
+	if !p.started {
+		c, err := p.listenFn(ctx)
+		if err != nil {
+			p.mu.Unlock()
+			return 0, fmt.Errorf("listen for registry changes: %w", mapErr(err))
+		}
+		lctx, cancel := context.WithCancel(context.Background())
+		p.started, p.stop, p.done = true, cancel, make(chan struct{})
+		go p.listen(lctx, c)
+	}
+	v, err := p.version, p.lostErr
+	p.mu.Unlock()
+	return v, err
+}
+
+// listen counts notifications on c until ctx ends, reconnecting when the
+// connection drops.
+func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
+	defer close(p.done)
+	backoff := 100 * time.Millisecond
+	for {
+		if c == nil {
+			var err error
+			c, err = p.listenFn(ctx)
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				p.setLost(err)
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(backoff):
+				}
+				backoff = min(2*backoff, 5*time.Second)
+				continue
+			}
+			backoff = 100 * time.Millisecond
+			p.mu.Lock()
+			p.version++
+			p.lostErr = nil
+			p.mu.Unlock()
+		}
+		_, err := c.WaitForNotification(ctx)
+		if err == nil {
+			p.mu.Lock()
+			p.version++
+			p.mu.Unlock()
+			continue
+		}
+		c.Close(context.Background())
+		c = nil
+		if ctx.Err() != nil {
+			return
+		}
+		p.setLost(err)
+	}
+}
+
+func (p *pgState) setLost(err error) {
+	p.mu.Lock()
+	p.lostErr = fmt.Errorf("%w: lost the connection to the PostgreSQL registry, reconnecting: %v", core.ErrUnavailable, err)
+	p.mu.Unlock()
+}
+
+// close stops the listener and waits for it.
+func (p *pgState) close() {
+	p.mu.Lock()
+	stop, done := p.stop, p.done
+	p.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
+}
+
+// ErrUnreachable wraps errors of a PostgreSQL registry that cannot be
+// reached (connection refused or lost): the command fails with exit 1 and
+// this sentence; the daemon and the console retry.
+var ErrUnreachable = core.ErrUnavailable
+
+// pgCode is the SQLSTATE of a PostgreSQL error, "" for anything else.
+func pgCode(err error) string {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return ""
+}
+
+// mapPGErr maps PostgreSQL errors to core's sentinels; nil when err is not
+// one (mapErr goes on with SQLite's).
+func mapPGErr(err error) error {
+	if errors.Is(err, core.ErrBusy) || errors.Is(err, core.ErrReadOnly) || errors.Is(err, ErrUnreachable) {
+		return err // mapped already
+	}
+	switch pgCode(err) {
+	case "":
+	case "55P03", "40P01", "40001": // lock_not_available, deadlock, serialization
+		return fmt.Errorf("%w (still locked after the busy timeout): %v", core.ErrBusy, err)
+	case "25006": // read_only_sql_transaction
+		return fmt.Errorf("%w: %v", core.ErrReadOnly, err)
+	default:
+		return nil
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	if errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) {
+		return fmt.Errorf("%w (PostgreSQL): %w", ErrUnreachable, err)
+	}
+	return nil
+}
