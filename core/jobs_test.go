@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -576,17 +577,31 @@ func TestJobRotation(t *testing.T) {
 	}
 	defer fl.Stop()
 	followed := make(chan error, 1)
+	// On a starved machine the writer (awk at full speed) can rotate a
+	// whole generation away before the follower is scheduled: then, and
+	// only then, a Gap line stands where lines are missing. What must never
+	// happen is a silent jump.
+	var skipped atomic.Int64
 	go func() {
 		next := 0
+		gap := false
 		var bad error
 		for batch := range fl.C() {
 			for _, l := range batch {
 				if bad != nil {
 					continue
 				}
+				if l.Gap {
+					gap = true
+					continue
+				}
 				n, err := strconv.Atoi(strings.Fields(l.Text + " x")[0])
-				if l.Gap || err != nil || n != next {
-					bad = fmt.Errorf("after line %d the follower got %q (gap %v)", next-1, l.Text, l.Gap)
+				if err == nil && gap && n > next {
+					skipped.Add(int64(n - next))
+					next, gap = n, false
+				}
+				if err != nil || n != next {
+					bad = fmt.Errorf("after line %d the follower got %q with no gap line before it", next-1, l.Text)
 					continue
 				}
 				next++
@@ -610,7 +625,9 @@ func TestJobRotation(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Error("the follower did not finish")
 	}
-	if fl.Rotations() < 5 {
+	if n := skipped.Load(); n > 0 {
+		t.Logf("the follower was starved: %d lines skipped behind a gap line", n)
+	} else if fl.Rotations() < 5 {
 		t.Errorf("follower saw %d rotations, want 5", fl.Rotations())
 	}
 	dir := filepath.Dir(j.LogPath)

@@ -562,35 +562,46 @@ func (r *followRun) number(g1, g0 *generation) {
 	if numbered(g1) && numbered(g0) {
 		return
 	}
-	n, ino, ok := readGenFile(r.dir)
+	hist := readGenHistory(r.dir)
 	for _, g := range []*generation{g1, g0} {
 		if g != nil {
 			g.num = -1
 		}
 	}
-	if !ok {
-		return
-	}
-	is := func(g *generation) bool {
+	// The newest entry with a file's inode numbers it: an inode reused by a
+	// newer file has a later entry (and files the follower holds cannot be
+	// reused at all).
+	numberOf := func(g *generation) int64 {
 		if g == nil {
-			return false
+			return -1
 		}
 		i, ok := inode(g.fi)
-		return ok && i == ino
+		if !ok {
+			return -1
+		}
+		for k := len(hist) - 1; k >= 0; k-- {
+			if hist[k].ino == i {
+				return hist[k].gen
+			}
+		}
+		return -1
 	}
+	n1, n0 := numberOf(g1), numberOf(g0)
 	switch {
-	case is(g0):
-		g0.num = n
+	case n0 >= 0:
+		g0.num = n0
 		if g1 != nil {
-			g1.num = n - 1
+			// A consistent pair is adjacent: output.1.log is the one
+			// before output.log.
+			g1.num = n0 - 1
 		}
-	case is(g1):
-		g1.num = n
+	case n1 >= 0:
+		g1.num = n1
 		if g0 != nil {
-			g0.num = n + 1
+			g0.num = n1 + 1
 		}
 	}
-	// A stale output.gen (written just after this snapshot) matches neither:
+	// Neither in the history (written just after this snapshot, or gone):
 	// the numbers stay unknown and no gap is claimed.
 }
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -18,11 +19,15 @@ const (
 	// RotatedLog is the previous generation: <dir>/output.1.log. Rotation
 	// renames CurrentLog onto it, replacing the older one.
 	RotatedLog = "output.1.log"
-	// GenFile records "<generation> <inode>\n" of one log file, so that a
-	// follower which was starved long enough to miss a whole generation can
+	// GenFile records "<generation> <inode>\n" of the last genHistory log
+	// files, oldest first, so that a follower which was starved long enough
+	// to miss a whole generation can number every file it sees by inode and
 	// tell (and say so) instead of losing lines silently. Written atomically
 	// (temp file + rename) at open and after each rotation; advisory only.
 	GenFile = "output.gen"
+	// genHistory is how many generations GenFile remembers: a follower
+	// starved for fewer rotations than this always knows what it missed.
+	genHistory = 32
 )
 
 // Defaults for WriterOptions (SPEC J2, J3).
@@ -77,7 +82,8 @@ type RotatingWriter struct {
 	err       error // sticky write error
 	rotateErr error // last failed rotation (not fatal)
 	rotations int
-	gen       int64 // generation number of the current file
+	gen       int64      // generation number of the current file
+	hist      []genEntry // GenFile's lines, oldest first (at most genHistory)
 	// beforeRotate, if set (tests only), runs before each rotation with the
 	// number of rotations done so far.
 	beforeRotate func(rotations int)
@@ -100,8 +106,9 @@ func OpenWriter(dir string, opt WriterOptions) (*RotatingWriter, error) {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
 	w := &RotatingWriter{dir: dir, opt: opt}
-	if n, _, ok := readGenFile(dir); ok {
-		w.gen = n // a supervisor reopening its log keeps the numbering
+	if h := readGenHistory(dir); len(h) > 0 {
+		// A supervisor reopening its log keeps the numbering and history.
+		w.gen, w.hist = h[len(h)-1].gen, h
 	}
 	if err := w.open(); err != nil {
 		return nil, err
@@ -110,14 +117,29 @@ func OpenWriter(dir string, opt WriterOptions) (*RotatingWriter, error) {
 	return w, nil
 }
 
-// writeGen records generation w.gen for file st (best effort).
+// genEntry is one line of GenFile: a generation number and its file's inode.
+type genEntry struct {
+	gen int64
+	ino uint64
+}
+
+// writeGen records generation w.gen for file st in GenFile, keeping the last
+// genHistory entries (best effort).
 func (w *RotatingWriter) writeGen(st os.FileInfo) {
 	ino, ok := inode(st)
 	if !ok {
 		return
 	}
+	w.hist = append(w.hist, genEntry{w.gen, ino})
+	if n := len(w.hist) - genHistory; n > 0 {
+		w.hist = append(w.hist[:0], w.hist[n:]...)
+	}
+	var b []byte
+	for _, e := range w.hist {
+		b = fmt.Appendf(b, "%d %d\n", e.gen, e.ino)
+	}
 	tmp := filepath.Join(w.dir, GenFile+".tmp")
-	if err := os.WriteFile(tmp, fmt.Appendf(nil, "%d %d\n", w.gen, ino), 0o600); err != nil {
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return
 	}
 	if os.Rename(tmp, filepath.Join(w.dir, GenFile)) != nil {
@@ -125,16 +147,31 @@ func (w *RotatingWriter) writeGen(st os.FileInfo) {
 	}
 }
 
-// readGenFile parses <dir>/output.gen.
-func readGenFile(dir string) (gen int64, ino uint64, ok bool) {
+// readGenHistory parses <dir>/output.gen: its entries, oldest first; nil
+// when it is missing or unreadable (a malformed line ends the list).
+func readGenHistory(dir string) []genEntry {
 	b, err := os.ReadFile(filepath.Join(dir, GenFile))
 	if err != nil {
+		return nil
+	}
+	var h []genEntry
+	for _, line := range strings.Split(string(b), "\n") {
+		var e genEntry
+		if _, err := fmt.Sscanf(line, "%d %d", &e.gen, &e.ino); err != nil {
+			break
+		}
+		h = append(h, e)
+	}
+	return h
+}
+
+// readGenFile returns the newest entry of <dir>/output.gen.
+func readGenFile(dir string) (gen int64, ino uint64, ok bool) {
+	h := readGenHistory(dir)
+	if len(h) == 0 {
 		return 0, 0, false
 	}
-	if _, err := fmt.Sscanf(string(b), "%d %d", &gen, &ino); err != nil {
-		return 0, 0, false
-	}
-	return gen, ino, true
+	return h[len(h)-1].gen, h[len(h)-1].ino, true
 }
 
 // inode returns the inode number of a file (Unix).
