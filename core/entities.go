@@ -133,7 +133,7 @@ type Job struct {
 	Rationale       string    `json:"rationale"`
 	Status          JobStatus `json:"status"`
 	ExitCode        *int      `json:"exit_code"`
-	TimeoutS        int64     `json:"timeout_s"` // 0 = no kill timer (SPEC J6)
+	TimeoutS        int64     `json:"timeout_s"` // 0 = no kill timer
 	PID             int       `json:"pid"`
 	PGID            int       `json:"pgid"`
 	SupervisorPID   int       `json:"supervisor_pid"`

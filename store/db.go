@@ -190,8 +190,12 @@ func SchemaVersion() int {
 	return len(n)
 }
 
-func migrations() ([]string, error) {
-	ents, err := migrationFS.ReadDir("migrations")
+func migrations() ([]string, error) { return migrationNames(migrationFS, "migrations") }
+
+// migrationNames lists the migration files of dir in fsys, in the order
+// they apply (their names sort by version).
+func migrationNames(fsys embed.FS, dir string) ([]string, error) {
+	ents, err := fsys.ReadDir(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -143,18 +142,7 @@ func PGSchemaVersion() int {
 	return len(n)
 }
 
-func pgMigrations() ([]string, error) {
-	ents, err := pgMigrationFS.ReadDir("pgmigrations")
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	return names, nil
-}
+func pgMigrations() ([]string, error) { return migrationNames(pgMigrationFS, "pgmigrations") }
 
 // initPG refuses a newer schema and applies forward-only migrations, each
 // in its own transaction under the registry's writer lock (so hosts
