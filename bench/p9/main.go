@@ -25,14 +25,28 @@
 //   - external write → screen: another connection starts a task; the time
 //     from its commit to the frame showing it (poll every 200 ms included);
 //   - peak RSS.
+//
+// With -pg URL (a PostgreSQL server; the database in the URL is only used to
+// create others), each size is also copied with store.CopyToPostgres into a
+// database of its own, p9_<N>, created when missing and copied into when its
+// registry is empty (the copy is one transaction, so a non-empty one is a
+// finished copy: reused, like the cached SQLite file), and the same child
+// measures it: the two stores side by side, one column each. The external
+// writes come from another process (a "host" of its own, CLAWPIT_HOST=
+// p9-writer) on both stores, so on PostgreSQL the figure is the cross-host
+// change → screen latency.
 package main
 
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +61,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/tui"
+	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
 func main() {
@@ -56,7 +71,16 @@ func main() {
 	writes := flag.Int("writes", 10, "timed external writes")
 	child := flag.String("child", "", "internal: measure the registry at this path")
 	migrate := flag.String("migrate", "", "only open (and so migrate) the registry at this path, timed")
+	pg := flag.String("pg", "", "also measure each size copied into PostgreSQL at this server (postgres://…)")
+	writer := flag.String("writer", "", "internal: write tasks into the registry at this path, one per label read from stdin")
 	flag.Parse()
+	if *writer != "" {
+		if err := writeTasks(context.Background(), *writer, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "p9 writer:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *migrate != "" {
 		start := time.Now()
 		db, err := store.Open(context.Background(), *migrate, store.Options{})
@@ -77,7 +101,7 @@ func main() {
 		json.NewEncoder(os.Stdout).Encode(r)
 		return
 	}
-	if err := run(*sizes, *dir, *keys, *writes); err != nil {
+	if err := run(*sizes, *dir, *pg, *keys, *writes); err != nil {
 		fmt.Fprintln(os.Stderr, "p9:", err)
 		os.Exit(1)
 	}
@@ -100,7 +124,7 @@ type result struct {
 	PeakRSSMB   float64
 }
 
-func run(sizes, dir string, keys, writes int) error {
+func run(sizes, dir, pg string, keys, writes int) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -124,29 +148,46 @@ func run(sizes, dir string, keys, writes int) error {
 			}
 			fmt.Fprintf(os.Stderr, "built in %s\n", time.Since(start).Round(time.Millisecond))
 		}
-		cmd := exec.Command(self, "-child", path, "-keys", strconv.Itoa(keys), "-writes", strconv.Itoa(writes))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("measuring %s: %w", path, err)
+		paths := []string{path}
+		labels := []string{s + " SQLite"}
+		if pg != "" {
+			u, err := pgRegistry(context.Background(), pg, path, n)
+			if err != nil {
+				return err
+			}
+			paths = append(paths, u)
+			labels = append(labels, s+" PostgreSQL")
 		}
-		var r result
-		if err := json.Unmarshal(out, &r); err != nil {
-			return fmt.Errorf("child output %q: %w", out, err)
+		for i, p := range paths {
+			cmd := exec.Command(self, "-child", p, "-keys", strconv.Itoa(keys), "-writes", strconv.Itoa(writes))
+			cmd.Stderr = os.Stderr
+			out, err := cmd.Output()
+			if err != nil {
+				return fmt.Errorf("measuring %s: %w", labels[i], err)
+			}
+			var r result
+			if err := json.Unmarshal(out, &r); err != nil {
+				return fmt.Errorf("child output %q: %w", out, err)
+			}
+			rs = append(rs, r)
+			names = append(names, labels[i])
 		}
-		rs = append(rs, r)
-		names = append(names, s)
 	}
 	w := bufio.NewWriter(os.Stdout)
 	defer w.Flush()
 	row := func(label string, f func(r result) string) {
 		fmt.Fprintf(w, "%-34s", label)
 		for _, r := range rs {
-			fmt.Fprintf(w, " %16s", f(r))
+			fmt.Fprintf(w, " %20s", f(r))
 		}
 		fmt.Fprintln(w)
 	}
 	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + " ms" }
+	fmt.Fprintf(w, "%-34s", "")
+	for _, n := range names {
+		fmt.Fprintf(w, " %20s", n)
+	}
+	fmt.Fprintln(w)
 	row("terminal tasks", func(r result) string { return strconv.FormatInt(r.Tasks, 10) })
 	row("first open (migrates an older one)", func(r result) string { return ms(r.MigrateMs) })
 	row("first screen (< 300 ms)", func(r result) string { return ms(r.FirstScreen) })
@@ -167,10 +208,115 @@ func run(sizes, dir string, keys, writes int) error {
 	row("external write → screen median", func(r result) string { return ms(r.WriteMedian) })
 	row("external write → screen max", func(r result) string { return ms(r.WriteMax) })
 	row("peak RSS (< 100 MB)", func(r result) string { return strconv.FormatFloat(r.PeakRSSMB, 'f', 1, 64) + " MB" })
-	if len(rs) > 1 {
-		fmt.Fprintf(w, "peak RSS %s vs %s: %.2f×\n", names[len(names)-1], names[0], rs[len(rs)-1].PeakRSSMB/rs[0].PeakRSSMB)
+	stores := 1
+	if pg != "" {
+		stores = 2
+	}
+	for i := range stores {
+		if last := len(rs) - stores + i; last > i {
+			fmt.Fprintf(w, "peak RSS %s vs %s: %.2f×\n", names[last], names[i], rs[last].PeakRSSMB/rs[i].PeakRSSMB)
+		}
 	}
 	return nil
+}
+
+// pgRegistry returns the URL of size n's PostgreSQL registry on the server
+// of base: database p9_<n>, created when missing, and the SQLite registry at
+// path copied into it when it is empty (timed, on stderr). Errors: the
+// server's, or the copy's.
+func pgRegistry(ctx context.Context, base, path string, n int) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("-pg %q: %w", base, err)
+	}
+	name := "p9_" + strconv.Itoa(n)
+	raw, err := sql.Open("pgx", base)
+	if err != nil {
+		return "", err
+	}
+	defer raw.Close()
+	var exists bool
+	if err := raw.QueryRowContext(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", fmt.Errorf("-pg %s: %w", store.RedactURL(base), err)
+	}
+	if !exists {
+		if _, err := raw.ExecContext(ctx, "CREATE DATABASE "+name); err != nil {
+			return "", fmt.Errorf("create database %s: %w", name, err)
+		}
+	}
+	u.Path = "/" + name
+	dst, err := store.Open(ctx, u.String(), store.Options{})
+	if err != nil {
+		return "", err
+	}
+	defer dst.Close()
+	var have int64
+	if err := dst.View(ctx, func(tx core.Tx) error {
+		c, _, err := tx.(core.WindowTx).CountWindow(core.WindowQuery{Entity: core.EntityTask}, -1)
+		have = c
+		return err
+	}); err != nil {
+		return "", err
+	}
+	if have > 0 {
+		fmt.Fprintf(os.Stderr, "reusing %s (%d tasks)\n", name, have)
+		return u.String(), analyze(ctx, u.String())
+	}
+	src, err := store.Open(ctx, path, store.Options{MustExist: true, ReadOnly: true})
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	start := time.Now()
+	fmt.Fprintf(os.Stderr, "copying %s into PostgreSQL %s…\n", path, name)
+	if _, err := store.CopyToPostgres(ctx, src, dst, "p9"); err != nil {
+		return "", fmt.Errorf("copy %s into %s: %w", path, name, err)
+	}
+	fmt.Fprintf(os.Stderr, "copied in %s\n", time.Since(start).Round(time.Millisecond))
+	return u.String(), analyze(ctx, u.String())
+}
+
+// analyze runs ANALYZE on the registry at u (PostgreSQL), so the planner
+// sees the copied rows; autovacuum would within a minute or so, and the
+// measurement starts at once. Errors: the server's.
+func analyze(ctx context.Context, u string) error {
+	raw, err := sql.Open("pgx", u)
+	if err != nil {
+		return err
+	}
+	defer raw.Close()
+	start := time.Now()
+	if _, err := raw.ExecContext(ctx, "ANALYZE"); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "ANALYZE %s\n", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// writeTasks is the other host: for each label read from in (one a line) it
+// creates and starts a task of that label in the registry at path, then
+// writes "ok" to out once the start has committed. Errors: the store's.
+func writeTasks(ctx context.Context, path string, in io.Reader, out io.Writer) error {
+	db, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		t, err := reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: sc.Text()}, core.ActorRuntime)
+		if err != nil {
+			return err
+		}
+		if _, _, err := reg.StartTask(ctx, t.ID, "", core.ActorRuntime); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(out, "ok"); err != nil {
+			return err
+		}
+	}
+	return sc.Err()
 }
 
 // driver runs the console model like Bubble Tea's loop, without a terminal.
@@ -335,22 +481,36 @@ func measure(path string, keys, writes int) (result, error) {
 		d.drain(200 * time.Millisecond)
 	}
 
-	// External writes from another connection, seen through the poll.
-	wdb, err := store.Open(ctx, path, store.Options{})
+	// External writes from another process (another host's clawpit, on
+	// PostgreSQL), seen through the poll: timed from its commit.
+	self, err := os.Executable()
 	if err != nil {
 		return r, err
 	}
-	defer wdb.Close()
-	reg := core.NewRegistry(wdb, core.SystemClock{}, core.DefaultThresholds())
+	wcmd := exec.Command(self, "-writer", path)
+	wcmd.Env = append(os.Environ(), "CLAWPIT_HOST=p9-writer")
+	wcmd.Stderr = os.Stderr
+	win, err := wcmd.StdinPipe()
+	if err != nil {
+		return r, err
+	}
+	wout, err := wcmd.StdoutPipe()
+	if err != nil {
+		return r, err
+	}
+	if err := wcmd.Start(); err != nil {
+		return r, err
+	}
+	defer func() { win.Close(); wcmd.Wait() }()
+	acks := bufio.NewScanner(wout)
 	var ws []float64
 	for i := range writes {
 		label := fmt.Sprintf("p9-write-%d-%d", os.Getpid(), i)
-		t, err := reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: label}, core.ActorRuntime)
-		if err != nil {
+		if _, err := fmt.Fprintln(win, label); err != nil {
 			return r, err
 		}
-		if _, _, err := reg.StartTask(ctx, t.ID, "", core.ActorRuntime); err != nil {
-			return r, err
+		if !acks.Scan() {
+			return r, fmt.Errorf("write %d: writer stopped: %w", i, errors.Join(acks.Err(), io.ErrUnexpectedEOF))
 		}
 		w0 := time.Now()
 		if err := d.until(10*time.Second, func(f string, _ tea.Msg) bool { return strings.Contains(f, label) }); err != nil {
