@@ -238,6 +238,10 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 		return l.fetch(req, jumpTop), nil
 	}
 	line := l.cursor - l.offset
+	// Viewing the top of the list: rows that arrive above stay in view (as
+	// in a pane loaded whole, whose offset stays), while the cursor keeps
+	// its row as long as it stays on the page.
+	atTop := l.offset == 0 && !l.win.moreBefore
 	t := newTable(l.spec, rows, l.sort)
 	for i := range t.order {
 		t.order[i] = int32(i) // the store's order, not re-sorted here
@@ -261,6 +265,9 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 			l.cursor = msg.res.Page.Before // where the anchor was
 		}
 		l.offset = l.cursor - line
+		if atTop && !msg.res.Page.MoreBefore && l.cursor < l.pageRows() {
+			l.offset = 0
+		}
 	}
 	l.clamp()
 	var count tea.Cmd

@@ -329,3 +329,34 @@ func TestWindowOrderMatchesPanes(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowLiveInsertAtTopStaysInView: an operator who moved the cursor and
+// came back to the top of a windowed pane sees rows that arrive above it (as
+// in a pane loaded whole), and the cursor keeps its row. (It used to keep
+// its screen line instead, which scrolled the new rows out of view; seen in
+// bench/p9 as a write that never reached the screen.)
+func TestWindowLiveInsertAtTopStaysInView(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	hs := windowHarness(t, r)
+	hs.keys("s", "s") // created: newest first
+	hs.keys("down", "down", "g")
+	sel := hs.selectedID()
+	if hs.m.tasks.cursor != 0 || hs.m.tasks.offset != 0 {
+		t.Fatalf("cursor %d offset %d after g, want 0 0", hs.m.tasks.cursor, hs.m.tasks.offset)
+	}
+	k := &core.Task{ID: "0190ffff-0000-7000-8000-0000000000aa", Runtime: core.RuntimeCLI, Status: core.TaskRunning,
+		DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: "new", CreatedAt: at(-time.Hour)}
+	check(t, r.db.Update(context.Background(), func(tx core.Tx) error { return insertJournaled(tx, k) }))
+	tickAfterWrite(t, hs, r.src)
+	l := hs.m.tasks
+	if got := hs.selectedID(); got != sel {
+		t.Fatalf("after the insert the cursor is on %s, want %s", got, sel)
+	}
+	if l.offset != 0 {
+		t.Fatalf("offset %d: the new top row is scrolled out of view", l.offset)
+	}
+	if s, ok := l.ids[k.ID]; !ok || l.view[0] != s {
+		t.Fatal("the row inserted at the top is not the first row shown")
+	}
+}
