@@ -49,19 +49,11 @@ func run(n, total int, strict, keep bool) error {
 	if total < 2*n {
 		total = 2 * n
 	}
-	dir, err := os.MkdirTemp("", "clawpit-p2-")
+	dir, bin, done, err := benchbin.Workdir("clawpit-p2-", "", keep)
 	if err != nil {
 		return err
 	}
-	if keep {
-		fmt.Println("directory:", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	bin, err := benchbin.Build(dir, "")
-	if err != nil {
-		return err
-	}
+	defer done()
 	dbPath := filepath.Join(dir, "registry.db")
 	queued, err := seed(dbPath, total, 2*n)
 	if err != nil {

@@ -67,18 +67,11 @@ func run(n, tasks int, bin string, strict, keep bool) error {
 	if err != nil {
 		return fmt.Errorf("tmux is needed (apt-get install -y tmux)")
 	}
-	dir, err := os.MkdirTemp("", "clawpit-p7-")
+	dir, bin, done, err := benchbin.Workdir("clawpit-p7-", bin, keep)
 	if err != nil {
 		return err
 	}
-	if keep {
-		fmt.Println("directory:", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	if bin, err = benchbin.Build(dir, bin); err != nil {
-		return err
-	}
+	defer done()
 	db := filepath.Join(dir, "registry.db")
 	home := filepath.Join(dir, "home")
 	if err := seed(db, tasks); err != nil {

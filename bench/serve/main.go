@@ -73,18 +73,11 @@ func run(sessions, n, tasks int, idle time.Duration, bin string, keep bool) erro
 	if _, err := exec.LookPath("ssh"); err != nil {
 		return fmt.Errorf("ssh is needed (apt-get install -y openssh-client)")
 	}
-	dir, err := os.MkdirTemp("", "clawpit-bench-serve-")
+	dir, bin, done, err := benchbin.Workdir("clawpit-bench-serve-", bin, keep)
 	if err != nil {
 		return err
 	}
-	if keep {
-		fmt.Println("directory:", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
-	if bin, err = benchbin.Build(dir, bin); err != nil {
-		return err
-	}
+	defer done()
 	ctx := context.Background()
 	dbPath := filepath.Join(dir, "registry.db")
 	db, err := store.Open(ctx, dbPath, store.Options{})

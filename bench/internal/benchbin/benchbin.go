@@ -24,3 +24,23 @@ func Build(dir, bin string) (string, error) {
 	}
 	return bin, nil
 }
+
+// Workdir makes a temporary directory named after prefix and gives it the
+// binary (Build(dir, bin)). With keep the directory is printed and left
+// behind; otherwise done removes it. Errors: the directory or the build.
+func Workdir(prefix, bin string, keep bool) (dir, clawpit string, done func(), err error) {
+	dir, err = os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", "", nil, err
+	}
+	done = func() { os.RemoveAll(dir) }
+	if keep {
+		fmt.Println("directory:", dir)
+		done = func() {}
+	}
+	if clawpit, err = Build(dir, bin); err != nil {
+		done()
+		return "", "", nil, err
+	}
+	return dir, clawpit, done, nil
+}
