@@ -162,6 +162,7 @@ func FuzzSanitizeModes(f *testing.F) {
 	for _, s := range []string{
 		"", "plain", "\x1b[31mx", "\x1b]52;c;AAAA\x07", "\x9b1m", "\x9d0;t\x9c", "\u009b2J",
 		"\u009d0;t\x07rest", "a\rb\nc\td", "\u202eabc\u200b", "\xff\xfe", "\x1bP\x1b\\", "\x1b_G\x1b\\", "\x1b^x\x1b\\",
+		"a\rb", "\t\b\r", "日本\r語", "e\u0301\rx",
 	} {
 		f.Add(s, 10)
 		f.Add(s, 0)
@@ -178,12 +179,18 @@ func FuzzSanitizeModes(f *testing.F) {
 		}
 		log := Log(s, maxLen)
 		checkSafe(t, log, maxLen)
+		if again := Log(log, maxLen); again != log {
+			t.Fatalf("Log not idempotent:\n in    %q\n once  %q\n twice %q", s, log, again)
+		}
 		text := Text(s, maxLen)
 		for _, l := range strings.Split(text, "\n") {
 			checkSafe(t, l, maxLen)
 		}
 		if maxLen > 0 && utf8.RuneCountInString(text) > maxLen {
 			t.Fatalf("Text over the cap: %q", text)
+		}
+		if again := Text(text, maxLen); again != text {
+			t.Fatalf("Text not idempotent:\n in    %q\n once  %q\n twice %q", s, text, again)
 		}
 		if strings.Contains(line, "\n") || strings.Contains(log, "\n") {
 			t.Fatalf("a newline in a one-line mode: %q %q", line, log)

@@ -126,37 +126,6 @@ func checkSafe(t *testing.T, out string, maxLen int) {
 	}
 }
 
-func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{
-		"", "plain", "\x1b[31mx", "\x1b]52;c;AAAA\x07", "\x9b1m", "\x9d0;t\x9c", "\u009b2J",
-		"a\rb", "\t\b\r", "日本\r語", "\xff\xfe", "\u202eabc", "e\u0301\rx", "\x1bP\x1b\\",
-	} {
-		f.Add(s, 10)
-		f.Add(s, 0)
-	}
-	f.Fuzz(func(t *testing.T, s string, maxLen int) {
-		maxLen %= 300
-		if maxLen < 0 {
-			maxLen = -maxLen
-		}
-		out := Log(s, maxLen)
-		checkSafe(t, out, maxLen)
-		if again := Log(out, maxLen); again != out {
-			t.Fatalf("not idempotent:\n in    %q\n once  %q\n twice %q", s, out, again)
-		}
-		txt := Text(s, maxLen)
-		for _, line := range strings.Split(txt, "\n") {
-			checkSafe(t, line, maxLen)
-		}
-		if maxLen > 0 && utf8.RuneCountInString(txt) > maxLen {
-			t.Fatalf("SanitizeText over the cap")
-		}
-		if again := Text(txt, maxLen); again != txt {
-			t.Fatalf("SanitizeText not idempotent:\n in    %q\n once  %q\n twice %q", s, txt, again)
-		}
-	})
-}
-
 func BenchmarkSanitizeASCII(b *testing.B) {
 	s := strings.Repeat("2026-11-22 INFO GET /api 200 ", 3)[:80]
 	b.SetBytes(int64(len(s)))
