@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,7 +31,9 @@ func TestFaultFullDiskReads(t *testing.T) {
 	}
 	id := run.Job.ID
 	deadline := time.Now().Add(15 * time.Second)
-	for !strings.Contains(c.ok("job", "show", id), "completed") {
+	// The status line, not the "completed_at:" field every job shows.
+	done := regexp.MustCompile(`(?m)^status:\s+completed$`)
+	for !done.MatchString(c.ok("job", "show", id)) {
 		if time.Now().After(deadline) {
 			t.Fatalf("job %s did not complete", id)
 		}
