@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	clawpitBin = filepath.Join(dir, "clawpit")
-	build := exec.Command("go", "build", "-o", clawpitBin, ".")
+	build := exec.Command("go", "build", "-tags", store.BuildTags, "-o", clawpitBin, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building clawpit:", err)

@@ -80,8 +80,8 @@ func readmeCommands(t *testing.T, path string) []readmeCommand {
 
 // readmeSkips are the README commands not run, by prefix, with the reason.
 var readmeSkips = []struct{ prefix, why string }{
-	{"go run . demo", "opens the console (needs a terminal; the tmux demo tests run it)"},
-	{"go test ./...", "runs the whole test suite, this test included"},
+	{"go run -tags sqlite_fts5 . demo", "opens the console (needs a terminal; the tmux demo tests run it)"},
+	{"go test -tags sqlite_fts5 ./...", "runs the whole test suite, this test included"},
 	{"claude -p", "needs the claude CLI and an account (TestTrackTranscripts feeds recorded streams to task track)"},
 	{"clawpit daemon", "runs until SIGINT/SIGTERM (TestDaemon runs it)"},
 	{"clawpit serve", "runs until SIGTERM (the TestServe* tests run it with OpenSSH under tmux)"},
@@ -101,7 +101,7 @@ var readmeShapes = map[string]struct {
 	code   int
 	stdout string
 }{
-	"go build -o ~/.local/bin/clawpit .": {0, `^$`},
+	"go build -tags sqlite_fts5 -o ~/.local/bin/clawpit .": {0, `^$`},
 	"clawpit hooks install":              {0, `^Installed clawpit hooks in \S+/\.claude/settings\.json \(registry \S+registry\.db; tool calls matching "Bash\|Write\|Edit\|MultiEdit\|NotebookEdit\|WebFetch\|mcp__\.\*" wait up to 10m for a decision\)\.\n`},
 	"clawpit hooks install --settings ~/src/shop/.claude/settings.local.json --approval-timeout 5m --gate 'Bash|Write|Edit'": {0, `^Installed clawpit hooks in \S+/src/shop/\.claude/settings\.local\.json \(registry \S+; tool calls matching "Bash\|Write\|Edit" wait up to 5m for a decision\)\.\n`},
 	"clawpit hooks install --run-inactivity 20m":                      {0, `^Installed clawpit hooks in \S+settings\.json .*\nPrevious settings kept as \S+\.clawpit-backup\.\n`},

@@ -8,4 +8,4 @@ if ! command -v sqlite3 >/dev/null; then
   echo "p2: the sqlite3 CLI is needed for the baseline: apt-get install -y sqlite3" >&2
   exit 1
 fi
-exec go run ./bench/p2 "$@"
+exec go run -tags sqlite_fts5 ./bench/p2 "$@"

@@ -3,4 +3,4 @@
 # Usage: bench/p3.sh [-mb 100] [-runs 3]
 set -eu
 cd "$(dirname "$0")/.."
-exec go run ./bench/p3 "$@"
+exec go run -tags sqlite_fts5 ./bench/p3 "$@"

@@ -55,6 +55,11 @@ type DB struct {
 	dialect   dialect
 	rewritten sync.Map // SQLite-dialect statement → its PostgreSQL text
 	pg        *pgState // PostgreSQL only: lock key, change listener
+
+	// filterCap overrides the task filter's caps (filterIndexCap,
+	// maxVocabTerms) when non-zero: tests reach the common-text and
+	// large-status arms on small tables.
+	filterCap struct{ index, vocab int64 }
 }
 
 var _ core.Store = (*DB)(nil)
@@ -183,6 +188,12 @@ func (db *DB) Close() error {
 	err2 := db.read.Close()
 	return errors.Join(err1, err2)
 }
+
+// BuildTags are the build tags every build of clawpit needs (go build
+// -tags …): sqlite_fts5 compiles SQLite's FTS5 into go-sqlite3 for the task
+// filter's trigram index (migration 0009). Tests and benchmarks that build
+// the binary pass them.
+const BuildTags = "sqlite_fts5"
 
 // SchemaVersion is the schema version this build writes (PRAGMA user_version).
 func SchemaVersion() int {

@@ -35,14 +35,16 @@ type winTable struct {
 	// has no LIKE on numbers.
 	hay   []string
 	sorts []winSort
-	scan  func(r *sql.Rows, sink core.RowSink) error
+	// filter, when set, is how the filter reads on SQLite (window_filter.go).
+	filter *ftsFilter
+	scan   func(r *sql.Rows, sink core.RowSink) error
 }
 
 func winTableOf(entity string) (*winTable, bool) {
 	switch entity {
 	case core.EntityTask:
 		return &winTable{
-			table: "tasks", id: "id", cols: taskCols,
+			table: "tasks", id: "id", cols: taskCols, filter: taskFilter,
 			hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
 				"delivery_status", "error"},
 			sorts: []winSort{
@@ -248,9 +250,21 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 		return page, err
 	}
 	after := max(q.After, 0)
+	sel := func(anchor []any, reverse, from bool, limit int) (string, []any) {
+		return w.selectWindow(t.db.dialect, s, q, anchor, reverse, from, limit)
+	}
+	if q.Filter != "" && w.filter != nil && t.db.dialect == dialectSQLite {
+		p, err := t.planFilter(w.filter, s, q.Filter, false)
+		if err != nil {
+			return page, err
+		}
+		sel = func(anchor []any, reverse, from bool, limit int) (string, []any) {
+			return w.selectFiltered(p, s, anchor, reverse, from, limit)
+		}
+	}
 	if q.Anchor == "" {
 		// The first rows, or (End) the last ones read backwards.
-		sq, args := w.selectWindow(t.db.dialect, s, q, nil, q.End, false, after+1)
+		sq, args := sel(nil, q.End, false, after+1)
 		n, more, err := t.readWindow(w, sq, args, after, q.End, sink)
 		if err != nil {
 			return page, err
@@ -268,14 +282,14 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 		return page, err // a missing anchor: an empty window
 	}
 	if q.Before > 0 {
-		sq, args := w.selectWindow(t.db.dialect, s, q, key, true, false, q.Before+1)
+		sq, args := sel(key, true, false, q.Before+1)
 		n, more, err := t.readWindow(w, sq, args, q.Before, true, sink)
 		if err != nil {
 			return page, err
 		}
 		page.Before, page.MoreBefore = n, more
 	}
-	sq, args := w.selectWindow(t.db.dialect, s, q, key, false, true, after+1)
+	sq, args := sel(key, false, true, after+1)
 	n, more, err := t.readWindow(w, sq, args, after, false, sink)
 	if err != nil {
 		return page, err
@@ -376,6 +390,15 @@ func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 	w, ok := winTableOf(q.Entity)
 	if !ok {
 		return 0, false, core.Invalidf("no windows of %q", q.Entity)
+	}
+	if q.Filter != "" && limit >= 0 && w.filter != nil && t.db.dialect == dialectSQLite {
+		p, err := t.planFilter(w.filter, winSort{}, q.Filter, true)
+		if err != nil {
+			return 0, false, err
+		}
+		if n, capped, ok, err := t.countFiltered(w, p, limit); ok || err != nil {
+			return n, capped, err
+		}
 	}
 	var where string
 	var args []any

@@ -114,65 +114,93 @@ func TestWindowPagesEverySort(t *testing.T) { storetest.Each(t, testWindowPagesE
 func testWindowPagesEverySort(t *testing.T) {
 	db := windowFixture(t, 600)
 	ctx := context.Background()
+	// The default caps read the task filter's index candidates and small
+	// statuses; tiny ones take the common-text and large-status arms.
+	caps := []struct{ index, vocab int64 }{{0, 0}, {3, 2}}
 	for _, entity := range []string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityJob, core.EntityNotification} {
 		w, _ := winTableOf(entity)
 		for _, s := range w.sorts {
-			for _, filter := range []string{"", "ALPHA", "a%", "A"} {
-				want := allInOrder(t, db, entity, s, filter)
-				if filter == "" && len(want) < 250 {
-					t.Fatalf("%s: fixture has %d rows", entity, len(want))
-				}
-				q := core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 37}
-				var got []string
-				err := db.View(ctx, func(tx core.Tx) error {
-					wt := tx.(core.WindowTx)
-					for {
-						var sk idSink
-						page, err := wt.Window(q, &sk)
-						if err != nil {
-							return err
-						}
-						if q.Anchor != "" && len(sk.ids) > 0 {
-							sk.ids = sk.ids[1:] // the anchor row was the last one of the previous page
-						}
-						got = append(got, sk.ids...)
-						if !page.MoreAfter {
-							return nil
-						}
-						q.Anchor, q.After = got[len(got)-1], 38
+			for _, fc := range caps {
+				db.filterCap = fc
+				for _, filter := range []string{"", "ALPHA", "a%", "A", "alp", "lost", "LoSt", "ailed", "t00", "zzz", "z", "ph",
+					"un", "ta", "eta", "do x", "clI", "pend", "s", "é"} {
+					want := allInOrder(t, db, entity, s, filter)
+					if filter == "" && len(want) < 250 {
+						t.Fatalf("%s: fixture has %d rows", entity, len(want))
 					}
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(got, want) {
-					t.Fatalf("%s by %s filter %q: paged %d rows, want %d\n got %v\nwant %v", entity, s.name, filter, len(got), len(want), got, want)
-				}
-				// Backwards from the end.
-				var back []string
-				err = db.View(ctx, func(tx core.Tx) error {
-					wt := tx.(core.WindowTx)
-					var sk idSink
-					page, err := wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 29, End: true}, &sk)
+					q := core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 37}
+					var got []string
+					err := db.View(ctx, func(tx core.Tx) error {
+						wt := tx.(core.WindowTx)
+						for {
+							var sk idSink
+							page, err := wt.Window(q, &sk)
+							if err != nil {
+								return err
+							}
+							if q.Anchor != "" && len(sk.ids) > 0 {
+								sk.ids = sk.ids[1:] // the anchor row was the last one of the previous page
+							}
+							got = append(got, sk.ids...)
+							if !page.MoreAfter {
+								return nil
+							}
+							q.Anchor, q.After = got[len(got)-1], 38
+						}
+					})
 					if err != nil {
-						return err
+						t.Fatal(err)
 					}
-					back = sk.ids
-					for page.MoreBefore {
-						sk = idSink{}
-						page, err = wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, Anchor: back[0], Before: 31}, &sk)
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s by %s filter %q: paged %d rows, want %d\n got %v\nwant %v", entity, s.name, filter, len(got), len(want), got, want)
+					}
+					// Backwards from the end.
+					var back []string
+					err = db.View(ctx, func(tx core.Tx) error {
+						wt := tx.(core.WindowTx)
+						var sk idSink
+						page, err := wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 29, End: true}, &sk)
 						if err != nil {
 							return err
 						}
-						back = append(sk.ids[:page.Before], back...)
+						back = sk.ids
+						for page.MoreBefore {
+							sk = idSink{}
+							page, err = wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, Anchor: back[0], Before: 31}, &sk)
+							if err != nil {
+								return err
+							}
+							back = append(sk.ids[:page.Before], back...)
+						}
+						return nil
+					})
+					if err != nil {
+						t.Fatal(err)
 					}
-					return nil
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(back, want) {
-					t.Fatalf("%s by %s filter %q backwards: %d rows, want %d", entity, s.name, filter, len(back), len(want))
+					if !slices.Equal(back, want) {
+						t.Fatalf("%s by %s filter %q backwards: %d rows, want %d", entity, s.name, filter, len(back), len(want))
+					}
+					// The count agrees, exact under the limit and capped above it.
+					for _, limit := range []int64{-1, 5, 10_000} {
+						var n int64
+						var capped bool
+						if err := db.View(ctx, func(tx core.Tx) error {
+							var err error
+							n, capped, err = tx.(core.WindowTx).CountWindow(core.WindowQuery{Entity: entity, Filter: filter}, limit)
+							return err
+						}); err != nil {
+							t.Fatal(err)
+						}
+						want := int64(len(want))
+						wantCapped := limit >= 0 && want > limit
+						if wantCapped {
+							want = limit
+						}
+						if n != want || capped != wantCapped {
+							t.Fatalf("%s filter %q (caps %v) count limit %d: %d capped %v, want %d capped %v",
+								entity, filter, fc, limit, n, capped, want, wantCapped)
+						}
+					}
 				}
 			}
 		}

@@ -24,9 +24,9 @@ bin=/tmp/clawpit-vhs
 for cmd in go vhs ttyd ffmpeg; do
   command -v "$cmd" >/dev/null || { echo "render.sh: $cmd not found" >&2; exit 1; }
 done
-echo "==> go build -o $bin/clawpit ."
+echo "==> go build -tags sqlite_fts5 -o $bin/clawpit ."
 mkdir -p "$bin"
-go build -o "$bin/clawpit" .
+go build -tags sqlite_fts5 -o "$bin/clawpit" .
 export PATH="$bin:$PATH"
 [ "$(id -u)" -ne 0 ] || export VHS_NO_SANDBOX=1
 

@@ -8,7 +8,7 @@
 // inflates less than wall time) and the console's first load (open + the Load a
 // first screen needs) in a child of its own.
 //
-//	go run ./bench/openclaw [-dir /tmp/clawpit-openclaw-bench] [-terminal 1000000] [-orphans 10000] [-runs 3]
+//	go run -tags sqlite_fts5 ./bench/openclaw [-dir /tmp/clawpit-openclaw-bench] [-terminal 1000000] [-orphans 10000] [-runs 3]
 package main
 
 import (

@@ -3,7 +3,7 @@
 // over 10,000 terminal tasks, side by side: time per sweep (dry run and
 // applied) and peak resident memory of the sweeping process.
 //
-//	go run ./bench/p1 [-terminal 1000000] [-small 10000] [-active 10000] [-due 100]
+//	go run -tags sqlite_fts5 ./bench/p1 [-terminal 1000000] [-small 10000] [-active 10000] [-due 100]
 //	                  [-runs 15] [-rounds 3] [-dir D] [-keep] [-json]
 //
 // Both registries are built first (bulk INSERT … SELECT in one transaction).

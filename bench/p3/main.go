@@ -2,7 +2,7 @@
 // redaction → rotating log on disk) in MB/s of 80-byte lines with no secret
 // in them, beside `cat` of the same input into a file on the same machine.
 //
-//	go run ./bench/p3 [-mb 100] [-runs 3] [-dir DIR]
+//	go run -tags sqlite_fts5 ./bench/p3 [-mb 100] [-runs 3] [-dir DIR]
 //
 // Both sides read the same file through a child `cat` process: `cat in >
 // out` for the baseline, `cat in | <pump>` for clawpit (the pump is the one a

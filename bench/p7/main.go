@@ -1,7 +1,7 @@
 // Command p7 measures SPEC §11 P7: an external write visible in the console
 // within 500 ms.
 //
-//	go run ./bench/p7 [-n 30] [-tasks 10000] [-strict] [-keep] [-bin PATH]
+//	go run -tags sqlite_fts5 ./bench/p7 [-n 30] [-tasks 10000] [-strict] [-keep] [-bin PATH]
 //
 // It builds clawpit (or uses -bin), seeds a registry with -tasks terminal
 // tasks of history, opens the real console in a detached tmux session

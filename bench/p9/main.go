@@ -1,7 +1,7 @@
 // Command p9 measures SPEC §11 P9 (and P6/P7 at scale): the console over
 // registries of 100,000, 1,000,000 and 10,000,000 tasks, side by side.
 //
-//	go run ./bench/p9 [-sizes 100000,1000000,10000000] [-dir /tmp/clawpit-p9] [-keys 300] [-writes 10]
+//	go run -tags sqlite_fts5 ./bench/p9 [-sizes 100000,1000000,10000000] [-dir /tmp/clawpit-p9] [-keys 300] [-writes 10]
 //
 // Each size's registry is bench/p1's shape (p1data: N terminal tasks of
 // history plus 10,000 active ones, with runs, approvals, jobs and alerts in
@@ -457,7 +457,7 @@ func measure(path string, keys, writes int) (result, error) {
 	d.send(key('g', "g"))
 	d.drain(100 * time.Millisecond)
 	r.Filter = map[string]float64{}
-	for _, q := range []string{"failed", "task 4242", "zzz"} {
+	for _, q := range []string{"failed", "task 4242", "zzz", "sess-4242", "cron"} {
 		d.send(key('/', "/"))
 		worst := 0.0
 		for _, c := range q {

@@ -5,7 +5,7 @@
 // noticed it and read the screen again.
 //
 //	.ci/pg start && eval "$(.ci/pg start)"     # or any server
-//	go run ./bench/pg [-terminal 1000000] [-active 10000] [-url postgres://…]
+//	go run -tags sqlite_fts5 ./bench/pg [-terminal 1000000] [-active 10000] [-url postgres://…]
 //
 // The PostgreSQL registry is a copy of the SQLite one made with
 // store.CopyToPostgres (what `clawpit migrate` runs), so both hold the same
@@ -112,7 +112,7 @@ func run(terminal, active, due, runs int, base string) error {
 	dst.Close()
 
 	bin := filepath.Join(dir, "clawpit")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-tags", store.BuildTags, "-o", bin, ".").CombinedOutput(); err != nil {
 		return fmt.Errorf("go build: %v\n%s", err, out)
 	}
 

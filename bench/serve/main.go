@@ -2,7 +2,7 @@
 // the server's memory per extra session, its CPU with every session idle,
 // and the latency from an external write to every session's screen.
 //
-//	go run ./bench/serve [-sessions 20] [-n 10] [-tasks 1000] [-idle 10s] [-bin PATH] [-keep]
+//	go run -tags sqlite_fts5 ./bench/serve [-sessions 20] [-n 10] [-tasks 1000] [-idle 10s] [-bin PATH] [-keep]
 //
 // It builds clawpit (or uses -bin), seeds a registry with -tasks tasks,
 // registers an operator with a fresh key, starts `clawpit serve` on a free

@@ -1,8 +1,8 @@
 // Command soak is the crash/race soak of the registry (SPEC §11 Reliability:
 // races and crashes).
 //
-//	go run ./bench/soak [-duration 60s] [-writers 4] [-kill-every 300ms] [-bin PATH] [-keep]
-//	go run ./bench/soak -check registry.db
+//	go run -tags sqlite_fts5 ./bench/soak [-duration 60s] [-writers 4] [-kill-every 300ms] [-bin PATH] [-keep]
+//	go run -tags sqlite_fts5 ./bench/soak -check registry.db
 //
 // It builds clawpit (or uses -bin) and, on a fresh registry, runs -writers
 // concurrent writer loops, each starting one clawpit CLI process after

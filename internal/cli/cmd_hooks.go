@@ -104,7 +104,7 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 				return fmt.Errorf("find the clawpit binary: %w", err)
 			}
 			if strings.Contains(bin, string(filepath.Separator)+"go-build") {
-				fmt.Fprintf(a.stderr, "clawpit: warning: %s is a temporary 'go run' build that will disappear; install a built binary (go build -o ~/.local/bin/clawpit .) and run install from it\n", bin)
+				fmt.Fprintf(a.stderr, "clawpit: warning: %s is a temporary 'go run' build that will disappear; install a built binary (go build -tags sqlite_fts5 -o ~/.local/bin/clawpit .) and run install from it\n", bin)
 			}
 			db, err := filepath.Abs(a.resolvedDBPath())
 			if err != nil {

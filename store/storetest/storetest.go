@@ -25,7 +25,7 @@ const Env = "CLAWPIT_TEST_POSTGRES"
 
 // ForceEnv set to "postgres" makes Location hand out PostgreSQL registries
 // to every test, not only to Each's "postgres" subtests: a whole package's
-// tests then run on PostgreSQL (CLAWPIT_TEST_STORE=postgres go test ./core/).
+// tests then run on PostgreSQL (CLAWPIT_TEST_STORE=postgres go test -tags sqlite_fts5 ./core/).
 const ForceEnv = "CLAWPIT_TEST_STORE"
 
 // Each runs fn as subtest "sqlite" and as subtest "postgres" (skipped when

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/clawpit/clawpit/store"
 )
 
 // Build returns bin when it is set; otherwise it builds clawpit from the
@@ -17,7 +19,7 @@ func Build(dir, bin string) (string, error) {
 		return bin, nil
 	}
 	bin = filepath.Join(dir, "clawpit")
-	build := exec.Command("go", "build", "-o", bin, ".")
+	build := exec.Command("go", "build", "-tags", store.BuildTags, "-o", bin, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		return "", fmt.Errorf("go build: %w", err)

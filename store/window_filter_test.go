@@ -1,0 +1,236 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// filterIDs is every task id passing filter in the urgency order, read
+// through the planned filter (Window) a page at a time.
+func filterIDs(t *testing.T, db *DB, filter string) []string {
+	t.Helper()
+	var got []string
+	q := core.WindowQuery{Entity: core.EntityTask, Filter: filter, After: 50}
+	err := db.View(context.Background(), func(tx core.Tx) error {
+		for {
+			var sk idSink
+			page, err := tx.Window(q, &sk)
+			if err != nil {
+				return err
+			}
+			if q.Anchor != "" && len(sk.ids) > 0 {
+				sk.ids = sk.ids[1:]
+			}
+			got = append(got, sk.ids...)
+			if !page.MoreAfter {
+				return nil
+			}
+			q.Anchor = got[len(got)-1]
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	return got
+}
+
+// TestTaskFilterPlans: each kind of query takes the arm it should, and the
+// arms read through indexes (no full scan of tasks).
+func TestTaskFilterPlans(t *testing.T) {
+	db := windowFixture(t, 600)
+	ctx := context.Background()
+	w, _ := winTableOf(core.EntityTask)
+	cases := []struct {
+		q       string
+		caps    struct{ index, vocab int64 }
+		text    int
+		classes []string
+	}{
+		{q: "zzz", text: textNone},
+		{q: "z", text: textNone},
+		{q: "alp", text: textIndex},
+		{q: "ph", text: textScan}, // in a quarter of the rows: the sample says common
+		{q: "LOST", text: textNone, classes: []string{"lost"}},
+		{q: "ed", text: textNone, classes: []string{"queued", "failed", "timed_out", "cancelled", "succeeded"}},
+		{q: "a", caps: struct{ index, vocab int64 }{1000, 2}, text: textScan, classes: []string{"failed", "cancelled"}},
+		{q: "alp", caps: struct{ index, vocab int64 }{3, 0}, text: textScan},
+	}
+	for _, tc := range cases {
+		db.filterCap = tc.caps
+		for _, s := range w.sorts {
+			err := db.View(ctx, func(ctx core.Tx) error {
+				p, err := ctx.(*tx).planFilter(taskFilter, s, tc.q, false)
+				if err != nil {
+					return err
+				}
+				if p.text != tc.text || !slices.Equal(p.classes, tc.classes) {
+					t.Errorf("%q by %s: text arm %d classes %v, want %d %v", tc.q, s.name, p.text, p.classes, tc.text, tc.classes)
+				}
+				key := []any{1, 1, "x"}[3-len(s.keys):]
+				for _, anchor := range [][]any{nil, key} {
+					sq, args := w.selectFiltered(p, s, anchor, false, true, 51)
+					plan := explain(t, db, sq, args)
+					for _, line := range strings.Split(plan, "\n") {
+						// A full read of tasks is allowed only as the
+						// common text's read of the order (an index).
+						if l := strings.TrimLeft(line, " |-`"); (l == "SCAN tasks" || strings.HasPrefix(l, "SCAN tasks ")) && !strings.Contains(l, "USING") {
+							t.Errorf("%q by %s: full scan in\n%s", tc.q, s.name, plan)
+						}
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// TestTaskFilterIndexInStep: the triggers keep the trigram index in step
+// with inserts, updates of every searched field and deletes, in the
+// writing transaction; one- and two-character queries find text at a
+// value's end.
+func TestTaskFilterIndexInStep(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	task := func(id, label string) *core.Task {
+		return &core.Task{ID: id, Runtime: core.RuntimeCLI, Status: core.TaskRunning, DeliveryStatus: core.DeliveryPending,
+			NotifyPolicy: core.NotifyDoneOnly, Label: label, Task: "t", OwnerSession: "sess-" + id, CreatedAt: 1000}
+	}
+	a, b := task("ta01", "needle in a haystack"), task("tb02", "plain hay endq")
+	update(t, db, func(tx core.Tx) error {
+		if err := tx.InsertTask(a); err != nil {
+			return err
+		}
+		return tx.InsertTask(b)
+	})
+	check := func(filter string, want ...string) {
+		t.Helper()
+		slices.Sort(want)
+		if got := filterIDs(t, db, filter); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("filter %q: %v, want %v", filter, got, want)
+		}
+	}
+	check("NEEDLE", "ta01")
+	check("q", "tb02")
+	check("dq", "tb02")
+	check("Q", "tb02")
+	check("sess-tb", "tb02")
+	check("ta0", "ta01")
+	// An update of a searched field reindexes the row.
+	update(t, db, func(tx core.Tx) error {
+		a.Label, a.Error = "renamed", "boom: disk"
+		return tx.UpdateTask(a)
+	})
+	check("needle")
+	check("renamed", "ta01")
+	check("boom", "ta01")
+	check("ed", "ta01") // "renamed"; no status contains "ed" among running tasks
+	// A write that rolls back leaves the index as it was.
+	err := db.Update(ctx, func(tx core.Tx) error {
+		b.Label = "rolled back"
+		if err := tx.UpdateTask(b); err != nil {
+			return err
+		}
+		return fmt.Errorf("abort")
+	})
+	if err == nil {
+		t.Fatal("the aborted update committed")
+	}
+	b.Rev--
+	check("rolled")
+	check("endq", "tb02")
+	// A delete removes the row from the index.
+	if _, err := db.write.Exec("DELETE FROM tasks WHERE id = 'tb02'"); err != nil {
+		t.Fatal(err)
+	}
+	check("endq")
+	check("q")
+	var ok string
+	if err := db.read.QueryRow("INSERT INTO tasks_fts(tasks_fts, rank) VALUES ('integrity-check', 1) RETURNING 'ok'").Scan(&ok); err != nil && err != sql.ErrNoRows {
+		t.Errorf("trigram index integrity-check: %v", err)
+	}
+}
+
+// TestTaskFilterMigration: migration 0009 builds the index from the rows a
+// registry already holds, in one transaction: made to fail on its last
+// statement, it leaves the version and the schema as they were, and the
+// next open runs it whole.
+func TestTaskFilterMigration(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/registry.db"
+	raw, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	names, _ := migrations()
+	at := slices.IndexFunc(names, func(n string) bool { return strings.Contains(n, "task_filter_index") })
+	if at < 0 {
+		t.Fatalf("no task filter migration among %v", names)
+	}
+	for _, name := range names[:at] {
+		body, _ := migrationFS.ReadFile("migrations/" + name)
+		if _, err := raw.Exec(string(body)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	for i := range 300 {
+		if _, err := raw.Exec(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
+			VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("old%03d", i), fmt.Sprintf("history %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", at)); err != nil {
+		t.Fatal(err)
+	}
+	// An object of the name of the migration's third statement: the
+	// first two (the index and its vocabulary) must roll back with it.
+	if _, err := raw.Exec("CREATE TRIGGER tasks_fts_delete AFTER DELETE ON tasks BEGIN SELECT 1; END"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, path, Options{}); err == nil || !strings.Contains(err.Error(), names[at]) {
+		t.Fatalf("Open with the obstacle: %v, want %s's error", err, names[at])
+	}
+	var v, objects int
+	raw.QueryRow("PRAGMA user_version").Scan(&v)
+	raw.QueryRow("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'tasks_fts%'").Scan(&objects)
+	if v != at || objects != 1 {
+		t.Fatalf("after the failed migration: version %d, %d tasks_fts objects; want %d and only the obstacle", v, objects, at)
+	}
+	if _, err := raw.Exec("DROP TRIGGER tasks_fts_delete"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if got := filterIDs(t, db, "history 29"); !slices.Equal(got, []string{"old029", "old290", "old291", "old292", "old293",
+		"old294", "old295", "old296", "old297", "old298", "old299"}) {
+		t.Errorf("filter over the migrated rows: %v", got)
+	}
+	if got := filterIDs(t, db, "7"); len(got) != countContaining(300, "7") {
+		t.Errorf("one-character filter over the migrated rows: %d rows", len(got))
+	}
+}
+
+// countContaining counts i in [0, n) whose "old%03d" id or "history %d"
+// label contains s.
+func countContaining(n int, s string) int {
+	c := 0
+	for i := range n {
+		if strings.Contains(fmt.Sprintf("old%03d", i), s) || strings.Contains(fmt.Sprintf("history %d", i), s) {
+			c++
+		}
+	}
+	return c
+}
