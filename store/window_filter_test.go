@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -233,4 +234,37 @@ func countContaining(n int, s string) int {
 		}
 	}
 	return c
+}
+
+// TestTaskFilterIndexOlderSQLiteCLI: a registry stays writable by an older
+// sqlite3 CLI (Debian 12 ships SQLite 3.40): the index's triggers use only
+// FTS5 features it has, and its writes keep the index in step.
+func TestTaskFilterIndexOlderSQLiteCLI(t *testing.T) {
+	bin, err := exec.LookPath("sqlite3")
+	if err != nil {
+		t.Skip("sqlite3 CLI not installed (apt-get install -y sqlite3)")
+	}
+	db := openTest(t)
+	if db.dialect != dialectSQLite {
+		t.Skip("SQLite only")
+	}
+	update(t, db, func(tx core.Tx) error {
+		return tx.InsertTask(&core.Task{ID: "cli01", Runtime: core.RuntimeCLI, Status: core.TaskRunning,
+			DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: "before", CreatedAt: 1})
+	})
+	for _, q := range []string{
+		"UPDATE tasks SET label = 'edited by hand', rev = rev + 1 WHERE id = 'cli01'",
+		`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
+		 VALUES ('cli02', 'cli', 'queued', 'pending', 'done_only', 'inserted by hand', 1, 1)`,
+	} {
+		if out, err := exec.Command(bin, db.path, q).CombinedOutput(); err != nil {
+			t.Fatalf("sqlite3 %q: %v\n%s", q, err, out)
+		}
+	}
+	if got := filterIDs(t, db, "by hand"); !slices.Equal(got, []string{"cli01", "cli02"}) {
+		t.Errorf("filter after the sqlite3 CLI's writes: %v", got)
+	}
+	if got := filterIDs(t, db, "before"); len(got) != 0 {
+		t.Errorf("the old label still matches: %v", got)
+	}
 }
