@@ -1,6 +1,7 @@
 package store
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -8,28 +9,29 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-// The task filter on SQLite reads through migration 0009's trigram index
-// (tasks_fts) and the status and urgency indexes, not through every row:
-// a filter matches a task when a shown field contains the text, and the
-// store splits that into arms that each read few rows.
+// The task filter on SQLite reads through migration 0009's trigram indexes
+// (tasks_fts, tasks_error_fts) and the status, urgency and delivery
+// indexes, not through every row: a filter matches a task when a shown
+// field contains the text, and the store splits that into arms that each
+// read few rows.
 //
-//   - The text arm (id, runtime, name, session, delivery status, error):
-//     the index's candidates, re-checked with LIKE, when there are at most
+//   - The text arm (id, runtime, name, session, error): the indexes'
+//     candidates, re-checked with LIKE, when there are at most
 //     filterIndexCap of them; a query of one or two characters finds its
-//     trigrams in the index's vocabulary by prefix. A text with more
+//     trigrams in the indexes' vocabularies by prefix. A text with more
 //     candidates than that is common, so reading the pane's order with
 //     LIKE finds a window of matches within a few thousand rows.
-//   - One arm per task status containing the text (the statuses are seven
-//     known words): in the urgency order a status is one range of the
-//     urgency index; in the other orders a small status is read through
-//     the status index and sorted, a large one by reading the order.
+//   - One arm per status or delivery status containing the text (a few
+//     known words each): in the urgency order a status is one range of the
+//     urgency index; otherwise a small class is read through its column's
+//     index and sorted, a large one by reading the order.
 //
 // Each arm reads at most one window in the pane's order from the anchor;
 // the window is the first rows of their union. PostgreSQL keeps the LIKE
 // scan of selectWindow (ILIKE per field).
 
-// filterIndexCap is the most index candidates (or rows of one status) the
-// filter reads and sorts itself; above it, the text or status is common
+// filterIndexCap is the most index candidates (or rows of one class) the
+// filter reads and sorts itself; above it, the text or class is common
 // enough that the pane's own order finds a window quickly.
 const filterIndexCap = 10_000
 
@@ -37,35 +39,50 @@ const filterIndexCap = 10_000
 // together; more means the characters are common (read the order).
 const maxVocabTerms = 2_000
 
-// ftsFilter describes a table's trigram-indexed filter (SQLite).
+// ftsIndex is one trigram index and its fts5vocab ('row') table.
+type ftsIndex struct{ fts, vocab string }
+
+// enumArm is a column holding one of a few known values (its CHECK
+// constraint's set): the values containing the query become arms.
+type enumArm struct {
+	col        string
+	values     []string
+	classIndex string // an index leading with col: reads one value's rows
+	// urgency, when set, maps each value to its urgencyCol value: in the
+	// urgency sort (whose index leads with urgencyCol) a value is one range.
+	urgency map[string]int
+}
+
+// ftsFilter describes a table's indexed filter (SQLite).
 type ftsFilter struct {
-	table      string   // the indexed table
-	fts, vocab string   // the FTS5 table and its fts5vocab ('row') table
-	text       []string // the hay fields it indexes, re-checked with LIKE
-	// enumCol holds one of enumValues (the CHECK constraint's set); its
-	// values containing the query become arms.
-	enumCol    string
-	enumValues []string
-	// urgency is each enum value's urgencyCol value, for the urgency
-	// sort's range seek (sortIndex["urgency"] leads with urgencyCol).
+	table   string
+	indexes []ftsIndex
+	text    []string // the fields the indexes hold, re-checked with LIKE
+	enums   []*enumArm
+	// urgencyCol leads the urgency sort's index.
 	urgencyCol string
-	urgency    map[string]int
-	classIndex string            // an index leading with enumCol: reads one value's rows
 	sortIndex  map[string]string // sort name → the index serving it
 }
 
 // taskFilter is the tasks table's (migrations 0007 and 0009).
 var taskFilter = &ftsFilter{
-	table: "tasks", fts: "tasks_fts", vocab: "tasks_fts_vocab",
-	text: []string{"id", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
-		"delivery_status", "error"},
-	enumCol: "status",
-	enumValues: []string{string(core.TaskRunning), string(core.TaskQueued), string(core.TaskLost), string(core.TaskFailed),
-		string(core.TaskTimedOut), string(core.TaskCancelled), string(core.TaskSucceeded)},
+	table:   "tasks",
+	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab"}, {"tasks_error_fts", "tasks_error_fts_vocab"}},
+	text:    []string{"id", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
+	enums: []*enumArm{{
+		col: "status",
+		values: []string{string(core.TaskRunning), string(core.TaskQueued), string(core.TaskLost), string(core.TaskFailed),
+			string(core.TaskTimedOut), string(core.TaskCancelled), string(core.TaskSucceeded)},
+		classIndex: "tasks_status_ended",
+		// As migration 0007's win_urgency.
+		urgency: map[string]int{"running": 6, "queued": 5, "lost": 4, "failed": 3, "timed_out": 2, "cancelled": 1, "succeeded": 0},
+	}, {
+		col: "delivery_status",
+		values: []string{string(core.DeliveryPending), string(core.DeliveryDelivered), string(core.DeliverySessionQueued),
+			string(core.DeliveryFailed), string(core.DeliveryParentMissing), string(core.DeliveryNotApplicable)},
+		classIndex: "tasks_delivery",
+	}},
 	urgencyCol: "win_urgency",
-	// As migration 0007's win_urgency.
-	urgency:    map[string]int{"running": 6, "queued": 5, "lost": 4, "failed": 3, "timed_out": 2, "cancelled": 1, "succeeded": 0},
-	classIndex: "tasks_status_ended",
 	sortIndex: map[string]string{"urgency": "tasks_win_urgency", "recent": "tasks_win_recent",
 		"created": "tasks_win_created", "label": "tasks_win_label"},
 }
@@ -73,22 +90,38 @@ var taskFilter = &ftsFilter{
 // Text arm modes.
 const (
 	textNone  = iota // no row's text contains the query
-	textIndex        // read the index's candidates (at most filterIndexCap)
+	textIndex        // read the indexes' candidates (at most the cap)
 	textScan         // common: read the order with LIKE
 )
 
+// class is one arm's value: rows whose arm.col is value.
+type class struct {
+	arm   *enumArm
+	value string
+	n     int64 // its rows, counted up to the cap + 1 (0: not counted)
+}
+
 // filterPlan is how one query reads (planFilter).
 type filterPlan struct {
-	f        *ftsFilter
-	q        string // the query
-	like     string // the LIKE pattern (likeArg)
-	match    string // the MATCH expression of textIndex
-	text     int    // textNone, textIndex or textScan
-	textN    int64  // index candidates counted, capped at filterIndexCap+1 (textIndex/textScan by index)
-	cap      int64  // the index cap this plan used
-	classes  []string
-	classN   map[string]int64 // rows of each class, capped at filterIndexCap+1 (not in the urgency sort)
-	sortName string
+	f       *ftsFilter
+	q       string   // the query
+	like    string   // the LIKE pattern (likeArg)
+	match   []string // per index, its MATCH expression ("" = no candidates there)
+	text    int      // textNone, textIndex or textScan
+	counted bool     // n holds each index's candidates (not a dense or vocabulary-wide text)
+	n       []int64  // per index, its candidates counted up to the cap + 1
+	cap     int64    // the index cap this plan used
+	classes []class
+}
+
+// isASCII reports whether s is ASCII only.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // asciiLower folds ASCII letters only, as SQLite's LIKE does.
@@ -118,34 +151,37 @@ func (db *DB) caps() (index, vocab int64) {
 func ftsPhrase(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // planFilter decides how q reads in sort s: the text arm's mode from the
-// index's candidate count, and the statuses containing q.
-func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countClasses bool) (*filterPlan, error) {
+// indexes' candidate counts, and the classes whose value contains q
+// (counted, except a status in the urgency sort, unless countAll).
+func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool) (*filterPlan, error) {
 	indexCap, vocabCap := t.db.caps()
-	p := &filterPlan{f: f, q: q, like: likeArg(q), sortName: s.name, cap: indexCap}
+	p := &filterPlan{f: f, q: q, like: likeArg(q), cap: indexCap, match: make([]string, len(f.indexes)),
+		n: make([]int64, len(f.indexes))}
 	lq := asciiLower(q)
-	for _, v := range f.enumValues {
-		if strings.Contains(v, lq) {
-			p.classes = append(p.classes, v)
-		}
-	}
-	if countClasses || s.name != "urgency" {
-		p.classN = map[string]int64{}
-		for _, v := range p.classes {
-			var n int64
-			err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT 1 FROM tasks INDEXED BY "+f.classIndex+
-				" WHERE "+f.enumCol+" = ? LIMIT ?)", v, indexCap+1).Scan(&n)
-			if err != nil {
-				return nil, mapErr(err)
+	for _, e := range f.enums {
+		for _, v := range e.values {
+			if !strings.Contains(v, lq) {
+				continue
 			}
-			p.classN[v] = n
+			c := class{arm: e, value: v}
+			if countAll || e.urgency == nil || s.name != "urgency" {
+				err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT 1 FROM "+f.table+" INDEXED BY "+e.classIndex+
+					" WHERE "+e.col+" = ? LIMIT ?)", v, indexCap+1).Scan(&c.n)
+				if err != nil {
+					return nil, mapErr(err)
+				}
+			}
+			p.classes = append(p.classes, c)
 		}
 	}
 	// The trigram tokenizer folds case as Unicode does (LIKE folds only
 	// ASCII): a superset of LIKE's matches, which the arm re-checks.
 	if utf8.RuneCountInString(q) >= 3 {
-		p.match = ftsPhrase(q)
+		for i := range f.indexes {
+			p.match[i] = ftsPhrase(q)
+		}
 	} else {
-		// The vocabulary's read costs as much as the rows holding the
+		// The vocabularies' read costs as much as the rows holding the
 		// characters: a sample of the table first says whether they are
 		// common (then reading the order finds a window at once).
 		dense, err := t.denseSample(p)
@@ -156,37 +192,62 @@ func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countClasses bool) (*
 			p.text = textScan
 			return p, nil
 		}
-		terms, err := t.vocabPrefix(f, strings.ToLower(q), vocabCap)
+		total := 0
+		for i, ix := range f.indexes {
+			terms, err := t.vocabPrefix(ix, strings.ToLower(q), vocabCap)
+			if err != nil {
+				return nil, err
+			}
+			total += len(terms)
+			if int64(total) > vocabCap {
+				p.text = textScan
+				return p, nil
+			}
+			for j, term := range terms {
+				terms[j] = ftsPhrase(term)
+			}
+			p.match[i] = strings.Join(terms, " OR ")
+		}
+	}
+	var total int64
+	for i, ix := range f.indexes {
+		if p.match[i] == "" {
+			continue
+		}
+		err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT rowid FROM "+ix.fts+" WHERE "+ix.fts+" MATCH ? LIMIT ?)",
+			p.match[i], indexCap+1).Scan(&p.n[i])
 		if err != nil {
-			return nil, err
+			return nil, mapErr(err)
 		}
-		switch {
-		case len(terms) == 0:
-			p.text = textNone
-			return p, nil
-		case int64(len(terms)) > vocabCap:
-			p.text = textScan
-			return p, nil
+		if p.n[i] == 0 {
+			p.match[i] = ""
 		}
-		for i, term := range terms {
-			terms[i] = ftsPhrase(term)
-		}
-		p.match = strings.Join(terms, " OR ")
+		total += p.n[i]
 	}
-	err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT rowid FROM "+f.fts+" WHERE "+f.fts+" MATCH ? LIMIT ?)",
-		p.match, indexCap+1).Scan(&p.textN)
-	if err != nil {
-		return nil, mapErr(err)
-	}
+	p.counted = true
 	switch {
-	case p.textN == 0:
+	case total == 0:
 		p.text = textNone
-	case p.textN > indexCap:
+	case total > indexCap:
 		p.text = textScan
 	default:
 		p.text = textIndex
 	}
 	return p, nil
+}
+
+// candidates is the subquery of the indexes' candidate rowids and its
+// arguments (textIndex).
+func (p *filterPlan) candidates() (string, []any) {
+	var parts []string
+	var args []any
+	for i, ix := range p.f.indexes {
+		if p.match[i] != "" {
+			parts = append(parts, "SELECT rowid FROM "+ix.fts+" WHERE "+ix.fts+" MATCH ?")
+			args = append(args, p.match[i])
+		}
+	}
+	return strings.Join(parts, " UNION "), args
 }
 
 // Sample sizes of denseSample: a text in at least sampleDense of the first
@@ -206,13 +267,13 @@ func (t *tx) denseSample(p *filterPlan) (bool, error) {
 	return n >= sampleDense, mapErr(err)
 }
 
-// vocabPrefix lists the index's trigrams that start with prefix (one or
+// vocabPrefix lists index ix's trigrams that start with prefix (one or
 // two characters, already case-folded), at most max+1 of them.
 // Every character of an indexed value starts a trigram (the values end in
 // two U+0001), so the rows containing prefix are the rows holding one of
 // these trigrams.
-func (t *tx) vocabPrefix(f *ftsFilter, prefix string, max int64) ([]string, error) {
-	rows, err := t.tx.QueryContext(t.ctx, "SELECT term FROM "+f.vocab+" WHERE term >= ? AND term < ? LIMIT ?",
+func (t *tx) vocabPrefix(ix ftsIndex, prefix string, max int64) ([]string, error) {
+	rows, err := t.tx.QueryContext(t.ctx, "SELECT term FROM "+ix.vocab+" WHERE term >= ? AND term < ? LIMIT ?",
 		prefix, prefix+"\U0010FFFF", max+1)
 	if err != nil {
 		return nil, mapErr(err)
@@ -281,24 +342,24 @@ func (w *winTable) selectFiltered(p *filterPlan, s winSort, anchor []any, revers
 	switch p.text {
 	case textIndex:
 		cond, cargs := p.textLike()
+		cand, candArgs := p.candidates()
 		// NOT INDEXED: look the candidates up by rowid and sort them,
 		// never read the order probing them.
-		arm(w.table+" NOT INDEXED", "rowid IN (SELECT rowid FROM "+f.fts+" WHERE "+f.fts+" MATCH ?) AND "+cond,
-			append([]any{p.match}, cargs...))
+		arm(w.table+" NOT INDEXED", "rowid IN ("+cand+") AND "+cond, append(candArgs, cargs...))
 	case textScan:
 		cond, cargs := p.textLike()
 		arm(sortIdx, cond, cargs)
 	}
-	for _, v := range p.classes {
+	for _, c := range p.classes {
 		switch {
-		case s.name == "urgency":
+		case s.name == "urgency" && c.arm.urgency != nil:
 			// One status is one range of the urgency index.
-			arm(sortIdx, f.urgencyCol+" = ? AND "+f.enumCol+" = ?", []any{f.urgency[v], v})
-		case p.classN[v] <= p.cap:
-			arm(w.table+" INDEXED BY "+f.classIndex, f.enumCol+" = ?", []any{v})
+			arm(sortIdx, f.urgencyCol+" = ? AND "+c.arm.col+" = ?", []any{c.arm.urgency[c.value], c.value})
+		case c.n <= p.cap:
+			arm(w.table+" INDEXED BY "+c.arm.classIndex, c.arm.col+" = ?", []any{c.value})
 		default:
 			// Unary + keeps the planner on the order's index.
-			arm(sortIdx, "+"+f.enumCol+" = ?", []any{v})
+			arm(sortIdx, "+"+c.arm.col+" = ?", []any{c.value})
 		}
 	}
 	if len(arms) == 0 {
@@ -310,42 +371,44 @@ func (w *winTable) selectFiltered(p *filterPlan, s winSort, anchor []any, revers
 	return "SELECT " + w.cols + " FROM " + w.table + " NOT INDEXED WHERE rowid IN (" + strings.Join(arms, " UNION ALL ") + ")" + orderBy + lim, args
 }
 
-// countFiltered counts the rows passing a planned filter, up to limit
-// (capped: more). A text or status with more rows than the limit answers
-// at once; otherwise the union of the index's re-checked candidates and
-// the small statuses is counted. ok is false when the plan cannot count
-// (a common one- or two-character text): the caller reads with LIKE.
+// countFiltered counts the rows passing a planned filter (planned with
+// countAll), up to limit (capped: more). A class, or one index's
+// candidates, beyond the limit answers at once; otherwise the union of the
+// re-checked candidates and the classes is counted. ok is false when the
+// plan cannot count (a common one- or two-character text): the caller
+// reads with LIKE.
 func (t *tx) countFiltered(w *winTable, p *filterPlan, limit int64) (n int64, capped, ok bool, err error) {
-	f := p.f
 	if limit > p.cap {
 		return 0, false, false, nil // the plan's counts stop at its cap
 	}
-	for _, v := range p.classes {
-		if p.classN[v] > limit {
+	for _, c := range p.classes {
+		if c.n > limit {
 			return limit, true, true, nil
 		}
 	}
 	var arms []string
 	var args []any
-	switch p.text {
-	case textScan:
-		if p.textN <= limit {
-			return 0, false, false, nil // too many vocabulary terms: not counted
+	if p.text != textNone {
+		if !p.counted {
+			return 0, false, false, nil
 		}
-		// More index candidates than the limit (a superset of LIKE's
-		// matches only by non-ASCII case variants).
-		return limit, true, true, nil
-	case textIndex:
+		if slices.Max(p.n) > p.cap {
+			// Too many to re-check. One index's candidates are distinct
+			// rows, and for an ASCII query exactly LIKE's matches (the
+			// index folds non-ASCII case too, LIKE does not).
+			if !isASCII(p.q) {
+				return 0, false, false, nil
+			}
+			return limit, true, true, nil
+		}
 		cond, cargs := p.textLike()
-		arms = append(arms, "SELECT rowid AS r FROM "+w.table+" NOT INDEXED WHERE rowid IN (SELECT rowid FROM "+f.fts+" WHERE "+f.fts+" MATCH ?) AND "+cond)
-		args = append(append(args, p.match), cargs...)
+		cand, candArgs := p.candidates()
+		arms = append(arms, "SELECT rowid AS r FROM "+w.table+" NOT INDEXED WHERE rowid IN ("+cand+") AND "+cond)
+		args = append(append(args, candArgs...), cargs...)
 	}
-	if len(p.classes) > 0 {
-		marks := strings.TrimSuffix(strings.Repeat("?, ", len(p.classes)), ", ")
-		arms = append(arms, "SELECT rowid AS r FROM "+w.table+" INDEXED BY "+f.classIndex+" WHERE "+f.enumCol+" IN ("+marks+")")
-		for _, v := range p.classes {
-			args = append(args, v)
-		}
+	for _, c := range p.classes {
+		arms = append(arms, "SELECT rowid AS r FROM "+w.table+" INDEXED BY "+c.arm.classIndex+" WHERE "+c.arm.col+" = ?")
+		args = append(args, c.value)
 	}
 	if len(arms) == 0 {
 		return 0, false, true, nil

@@ -59,8 +59,11 @@ func TestTaskFilterPlans(t *testing.T) {
 		{q: "alp", text: textIndex},
 		{q: "ph", text: textScan}, // in a quarter of the rows: the sample says common
 		{q: "LOST", text: textNone, classes: []string{"lost"}},
-		{q: "ed", text: textNone, classes: []string{"queued", "failed", "timed_out", "cancelled", "succeeded"}},
-		{q: "a", caps: struct{ index, vocab int64 }{1000, 2}, text: textScan, classes: []string{"failed", "cancelled"}},
+		{q: "ued", text: textNone, classes: []string{"queued", "session_queued"}},
+		{q: "a", caps: struct{ index, vocab int64 }{1000, 2}, text: textScan,
+			classes: []string{"failed", "cancelled", "failed", "parent_missing", "not_applicable"}},
+		{q: "lint", text: textIndex},
+		{q: "PEND", text: textNone, classes: []string{"pending"}},
 		{q: "alp", caps: struct{ index, vocab int64 }{3, 0}, text: textScan},
 	}
 	for _, tc := range cases {
@@ -71,8 +74,12 @@ func TestTaskFilterPlans(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if p.text != tc.text || !slices.Equal(p.classes, tc.classes) {
-					t.Errorf("%q by %s: text arm %d classes %v, want %d %v", tc.q, s.name, p.text, p.classes, tc.text, tc.classes)
+				var classes []string
+				for _, c := range p.classes {
+					classes = append(classes, c.value)
+				}
+				if p.text != tc.text || !slices.Equal(classes, tc.classes) {
+					t.Errorf("%q by %s: text arm %d classes %v, want %d %v", tc.q, s.name, p.text, classes, tc.text, tc.classes)
 				}
 				key := []any{1, 1, "x"}[3-len(s.keys):]
 				for _, anchor := range [][]any{nil, key} {

@@ -42,6 +42,10 @@ func windowFixture(t *testing.T, n int) *DB {
 				CreatedAt: core.Timestamp(1000 + r.IntN(5)), LastEventAt: core.Timestamp(2000 + r.IntN(5))}
 			if !st.Active() {
 				k.EndedAt = core.Timestamp(1990 + r.IntN(20))
+				k.DeliveryStatus = []core.DeliveryStatus{core.DeliveryDelivered, core.DeliveryFailed, core.DeliveryPending}[r.IntN(3)]
+			}
+			if st == core.TaskFailed {
+				k.Error = []string{"exit 1: lint", "killed", "Ünïcode failed"}[r.IntN(3)]
 			}
 			if err := tx.InsertTask(k); err != nil && !strings.Contains(err.Error(), "exists") {
 				return err
@@ -123,7 +127,7 @@ func testWindowPagesEverySort(t *testing.T) {
 			for _, fc := range caps {
 				db.filterCap = fc
 				for _, filter := range []string{"", "ALPHA", "a%", "A", "alp", "lost", "LoSt", "ailed", "t00", "zzz", "z", "ph",
-					"un", "ta", "eta", "do x", "clI", "pend", "s", "é"} {
+					"un", "ta", "eta", "do x", "clI", "pend", "s", "é", "ü", "Ü", "lint", "deliv", "exit", "ed", "kil"} {
 					want := allInOrder(t, db, entity, s, filter)
 					if filter == "" && len(want) < 250 {
 						t.Fatalf("%s: fixture has %d rows", entity, len(want))
