@@ -20,7 +20,7 @@ func eachStore(t *testing.T, fn func(t *testing.T)) { t.Helper(); storetest.Each
 func onPostgres(t *testing.T) bool { return storetest.OnPostgres(t) }
 
 // freshLocation returns a new, empty registry's file path or URL.
-func freshLocation(t *testing.T) string {
+func freshLocation(t testing.TB) string {
 	t.Helper()
 	return storetest.Location(t, filepath.Join("home", "registry.db"))
 }
@@ -28,7 +28,7 @@ func freshLocation(t *testing.T) string {
 func freshPGSchema(t *testing.T, base string) string { t.Helper(); return storetest.Schema(t, base) }
 
 // openTest opens a fresh registry (see freshLocation).
-func openTest(t *testing.T) *DB {
+func openTest(t testing.TB) *DB {
 	t.Helper()
 	db, err := Open(context.Background(), freshLocation(t), Options{})
 	if err != nil {
@@ -39,7 +39,7 @@ func openTest(t *testing.T) *DB {
 }
 
 // update runs fn in a write transaction and fails the test on error.
-func update(t *testing.T, db *DB, fn func(core.Tx) error) {
+func update(t testing.TB, db *DB, fn func(core.Tx) error) {
 	t.Helper()
 	if err := db.Update(context.Background(), fn); err != nil {
 		t.Fatalf("Update: %v", err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
 )
@@ -141,6 +142,14 @@ func winTableOf(entity string) (*winTable, bool) {
 	return nil, false
 }
 
+// planned reports whether filter q reads through w's indexed filter
+// (window_filter.go): SQLite, a table that has one, a non-empty query of
+// valid UTF-8 without NUL (FTS5 reads its query as a C string; anything
+// else reads with LIKE).
+func (w *winTable) planned(d dialect, q string) bool {
+	return q != "" && w.filter != nil && d == dialectSQLite && utf8.ValidString(q) && strings.IndexByte(q, 0) < 0
+}
+
 func (w *winTable) sort(name string) (winSort, error) {
 	if name == "" {
 		return w.sorts[0], nil
@@ -253,7 +262,7 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 	sel := func(anchor []any, reverse, from bool, limit int) (string, []any) {
 		return w.selectWindow(t.db.dialect, s, q, anchor, reverse, from, limit)
 	}
-	if q.Filter != "" && w.filter != nil && t.db.dialect == dialectSQLite {
+	if w.planned(t.db.dialect, q.Filter) {
 		p, err := t.planFilter(w.filter, s, q.Filter, false)
 		if err != nil {
 			return page, err
@@ -391,7 +400,7 @@ func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 	if !ok {
 		return 0, false, core.Invalidf("no windows of %q", q.Entity)
 	}
-	if q.Filter != "" && limit >= 0 && w.filter != nil && t.db.dialect == dialectSQLite {
+	if limit >= 0 && w.planned(t.db.dialect, q.Filter) {
 		p, err := t.planFilter(w.filter, winSort{}, q.Filter, true)
 		if err != nil {
 			return 0, false, err

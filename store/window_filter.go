@@ -147,6 +147,23 @@ func (db *DB) caps() (index, vocab int64) {
 	return index, vocab
 }
 
+// trigramsAll is the MATCH expression "holds every trigram of q" (q has
+// three characters or more): the indexes keep no positions (detail =
+// 'none'), so this is their closest superset of "contains q".
+func trigramsAll(q string) string {
+	r := []rune(q)
+	seen := map[string]bool{}
+	var terms []string
+	for i := 0; i+3 <= len(r); i++ {
+		g := string(r[i : i+3])
+		if !seen[g] {
+			seen[g] = true
+			terms = append(terms, ftsPhrase(g))
+		}
+	}
+	return strings.Join(terms, " AND ")
+}
+
 // ftsPhrase quotes s as one FTS5 phrase (a string, "" doubled).
 func ftsPhrase(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
@@ -177,8 +194,9 @@ func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool) (*filt
 	// The trigram tokenizer folds case as Unicode does (LIKE folds only
 	// ASCII): a superset of LIKE's matches, which the arm re-checks.
 	if utf8.RuneCountInString(q) >= 3 {
+		m := trigramsAll(q)
 		for i := range f.indexes {
-			p.match[i] = ftsPhrase(q)
+			p.match[i] = m
 		}
 	} else {
 		// The vocabularies' read costs as much as the rows holding the

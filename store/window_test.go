@@ -28,7 +28,7 @@ func (s *idSink) Alert(n *core.Notification) {
 
 // windowFixture inserts n tasks and n notifications with few distinct sort
 // values (many ties), so pages split inside runs of equal keys.
-func windowFixture(t *testing.T, n int) *DB {
+func windowFixture(t testing.TB, n int) *DB {
 	t.Helper()
 	db := openTest(t)
 	r := rand.New(rand.NewPCG(1, 2))
@@ -91,7 +91,7 @@ func windowFixture(t *testing.T, n int) *DB {
 }
 
 // allInOrder is every row id in the sort's order, read without a window.
-func allInOrder(t *testing.T, db *DB, entity string, sort winSort, filter string) []string {
+func allInOrder(t testing.TB, db *DB, entity string, sort winSort, filter string) []string {
 	t.Helper()
 	w, _ := winTableOf(entity)
 	q, args := w.selectWindow(db.dialect, sort, core.WindowQuery{Filter: filter}, nil, false, false, 1<<30)
