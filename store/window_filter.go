@@ -334,26 +334,31 @@ func (w *winTable) selectFiltered(p *filterPlan, s winSort, anchor []any, revers
 	}
 	orderBy := " ORDER BY " + strings.Join(order, ", ")
 	lim := " LIMIT " + strconv.Itoa(limit)
-	var keyset string
-	var keyArgs []any
-	if anchor != nil {
-		op := "<"
-		if !desc {
-			op = ">"
-		}
-		if from {
-			op += "="
-		}
-		marks := strings.TrimSuffix(strings.Repeat("?, ", len(s.keys)), ", ")
-		keyset = " AND (" + strings.Join(s.keys, ", ") + ") " + op + " (" + marks + ")"
-		keyArgs = anchor
+	op := "<"
+	if !desc {
+		op = ">"
+	}
+	if from {
+		op += "="
+	}
+	// keysetOn is the condition "keys, from the anchor's, come after it".
+	keysetOn := func(keys []string, vals []any) string {
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ")
+		return " AND (" + strings.Join(keys, ", ") + ") " + op + " (" + marks + ")"
 	}
 	var arms []string
 	var args []any
-	arm := func(from, where string, wargs []any) {
+	armOn := func(from, where string, wargs []any, keyset string, keyArgs []any) {
 		arms = append(arms, "SELECT r FROM (SELECT "+w.table+".rowid AS r FROM "+from+" WHERE "+where+keyset+orderBy+lim+")")
 		args = append(args, wargs...)
 		args = append(args, keyArgs...)
+	}
+	arm := func(from, where string, wargs []any) {
+		if anchor == nil {
+			armOn(from, where, wargs, "", nil)
+			return
+		}
+		armOn(from, where, wargs, keysetOn(s.keys, anchor), anchor)
 	}
 	f := p.f
 	sortIdx := w.table + " INDEXED BY " + f.sortIndex[s.name]
@@ -371,8 +376,24 @@ func (w *winTable) selectFiltered(p *filterPlan, s winSort, anchor []any, revers
 	for _, c := range p.classes {
 		switch {
 		case s.name == "urgency" && c.arm.urgency != nil:
-			// One status is one range of the urgency index.
-			arm(sortIdx, f.urgencyCol+" = ? AND "+c.arm.col+" = ?", []any{c.arm.urgency[c.value], c.value})
+			// One status is one range of the urgency index: with the
+			// urgency fixed, the anchor compares on the other keys (a
+			// seek), or the class lies wholly after or before it.
+			u := int64(c.arm.urgency[c.value])
+			where, wargs := f.urgencyCol+" = ? AND "+c.arm.col+" = ?", []any{u, c.value}
+			if anchor == nil {
+				armOn(sortIdx, where, wargs, "", nil)
+				break
+			}
+			a0, ok := anchor[0].(int64)
+			switch {
+			case !ok: // not an integer: compare every key
+				armOn(sortIdx, where, wargs, keysetOn(s.keys, anchor), anchor)
+			case a0 == u:
+				armOn(sortIdx, where, wargs, keysetOn(s.keys[1:], anchor[1:]), anchor[1:])
+			case (u < a0) == desc:
+				armOn(sortIdx, where, wargs, "", nil) // the whole class comes after the anchor
+			}
 		case c.n <= p.cap:
 			arm(w.table+" INDEXED BY "+c.arm.classIndex, c.arm.col+" = ?", []any{c.value})
 		default:

@@ -81,10 +81,16 @@ func TestTaskFilterPlans(t *testing.T) {
 				if p.text != tc.text || !slices.Equal(classes, tc.classes) {
 					t.Errorf("%q by %s: text arm %d classes %v, want %d %v", tc.q, s.name, p.text, classes, tc.text, tc.classes)
 				}
-				key := []any{1, 1, "x"}[3-len(s.keys):]
+				key := []any{int64(4), int64(1), "x"}[3-len(s.keys):] // urgency 4: lost
 				for _, anchor := range [][]any{nil, key} {
 					sq, args := w.selectFiltered(p, s, anchor, false, true, 51)
 					plan := explain(t, db, sq, args)
+					// A status in the urgency order seeks to the anchor
+					// inside its range.
+					if anchor != nil && s.name == "urgency" && slices.Contains(tc.classes, "lost") &&
+						!strings.Contains(plan, "tasks_win_urgency (win_urgency=? AND (win_last,id)<(?,?))") {
+						t.Errorf("%q by urgency from an anchor: no seek in\n%s", tc.q, plan)
+					}
 					for _, line := range strings.Split(plan, "\n") {
 						// A full read of tasks is allowed only as the
 						// common text's read of the order (an index).
