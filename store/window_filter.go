@@ -1,6 +1,7 @@
 package store
 
 import (
+	"database/sql"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,8 +40,13 @@ const filterIndexCap = 10_000
 // together; more means the characters are common (read the order).
 const maxVocabTerms = 2_000
 
-// ftsIndex is one trigram index and its fts5vocab ('row') table.
-type ftsIndex struct{ fts, vocab string }
+// ftsIndex is one trigram index and its fts5vocab ('row') table; cols,
+// when set, are its columns (detail = 'column'): a query's trigrams must
+// all be in one of them.
+type ftsIndex struct {
+	fts, vocab string
+	cols       []string
+}
 
 // enumArm is a column holding one of a few known values (its CHECK
 // constraint's set): the values containing the query become arms.
@@ -66,9 +72,10 @@ type ftsFilter struct {
 
 // taskFilter is the tasks table's (migrations 0007 and 0009).
 var taskFilter = &ftsFilter{
-	table:   "tasks",
-	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab"}, {"tasks_error_fts", "tasks_error_fts_vocab"}},
-	text:    []string{"id", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
+	table: "tasks",
+	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", []string{"id", "runtime", "name", "session"}},
+		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
+	text: []string{"id", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
 	enums: []*enumArm{{
 		col: "status",
 		values: []string{string(core.TaskRunning), string(core.TaskQueued), string(core.TaskLost), string(core.TaskFailed),
@@ -147,21 +154,61 @@ func (db *DB) caps() (index, vocab int64) {
 	return index, vocab
 }
 
-// trigramsAll is the MATCH expression "holds every trigram of q" (q has
-// three characters or more): the indexes keep no positions (detail =
-// 'none'), so this is their closest superset of "contains q".
-func trigramsAll(q string) string {
+// maxTrigrams is how many of a query's trigrams the indexes are asked for:
+// its rarest in the sample. Each trigram's list costs a read as long as the
+// rows holding it, and the rarest few already narrow the candidates to
+// about the rows that contain the query.
+const maxTrigrams = 3
+
+// trigrams are q's distinct trigrams (of characters), none when q is
+// shorter than three.
+func trigrams(q string) []string {
 	r := []rune(q)
 	seen := map[string]bool{}
-	var terms []string
+	var out []string
 	for i := 0; i+3 <= len(r); i++ {
 		g := string(r[i : i+3])
-		if !seen[g] {
-			seen[g] = true
-			terms = append(terms, ftsPhrase(g))
+		if k := strings.ToLower(g); !seen[k] {
+			seen[k] = true
+			out = append(out, g)
 		}
 	}
-	return strings.Join(terms, " AND ")
+	return out
+}
+
+// rarest are the at most max grams with the fewest sample rows (n), in
+// their order in the query.
+func rarest(grams []string, n []int, max int) []string {
+	idx := make([]int, len(grams))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return n[a] - n[b] })
+	idx = idx[:min(max, len(idx))]
+	slices.Sort(idx)
+	out := make([]string, len(idx))
+	for i, k := range idx {
+		out[i] = grams[k]
+	}
+	return out
+}
+
+// allOf is the MATCH expression "a row holds every one of grams" (in one
+// column, for an index with columns).
+func (ix ftsIndex) allOf(grams []string) string {
+	terms := make([]string, len(grams))
+	for i, g := range grams {
+		terms[i] = ftsPhrase(g)
+	}
+	all := strings.Join(terms, " AND ")
+	if len(ix.cols) == 0 {
+		return all
+	}
+	parts := make([]string, len(ix.cols))
+	for i, c := range ix.cols {
+		parts[i] = "(" + c + " : (" + all + "))"
+	}
+	return strings.Join(parts, " OR ")
 }
 
 // ftsPhrase quotes s as one FTS5 phrase (a string, "" doubled).
@@ -193,23 +240,24 @@ func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool) (*filt
 	}
 	// The trigram tokenizer folds case as Unicode does (LIKE folds only
 	// ASCII): a superset of LIKE's matches, which the arm re-checks.
-	if utf8.RuneCountInString(q) >= 3 {
-		m := trigramsAll(q)
-		for i := range f.indexes {
-			p.match[i] = m
+	// A sample of the table says whether the text is common (then reading
+	// the order finds a window at once, and the indexes would cost as much
+	// as the rows holding it) and, for a longer query, which of its
+	// trigrams are rarest.
+	grams := trigrams(q)
+	dense, gramN, err := t.sample(p, grams)
+	if err != nil {
+		return nil, err
+	}
+	if dense {
+		p.text = textScan
+		return p, nil
+	}
+	if len(grams) > 0 {
+		for i, ix := range f.indexes {
+			p.match[i] = ix.allOf(rarest(grams, gramN, maxTrigrams))
 		}
 	} else {
-		// The vocabularies' read costs as much as the rows holding the
-		// characters: a sample of the table first says whether they are
-		// common (then reading the order finds a window at once).
-		dense, err := t.denseSample(p)
-		if err != nil {
-			return nil, err
-		}
-		if dense {
-			p.text = textScan
-			return p, nil
-		}
 		total := 0
 		for i, ix := range f.indexes {
 			terms, err := t.vocabPrefix(ix, strings.ToLower(q), vocabCap)
@@ -268,21 +316,39 @@ func (p *filterPlan) candidates() (string, []any) {
 	return strings.Join(parts, " UNION "), args
 }
 
-// Sample sizes of denseSample: a text in at least sampleDense of the first
+// Sample sizes of sample: a text in at least sampleDense of the first
 // sampleRows rows (in rowid order) is common.
 const (
 	sampleRows  = 1000
 	sampleDense = 50
 )
 
-// denseSample reports whether the plan's text is common: held by at least
-// sampleDense of the table's first sampleRows rows.
-func (t *tx) denseSample(p *filterPlan) (bool, error) {
+// sample reads the table's first sampleRows rows and reports whether the
+// plan's text is common (held by at least sampleDense of them) and, for
+// each of grams, how many hold it.
+func (t *tx) sample(p *filterPlan, grams []string) (dense bool, gramN []int, err error) {
 	cond, args := p.textLike()
-	var n int
-	err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT "+cond+" AS m FROM "+p.f.table+" LIMIT "+
-		strconv.Itoa(sampleRows)+") WHERE m", args...).Scan(&n)
-	return n >= sampleDense, mapErr(err)
+	cols := []string{"sum(" + cond + ")"}
+	for _, g := range grams {
+		gc, gargs := p.f.likeAny(likeArg(g))
+		cols = append(cols, "sum("+gc+")")
+		args = append(args, gargs...)
+	}
+	vals := make([]sql.NullInt64, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	err = t.tx.QueryRowContext(t.ctx, "SELECT "+strings.Join(cols, ", ")+" FROM (SELECT * FROM "+p.f.table+" LIMIT "+
+		strconv.Itoa(sampleRows)+")", args...).Scan(ptrs...)
+	if err != nil {
+		return false, nil, mapErr(err)
+	}
+	gramN = make([]int, len(grams))
+	for i := range grams {
+		gramN[i] = int(vals[i+1].Int64)
+	}
+	return vals[0].Int64 >= sampleDense, gramN, nil
 }
 
 // vocabPrefix lists index ix's trigrams that start with prefix (one or
@@ -309,12 +375,15 @@ func (t *tx) vocabPrefix(ix ftsIndex, prefix string, max int64) ([]string, error
 }
 
 // textLike is "a text field contains the query" (LIKE per field).
-func (p *filterPlan) textLike() (string, []any) {
-	parts := make([]string, len(p.f.text))
-	args := make([]any, len(p.f.text))
-	for i, f := range p.f.text {
-		parts[i] = f + ` LIKE ? ESCAPE '\'`
-		args[i] = p.like
+func (p *filterPlan) textLike() (string, []any) { return p.f.likeAny(p.like) }
+
+// likeAny is "a text field is LIKE pattern".
+func (f *ftsFilter) likeAny(pattern string) (string, []any) {
+	parts := make([]string, len(f.text))
+	args := make([]any, len(f.text))
+	for i, c := range f.text {
+		parts[i] = c + ` LIKE ? ESCAPE '\'`
+		args[i] = pattern
 	}
 	return "(" + strings.Join(parts, " OR ") + ")", args
 }

@@ -21,18 +21,19 @@
 -- 12's sqlite3 CLI, could then not write to tasks at all.) Every value ends
 -- in two U+0001 characters: then each character of a value starts a
 -- trigram, and a one- or two-character filter finds its trigrams in the
--- index's vocabulary (the *_vocab tables) by prefix. detail = 'none': the
--- indexes keep which rows hold a trigram, not where (a quarter of the size,
--- and writes cost little), so a longer query asks for the rows holding all
--- of its trigrams. They give candidates: the store re-checks every one
--- with LIKE.
+-- index's vocabulary (the *_vocab tables) by prefix. The indexes keep which
+-- rows (and, for tasks_fts, which columns) hold a trigram, not where
+-- (detail = 'column' and 'none': a fraction of the size of positions, and
+-- writes cost little), so a longer query asks for the rows whose one column
+-- holds its rarest trigrams. They give candidates: the store re-checks
+-- every one with LIKE.
 --
 -- The triggers keep the indexes in step inside the writing transaction; an
 -- update reindexes a task only when a value an index holds changed (every
 -- UpdateTask writes every column). Runs in one transaction like every
 -- migration (the backfill included): killed midway, it rolls back and the
 -- next open runs it again.
-CREATE VIRTUAL TABLE tasks_fts USING fts5(id, runtime, name, session, content = '', tokenize = 'trigram', detail = 'none');
+CREATE VIRTUAL TABLE tasks_fts USING fts5(id, runtime, name, session, content = '', tokenize = 'trigram', detail = 'column');
 CREATE VIRTUAL TABLE tasks_fts_vocab USING fts5vocab(tasks_fts, 'row');
 CREATE VIRTUAL TABLE tasks_error_fts USING fts5(error, content = '', tokenize = 'trigram', detail = 'none');
 CREATE VIRTUAL TABLE tasks_error_fts_vocab USING fts5vocab(tasks_error_fts, 'row');
