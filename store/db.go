@@ -81,6 +81,10 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if IsPostgresURL(path) {
 		return openPG(ctx, path, opt)
 	}
+	// Before the path is touched: a build without FTS5 creates nothing.
+	if err := checkFTS5(ctx); err != nil {
+		return nil, err
+	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("database path %q: %w", path, err)
@@ -194,6 +198,31 @@ func (db *DB) Close() error {
 // filter's trigram index (migration 0009). Tests and benchmarks that build
 // the binary pass them.
 const BuildTags = "sqlite_fts5"
+
+// ErrNoFTS5 is returned by Open for an SQLite registry when this binary was
+// built without SQLite's FTS5 (the sqlite_fts5 build tag): the registry's
+// triggers write the task filter's trigram index, so such a build could not
+// record a task.
+var ErrNoFTS5 = errors.New("this clawpit was built without SQLite's full-text module (FTS5), which the registry's task filter index needs; rebuild it with: go build -tags " + BuildTags)
+
+// checkFTS5 returns ErrNoFTS5 when the linked SQLite lacks FTS5 (a
+// compile-time option: the same for every connection, so an in-memory one
+// answers).
+func checkFTS5(ctx context.Context) error {
+	mem, err := sql.Open("sqlite3", ":memory:")
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	var on bool
+	if err := mem.QueryRowContext(ctx, "SELECT sqlite_compileoption_used('ENABLE_FTS5')").Scan(&on); err != nil {
+		return mapErr(err)
+	}
+	if !on {
+		return ErrNoFTS5
+	}
+	return nil
+}
 
 // SchemaVersion is the schema version this build writes (PRAGMA user_version).
 func SchemaVersion() int {
