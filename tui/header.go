@@ -256,7 +256,9 @@ func (m *Model) tabsView(w int) string {
 		p := m.panes[k]
 		shown, total := p.Counts()
 		n := thousands(total)
-		if shown != total {
+		if p.CountCapped() {
+			n = thousands(shown) + "+/" + n
+		} else if shown != total {
 			n = thousands(shown) + "/" + n
 		}
 		label := " " + firstKey(m.paneBinding(k)) + " " + p.Title() + " " + n + " "

@@ -756,6 +756,10 @@ func (l *list[R]) Counts() (int, int) {
 	return len(l.view), l.live
 }
 
+// CountCapped implements pane: a windowed pane's filtered count stopped at
+// its limit.
+func (l *list[R]) CountCapped() bool { return l.win != nil && l.win.capped }
+
 // Editing reports whether the filter prompt has the keyboard.
 func (l *list[R]) Editing() bool { return l.editing }
 

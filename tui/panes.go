@@ -24,6 +24,9 @@ type pane interface {
 	Kind() Kind
 	Selected() (Target, bool)
 	Counts() (shown, total int)
+	// CountCapped reports that shown is a lower bound (a windowed pane's
+	// filter counted up to its limit).
+	CountCapped() bool
 	Editing() bool
 	Filtered() bool
 	SortName() string

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/core"
 )
 
@@ -358,5 +359,30 @@ func TestWindowLiveInsertAtTopStaysInView(t *testing.T) {
 	}
 	if s, ok := l.ids[k.ID]; !ok || l.view[0] != s {
 		t.Fatal("the row inserted at the top is not the first row shown")
+	}
+}
+
+// A capped filter count reads as a lower bound in the tab too, as on the
+// info line ("10,000+ of 1,010,000").
+func TestWindowCappedCountInTab(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 40)
+	hs := windowHarness(t, r)
+	hs.keys("/")
+	hs.typeText("alpha")
+	hs.keys("enter")
+	w := hs.m.tasks.win
+	if !w.counted || w.capped {
+		t.Fatalf("fixture: counted %v capped %v", w.counted, w.capped)
+	}
+	if tabs := ansi.Strip(hs.m.tabsView(120)); !strings.Contains(tabs, fmt.Sprintf("Tasks %d/40", w.matched)) {
+		t.Fatalf("exact count: tabs %q", tabs)
+	}
+	w.matched, w.capped = 10, true // as a count stopped at a limit of 10 reports
+	if tabs := ansi.Strip(hs.m.tabsView(120)); !strings.Contains(tabs, "Tasks 10+/40") {
+		t.Fatalf("capped count: tabs %q", tabs)
+	}
+	if info := hs.m.tasks.InfoLine(120); !strings.Contains(info, "10+ of 40") {
+		t.Fatalf("capped count: info line %q", info)
 	}
 }
