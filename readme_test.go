@@ -102,7 +102,7 @@ var readmeShapes = map[string]struct {
 	stdout string
 }{
 	"go build -tags sqlite_fts5 -o ~/.local/bin/clawpit .": {0, `^$`},
-	"clawpit hooks install":              {0, `^Installed clawpit hooks in \S+/\.claude/settings\.json \(registry \S+registry\.db; tool calls matching "Bash\|Write\|Edit\|MultiEdit\|NotebookEdit\|WebFetch\|mcp__\.\*" wait up to 10m for a decision\)\.\n`},
+	"clawpit hooks install":                                {0, `^Installed clawpit hooks in \S+/\.claude/settings\.json \(registry \S+registry\.db; tool calls matching "Bash\|Write\|Edit\|MultiEdit\|NotebookEdit\|WebFetch\|mcp__\.\*" wait up to 10m for a decision\)\.\n`},
 	"clawpit hooks install --settings ~/src/shop/.claude/settings.local.json --approval-timeout 5m --gate 'Bash|Write|Edit'": {0, `^Installed clawpit hooks in \S+/src/shop/\.claude/settings\.local\.json \(registry \S+; tool calls matching "Bash\|Write\|Edit" wait up to 5m for a decision\)\.\n`},
 	"clawpit hooks install --run-inactivity 20m":                      {0, `^Installed clawpit hooks in \S+settings\.json .*\nPrevious settings kept as \S+\.clawpit-backup\.\n`},
 	"clawpit hooks status":                                            {0, `^\S+/\.claude/settings\.json: 8 clawpit hooks\n  PreToolUse +\[[^]]+\] timeout \d+s: \S+/clawpit --db \S+ hook .*--gated --installed-by clawpit\n`},

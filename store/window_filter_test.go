@@ -57,7 +57,7 @@ func TestTaskFilterPlans(t *testing.T) {
 		{q: "zzz", text: textNone},
 		{q: "z", text: textNone},
 		{q: "alp", text: textScan}, // in a quarter of the rows
-		{q: "ph", text: textScan}, // in a quarter of the rows: the sample says common
+		{q: "ph", text: textScan},  // in a quarter of the rows: the sample says common
 		{q: "LOST", text: textNone, classes: []string{"lost"}},
 		{q: "ued", text: textNone, classes: []string{"queued", "session_queued"}},
 		{q: "a", caps: struct{ index, vocab int64 }{1000, 2}, text: textScan,
