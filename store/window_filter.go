@@ -249,7 +249,10 @@ func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool) (*filt
 	if err != nil {
 		return nil, err
 	}
-	if dense {
+	// A short non-ASCII query is read with LIKE: the vocabulary holds
+	// trigrams folded as FTS5 folds case, which Go's folding need not
+	// match, and a missed prefix would hide rows.
+	if dense || (len(grams) == 0 && !isASCII(q)) {
 		p.text = textScan
 		return p, nil
 	}

@@ -287,7 +287,7 @@ func TestTaskFilterIndexOlderSQLiteCLI(t *testing.T) {
 // exactly the rows LIKE finds, in order, with the default and tiny caps.
 func FuzzTaskFilter(f *testing.F) {
 	for _, s := range []string{"alp", "a", "ph", `"`, `a"b`, "*", "AND", "NEAR(a b)", "a OR b", "\x00", "é", "Ü", "ǅ",
-		"lost", "fail", "%", "_", `\`, "t00", "do x", "  ", "\xff", "lint"} {
+		"lost", "fail", "%", "_", `\`, "t00", "do x", "  ", "\xff", "lint", "İ", "ß", "ﬁ"} {
 		f.Add(s, false)
 	}
 	db := windowFixture(f, 300)
