@@ -57,9 +57,9 @@ type DB struct {
 	pg        *pgState // PostgreSQL only: lock key, change listener
 
 	// filterCap overrides the task filter's caps (filterIndexCap,
-	// maxVocabTerms) when non-zero: tests reach the common-text and
-	// large-status arms on small tables.
-	filterCap struct{ index, vocab int64 }
+	// maxVocabTerms, filterProbeCap, nearRows) where non-zero: tests reach
+	// the common-text, probe and large-status arms on small tables.
+	filterCap filterCaps
 }
 
 var _ core.Store = (*DB)(nil)

@@ -259,21 +259,30 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 		return page, err
 	}
 	after := max(q.After, 0)
-	sel := func(anchor []any, reverse, from bool, limit int) (string, []any) {
-		return w.selectWindow(t.db.dialect, s, q, anchor, reverse, from, limit)
+	sel := func(anchor []any, reverse, from bool, limit int) (string, []any, error) {
+		sq, args := w.selectWindow(t.db.dialect, s, q, anchor, reverse, from, limit)
+		return sq, args, nil
 	}
 	if w.planned(t.db.dialect, q.Filter) {
 		p, err := t.planFilter(w.filter, s, q.Filter, false)
 		if err != nil {
 			return page, err
 		}
-		sel = func(anchor []any, reverse, from bool, limit int) (string, []any) {
-			return w.selectFiltered(p, s, anchor, reverse, from, limit)
+		sel = func(anchor []any, reverse, from bool, limit int) (string, []any, error) {
+			text, err := t.sideText(w, p, s, anchor, reverse, from, limit)
+			if err != nil {
+				return "", nil, err
+			}
+			sq, args := w.selectFiltered(p, text, s, anchor, reverse, from, limit)
+			return sq, args, nil
 		}
 	}
 	if q.Anchor == "" {
 		// The first rows, or (End) the last ones read backwards.
-		sq, args := sel(nil, q.End, false, after+1)
+		sq, args, err := sel(nil, q.End, false, after+1)
+		if err != nil {
+			return page, err
+		}
 		n, more, err := t.readWindow(w, sq, args, after, q.End, sink)
 		if err != nil {
 			return page, err
@@ -291,14 +300,20 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 		return page, err // a missing anchor: an empty window
 	}
 	if q.Before > 0 {
-		sq, args := sel(key, true, false, q.Before+1)
+		sq, args, err := sel(key, true, false, q.Before+1)
+		if err != nil {
+			return page, err
+		}
 		n, more, err := t.readWindow(w, sq, args, q.Before, true, sink)
 		if err != nil {
 			return page, err
 		}
 		page.Before, page.MoreBefore = n, more
 	}
-	sq, args := sel(key, false, true, after+1)
+	sq, args, err := sel(key, false, true, after+1)
+	if err != nil {
+		return page, err
+	}
 	n, more, err := t.readWindow(w, sq, args, after, false, sink)
 	if err != nil {
 		return page, err

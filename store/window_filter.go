@@ -16,12 +16,21 @@ import (
 // field contains the text, and the store splits that into arms that each
 // read few rows.
 //
-//   - The text arm (id, runtime, name, session, error): the indexes'
-//     candidates, re-checked with LIKE, when there are at most
-//     filterIndexCap of them; a query of one or two characters finds its
-//     trigrams in the indexes' vocabularies by prefix. A text with more
-//     candidates than that is common, so reading the pane's order with
-//     LIKE finds a window of matches within a few thousand rows.
+//   - The text arm (id, runtime, name, session, error) reads one of three
+//     ways, decided for each side of a window from where it starts:
+//   - when the first nearRows rows of the pane's order from the anchor
+//     hold a window of matches (or are all there is), it reads the order
+//     with LIKE: the text is common there;
+//   - otherwise the indexes' candidates, when there are at most
+//     filterIndexCap of them, are looked up, re-checked with LIKE and
+//     sorted;
+//   - up to filterProbeCap candidates, it reads the order's index and
+//     keeps the rows among the candidates (an index-only test per row,
+//     the row itself read only for a candidate): a common text whose
+//     matches lie deep in the order costs a read of the index, not of
+//     every row before them.
+//     A query of one or two characters finds its trigrams in the indexes'
+//     vocabularies by prefix.
 //   - One arm per status or delivery status containing the text (a few
 //     known words each): in the urgency order a status is one range of the
 //     urgency index; otherwise a small class is read through its column's
@@ -35,6 +44,17 @@ import (
 // filter reads and sorts itself; above it, the text or class is common
 // enough that the pane's own order finds a window quickly.
 const filterIndexCap = 10_000
+
+// filterProbeCap is the most index candidates the filter tests the pane's
+// order against (an ephemeral index of their rowids, about 0.2 µs each);
+// above it the text is in a large share of the table and reading the order
+// with LIKE is cheaper.
+const filterProbeCap = 2_000_000
+
+// nearRows is how many rows of the pane's order, from the anchor, the
+// filter reads with LIKE before it turns to the indexes: a text holding a
+// window within them is read there at once.
+const nearRows = 2_000
 
 // maxVocabTerms bounds the trigrams a one- or two-character query ORs
 // together; more means the characters are common (read the order).
@@ -99,6 +119,7 @@ const (
 	textNone  = iota // no row's text contains the query
 	textIndex        // read the indexes' candidates (at most the cap)
 	textScan         // common: read the order with LIKE
+	textProbe        // many candidates: read the order's index, keep the candidates
 )
 
 // class is one arm's value: rows whose arm.col is value.
@@ -119,6 +140,16 @@ type filterPlan struct {
 	n       []int64  // per index, its candidates counted up to the cap + 1
 	cap     int64    // the index cap this plan used
 	classes []class
+	// Text arms for each side (sideText): grams and gramN are the
+	// query's trigrams and their sample counts, indexed says p.match is
+	// set (false: not yet, or the query cannot use the indexes: noIndex),
+	// and probeN the candidates counted up to the probe cap + 1 (-1: not
+	// yet).
+	grams   []string
+	gramN   []int
+	indexed bool
+	noIndex bool
+	probeN  int64
 }
 
 // isASCII reports whether s is ASCII only.
@@ -141,17 +172,20 @@ func asciiLower(s string) string {
 	}, s)
 }
 
-// caps are the filter's caps: filterIndexCap and maxVocabTerms, unless a
-// test set smaller ones.
-func (db *DB) caps() (index, vocab int64) {
-	index, vocab = filterIndexCap, maxVocabTerms
-	if db.filterCap.index > 0 {
-		index = db.filterCap.index
+// filterCaps are the task filter's caps; a zero field takes the default.
+type filterCaps struct{ index, vocab, probe, near int64 }
+
+// caps are the filter's caps: filterIndexCap, maxVocabTerms,
+// filterProbeCap and nearRows, unless a test set smaller ones.
+func (db *DB) caps() filterCaps {
+	c := filterCaps{filterIndexCap, maxVocabTerms, filterProbeCap, nearRows}
+	o := db.filterCap
+	for _, p := range []struct{ dst, src *int64 }{{&c.index, &o.index}, {&c.vocab, &o.vocab}, {&c.probe, &o.probe}, {&c.near, &o.near}} {
+		if *p.src > 0 {
+			*p.dst = *p.src
+		}
 	}
-	if db.filterCap.vocab > 0 {
-		vocab = db.filterCap.vocab
-	}
-	return index, vocab
+	return c
 }
 
 // maxTrigrams is how many of a query's trigrams the indexes are asked for:
@@ -177,7 +211,9 @@ func trigrams(q string) []string {
 }
 
 // rarest are the at most max grams with the fewest sample rows (n), in
-// their order in the query.
+// their order in the query, leaving out any held by more than half the
+// sample (and for that reason by most rows) unless it is the rarest: its
+// list would cost a read as long as the table and narrow nothing.
 func rarest(grams []string, n []int, max int) []string {
 	idx := make([]int, len(grams))
 	for i := range idx {
@@ -185,6 +221,12 @@ func rarest(grams []string, n []int, max int) []string {
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return n[a] - n[b] })
 	idx = idx[:min(max, len(idx))]
+	for k := 1; k < len(idx); k++ {
+		if n[idx[k]] > sampleRows/2 {
+			idx = idx[:k]
+			break
+		}
+	}
 	slices.Sort(idx)
 	out := make([]string, len(idx))
 	for i, k := range idx {
@@ -218,7 +260,8 @@ func ftsPhrase(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) 
 // indexes' candidate counts, and the classes whose value contains q
 // (counted, except a status in the urgency sort, unless countAll).
 func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool) (*filterPlan, error) {
-	indexCap, vocabCap := t.db.caps()
+	c := t.db.caps()
+	indexCap := c.index
 	p := &filterPlan{f: f, q: q, like: likeArg(q), cap: indexCap, match: make([]string, len(f.indexes)),
 		n: make([]int64, len(f.indexes))}
 	lq := asciiLower(q)
@@ -244,39 +287,26 @@ func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool) (*filt
 	// the order finds a window at once, and the indexes would cost as much
 	// as the rows holding it) and, for a longer query, which of its
 	// trigrams are rarest.
-	grams := trigrams(q)
-	dense, gramN, err := t.sample(p, grams)
+	p.probeN = -1
+	p.grams = trigrams(q)
+	dense, gramN, err := t.sample(p, p.grams)
 	if err != nil {
 		return nil, err
 	}
+	p.gramN = gramN
 	// A short non-ASCII query is read with LIKE: the vocabulary holds
 	// trigrams folded as FTS5 folds case, which Go's folding need not
 	// match, and a missed prefix would hide rows.
-	if dense || (len(grams) == 0 && !isASCII(q)) {
+	if len(p.grams) == 0 && !isASCII(q) {
+		p.text, p.noIndex = textScan, true
+		return p, nil
+	}
+	if dense {
 		p.text = textScan
 		return p, nil
 	}
-	if len(grams) > 0 {
-		for i, ix := range f.indexes {
-			p.match[i] = ix.allOf(rarest(grams, gramN, maxTrigrams))
-		}
-	} else {
-		total := 0
-		for i, ix := range f.indexes {
-			terms, err := t.vocabPrefix(ix, strings.ToLower(q), vocabCap)
-			if err != nil {
-				return nil, err
-			}
-			total += len(terms)
-			if int64(total) > vocabCap {
-				p.text = textScan
-				return p, nil
-			}
-			for j, term := range terms {
-				terms[j] = ftsPhrase(term)
-			}
-			p.match[i] = strings.Join(terms, " OR ")
-		}
+	if ok, err := t.indexMatch(p); err != nil || !ok {
+		return p, err
 	}
 	var total int64
 	for i, ix := range f.indexes {
@@ -303,6 +333,174 @@ func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool) (*filt
 		p.text = textIndex
 	}
 	return p, nil
+}
+
+// indexMatch sets p.match, the indexes' MATCH expressions (once); ok is
+// false when the query cannot read through the indexes (p.noIndex: a one-
+// or two-character text in more trigrams than the vocabulary cap, which is
+// then read with LIKE).
+func (t *tx) indexMatch(p *filterPlan) (ok bool, err error) {
+	if p.indexed || p.noIndex {
+		return p.indexed, nil
+	}
+	f := p.f
+	if len(p.grams) > 0 {
+		for i, ix := range f.indexes {
+			p.match[i] = ix.allOf(rarest(p.grams, p.gramN, maxTrigrams))
+		}
+		p.indexed = true
+		return true, nil
+	}
+	vocabCap := t.db.caps().vocab
+	total := 0
+	match := make([]string, len(f.indexes))
+	for i, ix := range f.indexes {
+		terms, err := t.vocabPrefix(ix, strings.ToLower(p.q), vocabCap)
+		if err != nil {
+			return false, err
+		}
+		total += len(terms)
+		if int64(total) > vocabCap {
+			p.text, p.noIndex = textScan, true
+			return false, nil
+		}
+		for j, term := range terms {
+			terms[j] = ftsPhrase(term)
+		}
+		match[i] = strings.Join(terms, " OR ")
+	}
+	p.match, p.indexed = match, true
+	return true, nil
+}
+
+// sideText decides the text arm of one side of a window (the rows from
+// anchor in the direction of reverse, limit of them) for a text the table
+// holds often (p.text textScan): reading the order with LIKE when the rows
+// near the anchor hold limit matches or are all the rows there are;
+// otherwise through the indexes, by how many candidates they hold
+// (textNone, textIndex, textProbe; more than filterProbeCap: textScan).
+// "Near" is the first nearRows rows of the order from the anchor: reading
+// further with LIKE costs a read of each row (several µs each, scattered
+// over the table), testing the order's index against candidates a fraction
+// of that.
+func (t *tx) sideText(w *winTable, p *filterPlan, s winSort, anchor []any, reverse, from bool, limit int) (int, error) {
+	if p.text != textScan || p.noIndex {
+		return p.text, nil
+	}
+	c := t.db.caps()
+	o := orderOf(s, reverse, from)
+	cond, likeArgs := p.textLike()
+	where := "1"
+	var keyArgs []any
+	if anchor != nil {
+		where += o.after(s.keys)
+		keyArgs = anchor
+	}
+	// rows is the first n rows of the order from the anchor, with the
+	// fields the text is matched against.
+	rows := func(n int64) string {
+		return "SELECT id, runtime, " + taskName + ", child_session, owner_session, error FROM " + w.table + " INDEXED BY " +
+			p.f.sortIndex[s.name] + " WHERE " + where + o.orderBy + " LIMIT " + strconv.FormatInt(n, 10)
+	}
+	var n, hits int64
+	err := t.tx.QueryRowContext(t.ctx, "SELECT count(*), coalesce(sum("+cond+"), 0) FROM ("+rows(c.near)+")",
+		append(slices.Clone(likeArgs), keyArgs...)...).Scan(&n, &hits)
+	if err != nil {
+		return 0, mapErr(err)
+	}
+	if n < c.near || hits >= int64(limit) {
+		return textScan, nil
+	}
+	if ok, err := t.indexMatch(p); err != nil || !ok {
+		return textScan, err
+	}
+	if p.probeN < 0 {
+		// An upper bound first, the rows holding the rarest trigram (one
+		// list, read without merging others: several times cheaper); the
+		// candidates themselves only when the bound is over the cap.
+		m, err := t.countCandidates(p, c.probe, true)
+		if err == nil && m > c.probe {
+			m, err = t.countCandidates(p, c.probe, false)
+		}
+		if err != nil {
+			return 0, err
+		}
+		p.probeN = m
+	}
+	switch {
+	case p.probeN == 0:
+		return textNone, nil
+	case p.probeN <= c.index:
+		return textIndex, nil
+	case p.probeN <= c.probe:
+		return textProbe, nil
+	}
+	return textScan, nil
+}
+
+// countCandidates counts the indexes' candidates for p, each index's up to
+// max+1; bound counts the rows holding the query's rarest trigram instead
+// (at least as many). An index with none is left out of p.match.
+func (t *tx) countCandidates(p *filterPlan, max int64, bound bool) (int64, error) {
+	var total int64
+	for i, ix := range p.f.indexes {
+		if p.match[i] == "" {
+			continue
+		}
+		expr := p.match[i]
+		if bound && len(p.grams) > 0 {
+			expr = ftsPhrase(rarest(p.grams, p.gramN, 1)[0])
+		}
+		var m int64
+		err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT rowid FROM "+ix.fts+" WHERE "+ix.fts+" MATCH ? LIMIT ?)",
+			expr, max+1).Scan(&m)
+		if err != nil {
+			return 0, mapErr(err)
+		}
+		if m == 0 {
+			p.match[i] = ""
+		}
+		total += m
+	}
+	return total, nil
+}
+
+// order is a sort read in one direction: its ORDER BY and the keyset
+// comparison from an anchor.
+type order struct {
+	desc    bool
+	orderBy string // " ORDER BY k1 DESC, …"
+	op      string // the keyset comparison: "<", "<=", ">" or ">="
+}
+
+// orderOf is s read forwards or (reverse) backwards; from includes the
+// anchor row itself.
+func orderOf(s winSort, reverse, from bool) order {
+	o := order{desc: s.desc != reverse}
+	dir := " ASC"
+	if o.desc {
+		dir = " DESC"
+	}
+	parts := make([]string, len(s.keys))
+	for i, k := range s.keys {
+		parts[i] = k + dir
+	}
+	o.orderBy = " ORDER BY " + strings.Join(parts, ", ")
+	o.op = "<"
+	if !o.desc {
+		o.op = ">"
+	}
+	if from {
+		o.op += "="
+	}
+	return o
+}
+
+// after is the condition "keys, from the anchor's (one ? each), come after
+// it", with a leading " AND ".
+func (o order) after(keys []string) string {
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ")
+	return " AND (" + strings.Join(keys, ", ") + ") " + o.op + " (" + marks + ")"
 }
 
 // candidates is the subquery of the indexes' candidate rowids and its
@@ -393,31 +591,12 @@ func (f *ftsFilter) likeAny(pattern string) (string, []any) {
 
 // selectFiltered is selectWindow for a planned filter: the union of the
 // arms, each one window in the order from the anchor, then the first limit
-// rows of the union in that order.
-func (w *winTable) selectFiltered(p *filterPlan, s winSort, anchor []any, reverse, from bool, limit int) (string, []any) {
-	desc := s.desc != reverse
-	dir := " ASC"
-	if desc {
-		dir = " DESC"
-	}
-	order := make([]string, len(s.keys))
-	for i, k := range s.keys {
-		order[i] = k + dir
-	}
-	orderBy := " ORDER BY " + strings.Join(order, ", ")
+// rows of the union in that order. text is the text arm's mode on this side
+// (sideText).
+func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []any, reverse, from bool, limit int) (string, []any) {
+	o := orderOf(s, reverse, from)
+	desc, orderBy := o.desc, o.orderBy
 	lim := " LIMIT " + strconv.Itoa(limit)
-	op := "<"
-	if !desc {
-		op = ">"
-	}
-	if from {
-		op += "="
-	}
-	// keysetOn is the condition "keys, from the anchor's, come after it".
-	keysetOn := func(keys []string, vals []any) string {
-		marks := strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ")
-		return " AND (" + strings.Join(keys, ", ") + ") " + op + " (" + marks + ")"
-	}
 	var arms []string
 	var args []any
 	armOn := func(from, where string, wargs []any, keyset string, keyArgs []any) {
@@ -430,11 +609,11 @@ func (w *winTable) selectFiltered(p *filterPlan, s winSort, anchor []any, revers
 			armOn(from, where, wargs, "", nil)
 			return
 		}
-		armOn(from, where, wargs, keysetOn(s.keys, anchor), anchor)
+		armOn(from, where, wargs, o.after(s.keys), anchor)
 	}
 	f := p.f
 	sortIdx := w.table + " INDEXED BY " + f.sortIndex[s.name]
-	switch p.text {
+	switch text {
 	case textIndex:
 		cond, cargs := p.textLike()
 		cand, candArgs := p.candidates()
@@ -444,6 +623,12 @@ func (w *winTable) selectFiltered(p *filterPlan, s winSort, anchor []any, revers
 	case textScan:
 		cond, cargs := p.textLike()
 		arm(sortIdx, cond, cargs)
+	case textProbe:
+		// The order's index entries hold the rowid: the candidate test
+		// needs no read of the row, LIKE only a candidate's.
+		cond, cargs := p.textLike()
+		cand, candArgs := p.candidates()
+		arm(sortIdx, "rowid IN ("+cand+") AND "+cond, append(candArgs, cargs...))
 	}
 	for _, c := range p.classes {
 		switch {
@@ -460,9 +645,9 @@ func (w *winTable) selectFiltered(p *filterPlan, s winSort, anchor []any, revers
 			a0, ok := anchor[0].(int64)
 			switch {
 			case !ok: // not an integer: compare every key
-				armOn(sortIdx, where, wargs, keysetOn(s.keys, anchor), anchor)
+				armOn(sortIdx, where, wargs, o.after(s.keys), anchor)
 			case a0 == u:
-				armOn(sortIdx, where, wargs, keysetOn(s.keys[1:], anchor[1:]), anchor[1:])
+				armOn(sortIdx, where, wargs, o.after(s.keys[1:]), anchor[1:])
 			case (u < a0) == desc:
 				armOn(sortIdx, where, wargs, "", nil) // the whole class comes after the anchor
 			}

@@ -42,29 +42,43 @@ func filterIDs(t *testing.T, db *DB, filter string) []string {
 	return got
 }
 
-// TestTaskFilterPlans: each kind of query takes the arm it should, and the
-// arms read through indexes (no full scan of tasks).
+// TestTaskFilterPlans: each kind of query takes the arm it should, on each
+// side of a window, and the arms read through indexes (no full scan of
+// tasks).
 func TestTaskFilterPlans(t *testing.T) {
 	db := windowFixture(t, 600)
 	ctx := context.Background()
 	w, _ := winTableOf(core.EntityTask)
+	probe := filterCaps{index: 3, near: 5, probe: 1000}
 	cases := []struct {
 		q       string
-		caps    struct{ index, vocab int64 }
-		text    int
+		caps    filterCaps
+		text    int // planFilter's
+		side    int // sideText's, from the start of the order, 51 rows
 		classes []string
 	}{
-		{q: "zzz", text: textNone},
-		{q: "z", text: textNone},
-		{q: "alp", text: textScan}, // in a quarter of the rows
-		{q: "ph", text: textScan},  // in a quarter of the rows: the sample says common
-		{q: "LOST", text: textNone, classes: []string{"lost"}},
-		{q: "ued", text: textNone, classes: []string{"queued", "session_queued"}},
-		{q: "a", caps: struct{ index, vocab int64 }{1000, 2}, text: textScan,
+		{q: "zzz", text: textNone, side: textNone},
+		{q: "z", text: textNone, side: textNone},
+		{q: "alp", text: textScan, side: textScan}, // in a quarter of the rows
+		{q: "ph", text: textScan, side: textScan},  // in a quarter of the rows: the sample says common
+		{q: "LOST", text: textNone, side: textNone, classes: []string{"lost"}},
+		{q: "ued", text: textNone, side: textNone, classes: []string{"queued", "session_queued"}},
+		{q: "a", caps: filterCaps{index: 1000, vocab: 2}, text: textScan, side: textScan,
 			classes: []string{"failed", "cancelled", "failed", "parent_missing", "not_applicable"}},
-		{q: "lint", text: textIndex},
-		{q: "PEND", text: textNone, classes: []string{"pending"}},
-		{q: "alp", caps: struct{ index, vocab int64 }{3, 0}, text: textScan},
+		{q: "lint", text: textIndex, side: textIndex},
+		{q: "PEND", text: textNone, side: textNone, classes: []string{"pending"}},
+		{q: "alp", caps: filterCaps{index: 3}, text: textScan, side: textScan},
+		// Common, but not within the first five rows' reach: the order's
+		// index is tested against the candidates, or (more than the probe
+		// cap) read with LIKE after all.
+		{q: "alp", caps: probe, text: textScan, side: textProbe},
+		{q: "ph", caps: probe, text: textScan, side: textProbe},
+		{q: "ph", caps: filterCaps{index: 3, near: 5, probe: 20}, text: textScan, side: textScan},
+		{q: "lint", caps: probe, text: textScan, side: textProbe},
+		{q: "lint", caps: filterCaps{near: 5}, text: textIndex, side: textIndex},
+		// One or two characters: the vocabulary's trigrams, unless too many.
+		{q: "a", caps: filterCaps{index: 3, near: 5, probe: 1000, vocab: 2}, text: textScan, side: textScan,
+			classes: []string{"failed", "cancelled", "failed", "parent_missing", "not_applicable"}},
 	}
 	for _, tc := range cases {
 		db.filterCap = tc.caps
@@ -81,15 +95,32 @@ func TestTaskFilterPlans(t *testing.T) {
 				if p.text != tc.text || !slices.Equal(classes, tc.classes) {
 					t.Errorf("%q by %s: text arm %d classes %v, want %d %v", tc.q, s.name, p.text, classes, tc.text, tc.classes)
 				}
+				side, err := ctx.(*tx).sideText(w, p, s, nil, false, false, 51)
+				if err != nil {
+					return err
+				}
+				if side != tc.side {
+					t.Errorf("%q by %s (caps %+v): side's text arm %d, want %d", tc.q, s.name, tc.caps, side, tc.side)
+				}
 				key := []any{int64(4), int64(1), "x"}[3-len(s.keys):] // urgency 4: lost
 				for _, anchor := range [][]any{nil, key} {
-					sq, args := w.selectFiltered(p, s, anchor, false, true, 51)
+					sq, args := w.selectFiltered(p, side, s, anchor, false, true, 51)
 					plan := explain(t, db, sq, args)
 					// A status in the urgency order seeks to the anchor
 					// inside its range.
 					if anchor != nil && s.name == "urgency" && slices.Contains(tc.classes, "lost") &&
 						!strings.Contains(plan, "tasks_win_urgency (win_urgency=? AND (win_last,id)<(?,?))") {
 						t.Errorf("%q by urgency from an anchor: no seek in\n%s", tc.q, plan)
+					}
+					// The probe reads the order's index and the candidates
+					// (an ephemeral index of their rowids), no other way.
+					order := " tasks USING INDEX " + taskFilter.sortIndex[s.name] + "\n" // SCAN from the start
+					if anchor != nil {
+						order = " tasks USING INDEX " + taskFilter.sortIndex[s.name] + " (" // SEARCH from the anchor
+					}
+					if side == textProbe && (!strings.Contains(plan+"\n", order) ||
+						!strings.Contains(plan, "LIST SUBQUERY") || !strings.Contains(plan, "VIRTUAL TABLE INDEX 0:M")) {
+						t.Errorf("%q by %s: the probe does not read the order's index against the candidates:\n%s", tc.q, s.name, plan)
 					}
 					for _, line := range strings.Split(plan, "\n") {
 						// A full read of tasks is allowed only as the
@@ -296,9 +327,9 @@ func FuzzTaskFilter(f *testing.F) {
 		if q == "" || db.dialect != dialectSQLite {
 			return
 		}
-		db.filterCap = struct{ index, vocab int64 }{}
+		db.filterCap = filterCaps{}
 		if tiny {
-			db.filterCap = struct{ index, vocab int64 }{3, 2}
+			db.filterCap = filterCaps{index: 3, vocab: 2, near: 5, probe: 100}
 		}
 		for _, s := range w.sorts {
 			want := allInOrder(t, db, core.EntityTask, s, q)
@@ -317,4 +348,27 @@ func FuzzTaskFilter(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRarest: the filter asks the index for the query's rarest trigrams in
+// the sample, in query order, and leaves out those in most rows (their
+// lists are as long as the table) unless nothing rarer is left.
+func TestRarest(t *testing.T) {
+	cases := []struct {
+		grams []string
+		n     []int
+		want  []string
+	}{
+		{[]string{"ses", "ess", "ss-", "s-4", "-42"}, []int{1000, 1000, 1000, 111, 11}, []string{"s-4", "-42"}},
+		{[]string{"tas", "ask", "sk ", "k 4", " 42", "424"}, []int{1000, 1000, 1000, 111, 11, 1}, []string{"k 4", " 42", "424"}},
+		{[]string{"abc", "bcd", "cde", "def"}, []int{5, 0, 7, 3}, []string{"abc", "bcd", "def"}},
+		{[]string{"ses", "ess", "ss-"}, []int{1000, 990, 1000}, []string{"ess"}}, // all common: the rarest alone
+		{[]string{"abc", "bcd"}, []int{500, 501}, []string{"abc"}},
+		{[]string{"abc"}, []int{0}, []string{"abc"}},
+	}
+	for _, tc := range cases {
+		if got := rarest(tc.grams, tc.n, maxTrigrams); !slices.Equal(got, tc.want) {
+			t.Errorf("rarest(%v, %v) = %v, want %v", tc.grams, tc.n, got, tc.want)
+		}
+	}
 }

@@ -119,8 +119,11 @@ func testWindowPagesEverySort(t *testing.T) {
 	db := windowFixture(t, 600)
 	ctx := context.Background()
 	// The default caps read the task filter's index candidates and small
-	// statuses; tiny ones take the common-text and large-status arms.
-	caps := []struct{ index, vocab int64 }{{0, 0}, {3, 2}}
+	// statuses;
+	// tiny ones take the common-text and large-status arms; a short look
+	// near the anchor with room for candidates tests the order's index
+	// against them.
+	caps := []filterCaps{{}, {index: 3, vocab: 2}, {index: 3, vocab: 2, near: 5, probe: 1000}, {index: 3, vocab: 2, near: 5, probe: 20}}
 	for _, entity := range []string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityJob, core.EntityNotification} {
 		w, _ := winTableOf(entity)
 		for _, s := range w.sorts {
