@@ -148,6 +148,13 @@ type Tx interface {
 	// (UpdateTask rewrites every index of the row), and a batch of marks is
 	// one statement. The caller checks the transition rule and journals.
 	SweepMarkLost(marks []LostMark) ([]bool, error)
+	// SweepDropLost deletes tasks a sweep finds lost and already past their
+	// retention (SPEC R5 then R8 in one write), each only when its revision
+	// is still Rev and it is still queued or running, together with their
+	// event journal. It returns, in the order of keys, whether each was
+	// deleted (false: raced). Marking such a row lost first would rewrite
+	// its indexes and journal a transition the prune deletes at once.
+	SweepDropLost(keys []RowKey) ([]bool, error)
 
 	// SweepExpiredApprovals returns pending approvals with expires_at <= now
 	// (SPEC R9), soonest expiry first.

@@ -17,6 +17,12 @@ type applyTx struct {
 	end  int // this window's actions end before acts[end]
 	now  Timestamp
 	hi   int // one past the last action this transaction decided (for a rollback)
+	// prunes maps a planned lost (its index in acts) to the prune of the
+	// same row planned after it (R8: already past its retention).
+	prunes map[int]int
+	// outside are actions after this transaction's window it decided (the
+	// prunes of rows it deleted as lost): a rollback plans them again.
+	outside []int
 }
 
 // maxRun caps the actions a rule applies at once: the rows of one batched
@@ -62,6 +68,12 @@ func (s *Sweeper) apply(ctx context.Context, p *Plan) (*SweepReport, error) {
 	started := time.Now()
 	acts := append([]Action(nil), p.Actions...)
 	findings := append([]Finding(nil), p.Findings...)
+	prunes := map[int]int{}
+	for k, a := range acts {
+		if a.Rule == RulePrune && a.dep != 0 && isLostRule(acts[a.dep-1].Rule) {
+			prunes[a.dep-1] = k
+		}
+	}
 	var errs []error
 	for i := 0; i < len(acts); {
 		if acts[i].Rule == RuleJobLiveness {
@@ -76,7 +88,7 @@ func (s *Sweeper) apply(ctx context.Context, p *Plan) (*SweepReport, error) {
 			end++
 		}
 		findings = s.removeJobLogs(acts[i:end], findings)
-		next, err := s.applyWindow(ctx, acts, i, end)
+		next, err := s.applyWindow(ctx, acts, prunes, i, end)
 		if err != nil {
 			// Rolled back: that transaction's actions, and every later one,
 			// stay planned.
@@ -98,14 +110,14 @@ func (s *Sweeper) apply(ctx context.Context, p *Plan) (*SweepReport, error) {
 // applyWindow applies acts[from:end] in as many write transactions as
 // BatchTime needs; it returns end, or the index of the first action of a
 // transaction that failed (rolled back: its actions are planned again).
-func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, from, end int) (int, error) {
+func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, prunes map[int]int, from, end int) (int, error) {
 	for from < end {
 		next := from
 		b := &applyTx{hi: from}
 		err := s.reg.store.Update(ctx, func(tx Tx) error {
 			// The write lock is held from here (BEGIN IMMEDIATE) to commit.
 			t0 := time.Now()
-			b = &applyTx{tx: tx, acts: acts, end: end, now: s.now(), hi: from}
+			b = &applyTx{tx: tx, acts: acts, end: end, now: s.now(), hi: from, prunes: prunes}
 			for next = from; next < end; {
 				i := next
 				next++
@@ -124,6 +136,9 @@ func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, from, end int)
 				if acts[i].Result != ActionFailed {
 					acts[i].Result = ActionPlanned
 				}
+			}
+			for _, i := range b.outside {
+				acts[i].Result = ActionPlanned
 			}
 			return from, err
 		}

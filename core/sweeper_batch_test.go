@@ -2,6 +2,7 @@ package core_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -93,4 +94,120 @@ func TestSweepApplyInBatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// failingStore is a core.Store whose write transaction number failAt (from
+// 1) runs and then rolls back with an error.
+type failingStore struct {
+	core.Store
+	n, failAt int
+}
+
+var errInjected = errors.New("injected failure")
+
+func (c *failingStore) Update(ctx context.Context, fn func(core.Tx) error) error {
+	c.n++
+	if c.n != c.failAt {
+		return c.Store.Update(ctx, fn)
+	}
+	return c.Store.Update(ctx, func(tx core.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return errInjected
+	})
+}
+
+// TestSweepLostAndPrunedInOneWrite: a task found lost whose retention is
+// already over is deleted by one conditional write that decides both its
+// lost and its prune, and only while the rule still holds: a session that
+// comes back between plan and apply keeps its tasks, and both of their
+// actions are raced. A transaction that rolls back leaves its rows, and
+// plans their lost and prune again, while the ones committed before it
+// stay applied.
+func TestSweepLostAndPrunedInOneWrite(t *testing.T) {
+	t.Run("backing returns", func(t *testing.T) {
+		f := newSwFixture(t)
+		var gone, back []string
+		for i := range 6 {
+			sess := "gone"
+			if i%2 == 0 {
+				sess = "back"
+			}
+			id := f.task(core.NewTask{OwnerSession: sess}, true).ID
+			if sess == "back" {
+				back = append(back, id)
+			} else {
+				gone = append(gone, id)
+			}
+		}
+		f.clock.Advance(30 * time.Hour)
+		plan, err := f.sw.Plan(f.ctx)
+		f.must(err)
+		if len(plan.Actions) != 12 {
+			t.Fatalf("plan has %d actions, want 6 lost + 6 pruned", len(plan.Actions))
+		}
+		f.session("back") // the session is active again before apply
+		rep, err := f.sw.Apply(f.ctx, plan)
+		f.must(err)
+		if c := rep.Counts; c.Lost != 3 || c.Pruned != 3 || c.Raced != 6 {
+			t.Fatalf("counts %+v, want 3 lost, 3 pruned, 6 raced\n%s", c, rep.Text())
+		}
+		for _, id := range back {
+			if got := f.get(id); got.Status != core.TaskRunning {
+				t.Errorf("task %s of the returned session is %s, want running", id, got.Status)
+			}
+		}
+		for _, id := range gone {
+			if f.exists(core.EntityTask, id) || len(f.events(core.EntityTask, id)) != 0 {
+				t.Errorf("task %s (or its journal) not pruned", id)
+			}
+		}
+	})
+	t.Run("rollback", func(t *testing.T) {
+		f := newSwFixture(t)
+		const n = 40
+		var ids []string
+		for range n {
+			ids = append(ids, f.task(core.NewTask{OwnerSession: "gone"}, true).ID)
+		}
+		f.clock.Advance(30 * time.Hour)
+		plan, err := f.sw.Plan(f.ctx)
+		f.must(err)
+		// Windows of 10 actions: the first deletes ids[0:10] (deciding
+		// their prunes, far later in the plan), the second rolls back.
+		fs := &failingStore{Store: f.db, failAt: 2}
+		sw := core.NewSweeper(core.NewRegistry(fs, f.clock, f.th), nil)
+		sw.BatchSize = 10
+		rep, err := sw.Apply(f.ctx, plan)
+		if !errors.Is(err, errInjected) {
+			t.Fatalf("apply: %v, want the injected failure", err)
+		}
+		if c := rep.Counts; c.Lost != 10 || c.Pruned != 10 || c.Raced != 0 {
+			t.Fatalf("counts %+v, want 10 lost and 10 pruned\n%s", c, rep.Text())
+		}
+		decided := map[string]int{}
+		for _, a := range rep.Actions {
+			if a.Result == core.ActionApplied {
+				decided[a.ID]++
+			} else if a.Result != core.ActionPlanned {
+				t.Errorf("%s %s: %s, want planned", a.Rule, a.ID, a.Result)
+			}
+		}
+		for i, id := range ids {
+			if i < 10 {
+				if decided[id] != 2 || f.exists(core.EntityTask, id) {
+					t.Errorf("task %d: %d actions applied, row kept %v; want both applied and the row gone", i, decided[id], f.exists(core.EntityTask, id))
+				}
+				continue
+			}
+			if decided[id] != 0 || f.get(id).Status != core.TaskRunning {
+				t.Errorf("task %d: %d actions applied, status %s; want none and running", i, decided[id], f.get(id).Status)
+			}
+		}
+		rep2 := f.sweep()
+		if c := rep2.Counts; c.Lost != n-10 || c.Pruned != n-10 {
+			t.Fatalf("the next sweep: %+v, want the other %d lost and pruned", c, n-10)
+		}
+	})
 }

@@ -91,6 +91,9 @@ type taskLostRule struct{}
 
 func (taskLostRule) count(c *SweepCounts, _ *Action) { c.Lost++ }
 
+// isLostRule reports whether rule is one of R5's (early or grace lost).
+func isLostRule(rule string) bool { return rule == RuleEarlyLost || rule == RuleGraceLost }
+
 // apply marks lost the run of planned lost actions from acts[i] on (up to
 // maxRun), each when its task is unchanged since the plan (same revision)
 // and the rule still says lost, by the same rule, with what backs it now.
@@ -100,8 +103,14 @@ func (taskLostRule) count(c *SweepCounts, _ *Action) { c.Lost++ }
 // transition writes for lost, without rewriting whole rows. Marking a task
 // lost changes no other task's row or backing, so the rows read at the
 // start of the run are current for all of it.
+//
+// A task whose prune is planned too (R8: its retention is already over)
+// and is still due is deleted instead, in one conditional statement
+// (Tx.SweepDropLost), and both actions are decided here: the lost row and
+// its journal would be written only for the prune to delete them, at about
+// twice the cost.
 func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
-	idx := b.run(i, func(a *Action) bool { return a.Rule == RuleEarlyLost || a.Rule == RuleGraceLost })
+	idx := b.run(i, func(a *Action) bool { return isLostRule(a.Rule) })
 	ids := make([]string, len(idx))
 	for j, k := range idx {
 		ids[j] = b.acts[k].ID
@@ -115,9 +124,11 @@ func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 		byID[rows[k].ID] = &rows[k]
 	}
 	var (
-		marks  []LostMark
-		marked []int // indexes into idx of the marks
-		evs    []Event
+		marks   []LostMark
+		marked  []int // indexes into idx of the marks
+		evs     []Event
+		drops   []RowKey
+		dropped []int // indexes into idx of the drops
 	)
 	for j, k := range idx {
 		a := &b.acts[k]
@@ -136,8 +147,13 @@ func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 		if end == 0 {
 			end = endAt
 		}
-		marks = append(marks, LostMark{ID: row.ID, Rev: row.Rev, Reason: reason, EndedAt: end,
-			CleanupAfter: end.Add(s.reg.th.TaskRetention(TaskLost))})
+		cleanup := end.Add(s.reg.th.TaskRetention(TaskLost))
+		if p, ok := b.prunes[k]; ok && b.acts[p].Result == ActionPlanned && cleanup <= b.now {
+			drops = append(drops, RowKey{ID: row.ID, Rev: row.Rev})
+			dropped = append(dropped, j)
+			continue
+		}
+		marks = append(marks, LostMark{ID: row.ID, Rev: row.Rev, Reason: reason, EndedAt: end, CleanupAfter: cleanup})
 		marked = append(marked, j)
 		evs = append(evs, Event{At: b.now, Entity: EntityTask, EntityID: row.ID, From: string(row.Status), To: string(TaskLost),
 			Actor: ActorSweeper, Reason: reason, Applied: true})
@@ -157,6 +173,23 @@ func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 		}
 		if err := b.tx.AppendEvents(journal); err != nil {
 			return false, fmt.Errorf("journal: %w", err)
+		}
+	}
+	if len(drops) > 0 {
+		ok, err := b.tx.SweepDropLost(drops)
+		if err != nil {
+			return false, err
+		}
+		for m, j := range dropped {
+			if !ok[m] {
+				continue
+			}
+			applied[j] = true
+			// The prune is decided with its lost; a rollback of this
+			// transaction plans both again.
+			p := b.prunes[idx[j]]
+			b.acts[p].Result = ActionApplied
+			b.outside = append(b.outside, p)
 		}
 	}
 	b.decide(idx, applied)

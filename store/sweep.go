@@ -95,6 +95,7 @@ var sweepSQL = map[string]string{
 	// listed here with two rows for the query-plan test. Their argument
 	// list is a VALUES clause (named args in a CTE), scanned, not a table.
 	"mark_lost":    markLostSQL(2),
+	"drop_lost":    dropLostSQL(2),
 	"prune_events": pruneEventsSQL(2),
 	"expired_approvals": "SELECT " + approvalCols + ` FROM approvals INDEXED BY approvals_pending_expiry
  WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
@@ -337,6 +338,49 @@ func (t *tx) SweepMarkLost(marks []core.LostMark) ([]bool, error) {
 	out := make([]bool, len(marks))
 	for i, m := range marks {
 		out[i] = done[m.ID]
+	}
+	return out, nil
+}
+
+// dropLostSQL deletes n active tasks by (id, rev).
+func dropLostSQL(n int) string {
+	return "DELETE FROM tasks WHERE (id, rev) IN (VALUES " + typedRowsOf(n, "TEXT", "INTEGER") +
+		") AND status IN ('queued','running') RETURNING id"
+}
+
+// SweepDropLost implements core.Tx (SPEC R5 and R8): one conditional
+// DELETE per maxRowsPerWrite keys, and one for their journal.
+func (t *tx) SweepDropLost(keys []core.RowKey) ([]bool, error) {
+	if err := t.checkWritable("prune lost tasks"); err != nil {
+		return nil, err
+	}
+	done := make(map[string]bool, len(keys))
+	for rest := keys; len(rest) > 0; {
+		n := min(len(rest), maxRowsPerWrite)
+		args := make([]any, 0, 2*n)
+		for _, k := range rest[:n] {
+			args = append(args, k.ID, k.Rev)
+		}
+		deleted := map[string]bool{}
+		if err := t.returning(dropLostSQL(n), args, deleted); err != nil {
+			return nil, err
+		}
+		if len(deleted) > 0 {
+			ev := make([]any, 0, len(deleted)+1)
+			ev = append(ev, core.EntityTask)
+			for id := range deleted {
+				ev = append(ev, id)
+				done[id] = true
+			}
+			if _, err := t.exec(pruneEventsSQL(len(deleted)), ev...); err != nil {
+				return nil, err
+			}
+		}
+		rest = rest[n:]
+	}
+	out := make([]bool, len(keys))
+	for i, k := range keys {
+		out[i] = done[k.ID]
 	}
 	return out, nil
 }
