@@ -193,8 +193,8 @@ func stampSQL(rt retentionTable) string {
 // returns the ids it deleted.
 func pruneSQL(rt retentionTable, n int) string {
 	if rt.hasRev {
-		return fmt.Sprintf("DELETE FROM %s WHERE (%s, rev) IN (VALUES %s) AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
-			rt.table, rt.idCol, typedRowsOf(n, "TEXT", "INTEGER"), rt.finished, rt.idCol)
+		return fmt.Sprintf("WITH args(id, rev) AS (VALUES %s) DELETE FROM %s %s AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
+			typedRowsOf(n, "TEXT", "INTEGER"), rt.table, byIDRev(rt.table, rt.idCol), rt.finished, rt.idCol)
 	}
 	return fmt.Sprintf("DELETE FROM %s WHERE %s IN %s AND cleanup_after IS NOT NULL AND cleanup_after <= ? AND %s RETURNING %s",
 		rt.table, rt.idCol, rowsOf(1, n), rt.finished, rt.idCol)
@@ -342,10 +342,20 @@ func (t *tx) SweepMarkLost(marks []core.LostMark) ([]bool, error) {
 	return out, nil
 }
 
+// byIDRev is the WHERE clause of a batched write to table by (id, rev), the
+// rows named by an "args(id, rev)" CTE: each row found through the primary
+// key. (SQLite does not search a one-column key for a two-column IN, and
+// without the hint may read an index of the other conditions instead, such
+// as every active or every due row for each batch; PostgreSQL drops it.)
+func byIDRev(table, idCol string) string {
+	return fmt.Sprintf("INDEXED BY sqlite_autoindex_%s_1 WHERE %s IN (SELECT id FROM args) AND (%s, rev) IN (SELECT id, rev FROM args)",
+		table, idCol, idCol)
+}
+
 // dropLostSQL deletes n active tasks by (id, rev).
 func dropLostSQL(n int) string {
-	return "DELETE FROM tasks WHERE (id, rev) IN (VALUES " + typedRowsOf(n, "TEXT", "INTEGER") +
-		") AND status IN ('queued','running') RETURNING id"
+	return "WITH args(id, rev) AS (VALUES " + typedRowsOf(n, "TEXT", "INTEGER") + ") DELETE FROM tasks " + byIDRev("tasks", "id") +
+		" AND status IN ('queued','running') RETURNING id"
 }
 
 // SweepDropLost implements core.Tx (SPEC R5 and R8): one conditional
