@@ -83,7 +83,7 @@ var smallIndexes = map[string]bool{
 // (say tasks_status_created for status = 'succeeded') grows with history even
 // though EXPLAIN calls it SEARCH.
 var historyIndexes = map[string]bool{
-	"tasks_status_created": true, "tasks_created": true, "tasks_owner_session": true, "tasks_child_session": true,
+	"tasks_status_created": true, "tasks_owner_session": true, "tasks_child_session": true,
 	"runs_started": true, "runs_ended": true, "runs_child_session": true, "approvals_requested": true,
 	"approvals_session": true, "jobs_created": true, "jobs_session": true,
 }
