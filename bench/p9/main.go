@@ -303,12 +303,22 @@ func writeTasks(ctx context.Context, path string, in io.Reader, out io.Writer) e
 	}
 	defer db.Close()
 	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
+	// The tasks this writer starts run until it stops: then they succeed,
+	// so the cached registry's running set, the top of the urgency order
+	// the next run watches, stays the same from run to run.
+	var started []string
+	defer func() {
+		if err := finishWrites(ctx, reg, started); err != nil {
+			fmt.Fprintln(os.Stderr, "p9 writer:", err)
+		}
+	}()
 	sc := bufio.NewScanner(in)
 	for sc.Scan() {
 		t, err := reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: sc.Text()}, core.ActorRuntime)
 		if err != nil {
 			return err
 		}
+		started = append(started, t.ID)
 		if _, _, err := reg.StartTask(ctx, t.ID, "", core.ActorRuntime); err != nil {
 			return err
 		}
@@ -317,6 +327,28 @@ func writeTasks(ctx context.Context, path string, in io.Reader, out io.Writer) e
 		}
 	}
 	return sc.Err()
+}
+
+// finishWrites marks the writer's tasks (ids; nil: every running one an
+// earlier run left, killed before it could) succeeded.
+func finishWrites(ctx context.Context, reg *core.Registry, ids []string) error {
+	if ids == nil {
+		running, err := reg.ListTasks(ctx, core.TaskFilter{Statuses: []core.TaskStatus{core.TaskRunning}, Runtime: core.RuntimeCLI})
+		if err != nil {
+			return err
+		}
+		for _, t := range running {
+			if strings.HasPrefix(t.Label, "p9-write-") {
+				ids = append(ids, t.ID)
+			}
+		}
+	}
+	for _, id := range ids {
+		if _, _, err := reg.FinishTask(ctx, id, core.Finish{Status: core.TaskSucceeded}, core.ActorRuntime); err != nil {
+			return fmt.Errorf("finish %s: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // driver runs the console model like Bubble Tea's loop, without a terminal.
@@ -396,14 +428,19 @@ func measure(path string, keys, writes int) (result, error) {
 	var r result
 	// An older registry migrates on its first open: timed apart.
 	mstart := time.Now()
-	if db, err := store.Open(ctx, path, store.Options{}); err != nil {
+	db, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
 		return r, err
-	} else {
-		db.Close()
 	}
 	r.MigrateMs = ms(time.Since(mstart))
+	// The writes of a run killed before its writer stopped still run.
+	err = finishWrites(ctx, core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds()), nil)
+	db.Close()
+	if err != nil {
+		return r, err
+	}
 	start := time.Now()
-	db, err := store.Open(ctx, path, store.Options{ReadOnly: true})
+	db, err = store.Open(ctx, path, store.Options{ReadOnly: true})
 	if err != nil {
 		return r, err
 	}
