@@ -668,49 +668,46 @@ func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []a
 }
 
 // countFiltered counts the rows passing a planned filter (planned with
-// countAll), up to limit (capped: more). A class, or one index's
-// candidates, beyond the limit answers at once; otherwise the union of the
-// re-checked candidates and the classes is counted. ok is false when the
-// plan cannot count (a common one- or two-character text): the caller
-// reads with LIKE.
+// countAll), up to limit (capped: more). A class beyond the limit answers
+// at once; otherwise each arm reads at most limit+1 rows (the text arm the
+// indexes' candidates in their order, each looked up and re-checked with
+// LIKE: a candidate holds the query's trigrams, not always the text), and
+// their union is counted. ok is false when the plan cannot count (a text
+// common in the table's sample, or a one- or two-character one in too many
+// trigrams): the caller reads with LIKE.
 func (t *tx) countFiltered(w *winTable, p *filterPlan, limit int64) (n int64, capped, ok bool, err error) {
-	if limit > p.cap {
-		return 0, false, false, nil // the plan's counts stop at its cap
-	}
 	for _, c := range p.classes {
 		if c.n > limit {
 			return limit, true, true, nil
 		}
 	}
+	lim := " LIMIT " + strconv.FormatInt(limit+1, 10)
 	var arms []string
 	var args []any
 	if p.text != textNone {
 		if !p.counted {
 			return 0, false, false, nil
 		}
-		if slices.Max(p.n) > p.cap {
-			// Too many to re-check. One index's candidates are distinct
-			// rows, and for an ASCII query exactly LIKE's matches (the
-			// index folds non-ASCII case too, LIKE does not).
-			if !isASCII(p.q) {
-				return 0, false, false, nil
-			}
-			return limit, true, true, nil
-		}
 		cond, cargs := p.textLike()
-		cand, candArgs := p.candidates()
-		arms = append(arms, "SELECT rowid AS r FROM "+w.table+" NOT INDEXED WHERE rowid IN ("+cand+") AND "+cond)
-		args = append(append(args, candArgs...), cargs...)
+		for i, ix := range p.f.indexes {
+			if p.match[i] == "" {
+				continue
+			}
+			// CROSS JOIN: the candidates drive, so the read stops at the
+			// limit.
+			arms = append(arms, "SELECT r FROM (SELECT c.r AS r FROM (SELECT rowid AS r FROM "+ix.fts+" WHERE "+ix.fts+
+				" MATCH ?) AS c CROSS JOIN "+w.table+" WHERE "+w.table+".rowid = c.r AND "+cond+lim+")")
+			args = append(append(args, p.match[i]), cargs...)
+		}
 	}
 	for _, c := range p.classes {
-		arms = append(arms, "SELECT rowid AS r FROM "+w.table+" INDEXED BY "+c.arm.classIndex+" WHERE "+c.arm.col+" = ?")
+		arms = append(arms, "SELECT r FROM (SELECT rowid AS r FROM "+w.table+" INDEXED BY "+c.arm.classIndex+" WHERE "+c.arm.col+" = ?"+lim+")")
 		args = append(args, c.value)
 	}
 	if len(arms) == 0 {
 		return 0, false, true, nil
 	}
-	err = t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT r FROM ("+strings.Join(arms, " UNION ")+") LIMIT ?)",
-		append(args, limit+1)...).Scan(&n)
+	err = t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT r FROM ("+strings.Join(arms, " UNION ")+")"+lim+")", args...).Scan(&n)
 	if err != nil {
 		return 0, false, false, mapErr(err)
 	}

@@ -139,6 +139,54 @@ func TestTaskFilterPlans(t *testing.T) {
 	}
 }
 
+// TestTaskFilterCountRechecks: a row holding all of a query's trigrams
+// but not the text is a candidate, never a match: the window leaves it
+// out, and the count, exact or capped, counts only the rows that contain
+// the text, whatever the caps.
+func TestTaskFilterCountRechecks(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	update(t, db, func(tx core.Tx) error {
+		for i := range 30 {
+			label := "xabcxbcaxcabx" // abc, bca and cab, apart
+			if i%10 == 0 {
+				label = "an abcab here"
+			}
+			err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%03d", i), Runtime: core.RuntimeCLI, Status: core.TaskSucceeded,
+				DeliveryStatus: core.DeliveryDelivered, NotifyPolicy: core.NotifyDoneOnly, Label: label, CreatedAt: core.Timestamp(1000 + i)})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, caps := range []filterCaps{{}, {index: 1}, {index: 5}, {index: 1, near: 2, probe: 100}} {
+		db.filterCap = caps
+		if got := filterIDs(t, db, "abcab"); !slices.Equal(got, []string{"t000", "t010", "t020"}) {
+			t.Errorf("caps %+v: window %v, want the three rows holding the text", caps, got)
+		}
+		for _, tc := range []struct {
+			limit  int64
+			n      int64
+			capped bool
+		}{{10, 3, false}, {3, 3, false}, {2, 2, true}} {
+			var n int64
+			var capped bool
+			err := db.View(ctx, func(tx core.Tx) error {
+				var err error
+				n, capped, err = tx.CountWindow(core.WindowQuery{Entity: core.EntityTask, Filter: "abcab"}, tc.limit)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != tc.n || capped != tc.capped {
+				t.Errorf("caps %+v: count up to %d = %d (capped %v), want %d (capped %v)", caps, tc.limit, n, capped, tc.n, tc.capped)
+			}
+		}
+	}
+}
+
 // TestTaskFilterIndexInStep: the triggers keep the trigram index in step
 // with inserts, updates of every searched field and deletes, in the
 // writing transaction; one- and two-character queries find text at a
