@@ -476,19 +476,19 @@ func (m *Model) onCount(msg countMsg) {
 func (m *Model) recounts(now core.Timestamp) []tea.Cmd {
 	var cmds []tea.Cmd
 	if m.tasks.countDue(now) {
-		cmds = append(cmds, m.tasks.recount())
+		cmds = append(cmds, m.tasks.recount(false))
 	}
 	if m.runs.countDue(now) {
-		cmds = append(cmds, m.runs.recount())
+		cmds = append(cmds, m.runs.recount(false))
 	}
 	if m.approvals.countDue(now) {
-		cmds = append(cmds, m.approvals.recount())
+		cmds = append(cmds, m.approvals.recount(false))
 	}
 	if m.jobs.countDue(now) {
-		cmds = append(cmds, m.jobs.recount())
+		cmds = append(cmds, m.jobs.recount(false))
 	}
 	if m.alerts.countDue(now) {
-		cmds = append(cmds, m.alerts.recount())
+		cmds = append(cmds, m.alerts.recount(false))
 	}
 	return cmds
 }

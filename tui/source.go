@@ -87,6 +87,11 @@ type WindowRequest struct {
 	End           bool
 	Count         bool  // also count the rows, and those passing the filter
 	CountLimit    int64 // stop counting filtered rows here (0 = 10,000)
+	// MatchedOnly (with Count) counts only the rows passing the filter:
+	// a new filter leaves the table's count as it was, and counting a
+	// large table again on every keystroke would compete with the
+	// keystroke's own reads. Total is then 0.
+	MatchedOnly bool
 }
 
 // WindowResult describes a window sent by Window.
@@ -168,10 +173,12 @@ func (s *storeSource) Window(ctx context.Context, req WindowRequest, sink Sink) 
 		if limit <= 0 {
 			limit = 10_000
 		}
-		if res.Total, _, err = wt.CountWindow(core.WindowQuery{Entity: q.Entity}, -1); err != nil {
-			return err
+		if !req.MatchedOnly || q.Filter == "" {
+			if res.Total, _, err = wt.CountWindow(core.WindowQuery{Entity: q.Entity}, -1); err != nil {
+				return err
+			}
+			res.Matched = res.Total
 		}
-		res.Matched = res.Total
 		if q.Filter != "" {
 			if res.Matched, res.Capped, err = wt.CountWindow(q, limit); err != nil {
 				return err

@@ -33,8 +33,11 @@ type window struct {
 	countSeq       uint64
 	countCancel    context.CancelFunc
 	counting       bool
-	countDirty     bool           // rows changed since the last count
-	countNext      bool           // count as soon as the window arrives (a new filter)
+	countDirty     bool // rows changed since the last count
+	countNext      bool // count as soon as the window arrives (a new filter)
+	// totalOK says total is the table's count since its last change: a new
+	// filter then counts only its matches.
+	totalOK        bool
 	countedAt      core.Timestamp // when the last count finished
 	recountAfter   core.Timestamp // no recount before (a large table's count is not free)
 	lastCountSpent core.Timestamp // how long the last count took (ms)
@@ -62,6 +65,7 @@ type windowMsg struct {
 type countMsg struct {
 	kind  Kind
 	seq   uint64
+	req   WindowRequest
 	res   WindowResult
 	err   error
 	spent core.Timestamp
@@ -92,7 +96,7 @@ func (l *list[R]) setWindowed() tea.Cmd {
 		l.table = newTable(l.spec, nil, l.sort)
 		l.view, l.match, l.hist = l.order, nil, nil
 	}
-	return tea.Batch(l.fetch(l.around(), jumpKeep), l.recount())
+	return tea.Batch(l.fetch(l.around(), jumpKeep), l.recount(false))
 }
 
 // setWhole switches the pane back to holding its whole table.
@@ -157,8 +161,10 @@ func (l *list[R]) fetch(req WindowRequest, jump int) tea.Cmd {
 	}
 }
 
-// recount starts counting the pane's rows (and those passing the filter).
-func (l *list[R]) recount() tea.Cmd {
+// recount starts counting the pane's rows (and those passing the filter;
+// matchedOnly: only those, after a new filter, when the table's count
+// stands).
+func (l *list[R]) recount(matchedOnly bool) tea.Cmd {
 	src := l.ctx.win
 	if src == nil {
 		return nil
@@ -166,17 +172,18 @@ func (l *list[R]) recount() tea.Cmd {
 	if l.win.countCancel != nil {
 		l.win.countCancel()
 	}
+	req := l.winRequest()
+	req.Count = true
+	req.MatchedOnly = matchedOnly && l.win.totalOK && req.Query != ""
 	ctx, cancel := context.WithCancel(l.ctx.bg)
 	l.win.countCancel = cancel
 	l.win.countSeq++
 	l.win.counting, l.win.countDirty = true, false
-	req := l.winRequest()
-	req.Count = true
 	seq, kind := l.win.countSeq, l.spec.kind
 	return func() tea.Msg {
 		start := time.Now()
 		res, err := src.Window(ctx, req, nopSink{})
-		return countMsg{kind: kind, seq: seq, res: res, err: err, spent: core.Timestamp(time.Since(start).Milliseconds())}
+		return countMsg{kind: kind, seq: seq, req: req, res: res, err: err, spent: core.Timestamp(time.Since(start).Milliseconds())}
 	}
 }
 
@@ -194,7 +201,13 @@ func (l *list[R]) onCount(msg countMsg) error {
 		return msg.err
 	}
 	r := msg.res
-	l.win.counted, l.win.total, l.win.matched, l.win.capped = r.Counted, r.Total, r.Matched, r.Capped
+	total := r.Total
+	if msg.req.MatchedOnly {
+		total = l.win.total // the filter's count only: the table's stands
+	} else {
+		l.win.totalOK = !l.win.countDirty // no change since this count began
+	}
+	l.win.counted, l.win.total, l.win.matched, l.win.capped = r.Counted, total, r.Matched, r.Capped
 	now := l.ctx.now()
 	l.win.countedAt = now
 	// A count that took long waits ten times as long before the next one,
@@ -212,7 +225,7 @@ func (l *list[R]) countDue(now core.Timestamp) bool {
 // refresh rereads the window around the cursor's row after a change, and
 // marks the counts stale.
 func (l *list[R]) refresh() tea.Cmd {
-	l.win.countDirty = true
+	l.win.countDirty, l.win.totalOK = true, false
 	return l.fetch(l.around(), jumpKeep)
 }
 
@@ -278,7 +291,7 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 			// own count is unchanged by a filter).
 			l.win.matched, l.win.capped, l.win.counted = int64(len(l.view)), false, true
 		} else {
-			count = l.recount()
+			count = l.recount(true)
 		}
 	}
 	if d := l.win.pending; d != 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -384,5 +385,73 @@ func TestWindowCappedCountInTab(t *testing.T) {
 	}
 	if info := hs.m.tasks.InfoLine(120); !strings.Contains(info, "10+ of 40") {
 		t.Fatalf("capped count: info line %q", info)
+	}
+}
+
+// countReqSource records the count requests the console makes.
+type countReqSource struct {
+	WindowSource
+	mu     sync.Mutex
+	counts []WindowRequest
+}
+
+func (s *countReqSource) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
+	if req.Count {
+		s.mu.Lock()
+		s.counts = append(s.counts, req)
+		s.mu.Unlock()
+	}
+	return s.WindowSource.Window(ctx, req, sink)
+}
+
+func (s *countReqSource) take() []WindowRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.counts
+	s.counts = nil
+	return out
+}
+
+// TestWindowFilterCountsOnlyMatches: a new filter counts the rows passing
+// it, not the table again (its count stands, and on a large table it would
+// compete with the keystroke's reads); after a write the table is counted
+// again with the next filter.
+func TestWindowFilterCountsOnlyMatches(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	cs := &countReqSource{WindowSource: r.src.(WindowSource)}
+	r.src = cs
+	hs := windowHarness(t, r)
+	if reqs := cs.take(); len(reqs) == 0 || reqs[0].MatchedOnly {
+		t.Fatalf("the first count: %+v, want the table's", reqs)
+	}
+	hs.keys("/")
+	hs.typeText("alpha")
+	hs.keys("enter")
+	reqs := cs.take()
+	if len(reqs) == 0 {
+		t.Fatal("no count after a new filter")
+	}
+	for _, q := range reqs {
+		if !q.MatchedOnly || q.Query == "" {
+			t.Errorf("count after a new filter: %+v, want the matches only", q)
+		}
+	}
+	want := len(storeOrder(t, r, "urgency", "alpha"))
+	if got := hs.m.tasks.InfoLine(120); !strings.Contains(got, fmt.Sprintf("%d of 400", want)) {
+		t.Fatalf("info line %q, want %d of 400", got, want)
+	}
+	check(t, r.db.Update(context.Background(), func(tx core.Tx) error {
+		return insertJournaled(tx, &core.Task{ID: "0190ffff-0000-7000-8000-000000000009", Runtime: core.RuntimeCLI,
+			Status: core.TaskRunning, DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly,
+			Label: "alpha new", CreatedAt: at(0)})
+	}))
+	tickAfterWrite(t, hs, r.src)
+	cs.take()
+	hs.keys("/")
+	hs.typeText(" n")
+	hs.keys("enter")
+	if got := hs.m.tasks.InfoLine(120); !strings.Contains(got, "1 of 401") {
+		t.Fatalf("after a write and a new filter: info line %q, want 1 of 401", got)
 	}
 }
