@@ -1,0 +1,101 @@
+// Command filter times the Tasks pane's `/` filter in the store alone, one
+// keystroke at a time, in every sort: the Window read a keystroke starts
+// (core.WindowTx.Window with the console's span, 86 rows before the cursor's
+// row and 172 from it), without the console around it.
+//
+//	go run -tags sqlite_fts5 ./bench/filter [-db /tmp/clawpit-p9/10000000.db] [-q 'task 4242,sess-4242,failed,zzz,cron']
+//	                         [-sorts urgency,recent,created,label] [-passes 2]
+//
+// The registry is one bench/p9 built (bench/p1's shape: labels "history task
+// N" and sessions "sess-N+1" number the tasks in time order, so a prefix of a
+// number is common, and its matches lie deep in the newest-first orders).
+// Each query is typed from its first character; each keystroke's window is
+// placed at the first row the previous keystroke's window sent (in the
+// console, the cursor's row: near it). Each pass opens the registry
+// afresh; the first reads pages the OS may not hold yet, later ones mostly
+// from its cache. It prints, per query and sort, every keystroke's time in
+// ms and the slowest.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store"
+)
+
+// firstID keeps the first task id a window sends (the cursor's row).
+type firstID struct{ id string }
+
+func (s *firstID) Task(t *core.Task) {
+	if s.id == "" {
+		s.id = t.ID
+	}
+}
+func (s *firstID) Run(*core.Run)            {}
+func (s *firstID) Approval(*core.Approval)  {}
+func (s *firstID) Job(*core.Job)            {}
+func (s *firstID) Alert(*core.Notification) {}
+
+func main() {
+	path := flag.String("db", "/tmp/clawpit-p9/10000000.db", "registry (built by bench/p9)")
+	queries := flag.String("q", "task 4242,sess-4242,failed,zzz,cron", "queries, comma-separated")
+	sorts := flag.String("sorts", strings.Join(core.WindowSorts(core.EntityTask), ","), "sorts, comma-separated")
+	passes := flag.Int("passes", 2, "passes, each on a fresh open")
+	flag.Parse()
+	if err := run(*path, strings.Split(*queries, ","), strings.Split(*sorts, ","), *passes); err != nil {
+		fmt.Fprintln(os.Stderr, "filter:", err)
+		os.Exit(1)
+	}
+}
+
+func run(path string, queries, sorts []string, passes int) error {
+	ctx := context.Background()
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("%w (build it with go run -tags sqlite_fts5 ./bench/p9)", err)
+	}
+	for pass := 1; pass <= passes; pass++ {
+		db, err := store.Open(ctx, path, store.Options{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("pass %d\n", pass)
+		for _, q := range queries {
+			for _, s := range sorts {
+				var times []string
+				worst := 0.0
+				anchor := ""
+				for i := 1; i <= len(q); i++ {
+					sink := &firstID{}
+					t0 := time.Now()
+					err := db.View(ctx, func(tx core.Tx) error {
+						w := core.WindowQuery{Entity: core.EntityTask, Sort: s, Filter: q[:i], Anchor: anchor, After: 172}
+						if anchor != "" {
+							w.Before = 86
+						}
+						_, err := tx.Window(w, sink)
+						return err
+					})
+					if err != nil {
+						db.Close()
+						return fmt.Errorf("%q by %s: %w", q[:i], s, err)
+					}
+					ms := float64(time.Since(t0).Microseconds()) / 1000
+					worst = max(worst, ms)
+					times = append(times, fmt.Sprintf("%.0f", ms))
+					if sink.id != "" {
+						anchor = sink.id
+					}
+				}
+				fmt.Printf("  %-12q %-8s slowest %7.1f ms   per key %s\n", q, s, worst, strings.Join(times, " "))
+			}
+		}
+		db.Close()
+	}
+	return nil
+}
