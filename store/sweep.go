@@ -364,20 +364,34 @@ func (t *tx) SweepDropLost(keys []core.RowKey) ([]bool, error) {
 	if err := t.checkWritable("prune lost tasks"); err != nil {
 		return nil, err
 	}
+	return t.deleteBatches(core.EntityTask, keys, func(rest []core.RowKey) (string, []any, error) {
+		args := make([]any, 0, 2*len(rest))
+		for _, k := range rest {
+			args = append(args, k.ID, k.Rev)
+		}
+		return dropLostSQL(len(rest)), args, nil
+	})
+}
+
+// deleteBatches deletes entity's rows keys name, maxRowsPerWrite at a time
+// (stmt renders one batch's conditional DELETE … RETURNING id and its
+// arguments), and the journal of the rows deleted. It returns, in the order
+// of keys, whether each was deleted.
+func (t *tx) deleteBatches(entity string, keys []core.RowKey, stmt func(batch []core.RowKey) (string, []any, error)) ([]bool, error) {
 	done := make(map[string]bool, len(keys))
 	for rest := keys; len(rest) > 0; {
 		n := min(len(rest), maxRowsPerWrite)
-		args := make([]any, 0, 2*n)
-		for _, k := range rest[:n] {
-			args = append(args, k.ID, k.Rev)
+		q, args, err := stmt(rest[:n])
+		if err != nil {
+			return nil, err
 		}
 		deleted := map[string]bool{}
-		if err := t.returning(dropLostSQL(n), args, deleted); err != nil {
+		if err := t.returning(q, args, deleted); err != nil {
 			return nil, err
 		}
 		if len(deleted) > 0 {
 			ev := make([]any, 0, len(deleted)+1)
-			ev = append(ev, core.EntityTask)
+			ev = append(ev, entity)
 			for id := range deleted {
 				ev = append(ev, id)
 				done[id] = true
@@ -547,41 +561,18 @@ func (t *tx) SweepPrune(entity string, keys []core.RowKey, now core.Timestamp) (
 	if err := t.checkWritable("prune " + entity); err != nil {
 		return nil, err
 	}
-	done := make(map[string]bool, len(keys))
-	for rest := keys; len(rest) > 0; {
-		n := min(len(rest), maxRowsPerWrite)
-		args := make([]any, 0, 2*n+1)
-		for _, k := range rest[:n] {
+	return t.deleteBatches(entity, keys, func(rest []core.RowKey) (string, []any, error) {
+		args := make([]any, 0, 2*len(rest)+1)
+		for _, k := range rest {
 			key, err := idArg(entity, k.ID)
 			if err != nil {
-				return nil, err
+				return "", nil, err
 			}
 			args = append(args, key)
 			if rt.hasRev {
 				args = append(args, k.Rev)
 			}
 		}
-		args = append(args, int64(now))
-		deleted := map[string]bool{}
-		if err := t.returning(pruneSQL(rt, n), args, deleted); err != nil {
-			return nil, err
-		}
-		if len(deleted) > 0 {
-			ev := make([]any, 0, len(deleted)+1)
-			ev = append(ev, entity)
-			for id := range deleted {
-				ev = append(ev, id)
-				done[id] = true
-			}
-			if _, err := t.exec(pruneEventsSQL(len(deleted)), ev...); err != nil {
-				return nil, err
-			}
-		}
-		rest = rest[n:]
-	}
-	out := make([]bool, len(keys))
-	for i, k := range keys {
-		out[i] = done[k.ID]
-	}
-	return out, nil
+		return pruneSQL(rt, len(rest)), append(args, int64(now)), nil
+	})
 }
