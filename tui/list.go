@@ -64,6 +64,9 @@ type table[R any] struct {
 	sort  int
 	byID  []int32 // live slots in id order (specs with prefix only)
 	wide  int     // longest id prefix shown (specs with prefix only)
+	// wholeIDs shows every id whole: the rows are a window of the table,
+	// and a prefix unique among them may not be unique in the table.
+	wholeIDs bool
 }
 
 // newTable indexes and sorts rows by sort key sort.
@@ -100,6 +103,17 @@ func newTable[R any](spec *listSpec[R], rows []R, sort int) table[R] {
 	return t
 }
 
+// showWholeIDs makes the table show every id whole (see wholeIDs).
+func (t *table[R]) showWholeIDs() {
+	t.wholeIDs = true
+	if t.spec.prefix == nil {
+		return
+	}
+	for p := range t.byID {
+		t.setPrefix(p)
+	}
+}
+
 // minPrefix is the fewest id characters shown: 13, the millisecond timestamp
 // (8+1+4) of the UUIDv7 task ids older registries hold. Shorter ids (12
 // base32 characters for tasks, 12 hex for jobs and approvals) are shown whole.
@@ -121,6 +135,9 @@ func (t *table[R]) setPrefix(p int) {
 	}
 	if p+1 < len(t.byID) {
 		n = max(n, commonPrefix(id, t.spec.id(&t.rows[t.byID[p+1]]))+1)
+	}
+	if t.wholeIDs {
+		n = len(id)
 	}
 	n = min(n, len(id), 255)
 	*t.spec.prefix(&t.rows[s]) = uint8(n)

@@ -256,6 +256,7 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 	// its row as long as it stays on the page.
 	atTop := l.offset == 0 && !l.win.moreBefore
 	t := newTable(l.spec, rows, l.sort)
+	t.showWholeIDs()
 	for i := range t.order {
 		t.order[i] = int32(i) // the store's order, not re-sorted here
 	}

@@ -455,3 +455,25 @@ func TestWindowFilterCountsOnlyMatches(t *testing.T) {
 		t.Fatalf("after a write and a new filter: info line %q, want 1 of 401", got)
 	}
 }
+
+// TestWindowShowsWholeIDs: a windowed pane shows whole ids: a prefix
+// unique among the window's rows need not be unique in the table, and an
+// operator copies what the ID column shows.
+func TestWindowShowsWholeIDs(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	hs := windowHarness(t, r)
+	l := hs.m.tasks
+	if len(l.rows) == 0 {
+		t.Fatal("no rows in the window")
+	}
+	for i := range l.rows {
+		if got := l.rows[i].shortID(); got != l.rows[i].id {
+			t.Fatalf("row %s shows id %q", l.rows[i].id, got)
+		}
+	}
+	screen := ansi.Strip(hs.m.View().Content)
+	if id := hs.selectedID(); !strings.Contains(screen, id) {
+		t.Fatalf("the selected row's whole id %s is not on screen:\n%s", id, screen)
+	}
+}
