@@ -16,13 +16,20 @@ type applyTx struct {
 	acts []Action
 	end  int // this window's actions end before acts[end]
 	now  Timestamp
-	hi   int // one past the last action this transaction decided (for a rollback)
 	// prunes maps a planned lost (its index in acts) to the prune of the
 	// same row planned after it (R8: already past its retention).
 	prunes map[int]int
-	// outside are actions after this transaction's window it decided (the
-	// prunes of rows it deleted as lost): a rollback plans them again.
-	outside []int
+	// decided are the actions this transaction gave a result, in or after
+	// its window (the prune of a row it deleted as lost): a rollback plans
+	// exactly these again, and no action an earlier, committed transaction
+	// decided.
+	decided []int
+}
+
+// set gives acts[k] its result in this transaction.
+func (b *applyTx) set(k int, result string) {
+	b.acts[k].Result = result
+	b.decided = append(b.decided, k)
 }
 
 // maxRun caps the actions a rule applies at once: the rows of one batched
@@ -44,11 +51,11 @@ func (b *applyTx) run(i int, same func(a *Action) bool) []int {
 // decide records the results of a run applied at once.
 func (b *applyTx) decide(idx []int, applied []bool) {
 	for j, k := range idx {
-		b.acts[k].Result = ActionRaced
 		if applied[j] {
-			b.acts[k].Result = ActionApplied
+			b.set(k, ActionApplied)
+		} else {
+			b.set(k, ActionRaced)
 		}
-		b.hi = max(b.hi, k+1)
 	}
 }
 
@@ -113,15 +120,14 @@ func (s *Sweeper) apply(ctx context.Context, p *Plan) (*SweepReport, error) {
 func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, prunes map[int]int, from, end int) (int, error) {
 	for from < end {
 		next := from
-		b := &applyTx{hi: from}
+		b := &applyTx{}
 		err := s.reg.store.Update(ctx, func(tx Tx) error {
 			// The write lock is held from here (BEGIN IMMEDIATE) to commit.
 			t0 := time.Now()
-			b = &applyTx{tx: tx, acts: acts, end: end, now: s.now(), hi: from, prunes: prunes}
+			b = &applyTx{tx: tx, acts: acts, end: end, now: s.now(), prunes: prunes}
 			for next = from; next < end; {
 				i := next
 				next++
-				b.hi = max(b.hi, next)
 				if err := s.applyOne(b, i); err != nil {
 					return err
 				}
@@ -132,13 +138,8 @@ func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, prunes map[int
 			return nil
 		})
 		if err != nil {
-			for i := from; i < b.hi; i++ {
-				if acts[i].Result != ActionFailed {
-					acts[i].Result = ActionPlanned
-				}
-			}
-			for _, i := range b.outside {
-				acts[i].Result = ActionPlanned
+			for _, k := range b.decided {
+				acts[k].Result = ActionPlanned
 			}
 			return from, err
 		}
@@ -167,9 +168,10 @@ func (s *Sweeper) applyOne(b *applyTx, i int) error {
 			return fmt.Errorf("%s %s %s: %w", a.Rule, a.Entity, a.ID, err)
 		}
 	}
-	a.Result = ActionRaced
 	if ok {
-		a.Result = ActionApplied
+		b.set(i, ActionApplied)
+	} else {
+		b.set(i, ActionRaced)
 	}
 	return nil
 }

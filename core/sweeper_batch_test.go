@@ -164,50 +164,67 @@ func TestSweepLostAndPrunedInOneWrite(t *testing.T) {
 			}
 		}
 	})
-	t.Run("rollback", func(t *testing.T) {
-		f := newSwFixture(t)
-		const n = 40
-		var ids []string
-		for range n {
-			ids = append(ids, f.task(core.NewTask{OwnerSession: "gone"}, true).ID)
-		}
-		f.clock.Advance(30 * time.Hour)
-		plan, err := f.sw.Plan(f.ctx)
-		f.must(err)
-		// Windows of 10 actions: the first deletes ids[0:10] (deciding
-		// their prunes, far later in the plan), the second rolls back.
-		fs := &failingStore{Store: f.db, failAt: 2}
-		sw := core.NewSweeper(core.NewRegistry(fs, f.clock, f.th), nil)
-		sw.BatchSize = 10
-		rep, err := sw.Apply(f.ctx, plan)
-		if !errors.Is(err, errInjected) {
-			t.Fatalf("apply: %v, want the injected failure", err)
-		}
-		if c := rep.Counts; c.Lost != 10 || c.Pruned != 10 || c.Raced != 0 {
-			t.Fatalf("counts %+v, want 10 lost and 10 pruned\n%s", c, rep.Text())
-		}
-		decided := map[string]int{}
-		for _, a := range rep.Actions {
-			if a.Result == core.ActionApplied {
-				decided[a.ID]++
-			} else if a.Result != core.ActionPlanned {
-				t.Errorf("%s %s: %s, want planned", a.Rule, a.ID, a.Result)
+	// Windows of 10 actions: the first deletes ids[0:10], deciding their
+	// prunes far later in the plan. A rollback must plan again exactly what
+	// its own transaction decided: never the actions an earlier, committed
+	// transaction decided, even where the rolled-back transaction's window
+	// covers them (a window of prunes already applied, or the short
+	// transactions of a BatchTime split).
+	for _, tc := range []struct {
+		name      string
+		failAt    int
+		batchTime time.Duration
+		deleted   int // ids[:deleted] end deleted, the rest untouched
+	}{
+		{"second window", 2, 0, 10},
+		{"window of decided prunes", 5, 0, 40},
+		{"batch time split", 2, time.Nanosecond, 10},
+		{"batch time split, next window", 11, time.Nanosecond, 10},
+	} {
+		t.Run("rollback/"+tc.name, func(t *testing.T) {
+			f := newSwFixture(t)
+			const n = 40
+			var ids []string
+			for range n {
+				ids = append(ids, f.task(core.NewTask{OwnerSession: "gone"}, true).ID)
 			}
-		}
-		for i, id := range ids {
-			if i < 10 {
-				if decided[id] != 2 || f.exists(core.EntityTask, id) {
-					t.Errorf("task %d: %d actions applied, row kept %v; want both applied and the row gone", i, decided[id], f.exists(core.EntityTask, id))
+			f.clock.Advance(30 * time.Hour)
+			plan, err := f.sw.Plan(f.ctx)
+			f.must(err)
+			fs := &failingStore{Store: f.db, failAt: tc.failAt}
+			sw := core.NewSweeper(core.NewRegistry(fs, f.clock, f.th), nil)
+			sw.BatchSize, sw.BatchTime = 10, tc.batchTime
+			rep, err := sw.Apply(f.ctx, plan)
+			if !errors.Is(err, errInjected) {
+				t.Fatalf("apply: %v, want the injected failure", err)
+			}
+			k := tc.deleted
+			if c := rep.Counts; c.Lost != k || c.Pruned != k || c.Raced != 0 {
+				t.Fatalf("counts %+v, want %d lost and %d pruned\n%s", c, k, k, rep.Text())
+			}
+			decided := map[string]int{}
+			for _, a := range rep.Actions {
+				if a.Result == core.ActionApplied {
+					decided[a.ID]++
+				} else if a.Result != core.ActionPlanned {
+					t.Errorf("%s %s: %s, want planned", a.Rule, a.ID, a.Result)
 				}
-				continue
 			}
-			if decided[id] != 0 || f.get(id).Status != core.TaskRunning {
-				t.Errorf("task %d: %d actions applied, status %s; want none and running", i, decided[id], f.get(id).Status)
+			for i, id := range ids {
+				if i < k {
+					if decided[id] != 2 || f.exists(core.EntityTask, id) {
+						t.Errorf("task %d: %d actions applied, row kept %v; want both applied and the row gone", i, decided[id], f.exists(core.EntityTask, id))
+					}
+					continue
+				}
+				if decided[id] != 0 || f.get(id).Status != core.TaskRunning {
+					t.Errorf("task %d: %d actions applied, status %s; want none and running", i, decided[id], f.get(id).Status)
+				}
 			}
-		}
-		rep2 := f.sweep()
-		if c := rep2.Counts; c.Lost != n-10 || c.Pruned != n-10 {
-			t.Fatalf("the next sweep: %+v, want the other %d lost and pruned", c, n-10)
-		}
-	})
+			rep2 := f.sweep()
+			if c := rep2.Counts; c.Lost != n-k || c.Pruned != n-k {
+				t.Fatalf("the next sweep: %+v, want the other %d lost and pruned", c, n-k)
+			}
+		})
+	}
 }

@@ -187,9 +187,7 @@ func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 			applied[j] = true
 			// The prune is decided with its lost; a rollback of this
 			// transaction plans both again.
-			p := b.prunes[idx[j]]
-			b.acts[p].Result = ActionApplied
-			b.outside = append(b.outside, p)
+			b.set(b.prunes[idx[j]], ActionApplied)
 		}
 	}
 	b.decide(idx, applied)
