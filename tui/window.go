@@ -34,6 +34,7 @@ type window struct {
 	countCancel    context.CancelFunc
 	counting       bool
 	countDirty     bool // rows changed since the last count
+	countCovers    bool // the running count was started for a change (countDirty was set)
 	countNext      bool // count as soon as the window arrives (a new filter)
 	// totalOK says total is the table's count since its last change: a new
 	// filter then counts only its matches.
@@ -169,21 +170,38 @@ func (l *list[R]) recount(matchedOnly bool) tea.Cmd {
 	if src == nil {
 		return nil
 	}
-	if l.win.countCancel != nil {
-		l.win.countCancel()
-	}
+	l.stopCount()
 	req := l.winRequest()
 	req.Count = true
 	req.MatchedOnly = matchedOnly && l.win.totalOK && req.Query != ""
 	ctx, cancel := context.WithCancel(l.ctx.bg)
 	l.win.countCancel = cancel
 	l.win.countSeq++
-	l.win.counting, l.win.countDirty = true, false
+	l.win.counting, l.win.countCovers = true, false
+	if !req.MatchedOnly {
+		// This count covers the changes so far; a count of the matches
+		// alone leaves the table's count to the next one.
+		l.win.countCovers, l.win.countDirty = l.win.countDirty, false
+	}
 	seq, kind := l.win.countSeq, l.spec.kind
 	return func() tea.Msg {
 		start := time.Now()
 		res, err := src.Window(ctx, req, nopSink{})
 		return countMsg{kind: kind, seq: seq, req: req, res: res, err: err, spent: core.Timestamp(time.Since(start).Milliseconds())}
+	}
+}
+
+// stopCount cancels a running count. A change it was to cover is marked
+// again, so the next recount still happens (a filter keystroke cancels the
+// count a write started).
+func (l *list[R]) stopCount() {
+	if l.win.countCancel != nil {
+		l.win.countCancel()
+		l.win.countCancel = nil
+	}
+	if l.win.counting {
+		l.win.counting = false
+		l.win.countDirty = l.win.countDirty || l.win.countCovers
 	}
 }
 
@@ -195,6 +213,7 @@ func (l *list[R]) onCount(msg countMsg) error {
 	l.win.counting = false
 	if msg.err != nil {
 		if ctxErr(msg.err) {
+			l.win.countDirty = l.win.countDirty || l.win.countCovers
 			return nil
 		}
 		l.win.countDirty = true
@@ -287,7 +306,7 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 	var count tea.Cmd
 	if l.win.countNext {
 		l.win.countNext = false
-		if !l.win.moreBefore && !l.win.moreAfter && l.win.total > 0 {
+		if !l.win.moreBefore && !l.win.moreAfter && l.win.total > 0 && l.win.totalOK {
 			// Every match is in the window: that is the count (the table's
 			// own count is unchanged by a filter).
 			l.win.matched, l.win.capped, l.win.counted = int64(len(l.view)), false, true
@@ -377,10 +396,7 @@ func (l *list[R]) wquery(low []byte) tea.Cmd {
 		return nil
 	}
 	l.win.counted = false
-	if l.win.countCancel != nil {
-		l.win.countCancel() // the previous query's count
-		l.win.counting = false
-	}
+	l.stopCount() // the previous query's count
 	// The count starts once the window is on screen: the rows come first.
 	l.win.countNext = true
 	return l.fetch(l.around(), jumpKeep)
@@ -397,10 +413,8 @@ func (l *list[R]) narrow() {
 	}
 	l.order = keep
 	l.view = keep
-	if l.win.countCancel != nil {
-		l.win.countCancel()
-	}
-	l.win.counting, l.win.countNext = false, false
+	l.stopCount()
+	l.win.countNext = false
 	l.win.matched, l.win.capped, l.win.counted = int64(len(keep)), false, l.win.total > 0
 	l.restoreCursor()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/core"
 )
@@ -475,5 +476,88 @@ func TestWindowShowsWholeIDs(t *testing.T) {
 	screen := ansi.Strip(hs.m.View().Content)
 	if id := hs.selectedID(); !strings.Contains(screen, id) {
 		t.Fatalf("the selected row's whole id %s is not on screen:\n%s", id, screen)
+	}
+}
+
+// runDropping runs cmd as run does, but drops the messages drop selects
+// (as if they had not arrived yet); it returns how many it dropped.
+func (hs *harness) runDropping(cmd tea.Cmd, drop func(tea.Msg) bool) int {
+	if cmd == nil {
+		return 0
+	}
+	n := 0
+	switch msg := cmd().(type) {
+	case nil, tea.QuitMsg:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			n += hs.runDropping(c, drop)
+		}
+	default:
+		if drop(msg) {
+			return 1
+		}
+		_, next := hs.m.Update(msg)
+		n += hs.runDropping(next, drop)
+	}
+	return n
+}
+
+// TestWindowCancelledCountIsRedone: a filter keystroke that cancels
+// the count a write started leaves that write still to be counted: the
+// table's total is read again, never left at its old value with nothing
+// scheduled.
+func TestWindowCancelledCountIsRedone(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keys func(hs *harness)
+	}{
+		// A longer query narrows the window in memory, reading nothing.
+		{"narrowed", func(hs *harness) { hs.typeText("a") }},
+		// A shorter one reads a window that holds every match.
+		{"read again", func(hs *harness) { hs.keys("backspace") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := openReal(t)
+			seedTasks(t, r, 400)
+			check(t, r.db.Update(context.Background(), func(tx core.Tx) error {
+				for i := range 3 {
+					if err := insertJournaled(tx, &core.Task{ID: fmt.Sprintf("0190eeee-0000-7000-8000-%012d", i), Runtime: core.RuntimeCLI,
+						Status: core.TaskRunning, DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly,
+						Label: "zeta run", CreatedAt: at(0)}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}))
+			hs := windowHarness(t, r)
+			hs.keys("/")
+			hs.typeText("zet")
+			l := hs.m.tasks
+			if got := l.InfoLine(120); !strings.Contains(got, "3 of 403") {
+				t.Fatalf("info line %q, want 3 of 403", got)
+			}
+			check(t, r.db.Update(context.Background(), func(tx core.Tx) error {
+				return insertJournaled(tx, &core.Task{ID: "0190ffff-0000-7000-8000-000000000009", Runtime: core.RuntimeCLI,
+					Status: core.TaskRunning, DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly,
+					Label: "other", CreatedAt: at(0)})
+			}))
+			// The write is seen (the window is read again) and its count
+			// starts, but the keystroke comes before the count answers.
+			for v := hs.m.version; v == hs.m.version; time.Sleep(10 * time.Millisecond) {
+				if v2, err := r.src.DataVersion(context.Background()); err != nil || v2 != v {
+					break
+				}
+			}
+			_, cmd := hs.m.Update(tickMsg{})
+			if dropped := hs.runDropping(cmd, func(m tea.Msg) bool { _, ok := m.(countMsg); return ok }); dropped == 0 {
+				t.Fatal("the write started no count")
+			}
+			tc.keys(hs)
+			r.clk.Advance(time.Minute)
+			hs.send(tickMsg{})
+			if got := l.InfoLine(120); !strings.Contains(got, "of 404") {
+				t.Fatalf("info line %q after the write, want the total 404", got)
+			}
+		})
 	}
 }
