@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +31,10 @@ import (
 type claudeRunner struct {
 	t        *testing.T
 	settings string
+	// stop, when closed, stops the hooks still running with SIGTERM, as
+	// Claude Code does when the user interrupts a tool call (Node's
+	// child_process kill, whose default signal is SIGTERM).
+	stop chan struct{}
 }
 
 // hookRun is one hook command's run.
@@ -96,14 +101,14 @@ func (r *claudeRunner) fire(payload []byte) []hookRun {
 		}
 		for _, h := range g.Hooks {
 			if h.Type == "command" {
-				out = append(out, runHookCommand(h.Command, h.Timeout, payload))
+				out = append(out, runHookCommand(h.Command, h.Timeout, payload, r.stop))
 			}
 		}
 	}
 	return out
 }
 
-func runHookCommand(command string, timeoutS int, payload []byte) hookRun {
+func runHookCommand(command string, timeoutS int, payload []byte, stop <-chan struct{}) hookRun {
 	if timeoutS <= 0 {
 		timeoutS = 600
 	}
@@ -115,7 +120,19 @@ func runHookCommand(command string, timeoutS int, payload []byte) hookRun {
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		waited := make(chan struct{})
+		go func() {
+			select {
+			case <-stop:
+				cmd.Process.Signal(syscall.SIGTERM)
+			case <-waited:
+			}
+		}()
+		err = cmd.Wait()
+		close(waited)
+	}
 	h := hookRun{command: command, stdout: so.String(), stderr: se.String(), elapsed: time.Since(start)}
 	if ctx.Err() != nil {
 		h.timedOut = true
@@ -316,6 +333,70 @@ func TestClaudeHooksExpiryDeniesBeforeHookTimeout(t *testing.T) {
 	}
 }
 
+// TestClaudeHooksStoppedHookWithdrawsApproval: when Claude Code stops a
+// waiting PreToolUse hook (the user interrupts the tool call), the hook
+// withdraws its approval at once and exits: the operator is not left an
+// approval no one waits for, and a late approve changes nothing.
+func TestClaudeHooksStoppedHookWithdrawsApproval(t *testing.T) {
+	c := newCLI(t)
+	r := installHooks(t, c, "5m")
+	r.stop = make(chan struct{})
+	ch := r.async(fixture(t, "pre_tool_use_bash", nil))
+	a := pending(t, c, "toolu_01ABC123")
+	if a.Status != core.ApprovalPending {
+		t.Fatalf("approval %s, want pending", a.Status)
+	}
+	stopped := time.Now()
+	close(r.stop)
+	h := answered(t, ch)
+	if took := time.Since(stopped); took > 5*time.Second {
+		t.Fatalf("the stopped hook exited after %s", took)
+	}
+	if h.code != 0 || h.decision != "deny" {
+		t.Fatalf("stopped hook: %s", h)
+	}
+	var got struct{ core.Approval }
+	c.json(&got, "approval", "show", a.ID)
+	if got.Status != core.ApprovalCancelled || got.DecidedBy != string(core.ActorRuntime) ||
+		!strings.Contains(got.Reason, "the hook waiting for it stopped before a decision (stopped by SIGTERM)") {
+		t.Fatalf("approval after the hook stopped: %s by %s: %q, want cancelled by the runtime\n%s", got.Status, got.DecidedBy, got.Reason, h)
+	}
+	if out := c.run("approval", "approve", a.ID); !strings.Contains(out.stdout, "not applied: already cancelled") {
+		t.Fatalf("approve after the hook stopped: %s", out)
+	}
+
+	// An install from before `exec` (or any wrapper shell): the signal
+	// stops only the shell, and the hook sees its parent exit.
+	b, err := os.ReadFile(r.settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(b, &set); err != nil {
+		t.Fatal(err)
+	}
+	gate, ok := strings.CutPrefix(set.Hooks["PreToolUse"][0].Hooks[0].Command, "exec ")
+	if !ok {
+		t.Fatalf("PreToolUse command %q does not start with exec", gate)
+	}
+	stop := make(chan struct{})
+	ch2 := make(chan hookRun, 1)
+	go func() {
+		ch2 <- runHookCommand(gate+"; true", 60, fixture(t, "pre_tool_use_bash", map[string]any{"tool_use_id": "toolu_02"}), stop)
+	}()
+	a = pending(t, c, "toolu_02")
+	close(stop)
+	answered(t, ch2)
+	c.json(&got, "approval", "show", a.ID)
+	if got.Status != core.ApprovalCancelled || !strings.Contains(got.Reason, "the hook waiting for it stopped before a decision (its parent process") {
+		t.Fatalf("approval after the hook's shell stopped: %s: %q, want cancelled", got.Status, got.Reason)
+	}
+}
+
 func TestClaudeHooksSubagentRunTaskAndNotification(t *testing.T) {
 	c := newCLI(t)
 	r := installHooks(t, c, "1m")
@@ -442,10 +523,10 @@ func TestClaudeHooksBrokenRegistry(t *testing.T) {
 		json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimSpace(strings.SplitN(l, ":", 2)[1]), ",")), &s)
 		return s
 	}
-	if h := runHookCommand(unq(gate), 60, []byte(`{"hook_event_name": "PreToolUse", "tool_input": `)); h.decision != "deny" {
+	if h := runHookCommand(unq(gate), 60, []byte(`{"hook_event_name": "PreToolUse", "tool_input": `), nil); h.decision != "deny" {
 		t.Fatalf("unreadable gated payload: %s", h)
 	}
-	if h := runHookCommand(unq(post), 60, []byte(`]`)); h.code != 1 || h.blocks() {
+	if h := runHookCommand(unq(post), 60, []byte(`]`), nil); h.code != 1 || h.blocks() {
 		t.Fatalf("unreadable payload: %s", h)
 	}
 }

@@ -105,7 +105,7 @@ var readmeShapes = map[string]struct {
 	"clawpit hooks install":                                {0, `^Installed clawpit hooks in \S+/\.claude/settings\.json \(registry \S+registry\.db; tool calls matching "Bash\|Write\|Edit\|MultiEdit\|NotebookEdit\|WebFetch\|mcp__\.\*" wait up to 10m for a decision\)\.\n`},
 	"clawpit hooks install --settings ~/src/shop/.claude/settings.local.json --approval-timeout 5m --gate 'Bash|Write|Edit'": {0, `^Installed clawpit hooks in \S+/src/shop/\.claude/settings\.local\.json \(registry \S+; tool calls matching "Bash\|Write\|Edit" wait up to 5m for a decision\)\.\n`},
 	"clawpit hooks install --run-inactivity 20m":                      {0, `^Installed clawpit hooks in \S+settings\.json .*\nPrevious settings kept as \S+\.clawpit-backup\.\n`},
-	"clawpit hooks status":                                            {0, `^\S+/\.claude/settings\.json: 8 clawpit hooks\n  PreToolUse +\[[^]]+\] timeout \d+s: \S+/clawpit --db \S+ hook .*--gated --installed-by clawpit\n`},
+	"clawpit hooks status":                                            {0, `^\S+/\.claude/settings\.json: 8 clawpit hooks\n  PreToolUse +\[[^]]+\] timeout \d+s: exec \S+/clawpit --db \S+ hook .*--gated --installed-by clawpit\n`},
 	"clawpit hooks uninstall":                                         {0, `^Removed clawpit hooks from \S+/\.claude/settings\.json \(previous version kept as \S+\.clawpit-backup\)\.\n$`},
 	"clawpit operator add alice --role operator --key ~/alice.pub":    {0, `^operator alice added \(operator, 1 key\)\n$`},
 	"clawpit operator add wall  --role readonly --key - < ~/wall.pub": {0, `^operator wall added \(readonly, 1 key\)\n$`},

@@ -348,6 +348,25 @@ func (r *Registry) DenyApproval(ctx context.Context, id, reason string, actor Ac
 	})
 }
 
+// WithdrawApproval cancels a pending approval whose requester stopped
+// waiting for it (Claude Code hooks: a PreToolUse hook stopped by a signal,
+// when Claude Code interrupts or times out the tool call), releasing its R6
+// wait, so an operator never decides a tool call no one will run. reason
+// (redacted, SPEC J4) says why. A non-pending approval is refused
+// ("already <status>"); one past expires_at is expired instead (SPEC R9).
+func (r *Registry) WithdrawApproval(ctx context.Context, id, reason string, actor Actor) (*Approval, Result, error) {
+	return r.approvalOp(ctx, id, func(tx Tx, a *Approval, now Timestamp) (Result, error) {
+		if ok, res, err := r.decidable(tx, a, ApprovalCancelled, actor, now); !ok {
+			return res, err
+		}
+		why := r.redactText(reason)
+		if why == "" {
+			why = "withdrawn by its requester"
+		}
+		return applied(""), r.resolveApproval(tx, a, approvalDecision{to: ApprovalCancelled, reason: why, decidedBy: string(actor)}, actor, now, nil)
+	})
+}
+
 // ExpireApproval is the sweeper API of SPEC R9: a pending approval past its
 // expires_at becomes expired (actor sweeper), releases its R6 wait, and
 // raises one approval_expired notification for its session (dedup key

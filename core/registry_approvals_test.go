@@ -432,3 +432,46 @@ func TestR6SameMillisecondEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestWithdrawApproval: a requester that stops waiting withdraws its pending
+// approval (cancelled, R6 wait released, the reason redacted); a decided
+// one is refused, and one past expires_at is expired instead.
+func TestWithdrawApproval(t *testing.T) {
+	f := newRegFixture(t)
+	run := f.run("run-w", "s")
+	a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", RunID: run.RunID, Tool: "Bash", Command: "deploy", ExpiresIn: time.Minute}, core.ActorRuntime)
+	f.must(err)
+	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 1 {
+		t.Fatalf("run waits %d, want 1", r.PendingApprovalWaits)
+	}
+	f.clock.Advance(time.Second)
+	got, res, err := f.reg.WithdrawApproval(f.ctx, a.ID, "hook stopped, token sk-ant-api03-"+strings.Repeat("a", 40), core.ActorRuntime)
+	if err != nil || !res.Applied || got.Status != core.ApprovalCancelled || got.DecidedBy != string(core.ActorRuntime) ||
+		got.DecidedAt != f.now() || strings.Contains(got.Reason, strings.Repeat("a", 40)) || !strings.HasPrefix(got.Reason, "hook stopped") {
+		t.Fatalf("withdraw: %v %+v %+v", err, res, got)
+	}
+	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 {
+		t.Fatalf("run waits %d after withdraw, want 0", r.PendingApprovalWaits)
+	}
+	for name, tc := range map[string]struct {
+		decide func(id string)
+		advance time.Duration
+		want    core.ApprovalStatus
+		reason  string
+	}{
+		"approved": {func(id string) { f.reg.ApproveApproval(f.ctx, id, core.ScopeOnce, core.OperatorActor()) }, 0, core.ApprovalApproved, "already approved"},
+		"denied":   {func(id string) { f.reg.DenyApproval(f.ctx, id, "no", core.OperatorActor()) }, 0, core.ApprovalDenied, "already denied"},
+		"expired":  {func(string) {}, 2 * time.Minute, core.ApprovalExpired, "already expired"},
+	} {
+		b, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "ls " + name, ExpiresIn: time.Minute}, core.ActorRuntime)
+		f.must(err)
+		tc.decide(b.ID)
+		f.clock.Advance(tc.advance)
+		if _, res, err := f.reg.WithdrawApproval(f.ctx, b.ID, "", core.ActorRuntime); err != nil || res.Applied || !strings.HasPrefix(res.Reason, tc.reason) {
+			t.Errorf("%s: withdraw %v %+v, want refused %q", name, err, res, tc.reason)
+		}
+		if got := f.getApproval(b.ID); got.Status != tc.want {
+			t.Errorf("%s: status %s, want %s", name, got.Status, tc.want)
+		}
+	}
+}

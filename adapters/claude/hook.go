@@ -161,11 +161,39 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		return Decision{}, err
 	}
 	if a.Status == core.ApprovalPending {
-		if a, err = h.wait(ctx, a); err != nil {
+		got, err := h.wait(ctx, a)
+		if err != nil {
+			if ctx.Err() != nil {
+				// Nobody will run this tool call: take it off the
+				// operator's list rather than leave it pending until
+				// it expires.
+				err = errors.Join(err, h.withdraw(ctx, a.ID))
+			}
 			return Decision{}, err
 		}
+		a = got
 	}
 	return h.answer(a), nil
+}
+
+// withdrawTimeout bounds withdrawing an approval after the hook's context
+// ended (a stopped hook must exit promptly).
+const withdrawTimeout = 2 * time.Second
+
+// withdraw cancels the pending approval id after ctx ended before a
+// decision (the hook was stopped: context.Cause says by what). An approval
+// decided meanwhile is left as it is.
+func (h *Handler) withdraw(ctx context.Context, id string) error {
+	why := "the hook waiting for it stopped before a decision"
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
+		why += " (" + c.Error() + ")"
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), withdrawTimeout)
+	defer cancel()
+	if _, _, err := h.Reg.WithdrawApproval(wctx, id, why, core.ActorRuntime); err != nil {
+		return fmt.Errorf("withdraw approval %s: %w", id, err)
+	}
+	return nil
 }
 
 // wait blocks until a is decided or its expires_at passes, then expires it

@@ -60,7 +60,9 @@ func GateTimeoutSeconds(d time.Duration) int {
 	return int(math.Ceil((d + gateMargin).Seconds()))
 }
 
-// HookCommand is the shell command line clawpit installs: the binary and the
+// HookCommand is the shell command line clawpit installs: `exec` (the shell
+// Claude Code starts becomes clawpit, so the signal that stops a hook reaches
+// it: a stopped PreToolUse hook withdraws its approval), the binary and the
 // registry by absolute path, `hook`, the approval timeout, the run inactivity
 // budget when not the default, --gated for PreToolUse, and Marker last.
 func HookCommand(o InstallOptions, gated bool) string {
@@ -68,7 +70,7 @@ func HookCommand(o InstallOptions, gated bool) string {
 	if timeout <= 0 {
 		timeout = DefaultApprovalTimeout
 	}
-	cmd := shellQuote(o.Binary) + " --db " + shellQuote(o.DB) + " hook --approval-timeout " + FormatDuration(timeout)
+	cmd := "exec " + shellQuote(o.Binary) + " --db " + shellQuote(o.DB) + " hook --approval-timeout " + FormatDuration(timeout)
 	if o.RunInactivity > 0 && o.RunInactivity != DefaultRunInactivity {
 		cmd += " --inactivity " + FormatDuration(o.RunInactivity)
 	}

@@ -86,7 +86,7 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 									t.Fatalf("PreToolUse hook: matcher %q %v", g.Matcher, h)
 								}
 							}
-							if !strings.HasPrefix(h["command"].(string), "'/opt/clawpit bin/clawpit' --db /var/lib/clawpit/registry.db hook ") {
+							if !strings.HasPrefix(h["command"].(string), "exec '/opt/clawpit bin/clawpit' --db /var/lib/clawpit/registry.db hook ") {
 								t.Fatalf("command %q", h["command"])
 							}
 						}
@@ -220,11 +220,11 @@ func TestInstallRefusesBadInput(t *testing.T) {
 
 func TestHookCommandQuoting(t *testing.T) {
 	got := HookCommand(InstallOptions{Binary: "/it's/clawpit", DB: "/r.db", ApprovalTimeout: 90 * time.Second}, false)
-	if got != `'/it'\''s/clawpit' --db /r.db hook --approval-timeout 1m30s --installed-by clawpit` {
+	if got != `exec '/it'\''s/clawpit' --db /r.db hook --approval-timeout 1m30s --installed-by clawpit` {
 		t.Fatalf("got %s", got)
 	}
 	got = HookCommand(InstallOptions{Binary: "/c", DB: "/r.db", RunInactivity: 2 * time.Minute}, true)
-	if got != `/c --db /r.db hook --approval-timeout 10m --inactivity 2m --gated --installed-by clawpit` {
+	if got != `exec /c --db /r.db hook --approval-timeout 10m --inactivity 2m --gated --installed-by clawpit` {
 		t.Fatalf("got %s", got)
 	}
 	if !IsClawpitCommand(got) || IsClawpitCommand("clawpit hook") || IsClawpitCommand("echo --installed-by clawpit") {

@@ -11,15 +11,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/clawpit/clawpit/adapters/claude"
 	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
 )
+
+// parentPoll is how often a waiting gated hook checks that its parent
+// (Claude Code, or the shell it started) still runs.
+const parentPoll = 250 * time.Millisecond
 
 // hookAnswerMargin is how long past the approval timeout a gated hook still
 // works on a decision before it answers deny regardless (the registry may be
@@ -356,8 +363,40 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 		answer(claude.DenyError(perr), perr)
 		return nil
 	}
-	hctx, cancel := context.WithTimeout(ctx, cfg.ApprovalTimeout+hookAnswerMargin/2)
+	// The signals that end the process's context are handled here, to say
+	// which one stopped the hook.
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ApprovalTimeout+hookAnswerMargin/2)
 	defer cancel()
+	// Claude Code stops a hook it no longer waits for (the user interrupts
+	// the tool call, or the hook timeout passes): the approval is then
+	// withdrawn, not left pending for an operator to decide in vain.
+	sctx, stop := context.WithCancelCause(hctx)
+	defer stop(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	// A parent that exits (Claude Code quit or was killed, or the shell of
+	// an install without exec was stopped) leaves no one to answer either.
+	ppid := os.Getppid()
+	go func() {
+		tick := time.NewTicker(parentPoll)
+		defer tick.Stop()
+		for {
+			select {
+			case s := <-sigs:
+				stop(fmt.Errorf("stopped by %s", unix.SignalName(s.(syscall.Signal))))
+				return
+			case <-tick.C:
+				if os.Getppid() != ppid {
+					stop(fmt.Errorf("its parent process %d exited", ppid))
+					return
+				}
+			case <-sctx.Done():
+				return
+			}
+		}
+	}()
+	hctx = sctx
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
