@@ -454,7 +454,7 @@ func TestWithdrawApproval(t *testing.T) {
 		t.Fatalf("run waits %d after withdraw, want 0", r.PendingApprovalWaits)
 	}
 	for name, tc := range map[string]struct {
-		decide func(id string)
+		decide  func(id string)
 		advance time.Duration
 		want    core.ApprovalStatus
 		reason  string
