@@ -83,7 +83,7 @@ type Model struct {
 	// headerKnown: the header's counts have been read (until then it shows
 	// "…", not zeros).
 	headerKnown bool
-	active    Kind
+	active      Kind
 
 	help     help.Model
 	showHelp bool
