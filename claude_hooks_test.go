@@ -487,6 +487,21 @@ func TestClaudeHooksSessionEndCloses(t *testing.T) {
 		t.Fatalf("approval %s, want cancelled", got.Status)
 	}
 	r.quiet(fixture(t, "session_end", nil)) // again: nothing to do, no error
+
+	// A new session with the same id (not a resume) does not re-open it.
+	r.quiet(fixture(t, "session_start", nil))
+	if c.json(&s, "session", "show", fixtureSession); s.State != core.SessionClosed {
+		t.Fatalf("session %s after a startup SessionStart, want closed", s.State)
+	}
+	// `claude --resume`: the conversation continues, and so does the session.
+	r.quiet(fixture(t, "session_start", map[string]any{"source": "resume"}))
+	if c.json(&s, "session", "show", fixtureSession); s.State != core.SessionActive {
+		t.Fatalf("session %s after SessionStart resume, want active", s.State)
+	}
+	if got := c.ok("session", "show", fixtureSession); !strings.Contains(got, "re-opened after close") {
+		t.Fatalf("session journal:\n%s", got)
+	}
+	r.quiet(fixture(t, "session_start", map[string]any{"source": "resume"})) // again: already active, no error
 }
 
 func TestClaudeHooksBrokenRegistry(t *testing.T) {

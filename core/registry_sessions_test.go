@@ -128,3 +128,32 @@ func TestResumeListsOnlyPassivationReaps(t *testing.T) {
 		t.Fatalf("resume lists %+v (%v), want only the job the passivation reaped", jobs, err)
 	}
 }
+
+// TestReopenSession: a runtime resuming a conversation re-opens its closed
+// session (journaled); on an active or new one it is OpenSession.
+func TestReopenSession(t *testing.T) {
+	f := newRegFixture(t)
+	op := core.OperatorActor()
+	if s, res, err := f.reg.ReopenSession(f.ctx, "sess-r", "chat", core.ActorRuntime); err != nil || !res.Applied || s.State != core.SessionActive {
+		t.Fatalf("reopen new: %v %+v %+v", err, res, s)
+	}
+	if _, res, _ := f.reg.ReopenSession(f.ctx, "sess-r", "", core.ActorRuntime); res.Applied || res.Reason != "already active" {
+		t.Fatalf("reopen active: %+v", res)
+	}
+	_, _, _, err := f.reg.CloseSession(f.ctx, "sess-r", op)
+	f.must(err)
+	f.clock.Advance(time.Minute)
+	s, res, err := f.reg.ReopenSession(f.ctx, "sess-r", "", core.ActorRuntime)
+	if err != nil || !res.Applied || s.State != core.SessionActive || s.LastActivityAt != f.now() || s.Label != "chat" {
+		t.Fatalf("reopen closed: %v %+v %+v", err, res, s)
+	}
+	_, evs, err := f.reg.GetSession(f.ctx, "sess-r")
+	f.must(err)
+	last := evs[len(evs)-1]
+	if last.From != string(core.SessionClosed) || last.To != string(core.SessionActive) || last.Reason != "re-opened after close" || !last.Applied {
+		t.Fatalf("journal: %+v", last)
+	}
+	if _, _, err := f.reg.ReopenSession(f.ctx, "", "", core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
+		t.Fatalf("empty id: %v", err)
+	}
+}

@@ -15,6 +15,19 @@ import (
 // Errors: ErrInvalid for an empty or unprintable id (termtext.ValidID: ≤ 128
 // bytes, no control, bidi or space character) or a label over 1 KiB.
 func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Actor) (*Session, Result, error) {
+	return r.openSession(ctx, id, label, actor, false)
+}
+
+// ReopenSession is OpenSession for a runtime that continues a conversation
+// it had ended (Claude Code hooks: SessionStart with source "resume" after
+// SessionEnd): a closed session becomes active again, journaled "re-opened
+// after close". Its jobs stay reaped and its cancelled approvals cancelled;
+// new work is recorded as in any active session. Errors as OpenSession.
+func (r *Registry) ReopenSession(ctx context.Context, id, label string, actor Actor) (*Session, Result, error) {
+	return r.openSession(ctx, id, label, actor, true)
+}
+
+func (r *Registry) openSession(ctx context.Context, id, label string, actor Actor, reopen bool) (*Session, Result, error) {
 	if id == "" {
 		return nil, Result{}, Invalidf("session id is required")
 	}
@@ -46,15 +59,17 @@ func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Acto
 		out = s
 		from := string(s.State)
 		relabel := label != "" && label != s.Label
+		why := "re-opened"
 		switch {
-		case s.State == SessionClosed:
+		case s.State == SessionClosed && !reopen:
 			res, err = refuse(tx, now, EntitySession, id, from, string(SessionActive), actor, "session closed")
 			return err
+		case s.State == SessionClosed:
+			why = "re-opened after close"
 		case s.State == SessionActive && !relabel:
 			res, err = refuse(tx, now, EntitySession, id, from, from, actor, "already active")
 			return err
 		}
-		why := "re-opened"
 		if relabel {
 			why = joinReason(why, "label "+label)
 			s.Label = label

@@ -87,7 +87,12 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		}
 		return &d, err
 	case EventSessionStart:
-		_, _, err := h.Reg.OpenSession(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), core.ActorRuntime)
+		open := h.Reg.OpenSession
+		if p.Source == "resume" {
+			// `claude --resume` continues a conversation SessionEnd closed.
+			open = h.Reg.ReopenSession
+		}
+		_, _, err := open(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), core.ActorRuntime)
 		return nil, err
 	case EventSessionEnd:
 		_, _, _, err := h.Reg.CloseSession(ctx, p.SessionID, core.ActorRuntime)
