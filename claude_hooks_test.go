@@ -16,11 +16,13 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -565,6 +567,61 @@ func TestClaudeHooksLockedRegistryDenies(t *testing.T) {
 	tx.Rollback()
 	if h.decision != "deny" || !strings.Contains(h.reason, "locked") {
 		t.Fatalf("locked registry: %s", h)
+	}
+}
+
+// TestClaudeHooksHungRegistryDenies: a registry that accepts the connection
+// and then never answers (a PostgreSQL host hung mid-handshake) still gets
+// the gated call denied, before Claude Code's own hook timeout would let it
+// through.
+func TestClaudeHooksHungRegistryDenies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the approval timeout and half the answer margin (6 s)")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn) // accepted, never answered
+			mu.Unlock()
+		}
+	}()
+	defer func() {
+		mu.Lock()
+		for _, conn := range held {
+			conn.Close()
+		}
+		mu.Unlock()
+	}()
+	c := newCLI(t)
+	r := installHooks(t, c, "1s")
+	// install checks its registry: point the installed commands at the
+	// hung one afterwards.
+	b, err := os.ReadFile(r.settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hung := "postgres://clawpit@" + ln.Addr().String() + "/hung?sslmode=disable"
+	if err := os.WriteFile(r.settings, bytes.ReplaceAll(b, []byte(c.db), []byte("'"+hung+"'")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := r.one(fixture(t, "pre_tool_use_bash", nil))
+	if h.timedOut || h.code != 0 || h.decision != "deny" || !strings.Contains(h.reason, "could not record or decide") {
+		t.Fatalf("hung registry: %s", h)
+	}
+	// Claude Code's hook timeout is the approval timeout + 30 s.
+	if h.elapsed > 20*time.Second {
+		t.Fatalf("denied after %s, want well before the hook timeout (31 s)", h.elapsed)
 	}
 }
 
