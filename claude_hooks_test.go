@@ -399,6 +399,47 @@ func TestClaudeHooksStoppedHookWithdrawsApproval(t *testing.T) {
 	}
 }
 
+// TestClaudeHooksSignalBeforePayload: a hook stopped while it still reads
+// its payload records nothing to wait for and denies at once.
+func TestClaudeHooksSignalBeforePayload(t *testing.T) {
+	c := newCLI(t)
+	c.ok("session", "open", "s0") // the registry exists
+	cmd := c.command(nil, "hook", "--approval-timeout", "1m", "--gated")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var so bytes.Buffer
+	cmd.Stdout = &so
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the process is up and reading stdin
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	in.Write(fixture(t, "pre_tool_use_bash", nil))
+	in.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the hook stopped before its payload was read still waits")
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("exited after %s", took)
+	}
+	if strings.Contains(so.String(), `"allow"`) {
+		t.Fatalf("stopped hook allowed: %s", so.String())
+	}
+	var aps []core.Approval
+	c.json(&aps, "approval", "list", "--status", "pending")
+	if len(aps) != 0 {
+		t.Fatalf("pending approvals after the hook stopped: %+v", aps)
+	}
+}
+
 func TestClaudeHooksSubagentRunTaskAndNotification(t *testing.T) {
 	c := newCLI(t)
 	r := installHooks(t, c, "1m")

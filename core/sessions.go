@@ -222,7 +222,8 @@ func (r *Registry) ResumeSession(ctx context.Context, id string, actor Actor) (*
 	return s, surfaced, res, nil
 }
 
-// CloseSession closes an active or passivated session for good, cancels its
+// CloseSession closes an active or passivated session for good (only the
+// runtime re-opens it, when it resumes the conversation: ReopenSession), cancels its
 // pending approvals (SPEC R9, each releasing its R6 wait) in the same
 // transaction, and then reaps its jobs (J7) through the JobController. A
 // closed session is refused ("already closed") and nothing else happens.

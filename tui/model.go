@@ -288,7 +288,7 @@ func (m *Model) onTick() tea.Cmd {
 	} else {
 		cmds = append(cmds, m.startLoad(false))
 	}
-	if m.loaded && now.Sub(m.countedAt) >= recountEvery {
+	if m.loaded && m.afterFirst == nil && now.Sub(m.countedAt) >= recountEvery {
 		if m.anyWindowed() {
 			m.countedAt = now // the read below sets it again
 			cmds = append(cmds, headerCmd(m.bg, m.ctx.win, now))

@@ -213,8 +213,7 @@ func (l *list[R]) onCount(msg countMsg) error {
 	l.win.counting = false
 	if msg.err != nil {
 		if ctxErr(msg.err) {
-			l.win.countDirty = l.win.countDirty || l.win.countCovers
-			return nil
+			return nil // cancelled: stopCount marked what it was to cover
 		}
 		l.win.countDirty = true
 		return msg.err

@@ -510,11 +510,14 @@ func TestWindowCancelledCountIsRedone(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		keys func(hs *harness)
+		// at once: the total is counted again with the keystroke's window,
+		// not only at the next tick.
+		atOnce bool
 	}{
 		// A longer query narrows the window in memory, reading nothing.
-		{"narrowed", func(hs *harness) { hs.typeText("a") }},
+		{"narrowed", func(hs *harness) { hs.typeText("a") }, false},
 		// A shorter one reads a window that holds every match.
-		{"read again", func(hs *harness) { hs.keys("backspace") }},
+		{"read again", func(hs *harness) { hs.keys("backspace") }, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := openReal(t)
@@ -553,6 +556,11 @@ func TestWindowCancelledCountIsRedone(t *testing.T) {
 				t.Fatal("the write started no count")
 			}
 			tc.keys(hs)
+			if tc.atOnce {
+				if got := l.InfoLine(120); !strings.Contains(got, "of 404") {
+					t.Fatalf("info line %q right after the keystroke, want the total 404", got)
+				}
+			}
 			r.clk.Advance(time.Minute)
 			hs.send(tickMsg{})
 			if got := l.InfoLine(120); !strings.Contains(got, "of 404") {
@@ -637,6 +645,12 @@ func TestWindowFirstScreenReadsAlone(t *testing.T) {
 	})
 	if calls := log.take(); !slices.Equal(calls, []string{"window task"}) {
 		t.Fatalf("reads started by the first load: %q, want the Tasks window alone", calls)
+	}
+	// A poll while the window is still on its way starts no other read.
+	r.clk.Advance(time.Minute)
+	hs.send(tickMsg{})
+	if calls := log.take(); len(calls) != 0 {
+		t.Fatalf("reads started by a tick before the first window: %q", calls)
 	}
 	hs.send(first)
 	calls := log.take()

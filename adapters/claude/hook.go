@@ -182,7 +182,9 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 }
 
 // withdrawTimeout bounds withdrawing an approval after the hook's context
-// ended (a stopped hook must exit promptly).
+// ended (a stopped hook must exit promptly). A registry whose write lock is
+// held stretches it to SQLite's busy timeout (5 s): the busy wait does not
+// see the context.
 const withdrawTimeout = 2 * time.Second
 
 // withdraw cancels the pending approval id after ctx ended before a

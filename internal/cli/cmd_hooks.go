@@ -386,6 +386,11 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 			case s := <-sigs:
 				stop(fmt.Errorf("stopped by %s", unix.SignalName(s.(syscall.Signal))))
 				return
+			case <-ctx.Done():
+				// The process's own handler took a SIGINT or SIGTERM that
+				// came before ours was installed (while the payload was read).
+				stop(errors.New("stopped by a signal"))
+				return
 			case <-tick.C:
 				if os.Getppid() != ppid {
 					stop(fmt.Errorf("its parent process %d exited", ppid))
