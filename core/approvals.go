@@ -336,15 +336,21 @@ func (r *Registry) ensureGrant(tx Tx, a *Approval, scope Scope, actor Actor, now
 // A non-pending approval is refused ("already <status>"); one past
 // expires_at is expired instead (SPEC R9).
 func (r *Registry) DenyApproval(ctx context.Context, id, reason string, actor Actor) (*Approval, Result, error) {
+	return r.closeApproval(ctx, id, ApprovalDenied, reason, "denied", actor)
+}
+
+// closeApproval ends a decidable approval in status to with reason
+// (redacted; fallback when empty), releasing its R6 wait.
+func (r *Registry) closeApproval(ctx context.Context, id string, to ApprovalStatus, reason, fallback string, actor Actor) (*Approval, Result, error) {
 	return r.approvalOp(ctx, id, func(tx Tx, a *Approval, now Timestamp) (Result, error) {
-		if ok, res, err := r.decidable(tx, a, ApprovalDenied, actor, now); !ok {
+		if ok, res, err := r.decidable(tx, a, to, actor, now); !ok {
 			return res, err
 		}
 		why := r.redactText(reason)
 		if why == "" {
-			why = "denied"
+			why = fallback
 		}
-		return applied(""), r.resolveApproval(tx, a, approvalDecision{to: ApprovalDenied, reason: why, decidedBy: string(actor)}, actor, now, nil)
+		return applied(""), r.resolveApproval(tx, a, approvalDecision{to: to, reason: why, decidedBy: string(actor)}, actor, now, nil)
 	})
 }
 
@@ -355,16 +361,7 @@ func (r *Registry) DenyApproval(ctx context.Context, id, reason string, actor Ac
 // (redacted, SPEC J4) says why. A non-pending approval is refused
 // ("already <status>"); one past expires_at is expired instead (SPEC R9).
 func (r *Registry) WithdrawApproval(ctx context.Context, id, reason string, actor Actor) (*Approval, Result, error) {
-	return r.approvalOp(ctx, id, func(tx Tx, a *Approval, now Timestamp) (Result, error) {
-		if ok, res, err := r.decidable(tx, a, ApprovalCancelled, actor, now); !ok {
-			return res, err
-		}
-		why := r.redactText(reason)
-		if why == "" {
-			why = "withdrawn by its requester"
-		}
-		return applied(""), r.resolveApproval(tx, a, approvalDecision{to: ApprovalCancelled, reason: why, decidedBy: string(actor)}, actor, now, nil)
-	})
+	return r.closeApproval(ctx, id, ApprovalCancelled, reason, "withdrawn by its requester", actor)
 }
 
 // ExpireApproval is the sweeper API of SPEC R9: a pending approval past its
