@@ -89,8 +89,9 @@ func headerCmd(ctx context.Context, src WindowSource, now core.Timestamp) tea.Cm
 // windowed reports whether the pane reads windows.
 func (l *list[R]) windowed() bool { return l.win != nil }
 
-// setWindowed switches the pane to windows: its rows are dropped, and the
-// returned Cmd reads the first window and the counts.
+// setWindowed switches the pane to windows: its rows are dropped; read
+// reads the first window and count the counts (the caller may hold count
+// back).
 func (l *list[R]) setWindowed() (read, count tea.Cmd) {
 	if l.win == nil {
 		l.win = &window{}
