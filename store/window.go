@@ -19,6 +19,14 @@ var _ core.WindowTx = (*tx)(nil)
 // a window's anchor.
 const taskName = "win_name"
 
+// pgTaskHay is the task filter's fields on PostgreSQL as one text, joined
+// by chr(1) (no filter holds it, so a match never spans two fields), under
+// the C collation (ILIKE then folds ASCII only, as SQLite's LIKE): the
+// expression of the trigram index tasks_filter_trgm (pgmigrations 0011),
+// which a filter reads through instead of the pane's order.
+const pgTaskHay = `((id || chr(1) || status || chr(1) || runtime || chr(1) || coalesce(win_name, '') || chr(1) || ` +
+	`coalesce(nullif(child_session, ''), owner_session, '') || chr(1) || delivery_status || chr(1) || error) COLLATE "C")`
+
 // winSort is one order: its key expressions (the id last), all descending
 // (desc) or all ascending, so one row-value comparison is the keyset seek.
 type winSort struct {
@@ -34,7 +42,9 @@ type winTable struct {
 	// passes the filter when one of them contains it (a query never spans
 	// two fields, as in the console's own filter). Text only: PostgreSQL
 	// has no LIKE on numbers.
-	hay   []string
+	hay []string
+	// pgHay, when set, is hay as one expression on PostgreSQL (pgTaskHay).
+	pgHay string
 	sorts []winSort
 	// filter, when set, is how the filter reads on SQLite (window_filter.go).
 	filter *ftsFilter
@@ -48,6 +58,7 @@ func winTableOf(entity string) (*winTable, bool) {
 			table: "tasks", id: "id", cols: taskCols, filter: taskFilter,
 			hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
 				"delivery_status", "error"},
+			pgHay: pgTaskHay,
 			sorts: []winSort{
 				{"urgency", []string{"win_urgency", "win_last", "id"}, true},
 				{"recent", []string{"win_last", "id"}, true},
@@ -173,6 +184,9 @@ func (w *winTable) filterWhere(d dialect, q string) (string, []any) {
 	like := " LIKE "
 	if d == dialectPostgres {
 		like = " ILIKE "
+		if w.pgHay != "" && !strings.ContainsRune(q, 1) {
+			return w.pgHay + like + `? ESCAPE '\'`, []any{arg}
+		}
 	}
 	parts := make([]string, len(w.hay))
 	args := make([]any, len(w.hay))

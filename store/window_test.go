@@ -285,6 +285,50 @@ func TestPGWindowQueriesUseIndexes(t *testing.T) {
 	if strings.Contains(plan, "Seq Scan") {
 		t.Errorf("header counts scan a table:\n%s", plan)
 	}
+	// The task filter reads the trigram index (pgmigrations 0011) when the
+	// server has pg_trgm: pgTaskHay must be the index's expression.
+	var trgm bool
+	db.read.QueryRow("SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm')").Scan(&trgm)
+	if !trgm {
+		t.Log("pg_trgm is not available on this server: no trigram index to check")
+		return
+	}
+	w, _ := winTableOf(core.EntityTask)
+	for _, sort := range w.sorts {
+		q, args := w.selectWindow(db.dialect, sort, core.WindowQuery{Filter: "sess-4242"}, nil, false, true, 10)
+		plan := pgExplainNoOrder(t, db, q, args)
+		if !strings.Contains(plan, "tasks_filter_trgm") {
+			t.Errorf("filter by %s does not read tasks_filter_trgm:\n%s", sort.name, plan)
+		}
+	}
+}
+
+// pgExplainNoOrder is PostgreSQL's plan of q with sequential and plain
+// index scans disabled: a filter that can read an index of its own shows it.
+func pgExplainNoOrder(t *testing.T, db *DB, q string, args []any) string {
+	t.Helper()
+	tx, err := db.read.BeginTx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query("EXPLAIN "+db.dialectSQL(q), args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
 
 // pgExplain is PostgreSQL's plan of q (SQLite dialect) with sequential
