@@ -296,51 +296,31 @@ func TestPGWindowQueriesUseIndexes(t *testing.T) {
 	w, _ := winTableOf(core.EntityTask)
 	for _, sort := range w.sorts {
 		q, args := w.selectWindow(db.dialect, sort, core.WindowQuery{Filter: "sess-4242"}, nil, false, true, 10)
-		plan := pgExplainNoOrder(t, db, q, args)
+		plan := pgExplainSet(t, db, "SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off", q, args)
 		if !strings.Contains(plan, "tasks_filter_trgm") {
 			t.Errorf("filter by %s does not read tasks_filter_trgm:\n%s", sort.name, plan)
 		}
 	}
 }
 
-// pgExplainNoOrder is PostgreSQL's plan of q with sequential and plain
-// index scans disabled: a filter that can read an index of its own shows it.
-func pgExplainNoOrder(t *testing.T, db *DB, q string, args []any) string {
-	t.Helper()
-	tx, err := db.read.BeginTx(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.Exec("SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off"); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := tx.Query("EXPLAIN "+db.dialectSQL(q), args...)
-	if err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	defer rows.Close()
-	var b strings.Builder
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		b.WriteString(line + "\n")
-	}
-	return b.String()
-}
 
 // pgExplain is PostgreSQL's plan of q (SQLite dialect) with sequential
 // scans and sorts disabled, so a plan still holding one has no index for it.
 func pgExplain(t *testing.T, db *DB, q string, args []any) string {
 	t.Helper()
+	return pgExplainSet(t, db, "SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off", q, args)
+}
+
+// pgExplainSet is PostgreSQL's plan of q (SQLite dialect) under the
+// planner settings set.
+func pgExplainSet(t *testing.T, db *DB, set, q string, args []any) string {
+	t.Helper()
 	tx, err := db.read.BeginTx(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.Exec("SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off"); err != nil {
+	if _, err := tx.Exec(set); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := tx.Query("EXPLAIN "+db.dialectSQL(q), args...)
