@@ -303,7 +303,6 @@ func TestPGWindowQueriesUseIndexes(t *testing.T) {
 	}
 }
 
-
 // pgExplain is PostgreSQL's plan of q (SQLite dialect) with sequential
 // scans and sorts disabled, so a plan still holding one has no index for it.
 func pgExplain(t *testing.T, db *DB, q string, args []any) string {
