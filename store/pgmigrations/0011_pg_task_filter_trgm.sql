@@ -7,14 +7,21 @@
 --
 -- pg_trgm is an extension: a role that may not create it (or a server
 -- without it) gets no index, and the filter reads as before. Its operator
--- class is named with the schema it lives in (another registry's, or
--- public), so the index does not depend on the search_path. The block runs
+-- class is named with the schema it lives in (public, or where it already
+-- was), so the index does not depend on the search_path. The block runs
 -- in a savepoint of its own: a failure there leaves the rest whole.
 DO $$
 DECLARE
   nsp text;
 BEGIN
-  CREATE EXTENSION IF NOT EXISTS pg_trgm;
+  -- In public when the role may create there: an extension in a registry's
+  -- own schema would go with that schema, and with it every other
+  -- registry's index that uses its operator class.
+  BEGIN
+    CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
+  EXCEPTION WHEN OTHERS THEN
+    CREATE EXTENSION IF NOT EXISTS pg_trgm;
+  END;
   SELECT n.nspname INTO nsp FROM pg_opclass c
     JOIN pg_namespace n ON n.oid = c.opcnamespace
     JOIN pg_am a ON a.oid = c.opcmethod
