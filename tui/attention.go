@@ -36,13 +36,21 @@ const bell = "\a"
 // noticeNew looks at a delta before it is applied and, when it brings
 // something Options.Attention asks for, starts the header highlight and
 // returns the bell. The first (full) load never rings: only what arrives
-// while the console is open is new.
-func (m *Model) noticeNew(b *batch) tea.Cmd {
+// while the console is open is new. pending and failed are the news of
+// windowed panes, counted from the journal (LoadResult.NewPending,
+// NewFailed): their rows are not in b.
+func (m *Model) noticeNew(b *batch, pending, failed int) tea.Cmd {
 	a := m.opts.Attention
 	if !a.On() || !m.loaded || b == nil {
 		return nil
 	}
 	approvals, failures := 0, 0
+	if a.Approvals {
+		approvals += pending
+	}
+	if a.Failures {
+		failures += failed
+	}
 	if a.Approvals {
 		for i := range b.approvals {
 			r := &b.approvals[i]

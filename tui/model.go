@@ -364,7 +364,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		}
 		m.loaded = true
 	} else {
-		ring = m.noticeNew(b)
+		ring = m.noticeNew(b, msg.res.NewPending, msg.res.NewFailed)
 		since, c := m.ctx.now()-day, &m.counts
 		t := msg.res.Touched
 		cmds = append(cmds, applyOrRefresh(m.tasks, b.tasks, b.gone[KindTask], since, c, t[KindTask]),

@@ -61,6 +61,11 @@ type LoadResult struct {
 	Windowed [numKinds]bool
 	// Touched (delta loads) are the windowed kinds whose rows changed.
 	Touched [numKinds]bool
+	// NewPending and NewFailed (delta loads) count, from the journal, the
+	// approvals of a windowed pane that became pending and its tasks that
+	// became failed, timed out or lost: the attention bell's news, whose
+	// rows a windowed pane does not read.
+	NewPending, NewFailed int
 }
 
 // WindowSource is a Source that also reads windows of a table's rows in a
@@ -311,6 +316,41 @@ func loadFull(tx core.Tx, req LoadRequest, sink Sink) (LoadResult, error) {
 	return res, nil
 }
 
+// journalNews counts, over the applied journal rows evs (oldest first), the
+// approvals of a windowed Approvals pane that end pending having not been
+// pending before, and the tasks of a windowed Tasks pane that end failed,
+// timed out or lost having been otherwise: what a delta of rows would show
+// the attention bell (noticeNew) for panes that hold their tables.
+func journalNews(evs []core.Event, windowed [numKinds]bool) (pending, failed int) {
+	type key struct{ entity, id string }
+	type span struct{ from, to string }
+	seen := map[key]*span{}
+	var order []key
+	for _, e := range evs {
+		if !e.Applied || (e.Entity != core.EntityApproval || !windowed[KindApproval]) && (e.Entity != core.EntityTask || !windowed[KindTask]) {
+			continue
+		}
+		k := key{e.Entity, e.EntityID}
+		if sp := seen[k]; sp != nil {
+			sp.to = e.To
+			continue
+		}
+		seen[k] = &span{from: e.From, to: e.To}
+		order = append(order, k)
+	}
+	bad := func(s string) bool { return failedOrLost(core.TaskStatus(s)) }
+	for _, k := range order {
+		sp := seen[k]
+		switch {
+		case k.entity == core.EntityApproval && sp.to == string(core.ApprovalPending) && sp.from != string(core.ApprovalPending):
+			pending++
+		case k.entity == core.EntityTask && bad(sp.to) && !bad(sp.from):
+			failed++
+		}
+	}
+	return pending, failed
+}
+
 // changeSink is a Sink that also hears of changed rows of windowed panes
 // (ids only: the pane rereads its window).
 type changeSink interface {
@@ -319,6 +359,7 @@ type changeSink interface {
 
 func loadDelta(tx core.Tx, req LoadRequest, evs []core.Event, sink Sink) (LoadResult, error) {
 	res := LoadResult{EventID: req.AfterEventID}
+	res.NewPending, res.NewFailed = journalNews(evs, req.Windowed)
 	type key struct{ entity, id string }
 	seen := map[key]bool{}
 	for _, e := range evs {

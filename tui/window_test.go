@@ -663,3 +663,91 @@ func TestWindowFirstScreenReadsAlone(t *testing.T) {
 		t.Fatalf("header after its counts:\n%s", hs.screen())
 	}
 }
+
+// TestWindowAttention: with windowed panes (whose changed rows are not read,
+// only their ids) a new pending approval and a newly failed or lost task
+// still ring the bell and highlight the header; a change to an approval
+// already pending, or to a task already failed, does not.
+func TestWindowAttention(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		write func(t *testing.T, r *realReg)
+		ring  bool
+		text  string
+	}{
+		{"new pending approval", func(t *testing.T, r *realReg) {
+			if _, err := r.reg.RequestApproval(context.Background(), core.NewApproval{Session: "s", Tool: "Bash", Command: "make deploy"}, core.ActorRuntime); err != nil {
+				t.Fatal(err)
+			}
+		}, true, "1 new pending approval"},
+		{"task fails", func(t *testing.T, r *realReg) {
+			k, err := r.reg.CreateTask(context.Background(), core.NewTask{Runtime: core.RuntimeCLI, Label: "x"}, core.ActorRuntime)
+			check(t, err)
+			_, _, err = r.reg.FinishTask(context.Background(), k.ID, core.Finish{Status: core.TaskFailed, Error: "boom"}, core.ActorRuntime)
+			check(t, err)
+		}, true, "1 task failed or lost"},
+		{"new running task", func(t *testing.T, r *realReg) {
+			_, err := r.reg.CreateTask(context.Background(), core.NewTask{Runtime: core.RuntimeCLI, Label: "y"}, core.ActorRuntime)
+			check(t, err)
+		}, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := openReal(t)
+			seedTasks(t, r, 400)
+			hs := &harness{clk: r.clk}
+			hs.opts = Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1,
+				Attention: Attention{Approvals: true, Failures: true}}
+			hs.m = New(hs.opts)
+			hs.m.ticks = false
+			hs.send(teaSize(120, 24))
+			hs.run(hs.m.Init())
+			if !hs.m.approvals.windowed() || !hs.m.tasks.windowed() {
+				t.Fatal("panes do not read windows")
+			}
+			tc.write(t, r)
+			for v := hs.m.version; ; time.Sleep(10 * time.Millisecond) {
+				if v2, err := r.src.DataVersion(context.Background()); err != nil || v2 != v {
+					break
+				}
+			}
+			raws := hs.sendCollect(tickMsg{})
+			if got := strings.Join(raws, ""); (got == bell) != tc.ring {
+				t.Fatalf("raw output %q, want the bell %v", got, tc.ring)
+			}
+			if hs.m.Attention() != tc.ring || (tc.ring && hs.m.flashText != tc.text) {
+				t.Fatalf("attention %v %q, want %v %q", hs.m.Attention(), hs.m.flashText, tc.ring, tc.text)
+			}
+		})
+	}
+}
+
+// TestJournalNews: what the journal of a delta tells the attention bell
+// about windowed panes.
+func TestJournalNews(t *testing.T) {
+	ev := func(entity, id, from, to string, applied bool) core.Event {
+		return core.Event{Entity: entity, EntityID: id, From: from, To: to, Applied: applied}
+	}
+	both := [numKinds]bool{KindTask: true, KindApproval: true}
+	for _, tc := range []struct {
+		name            string
+		evs             []core.Event
+		windowed        [numKinds]bool
+		pending, failed int
+	}{
+		{"new pending", []core.Event{ev("approval", "a1", "", "pending", true)}, both, 1, 0},
+		{"decided in the same delta", []core.Event{ev("approval", "a1", "", "pending", true), ev("approval", "a1", "pending", "approved", true)}, both, 0, 0},
+		{"already pending, refused", []core.Event{ev("approval", "a1", "pending", "pending", false)}, both, 0, 0},
+		{"task fails", []core.Event{ev("task", "t1", "running", "failed", true)}, both, 0, 1},
+		{"created and lost", []core.Event{ev("task", "t1", "", "running", true), ev("task", "t1", "running", "lost", true)}, both, 0, 1},
+		{"lost, then succeeded", []core.Event{ev("task", "t1", "lost", "succeeded", true)}, both, 0, 0},
+		{"failed twice over", []core.Event{ev("task", "t1", "failed", "failed", true)}, both, 0, 0},
+		{"two tasks, one approval", []core.Event{ev("task", "t1", "running", "timed_out", true), ev("task", "t2", "queued", "lost", true),
+			ev("approval", "a1", "", "pending", true)}, both, 1, 2},
+		{"panes holding their tables", []core.Event{ev("task", "t1", "running", "failed", true), ev("approval", "a1", "", "pending", true)}, [numKinds]bool{}, 0, 0},
+		{"a run", []core.Event{ev("run", "r1", "", "running", true)}, [numKinds]bool{KindRun: true}, 0, 0},
+	} {
+		if p, f := journalNews(tc.evs, tc.windowed); p != tc.pending || f != tc.failed {
+			t.Errorf("%s: %d pending %d failed, want %d %d", tc.name, p, f, tc.pending, tc.failed)
+		}
+	}
+}
