@@ -33,15 +33,15 @@ const flashFor = 3 * time.Second
 // bell is the terminal bell (BEL), written as is to the terminal.
 const bell = "\a"
 
-// noticeNew looks at a delta before it is applied and, when it brings
-// something Options.Attention asks for, starts the header highlight and
-// returns the bell. The first (full) load never rings: only what arrives
-// while the console is open is new. pending and failed are the news of
-// windowed panes, counted from the journal (LoadResult.NewPending,
-// NewFailed): their rows are not in b.
-func (m *Model) noticeNew(b *batch, pending, failed int) tea.Cmd {
+// noticeNew looks at a delta's rows (or a reload's whole tables) before
+// they are applied and, when they bring something Options.Attention asks
+// for, starts the header highlight and returns the bell. The first (full)
+// load never rings: only what arrives while the console is open is new.
+// pending and failed are the news of windowed panes, counted from the
+// journal (LoadResult.NewPending, NewFailed): their rows are not read.
+func (m *Model) noticeNew(approvalRows []approvalRow, taskRows []taskRow, pending, failed int) tea.Cmd {
 	a := m.opts.Attention
-	if !a.On() || !m.loaded || b == nil {
+	if !a.On() || !m.loaded {
 		return nil
 	}
 	approvals, failures := 0, 0
@@ -52,8 +52,8 @@ func (m *Model) noticeNew(b *batch, pending, failed int) tea.Cmd {
 		failures += failed
 	}
 	if a.Approvals {
-		for i := range b.approvals {
-			r := &b.approvals[i]
+		for i := range approvalRows {
+			r := &approvalRows[i]
 			if r.status != core.ApprovalPending {
 				continue
 			}
@@ -64,8 +64,8 @@ func (m *Model) noticeNew(b *batch, pending, failed int) tea.Cmd {
 		}
 	}
 	if a.Failures {
-		for i := range b.tasks {
-			r := &b.tasks[i]
+		for i := range taskRows {
+			r := &taskRows[i]
 			if !failedOrLost(r.status) {
 				continue
 			}

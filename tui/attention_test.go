@@ -69,40 +69,49 @@ func TestAttention(t *testing.T) {
 		{"failed task silent for approvals only", Attention{Approvals: true}, taskFails, false, ""},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			hs := newHarness(t, 100, 24, on(c.att))
-			if hs.m.Attention() {
-				t.Fatal("the first load highlighted the header")
+		for _, full := range []bool{false, true} {
+			name := c.name
+			if full {
+				// A reload of whole tables (a burst past MaxEvents, rows
+				// pruned elsewhere) rings as a delta does.
+				name += "/full reload"
 			}
-			hs.src.mutate(c.mutate)
-			raws := hs.sendCollect(RefreshMsg{})
-			if got := strings.Join(raws, ""); (got == bell) != c.ring {
-				t.Fatalf("raw output %q, want bell %v", got, c.ring)
-			}
-			if hs.m.Attention() != c.ring {
-				t.Fatalf("header highlighted = %v, want %v", hs.m.Attention(), c.ring)
-			}
-			scr := hs.screen()
-			head := strings.SplitN(scr, "\n", 2)[0]
-			if c.ring && !strings.Contains(head, c.text) {
-				t.Fatalf("header does not say %q:\n%s", c.text, scr)
-			}
-			// The highlighted header keeps the layout: its width and its start.
-			if w := lipgloss.Width(strings.SplitN(hs.m.render(), "\n", 2)[0]); w > 100 {
-				t.Fatalf("header is %d cells wide at 100 columns", w)
-			}
-			if !regexp.MustCompile(`^\s*\d+ pending approvals? `).MatchString(head) {
-				t.Fatalf("highlighted header lost its start: %q", head)
-			}
-			// Once: the next load of the same rows is quiet, and the highlight ends.
-			if raws := hs.sendCollect(RefreshMsg{}); len(raws) != 0 {
-				t.Fatalf("rang again: %q", raws)
-			}
-			hs.clk.Advance(flashFor + time.Second)
-			if hs.m.Attention() {
-				t.Fatal("header still highlighted after the flash")
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				hs := newHarness(t, 100, 24, on(c.att))
+				if hs.m.Attention() {
+					t.Fatal("the first load highlighted the header")
+				}
+				hs.src.mutate(c.mutate)
+				hs.m.forceFull = full
+				raws := hs.sendCollect(RefreshMsg{})
+				if got := strings.Join(raws, ""); (got == bell) != c.ring {
+					t.Fatalf("raw output %q, want bell %v", got, c.ring)
+				}
+				if hs.m.Attention() != c.ring {
+					t.Fatalf("header highlighted = %v, want %v", hs.m.Attention(), c.ring)
+				}
+				scr := hs.screen()
+				head := strings.SplitN(scr, "\n", 2)[0]
+				if c.ring && !strings.Contains(head, c.text) {
+					t.Fatalf("header does not say %q:\n%s", c.text, scr)
+				}
+				// The highlighted header keeps the layout: its width and its start.
+				if w := lipgloss.Width(strings.SplitN(hs.m.render(), "\n", 2)[0]); w > 100 {
+					t.Fatalf("header is %d cells wide at 100 columns", w)
+				}
+				if !regexp.MustCompile(`^\s*\d+ pending approvals? `).MatchString(head) {
+					t.Fatalf("highlighted header lost its start: %q", head)
+				}
+				// Once: the next load of the same rows is quiet, and the highlight ends.
+				if raws := hs.sendCollect(RefreshMsg{}); len(raws) != 0 {
+					t.Fatalf("rang again: %q", raws)
+				}
+				hs.clk.Advance(flashFor + time.Second)
+				if hs.m.Attention() {
+					t.Fatal("header still highlighted after the flash")
+				}
+			})
+		}
 	}
 }
 

@@ -340,6 +340,20 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	var cmds []tea.Cmd
 	if msg.res.Full {
 		w := msg.res.Windowed
+		if m.loaded {
+			// A reload of whole tables (a burst of changes past MaxEvents,
+			// rows pruned by another process) rings for what it brings, as
+			// a delta would, in panes that hold their tables before and after.
+			var aps []approvalRow
+			var ts []taskRow
+			if !m.approvals.windowed() && !w[KindApproval] {
+				aps = msg.approvals.rows
+			}
+			if !m.tasks.windowed() && !w[KindTask] {
+				ts = msg.tasks.rows
+			}
+			ring = m.noticeNew(aps, ts, 0, 0)
+		}
 		var reads, counts [numKinds]tea.Cmd
 		reads[KindTask], counts[KindTask] = installOrWindow(m.tasks, msg.tasks, w[KindTask])
 		reads[KindRun], counts[KindRun] = installOrWindow(m.runs, msg.runs, w[KindRun])
@@ -364,7 +378,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		}
 		m.loaded = true
 	} else {
-		ring = m.noticeNew(b, msg.res.NewPending, msg.res.NewFailed)
+		ring = m.noticeNew(b.approvals, b.tasks, msg.res.NewPending, msg.res.NewFailed)
 		since, c := m.ctx.now()-day, &m.counts
 		t := msg.res.Touched
 		cmds = append(cmds, applyOrRefresh(m.tasks, b.tasks, b.gone[KindTask], since, c, t[KindTask]),
