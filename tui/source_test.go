@@ -250,6 +250,14 @@ func TestFields(t *testing.T) {
 // change notification has arrived (asynchronously, within 5 s).
 func tickAfterWrite(t *testing.T, hs *harness, src Source) {
 	t.Helper()
+	awaitWrite(t, hs, src)
+	hs.send(tickMsg{})
+}
+
+// awaitWrite waits until the source has noticed the write just made (its
+// DataVersion differs from the model's), at most 5 s.
+func awaitWrite(t *testing.T, hs *harness, src Source) {
+	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		v, err := src.DataVersion(context.Background())
@@ -261,7 +269,6 @@ func tickAfterWrite(t *testing.T, hs *harness, src Source) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	hs.send(tickMsg{})
 }
 
 // TestWindowOverCountsEveryRow: a pane whose table holds more rows than

@@ -546,11 +546,7 @@ func TestWindowCancelledCountIsRedone(t *testing.T) {
 			}))
 			// The write is seen (the window is read again) and its count
 			// starts, but the keystroke comes before the count answers.
-			for v := hs.m.version; v == hs.m.version; time.Sleep(10 * time.Millisecond) {
-				if v2, err := r.src.DataVersion(context.Background()); err != nil || v2 != v {
-					break
-				}
-			}
+			awaitWrite(t, hs, r.src)
 			_, cmd := hs.m.Update(tickMsg{})
 			if dropped := hs.runDropping(cmd, func(m tea.Msg) bool { _, ok := m.(countMsg); return ok }); dropped == 0 {
 				t.Fatal("the write started no count")
@@ -705,11 +701,7 @@ func TestWindowAttention(t *testing.T) {
 				t.Fatal("panes do not read windows")
 			}
 			tc.write(t, r)
-			for v := hs.m.version; ; time.Sleep(10 * time.Millisecond) {
-				if v2, err := r.src.DataVersion(context.Background()); err != nil || v2 != v {
-					break
-				}
-			}
+			awaitWrite(t, hs, r.src)
 			raws := hs.sendCollect(tickMsg{})
 			if got := strings.Join(raws, ""); (got == bell) != tc.ring {
 				t.Fatalf("raw output %q, want the bell %v", got, tc.ring)
