@@ -46,12 +46,7 @@ func (m *Model) noticeNew(approvalRows []approvalRow, taskRows []taskRow, pendin
 	}
 	approvals, failures := 0, 0
 	if a.Approvals {
-		approvals += pending
-	}
-	if a.Failures {
-		failures += failed
-	}
-	if a.Approvals {
+		approvals = pending
 		for i := range approvalRows {
 			r := &approvalRows[i]
 			if r.status != core.ApprovalPending {
@@ -64,6 +59,7 @@ func (m *Model) noticeNew(approvalRows []approvalRow, taskRows []taskRow, pendin
 		}
 	}
 	if a.Failures {
+		failures = failed
 		for i := range taskRows {
 			r := &taskRows[i]
 			if !failedOrLost(r.status) {
