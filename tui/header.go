@@ -264,9 +264,12 @@ func (m *Model) tabsView(w int) string {
 		p := m.panes[k]
 		shown, total := p.Counts()
 		n := thousands(total)
-		if p.CountCapped() {
+		switch {
+		case !p.CountKnown():
+			n = "…"
+		case p.CountCapped():
 			n = thousands(shown) + "+/" + n
-		} else if shown != total {
+		case shown != total:
 			n = thousands(shown) + "/" + n
 		}
 		label := " " + firstKey(m.paneBinding(k)) + " " + p.Title() + " " + n + " "

@@ -777,6 +777,9 @@ func (l *list[R]) Counts() (int, int) {
 // its limit.
 func (l *list[R]) CountCapped() bool { return l.win != nil && l.win.capped }
 
+// CountKnown implements pane.
+func (l *list[R]) CountKnown() bool { return l.win == nil || l.win.totalRead }
+
 // Editing reports whether the filter prompt has the keyboard.
 func (l *list[R]) Editing() bool { return l.editing }
 

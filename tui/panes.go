@@ -27,6 +27,9 @@ type pane interface {
 	// CountCapped reports that shown is a lower bound (a windowed pane's
 	// filter counted up to its limit).
 	CountCapped() bool
+	// CountKnown is false for a windowed pane whose table has not been
+	// counted yet (its tab then shows "…", not 0).
+	CountKnown() bool
 	Editing() bool
 	Filtered() bool
 	SortName() string

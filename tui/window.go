@@ -39,6 +39,7 @@ type window struct {
 	// totalOK says total is the table's count since its last change: a new
 	// filter then counts only its matches.
 	totalOK        bool
+	totalRead      bool           // the table has been counted at least once
 	countedAt      core.Timestamp // when the last count finished
 	recountAfter   core.Timestamp // no recount before (a large table's count is not free)
 	lastCountSpent core.Timestamp // how long the last count took (ms)
@@ -225,6 +226,7 @@ func (l *list[R]) onCount(msg countMsg) error {
 		total = l.win.total // the filter's count only: the table's stands
 	} else {
 		l.win.totalOK = !l.win.countDirty // no change since this count began
+		l.win.totalRead = true
 	}
 	l.win.counted, l.win.total, l.win.matched, l.win.capped = r.Counted, total, r.Matched, r.Capped
 	now := l.ctx.now()

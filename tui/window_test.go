@@ -631,6 +631,9 @@ func TestWindowFirstScreenReadsAlone(t *testing.T) {
 	if h := hs.m.headerView(120); !strings.Contains(ansi.Strip(h), "approvals …") || strings.Contains(ansi.Strip(h), " 0 ") {
 		t.Fatalf("header before its counts are read:\n%s", ansi.Strip(h))
 	}
+	if tabs := ansi.Strip(hs.m.tabsView(120)); !strings.Contains(tabs, "Tasks …") || strings.Contains(tabs, "Tasks 0") {
+		t.Fatalf("tabs before the counts are read: %q", tabs)
+	}
 	var first tea.Msg
 	hs.runDropping(cmd, func(m tea.Msg) bool {
 		if _, ok := m.(windowMsg); ok && first == nil {
@@ -655,8 +658,8 @@ func TestWindowFirstScreenReadsAlone(t *testing.T) {
 			t.Errorf("after the first window: %q, want %q among them", calls, want)
 		}
 	}
-	if !strings.Contains(hs.screen(), "approvals 0") {
-		t.Fatalf("header after its counts:\n%s", hs.screen())
+	if !strings.Contains(hs.screen(), "approvals 0") || !strings.Contains(hs.screen(), "Tasks 400") {
+		t.Fatalf("header and tabs after their counts:\n%s", hs.screen())
 	}
 }
 
