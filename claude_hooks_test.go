@@ -8,13 +8,16 @@ package main
 // SubagentStart/Stop; "" and "*" match all), runs each command through sh
 // with the payload on stdin and its `timeout` (seconds, default 600), and
 // reads exit codes and the PreToolUse decision JSON: exit 2 or
-// permissionDecision "deny" blocks; a killed or otherwise failing hook does not.
+// permissionDecision "deny" blocks; a hook that cannot start, times out, is
+// killed or exits with another code does not, unless it has onFailure:
+// "block" (Claude Code 2.1.295 and later).
 
 import (
 	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -37,6 +40,9 @@ type claudeRunner struct {
 	// Claude Code does when the user interrupts a tool call (Node's
 	// child_process kill, whose default signal is SIGTERM).
 	stop chan struct{}
+	// stopSig, when set, is the signal stop sends instead (SIGKILL: a hook
+	// killed outright).
+	stopSig syscall.Signal
 }
 
 // hookRun is one hook command's run.
@@ -48,14 +54,22 @@ type hookRun struct {
 	elapsed        time.Duration
 	decision       string // hookSpecificOutput.permissionDecision, "" when none
 	reason         string
+	onFailure      string // the hook's onFailure setting
 }
 
 func (h hookRun) String() string {
 	return fmt.Sprintf("exit %d (timed out %v, %s)\nstdout: %s\nstderr: %s", h.code, h.timedOut, h.elapsed, h.stdout, h.stderr)
 }
 
+// failed reports whether the hook failed as Claude Code's onFailure counts
+// it: it could not start, timed out, or exited with a code other than 0 and 2
+// (killed by a signal included).
+func (h hookRun) failed() bool { return h.timedOut || h.code != 0 && h.code != 2 }
+
 // blocks reports whether Claude Code would block the tool call.
-func (h hookRun) blocks() bool { return h.code == 2 || h.decision == "deny" }
+func (h hookRun) blocks() bool {
+	return h.code == 2 || h.decision == "deny" || h.onFailure == "block" && h.failed()
+}
 
 func hookMatches(matcher, value string) bool {
 	if matcher == "" || matcher == "*" {
@@ -87,9 +101,10 @@ func (r *claudeRunner) fire(payload []byte) []hookRun {
 		Hooks map[string][]struct {
 			Matcher string `json:"matcher"`
 			Hooks   []struct {
-				Type    string `json:"type"`
-				Command string `json:"command"`
-				Timeout int    `json:"timeout"`
+				Type      string `json:"type"`
+				Command   string `json:"command"`
+				Timeout   int    `json:"timeout"`
+				OnFailure string `json:"onFailure"`
 			} `json:"hooks"`
 		} `json:"hooks"`
 	}
@@ -103,7 +118,13 @@ func (r *claudeRunner) fire(payload []byte) []hookRun {
 		}
 		for _, h := range g.Hooks {
 			if h.Type == "command" {
-				out = append(out, runHookCommand(h.Command, h.Timeout, payload, r.stop))
+				sig := r.stopSig
+				if sig == 0 {
+					sig = syscall.SIGTERM
+				}
+				run := runHookSignal(h.Command, h.Timeout, payload, r.stop, sig)
+				run.onFailure = h.OnFailure
+				out = append(out, run)
 			}
 		}
 	}
@@ -111,6 +132,11 @@ func (r *claudeRunner) fire(payload []byte) []hookRun {
 }
 
 func runHookCommand(command string, timeoutS int, payload []byte, stop <-chan struct{}) hookRun {
+	return runHookSignal(command, timeoutS, payload, stop, syscall.SIGTERM)
+}
+
+// runHookSignal is runHookCommand stopping the hook with sig.
+func runHookSignal(command string, timeoutS int, payload []byte, stop <-chan struct{}, sig syscall.Signal) hookRun {
 	if timeoutS <= 0 {
 		timeoutS = 600
 	}
@@ -128,7 +154,7 @@ func runHookCommand(command string, timeoutS int, payload []byte, stop <-chan st
 		go func() {
 			select {
 			case <-stop:
-				cmd.Process.Signal(syscall.SIGTERM)
+				cmd.Process.Signal(sig)
 			case <-waited:
 			}
 		}()
@@ -731,5 +757,132 @@ func TestClaudeHooksApprovalPausesWatchdog(t *testing.T) {
 	c.ok("sweep")
 	if run := c.runRow("agent-7f3a9c21"); run.Running() || run.Outcome != core.OutcomeTimeout {
 		t.Fatalf("quiet run not timed out after the re-arm: %+v", run.Run)
+	}
+}
+
+// installWith installs clawpit's hooks for c with more flags into a fresh
+// settings file, running the clawpit binary at bin (the hooks run it by
+// that path).
+func installWith(t *testing.T, c *cli, bin string, flags ...string) (*claudeRunner, out) {
+	t.Helper()
+	settings := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	cmd := c.command(nil, append([]string{"hooks", "install", "--settings", settings, "--approval-timeout", "1m"}, flags...)...)
+	cmd.Path = bin
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	err := cmd.Run()
+	o := out{stdout: so.String(), stderr: se.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		o.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return &claudeRunner{t: t, settings: settings}, o
+}
+
+// TestClaudeHooksFailClosed: with onFailure "block", a gated hook that cannot
+// answer (its binary gone, the hook killed) blocks the tool call; without
+// it Claude Code lets the call through, which is why install sets it.
+func TestClaudeHooksFailClosed(t *testing.T) {
+	c := newCLI(t)
+	// A copy of the binary, installed from and then removed: the hooks'
+	// binary is gone (uninstalled, moved, a go run build cleaned up).
+	moved := filepath.Join(t.TempDir(), "clawpit")
+	b, err := os.ReadFile(clawpitBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(moved, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	block, o := installWith(t, c, moved, "--on-failure", "block")
+	if o.code != 0 || !strings.Contains(o.stdout, "Claude Code blocks the tool call") {
+		t.Fatalf("install --on-failure block: %s", o)
+	}
+	open, o := installWith(t, c, moved, "--on-failure", "continue")
+	if o.code != 0 || strings.Contains(o.stdout, "blocks the tool call") || o.stderr != "" {
+		t.Fatalf("install --on-failure continue: %s", o)
+	}
+	if err := os.Remove(moved); err != nil {
+		t.Fatal(err)
+	}
+	call := fixture(t, "pre_tool_use_bash", nil)
+	if h := block.one(call); h.code != 127 || !h.blocks() {
+		t.Fatalf("gated hook without its binary, onFailure block: %s (blocks %v), want exit 127 and blocked", h, h.blocks())
+	}
+	if h := open.one(call); h.code != 127 || h.blocks() {
+		t.Fatalf("gated hook without its binary, no onFailure: %s (blocks %v), want exit 127 and let through", h, h.blocks())
+	}
+	// Only the gated hook blocks on failure: a session hook that fails
+	// must not stop Claude Code.
+	if h := block.one(fixture(t, "session_start", nil)); h.code != 127 || h.onFailure != "" {
+		t.Fatalf("SessionStart without its binary: %s, onFailure %q", h, h.onFailure)
+	}
+
+	// A hook killed outright (SIGKILL: no chance to answer or withdraw).
+	r, o := installWith(t, c, clawpitBin, "--on-failure", "block")
+	if o.code != 0 {
+		t.Fatal(o)
+	}
+	r.stop, r.stopSig = make(chan struct{}), syscall.SIGKILL
+	ch := r.async(fixture(t, "pre_tool_use_bash", map[string]any{"tool_use_id": "toolu_kill"}))
+	pending(t, c, "toolu_kill")
+	close(r.stop)
+	if h := answered(t, ch); h.code != -1 || !h.blocks() {
+		t.Fatalf("killed gated hook, onFailure block: %s (blocks %v), want killed and blocked", h, h.blocks())
+	}
+}
+
+// TestClaudeHooksOnFailureAuto: install's default reads the version of the
+// claude on PATH and sets onFailure "block" only where Claude Code reads it
+// (an older one would skip the whole settings file); otherwise it says why
+// the gated hook fails open and what to run.
+func TestClaudeHooksOnFailureAuto(t *testing.T) {
+	dir := t.TempDir()
+	fake := func(version string) string {
+		bin := filepath.Join(dir, strings.ReplaceAll(version, " ", "_"))
+		os.MkdirAll(bin, 0o755)
+		if err := os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\necho '"+version+"'\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return bin
+	}
+	for _, tc := range []struct {
+		name, path string
+		block      bool
+		warn       string
+	}{
+		{"current", fake("2.1.317 (Claude Code)"), true, ""},
+		{"first with onFailure", fake("2.1.295 (Claude Code)"), true, ""},
+		{"older", fake("2.1.294 (Claude Code)"), false, `Claude Code "2.1.294 (Claude Code)" lets a gated tool call through`},
+		{"no version", fake("Claude Code"), false, "could not read Claude Code's version"},
+		{"not on PATH", "/nonexistent", false, "claude is not on PATH"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCLI(t)
+			c.env = []string{"PATH=" + tc.path + ":/usr/bin:/bin"}
+			r, o := installWith(t, c, clawpitBin)
+			if o.code != 0 {
+				t.Fatal(o)
+			}
+			st := c.ok("hooks", "status", "--settings", r.settings)
+			if got := strings.Contains(st, "onFailure block"); got != tc.block {
+				t.Fatalf("onFailure block installed %v, want %v:\n%s", got, tc.block, st)
+			}
+			if tc.warn == "" && o.stderr != "" || !strings.Contains(o.stderr, tc.warn) {
+				t.Fatalf("install stderr %q, want %q", o.stderr, tc.warn)
+			}
+			if !tc.block && !strings.Contains(o.stderr, "--on-failure block") && !strings.Contains(o.stderr, "upgrade") {
+				t.Fatalf("warning says nothing to do: %q", o.stderr)
+			}
+		})
+	}
+	c := newCLI(t)
+	settings := filepath.Join(t.TempDir(), "settings.json")
+	if o := c.run("hooks", "install", "--settings", settings, "--on-failure", "maybe"); o.code != 2 || !strings.Contains(o.stderr, `"maybe"`) {
+		t.Fatalf("--on-failure maybe: %s", o)
+	}
+	if _, err := os.Stat(settings); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a refused install wrote %s (%v)", settings, err)
 	}
 }

@@ -45,7 +45,18 @@ type InstallOptions struct {
 	ApprovalTimeout time.Duration // default DefaultApprovalTimeout
 	Gate            string        // PreToolUse matcher regex, default DefaultGate
 	RunInactivity   time.Duration // sub-agent runs' watchdog budget; 0 = DefaultRunInactivity
+	// OnFailure is the gated PreToolUse hook's `onFailure`: OnFailureBlock,
+	// or "" to leave Claude Code's default (a hook that cannot start, times
+	// out or exits with a code other than 0 or 2 lets the tool call through).
+	// Claude Code before MinOnFailureVersion rejects the key, and with it the
+	// whole settings file: see SupportsOnFailure.
+	OnFailure string
 }
+
+// OnFailureBlock is the `onFailure` value that makes Claude Code block a tool
+// call whose PreToolUse hook cannot start, times out or exits with an
+// unexpected code (Claude Code hooks: onFailure, added in 2.1.295).
+const OnFailureBlock = "block"
 
 // Change reports what Install or Uninstall did to a settings file.
 type Change struct {
@@ -119,6 +130,9 @@ func Install(o InstallOptions) (Change, error) {
 	if !filepath.IsAbs(o.Binary) || !filepath.IsAbs(o.DB) {
 		return Change{}, core.Invalidf("clawpit binary %q and registry %q must be absolute paths", o.Binary, o.DB)
 	}
+	if o.OnFailure != "" && o.OnFailure != OnFailureBlock {
+		return Change{}, core.Invalidf("onFailure %q: want %q or none", o.OnFailure, OnFailureBlock)
+	}
 	groups := map[string][]byte{}
 	for _, ev := range Events {
 		h := map[string]any{"type": "command", "command": HookCommand(o, ev == EventPreToolUse), "timeout": HookTimeoutSeconds}
@@ -126,6 +140,9 @@ func Install(o InstallOptions) (Change, error) {
 		switch ev {
 		case EventPreToolUse:
 			h["timeout"] = GateTimeoutSeconds(o.ApprovalTimeout)
+			if o.OnFailure != "" {
+				h["onFailure"] = o.OnFailure
+			}
 			g.set("matcher", mustJSON(o.Gate))
 		case EventPostToolUse:
 			g.set("matcher", mustJSON("*"))
@@ -136,11 +153,14 @@ func Install(o InstallOptions) (Change, error) {
 	return rewrite(o.Settings, func(ev string) []byte { return groups[ev] })
 }
 
-// orderedHook writes a hook object with its keys in the reference's order.
+// orderedHook writes a hook object with its keys in the reference's order
+// (onFailure only when set).
 func orderedHook(h map[string]any) json.RawMessage {
 	o := orderedObject{}
-	for _, k := range []string{"type", "command", "timeout"} {
-		o.set(k, mustJSON(h[k]))
+	for _, k := range []string{"type", "command", "timeout", "onFailure"} {
+		if v, ok := h[k]; ok {
+			o.set(k, mustJSON(v))
+		}
 	}
 	return o.bytes()
 }
@@ -162,6 +182,8 @@ type Installed struct {
 	Matcher string `json:"matcher"`
 	Command string `json:"command"`
 	Timeout int    `json:"timeout"`
+	// OnFailure is the hook's `onFailure` ("block"), "" when not set.
+	OnFailure string `json:"onFailure,omitempty"`
 }
 
 // Status lists the clawpit hooks in a settings file; none for a missing file.
@@ -185,9 +207,10 @@ func Status(path string) ([]Installed, error) {
 		var gs []struct {
 			Matcher string `json:"matcher"`
 			Hooks   []struct {
-				Type    string `json:"type"`
-				Command string `json:"command"`
-				Timeout int    `json:"timeout"`
+				Type      string `json:"type"`
+				Command   string `json:"command"`
+				Timeout   int    `json:"timeout"`
+				OnFailure string `json:"onFailure"`
 			} `json:"hooks"`
 		}
 		if json.Unmarshal(kv.val, &gs) != nil {
@@ -196,7 +219,7 @@ func Status(path string) ([]Installed, error) {
 		for _, g := range gs {
 			for _, h := range g.Hooks {
 				if h.Type == "command" && IsClawpitCommand(h.Command) {
-					out = append(out, Installed{Event: kv.key, Matcher: g.Matcher, Command: h.Command, Timeout: h.Timeout})
+					out = append(out, Installed{Event: kv.key, Matcher: g.Matcher, Command: h.Command, Timeout: h.Timeout, OnFailure: h.OnFailure})
 				}
 			}
 		}

@@ -261,3 +261,77 @@ func TestInstallKeepsSymlink(t *testing.T) {
 		t.Fatalf("after uninstall: %s", b)
 	}
 }
+
+// TestInstallOnFailure: onFailure goes on the gated PreToolUse hook only,
+// Status reports it, an install without it takes it off again, and any
+// other value is refused with the file untouched.
+func TestInstallOnFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	o := installOpts(path)
+	o.OnFailure = OnFailureBlock
+	if _, err := Install(o); err != nil {
+		t.Fatal(err)
+	}
+	for ev, gs := range hookGroups(t, path) {
+		got, _ := gs[0].Hooks[0]["onFailure"].(string)
+		if want := map[bool]string{true: "block"}[ev == EventPreToolUse]; got != want {
+			t.Fatalf("%s onFailure %q, want %q", ev, got, want)
+		}
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), `"timeout": 630,
+            "onFailure": "block"`) {
+		t.Fatalf("onFailure not written after timeout:\n%s", b)
+	}
+	hs, err := Status(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hs {
+		if (h.OnFailure == OnFailureBlock) != (h.Event == EventPreToolUse) {
+			t.Fatalf("status %s onFailure %q", h.Event, h.OnFailure)
+		}
+	}
+	o.OnFailure = ""
+	if ch, err := Install(o); err != nil || !ch.Changed {
+		t.Fatalf("install without onFailure: %+v, %v", ch, err)
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), "onFailure") {
+		t.Fatalf("onFailure kept:\n%s", b)
+	}
+	before, _ := os.ReadFile(path)
+	o.OnFailure = "deny"
+	if _, err := Install(o); !errors.Is(err, core.ErrInvalid) || !strings.Contains(err.Error(), `"deny"`) {
+		t.Fatalf("onFailure deny: %v, want ErrInvalid naming it", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatal("a refused install changed the file")
+	}
+}
+
+func TestParseVersion(t *testing.T) {
+	for _, tc := range []struct {
+		in       string
+		v        [3]int
+		ok, with bool // with: SupportsOnFailure
+	}{
+		{"2.1.317 (Claude Code)", [3]int{2, 1, 317}, true, true},
+		{"2.1.295 (Claude Code)", [3]int{2, 1, 295}, true, true},
+		{"2.1.294 (Claude Code)", [3]int{2, 1, 294}, true, false},
+		{"2.0.999", [3]int{2, 0, 999}, true, false},
+		{"3.0.0", [3]int{3, 0, 0}, true, true},
+		{"1.9.400", [3]int{1, 9, 400}, true, false},
+		{"claude 2.2.0-beta.1\n", [3]int{2, 2, 0}, true, true},
+		{"Claude Code", [3]int{}, false, false},
+		{"", [3]int{}, false, false},
+		{"2.1", [3]int{}, false, false},
+	} {
+		v, ok := ParseVersion(tc.in)
+		if v != tc.v || ok != tc.ok {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %v, %v", tc.in, v, ok, tc.v, tc.ok)
+		}
+		if ok && SupportsOnFailure(v) != tc.with {
+			t.Errorf("SupportsOnFailure(%v) = %v, want %v", v, !tc.with, tc.with)
+		}
+	}
+}

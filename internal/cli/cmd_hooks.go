@@ -73,6 +73,7 @@ func hooksInstallCmd(a *app) *cobra.Command {
 		timeout    time.Duration
 		gate       string
 		inactivity time.Duration
+		onFailure  string
 	)
 	c := &cobra.Command{
 		Use:   "install",
@@ -82,9 +83,19 @@ func hooksInstallCmd(a *app) *cobra.Command {
 clawpit's stays as it was; installing again changes nothing. The file is
 written atomically, keeps its mode, and the previous version is kept beside it
 as <file>.clawpit-backup. The hooks run this binary by absolute path against
-the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
+the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).
+
+--on-failure decides what Claude Code does when the gated hook itself cannot
+answer (the binary was moved, the hook was killed or timed out): "block" blocks
+the tool call (Claude Code 2.1.295 and later); "continue" leaves Claude Code's
+default, which lets it through; "auto" (the default) blocks when the claude on
+PATH is 2.1.295 or later. Older Claude Code rejects the whole settings file
+when it holds the onFailure key.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if onFailure != "auto" && onFailure != "block" && onFailure != "continue" {
+				return usageError{fmt.Errorf("--on-failure %q: want auto, block or continue", onFailure)}
+			}
 			if timeout <= 0 {
 				return usageError{fmt.Errorf("--approval-timeout %s must be positive", timeout)}
 			}
@@ -122,12 +133,20 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 			if _, err := a.registryCreate(cmd.Context()); err != nil {
 				return err
 			}
-			ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate, RunInactivity: inactivity})
+			of, warning := resolveOnFailure(cmd.Context(), onFailure)
+			ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate,
+				RunInactivity: inactivity, OnFailure: of})
 			if err != nil {
 				return err
 			}
+			if warning != "" {
+				fmt.Fprintln(a.stderr, "clawpit: warning: "+warning)
+			}
 			if a.jsonOut {
-				return a.printJSON(ch)
+				return a.printJSON(struct {
+					claude.Change
+					OnFailure string `json:"on_failure,omitempty"`
+				}{ch, of})
 			}
 			if !ch.Changed {
 				fmt.Fprintf(a.stdout, "clawpit hooks already installed in %s\n", path)
@@ -138,6 +157,9 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 			if ch.Backup != "" {
 				fmt.Fprintf(a.stdout, "Previous settings kept as %s.\n", ch.Backup)
 			}
+			if of == claude.OnFailureBlock {
+				fmt.Fprintln(a.stdout, "If the gated hook cannot answer (binary moved, hook killed or timed out), Claude Code blocks the tool call.")
+			}
 			fmt.Fprintln(a.stdout, "New Claude Code sessions report to clawpit; approve or deny their tool calls in the console's Approvals pane.")
 			return nil
 		},
@@ -146,7 +168,33 @@ the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).`,
 	c.Flags().DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long")
 	c.Flags().StringVar(&gate, "gate", claude.DefaultGate, "regular expression of the tool names that wait for approval")
 	c.Flags().DurationVar(&inactivity, "run-inactivity", claude.DefaultRunInactivity, "end a sub-agent's run as timed out after this long without a tool call (paused while it waits for approval)")
+	c.Flags().StringVar(&onFailure, "on-failure", "auto", "when the gated hook cannot answer: block the tool call (block), let it through (continue), or block if the claude on PATH supports it (auto)")
 	return c
+}
+
+// resolveOnFailure turns --on-failure (auto, block or continue) into the
+// gated hook's onFailure value ("block" or none) and, when the hook is left
+// failing open, a warning saying why and what to do.
+func resolveOnFailure(ctx context.Context, mode string) (onFailure, warning string) {
+	switch mode {
+	case "block":
+		return claude.OnFailureBlock, ""
+	case "continue":
+		return "", ""
+	}
+	v, text, err := claude.DetectVersion(ctx)
+	const then = "; if it is " + claude.MinOnFailureVersion + " or later, run 'clawpit hooks install --on-failure block' so that Claude Code blocks a gated tool call whose hook cannot answer"
+	switch {
+	case err == nil && claude.SupportsOnFailure(v):
+		return claude.OnFailureBlock, ""
+	case err == nil:
+		return "", fmt.Sprintf("Claude Code %q lets a gated tool call through when its hook cannot answer (binary moved, hook killed); "+
+			"%s and later block it instead: upgrade, then run 'clawpit hooks install' again", text, claude.MinOnFailureVersion)
+	case errors.Is(err, claude.ErrClaudeNotFound):
+		return "", "claude is not on PATH, so its version is unknown and the gated hook was installed without onFailure: block " +
+			"(Claude Code before " + claude.MinOnFailureVersion + " skips a settings file holding it)" + then
+	}
+	return "", fmt.Sprintf("could not read Claude Code's version (%v), so the gated hook was installed without onFailure: block%s", err, then)
 }
 
 func orDefault(s, d string) string {
@@ -252,7 +300,11 @@ func hooksStatusCmd(a *app) *cobra.Command {
 						if h.Matcher != "" {
 							m = " [" + h.Matcher + "]"
 						}
-						fmt.Fprintf(a.stdout, "  %-13s%s timeout %ds: %s\n", h.Event, m, h.Timeout, h.Command)
+						of := ""
+						if h.OnFailure != "" {
+							of = ", onFailure " + h.OnFailure
+						}
+						fmt.Fprintf(a.stdout, "  %-13s%s timeout %ds%s: %s\n", h.Event, m, h.Timeout, of, h.Command)
 					}
 				}
 			}
