@@ -826,10 +826,26 @@ func TestClaudeHooksFailClosed(t *testing.T) {
 	}
 	r.stop, r.stopSig = make(chan struct{}), syscall.SIGKILL
 	ch := r.async(fixture(t, "pre_tool_use_bash", map[string]any{"tool_use_id": "toolu_kill"}))
-	pending(t, c, "toolu_kill")
+	a := pending(t, c, "toolu_kill")
 	close(r.stop)
-	if h := answered(t, ch); h.code != -1 || !h.blocks() {
+	h := answered(t, ch)
+	if h.code != -1 || !h.blocks() {
 		t.Fatalf("killed gated hook, onFailure block: %s (blocks %v), want killed and blocked", h, h.blocks())
+	}
+	// It had no chance to withdraw its approval: the next sweep on this
+	// host does, seeing its process gone.
+	var got struct{ core.Approval }
+	c.json(&got, "approval", "show", a.ID)
+	if got.Status != core.ApprovalPending || got.Waiter.PID == 0 || got.Waiter.Host != core.HostName() {
+		t.Fatalf("approval of the killed hook before a sweep: %s, waiter %+v", got.Status, got.Waiter)
+	}
+	if o := c.ok("sweep"); !strings.Contains(o, "1 withdrawn") || !strings.Contains(o, "approval_waiter approval "+a.ID) {
+		t.Fatalf("sweep: %s", o)
+	}
+	c.json(&got, "approval", "show", a.ID)
+	want := fmt.Sprintf("the hook waiting for it is gone (process %d on %s exited before a decision)", got.Waiter.PID, got.Waiter.Host)
+	if got.Status != core.ApprovalCancelled || got.Reason != want {
+		t.Fatalf("approval of the killed hook after a sweep: %s %q, want cancelled %q", got.Status, got.Reason, want)
 	}
 }
 

@@ -72,6 +72,7 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 			ID: NewShortID(), Session: na.Session, RunID: na.RunID, TaskID: na.TaskID,
 			Tool: na.Tool, Command: na.Command, Rationale: na.Rationale, Cwd: na.Cwd,
 			Pattern: pattern, Status: ApprovalPending, RequestedAt: now, ToolUseID: na.ToolUseID,
+			Waiter: na.Waiter,
 		}
 		if na.ExpiresIn > 0 {
 			a.ExpiresAt = now.Add(na.ExpiresIn)

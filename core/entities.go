@@ -106,8 +106,22 @@ type Approval struct {
 	// HoldsWait is true while the approval counts in its run's
 	// pending_approval_waits (SPEC R6): set with the increment, cleared with
 	// the decrement.
-	HoldsWait bool  `json:"holds_wait"`
-	Rev       int64 `json:"-"`
+	HoldsWait bool `json:"holds_wait"`
+	// Waiter is the process waiting to answer the runtime (Claude Code
+	// hooks: the gated PreToolUse hook); zero when none registered (an
+	// approval requested through the CLI). A sweep on its host withdraws
+	// the approval once that process is gone.
+	Waiter Waiter `json:"waiter"`
+	Rev    int64  `json:"-"`
+}
+
+// Waiter names one process on one host: the host (HostName), the pid and
+// its start time in clock ticks since boot (/proc/<pid>/stat field 22), so
+// a pid the kernel reused for another process is not taken for it.
+type Waiter struct {
+	Host  string `json:"host,omitempty"`
+	PID   int    `json:"pid,omitempty"`
+	Start int64  `json:"start,omitempty"`
 }
 
 // Grant is a remembered approval (SPEC §3): a request whose tool and verb chain

@@ -199,3 +199,19 @@ func waitGroups(pgids []int, d time.Duration) []int {
 		time.Sleep(25 * time.Millisecond)
 	}
 }
+
+// ThisProcess is the Waiter naming the calling process: HostName, its pid
+// and start time. ok is false where /proc cannot give the start time (not
+// Linux): a sweep could not judge such a waiter, so none is recorded.
+func ThisProcess() (w Waiter, ok bool) {
+	pid := os.Getpid()
+	start, err := ProcStartTime(pid)
+	if err != nil {
+		return Waiter{}, false
+	}
+	return Waiter{Host: HostName(), PID: pid, Start: start}, true
+}
+
+// gone reports whether w, a waiter on this host, has exited: its pid is not
+// a live process or belongs to one with another start time.
+func (w Waiter) gone() bool { return !ProcessAlive(w.PID, w.Start) }

@@ -123,6 +123,9 @@ type NewApproval struct {
 	// PreToolUse tool_use_id). A second request with the same id returns the
 	// first approval, whatever its status, instead of a new one.
 	ToolUseID string
+	// Waiter is the process that will wait for the decision and answer the
+	// runtime (ThisProcess for a hook that waits itself); zero when none.
+	Waiter Waiter
 }
 
 // now is the registry clock's current time as a Timestamp (ms).

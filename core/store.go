@@ -160,6 +160,11 @@ type Tx interface {
 	// (SPEC R9), soonest expiry first.
 	SweepExpiredApprovals(now Timestamp, limit int) ([]Approval, error)
 
+	// SweepWaitedApprovals returns pending approvals whose waiter (Approval
+	// Waiter) is a process on host, by id. Its cost grows with the pending
+	// approvals only.
+	SweepWaitedApprovals(host string, limit int) ([]Approval, error)
+
 	// SweepSilentTasks returns tasks with expects_output, output_count 0,
 	// status succeeded or failed and ended_at >= endedSince, that have no
 	// "task_silent:<id>" notification yet (SPEC R7).

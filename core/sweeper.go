@@ -24,6 +24,7 @@ const (
 	RuleEarlyLost      = "early_lost"      // R5: active task whose mirrored run ended → lost at once
 	RuleGraceLost      = "grace_lost"      // R5: active unbacked task idle past the grace window → lost
 	RuleApprovalExpiry = "approval_expiry" // R9: pending approval past expires_at → expired
+	RuleApprovalWaiter = "approval_waiter" // pending approval whose waiting hook on this host exited → cancelled
 	RuleSilentTask     = "silent_task"     // R7: task that expected output and produced none → task_silent notification
 	RuleStamp          = "retention_stamp" // R8: finished row without cleanup_after → stamped
 	RulePrune          = "retention_prune" // R8: row past cleanup_after → deleted with its journal
@@ -262,6 +263,8 @@ func ruleOf(name string) sweepRule {
 		return taskLostRule{}
 	case RuleApprovalExpiry:
 		return expiryRule{}
+	case RuleApprovalWaiter:
+		return waiterRule{}
 	case RuleSilentTask:
 		return silentRule{}
 	case RuleStamp:

@@ -82,6 +82,9 @@ func (s *Sweeper) plan(ctx context.Context, watchdogOnly bool) (*Plan, error) {
 		if err := b.expiry(tx); err != nil {
 			return fmt.Errorf("approval expiry: %w", err)
 		}
+		if err := b.waiters(tx); err != nil {
+			return fmt.Errorf("approval waiters: %w", err)
+		}
 		if err := b.silent(tx); err != nil {
 			return fmt.Errorf("silent tasks: %w", err)
 		}

@@ -18,12 +18,15 @@ type SweepCounts struct {
 	Lost     int `json:"lost"`      // tasks (R5) and jobs (J8) marked lost
 	TimedOut int `json:"timed_out"` // runs ended by the watchdog (R6); their mirrored tasks are listed as actions
 	Expired  int `json:"expired"`   // approvals expired (R9)
-	Silent   int `json:"silent"`    // task_silent notifications raised (R7)
-	Stamped  int `json:"stamped"`   // cleanup_after stamped (R8)
-	Pruned   int `json:"pruned"`    // rows deleted past cleanup_after (R8)
-	Raced    int `json:"raced"`     // actions skipped because a runtime write landed first
-	Errors   int `json:"errors"`    // audit findings of severity error (R10)
-	Warnings int `json:"warnings"`  // audit findings of severity warning (R10)
+	// Withdrawn counts pending approvals cancelled because the hook waiting
+	// for them on this host exited (approvalwaiter.go).
+	Withdrawn int `json:"withdrawn"`
+	Silent    int `json:"silent"`   // task_silent notifications raised (R7)
+	Stamped   int `json:"stamped"`  // cleanup_after stamped (R8)
+	Pruned    int `json:"pruned"`   // rows deleted past cleanup_after (R8)
+	Raced     int `json:"raced"`    // actions skipped because a runtime write landed first
+	Errors    int `json:"errors"`   // audit findings of severity error (R10)
+	Warnings  int `json:"warnings"` // audit findings of severity warning (R10)
 }
 
 // SweepReport is the result of a sweep or a watchdog pass. JSON (SPEC §5):
@@ -101,7 +104,7 @@ func plural(n int, one, many string) string {
 }
 
 // Summary is the first line of Text: "Sweep applied in 12 ms: 3 lost · 1 timed
-// out · 0 expired · 1 silent · 4 stamped · 12 pruned · 0 raced; audit: 1 error
+// out · 0 expired (· 2 withdrawn, when any) · 1 silent · 4 stamped · 12 pruned · 0 raced; audit: 1 error
 // · 2 warnings" ("Sweep dry run in …" for a dry run; "Watchdog applied in …:
 // 1 timed out · 0 raced" for a watchdog pass).
 func (r *SweepReport) Summary() string {
@@ -113,8 +116,13 @@ func (r *SweepReport) Summary() string {
 	if r.Step == "watchdog" {
 		return fmt.Sprintf("Watchdog %s in %d ms: %d timed out · %d raced", mode, r.DurationMs, c.TimedOut, c.Raced)
 	}
-	return fmt.Sprintf("Sweep %s in %d ms: %d lost · %d timed out · %d expired · %d silent · %d stamped · %d pruned · %d raced; audit: %s · %s",
-		mode, r.DurationMs, c.Lost, c.TimedOut, c.Expired, c.Silent, c.Stamped, c.Pruned, c.Raced,
+	// Withdrawn approvals are rare: named only when there are some.
+	withdrawn := ""
+	if c.Withdrawn > 0 {
+		withdrawn = fmt.Sprintf(" · %d withdrawn", c.Withdrawn)
+	}
+	return fmt.Sprintf("Sweep %s in %d ms: %d lost · %d timed out · %d expired%s · %d silent · %d stamped · %d pruned · %d raced; audit: %s · %s",
+		mode, r.DurationMs, c.Lost, c.TimedOut, c.Expired, withdrawn, c.Silent, c.Stamped, c.Pruned, c.Raced,
 		plural(c.Errors, "error", "errors"), plural(c.Warnings, "warning", "warnings"))
 }
 

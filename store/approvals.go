@@ -3,19 +3,22 @@ package store
 import "github.com/clawpit/clawpit/core"
 
 const approvalCols = `id, session, run_id, task_id, tool, command, rationale, cwd, pattern, status, scope,
- reason, decided_by, requested_at, decided_at, expires_at, cleanup_after, tool_use_id, holds_wait, rev`
+ reason, decided_by, requested_at, decided_at, expires_at, cleanup_after, tool_use_id, holds_wait,
+ waiter_host, waiter_pid, waiter_start, rev`
 
 func scanApproval(r rowScanner, a *core.Approval) error {
 	return r.Scan(&a.ID, &a.Session, nstr{&a.RunID}, nstr{&a.TaskID}, &a.Tool, &a.Command, &a.Rationale, &a.Cwd,
 		&a.Pattern, &a.Status, &a.Scope, &a.Reason, &a.DecidedBy, &a.RequestedAt, nts{&a.DecidedAt},
-		nts{&a.ExpiresAt}, nts{&a.CleanupAfter}, nstr{&a.ToolUseID}, &a.HoldsWait, &a.Rev)
+		nts{&a.ExpiresAt}, nts{&a.CleanupAfter}, nstr{&a.ToolUseID}, &a.HoldsWait,
+		&a.Waiter.Host, &a.Waiter.PID, &a.Waiter.Start, &a.Rev)
 }
 
 // approvalArgs are the values of every column but id and rev, in approvalCols order.
 func approvalArgs(a *core.Approval) []any {
 	return []any{a.Session, strArg(a.RunID), strArg(a.TaskID), a.Tool, a.Command, a.Rationale, a.Cwd,
 		a.Pattern, string(a.Status), string(a.Scope), a.Reason, a.DecidedBy, int64(a.RequestedAt),
-		tsArg(a.DecidedAt), tsArg(a.ExpiresAt), tsArg(a.CleanupAfter), strArg(a.ToolUseID), boolArg(a.HoldsWait)}
+		tsArg(a.DecidedAt), tsArg(a.ExpiresAt), tsArg(a.CleanupAfter), strArg(a.ToolUseID), boolArg(a.HoldsWait),
+		a.Waiter.Host, a.Waiter.PID, a.Waiter.Start}
 }
 
 // GetApproval returns the approval id; wrapped core.ErrNotFound when unknown.
@@ -27,7 +30,7 @@ func (t *tx) GetApproval(id string) (*core.Approval, error) {
 func (t *tx) InsertApproval(a *core.Approval) error {
 	args := append([]any{a.ID}, approvalArgs(a)...)
 	_, err := t.insert(core.EntityApproval, a.ID,
-		"INSERT INTO approvals ("+approvalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", args...)
+		"INSERT INTO approvals ("+approvalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", args...)
 	if err != nil {
 		return err
 	}
@@ -42,7 +45,8 @@ func (t *tx) UpdateApproval(a *core.Approval) error {
 	err := t.condUpdate(core.EntityApproval, a.ID, a.Rev,
 		`UPDATE approvals SET session = ?, run_id = ?, task_id = ?, tool = ?, command = ?, rationale = ?, cwd = ?,
 		 pattern = ?, status = ?, scope = ?, reason = ?, decided_by = ?, requested_at = ?,
-		 decided_at = ?, expires_at = ?, cleanup_after = ?, tool_use_id = ?, holds_wait = ?, rev = rev + 1
+		 decided_at = ?, expires_at = ?, cleanup_after = ?, tool_use_id = ?, holds_wait = ?,
+		 waiter_host = ?, waiter_pid = ?, waiter_start = ?, rev = rev + 1
 		 WHERE id = ? AND rev = ?`, args...)
 	if err != nil {
 		return err

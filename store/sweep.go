@@ -99,6 +99,8 @@ var sweepSQL = map[string]string{
 	"prune_events": pruneEventsSQL(2),
 	"expired_approvals": "SELECT " + approvalCols + ` FROM approvals INDEXED BY approvals_pending_expiry
  WHERE status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?`,
+	"waited_approvals": "SELECT " + approvalCols + ` FROM approvals INDEXED BY approvals_pending
+ WHERE status = 'pending' AND waiter_pid <> 0 AND waiter_host = ? ORDER BY id LIMIT ?`,
 	"silent_tasks": "SELECT " + taskCols + ` FROM tasks INDEXED BY tasks_silent
  WHERE expects_output = 1 AND output_count = 0 AND status IN ('succeeded','failed') AND ended_at >= ?
  AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.dedup_key = 'task_silent:' || tasks.id)
@@ -430,6 +432,11 @@ func (t *tx) returning(q string, args []any, done map[string]bool) error {
 // SweepExpiredApprovals implements core.Tx (SPEC R9).
 func (t *tx) SweepExpiredApprovals(now core.Timestamp, limit int) ([]core.Approval, error) {
 	return queryAll(t, sweepSQL["expired_approvals"], []any{int64(now), limitArg(limit)}, scanApproval)
+}
+
+// SweepWaitedApprovals implements core.Tx.
+func (t *tx) SweepWaitedApprovals(host string, limit int) ([]core.Approval, error) {
+	return queryAll(t, sweepSQL["waited_approvals"], []any{host, limitArg(limit)}, scanApproval)
 }
 
 // SweepSilentTasks implements core.Tx (SPEC R7).

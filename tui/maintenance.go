@@ -87,6 +87,7 @@ func countsText(c core.SweepCounts, raced bool) string {
 	add(c.Lost, "lost")
 	add(c.TimedOut, "timed out")
 	add(c.Expired, "expired")
+	add(c.Withdrawn, "withdrawn")
 	add(c.Silent, "silent")
 	add(c.Stamped, "stamped")
 	add(c.Pruned, "pruned")

@@ -158,9 +158,13 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		return Decision{}, err
 	}
 	command, rationale := p.ToolCall()
+	// This process waits and answers: a sweep on this host withdraws the
+	// approval if it is killed before it can do so itself.
+	waiter, _ := core.ThisProcess()
 	a, err := h.Reg.RequestApproval(ctx, core.NewApproval{
 		Session: p.SessionID, RunID: p.AgentID, Tool: p.ToolName, Command: command,
 		Rationale: rationale, Cwd: p.Cwd, ExpiresIn: h.approvalTimeout(), ToolUseID: p.ToolUseID,
+		Waiter: waiter,
 	}, core.ActorRuntime)
 	if err != nil {
 		return Decision{}, err

@@ -1,0 +1,80 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Approval waiters, the step after approval expiry in a sweep: a pending
+// approval whose waiter (Approval.Waiter: the gated hook that answers its
+// runtime, Claude Code hooks: PreToolUse) is a process on this host that has
+// exited is cancelled, releasing its run's approval wait (SPEC R6). A hook
+// stopped by a signal withdraws its approval itself; one killed outright
+// (SIGKILL, the OOM killer) cannot, and without this rule its approval would
+// stay pending until it expires, for an operator to approve a tool call no
+// one will run. Other hosts' waiters are theirs to judge (their pids mean
+// nothing here), as with job liveness.
+
+// waiterHost is the host whose waiters this sweep judges: the jobs front
+// end's, else HostName; "" where /proc cannot tell whether a process lives
+// (a sweep there leaves every waiter alone).
+func (s *Sweeper) waiterHost() string {
+	if _, ok := ThisProcess(); !ok {
+		return ""
+	}
+	if ho, ok := s.jobs.(hostOwner); ok && ho.Host() != "" {
+		return ho.Host()
+	}
+	return HostName()
+}
+
+// waiters plans the rule. An approval already due for expiry is left to
+// the expiry step.
+func (b *swPlanner) waiters(tx Tx) error {
+	host := b.s.waiterHost()
+	if host == "" {
+		return nil
+	}
+	aps, err := tx.SweepWaitedApprovals(host, b.limit)
+	if err != nil {
+		return err
+	}
+	b.capped(len(aps))
+	for _, a := range aps {
+		if a.ExpiresAt != 0 && b.p.Now >= a.ExpiresAt || !a.Waiter.gone() {
+			continue
+		}
+		b.add(Action{Rule: RuleApprovalWaiter, Entity: EntityApproval, ID: a.ID, From: string(a.Status), To: string(ApprovalCancelled),
+			Reason: waiterGoneReason(a.Waiter), rev: a.Rev})
+	}
+	return nil
+}
+
+// waiterGoneReason is the recorded reason of a withdrawn approval.
+func waiterGoneReason(w Waiter) string {
+	return fmt.Sprintf("the hook waiting for it is gone (process %d on %s exited before a decision)", w.PID, w.Host)
+}
+
+// waiterRule is the rule in Apply and the report.
+type waiterRule struct{}
+
+func (waiterRule) count(c *SweepCounts, _ *Action) { c.Withdrawn++ }
+
+// apply cancels the approval when it is unchanged since the plan, still
+// pending and not yet due for expiry (expiry then takes it). The waiter is
+// not looked at again: an exited process does not come back.
+func (waiterRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
+	a := &b.acts[i]
+	ap, err := b.tx.GetApproval(a.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	} else if err != nil {
+		return false, err
+	}
+	if ap.Rev != a.rev || ap.Status != ApprovalPending || ap.ExpiresAt != 0 && b.now >= ap.ExpiresAt {
+		return false, nil
+	}
+	err = s.reg.resolveApproval(b.tx, ap, approvalDecision{to: ApprovalCancelled, reason: a.Reason, decidedBy: string(ActorSweeper)},
+		ActorSweeper, b.now, nil)
+	return err == nil, err
+}

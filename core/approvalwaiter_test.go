@@ -1,0 +1,106 @@
+package core_test
+
+import (
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// deadPID is the pid of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
+
+// TestSweepWithdrawsApprovalsOfGoneWaiters: a pending approval whose waiter
+// on this host has exited (or whose pid another process now holds) is
+// cancelled, releasing its run's wait; a live waiter, another host's, an
+// approval without one and one due for expiry are left to others. A dry run
+// writes nothing; a decision landing between plan and apply wins.
+func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
+	t.Setenv(core.EnvHost, "this-host")
+	self, ok := core.ThisProcess()
+	if !ok {
+		t.Skip("no /proc: waiters are not recorded here")
+	}
+	if self.Host != "this-host" {
+		t.Fatalf("ThisProcess host %q", self.Host)
+	}
+	f := newRegFixture(t)
+	run := f.run("run-w", "s")
+	dead := deadPID(t)
+	ask := func(runID, cmd string, w core.Waiter, expires time.Duration) *core.Approval {
+		a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", RunID: runID, Tool: "Bash", Command: cmd,
+			Waiter: w, ExpiresIn: expires}, core.ActorRuntime)
+		f.must(err)
+		return a
+	}
+	cases := []struct {
+		name string
+		a    *core.Approval
+		want core.ApprovalStatus
+	}{
+		{"dead waiter", ask(run.RunID, "make deploy", core.Waiter{Host: "this-host", PID: dead, Start: 1}, time.Hour), core.ApprovalCancelled},
+		{"pid reused", ask("", "make a", core.Waiter{Host: "this-host", PID: self.PID, Start: self.Start + 1}, 0), core.ApprovalCancelled},
+		{"live waiter", ask("", "make b", self, time.Hour), core.ApprovalPending},
+		{"other host", ask("", "make c", core.Waiter{Host: "other-host", PID: dead, Start: 1}, time.Hour), core.ApprovalPending},
+		{"no waiter", ask("", "make d", core.Waiter{}, time.Hour), core.ApprovalPending},
+		{"due for expiry", ask("", "make e", core.Waiter{Host: "this-host", PID: dead, Start: 1}, time.Minute), core.ApprovalExpired},
+	}
+	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 1 {
+		t.Fatalf("run waits %d", r.PendingApprovalWaits)
+	}
+	f.clock.Advance(2 * time.Minute)
+	sw := core.NewSweeper(f.reg, nil)
+
+	dry, err := sw.Sweep(f.ctx, true)
+	f.must(err)
+	if dry.Counts.Withdrawn != 2 || !strings.Contains(dry.Summary(), "· 2 withdrawn ·") {
+		t.Fatalf("dry run: %+v\n%s", dry.Counts, dry.Text())
+	}
+	for _, c := range cases {
+		if got := f.getApproval(c.a.ID); got.Status != core.ApprovalPending {
+			t.Fatalf("%s: %s after a dry run", c.name, got.Status)
+		}
+	}
+
+	// A decision between plan and apply wins over the withdrawal.
+	p, err := sw.Plan(f.ctx)
+	f.must(err)
+	_, _, res, err := f.reg.ApproveApproval(f.ctx, cases[1].a.ID, core.ScopeOnce, core.OperatorActor())
+	if err != nil || !res.Applied {
+		t.Fatalf("approve: %v %+v", err, res)
+	}
+	rep, err := sw.Apply(f.ctx, p)
+	f.must(err)
+	if rep.Counts.Withdrawn != 1 || rep.Counts.Raced != 1 || rep.Counts.Expired != 1 {
+		t.Fatalf("applied: %+v\n%s", rep.Counts, rep.Text())
+	}
+	cases[1].want = core.ApprovalApproved
+	for _, c := range cases {
+		got := f.getApproval(c.a.ID)
+		if got.Status != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got.Status, c.want)
+		}
+		if c.want == core.ApprovalCancelled {
+			want := "the hook waiting for it is gone (process " + strconv.Itoa(c.a.Waiter.PID) + " on this-host exited before a decision)"
+			if got.Reason != want || got.DecidedBy != string(core.ActorSweeper) {
+				t.Errorf("%s: %q by %s, want %q by the sweeper", c.name, got.Reason, got.DecidedBy, want)
+			}
+		}
+	}
+	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 {
+		t.Fatalf("run still waits on a withdrawn approval: %+v", r)
+	}
+	if rep, err := sw.Sweep(f.ctx, false); err != nil || rep.Counts.Withdrawn != 0 {
+		t.Fatalf("second sweep: %v %+v", err, rep.Counts)
+	}
+}
