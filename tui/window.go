@@ -50,6 +50,10 @@ const (
 	jumpKeep = iota // on its row (by id), else where the anchor was
 	jumpTop
 	jumpEnd
+	// jumpNarrow: a longer query read from the first row of the previous
+	// query's window, which began at the top of its matches: the top of
+	// the new matches (none lie before that row), cursor on the first.
+	jumpNarrow
 )
 
 // windowMsg is a window read for a pane.
@@ -265,7 +269,9 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 		return nil, msg.err
 	}
 	if msg.res.Page.Rows == 0 && msg.req.Anchor != "" {
-		// The anchor row is gone (pruned): start again from the top.
+		// The anchor row is gone (pruned), or (jumpNarrow) no row from it
+		// on matches, which a pruned anchor would look like too: start
+		// again from the top.
 		l.moved = false
 		req := l.winRequest()
 		_, req.After = l.winSpan()
@@ -288,7 +294,7 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 	}
 	l.win.moreBefore, l.win.moreAfter = msg.res.Page.MoreBefore, msg.res.Page.MoreAfter
 	switch {
-	case msg.jump == jumpTop || !l.moved:
+	case msg.jump == jumpTop || msg.jump == jumpNarrow || !l.moved:
 		l.cursor, l.offset = 0, 0
 	case msg.jump == jumpEnd:
 		l.cursor = len(l.view) - 1
@@ -401,6 +407,17 @@ func (l *list[R]) wquery(low []byte) tea.Cmd {
 	l.stopCount() // the previous query's count
 	// The count starts once the window is on screen: the rows come first.
 	l.win.countNext = true
+	if len(prev) > 0 && bytes.HasPrefix(low, prev) && !l.moved && !l.win.moreBefore && !l.win.fetching && len(l.view) > 0 {
+		// The window begins at the top of the shorter query's matches, and
+		// the longer query's matches are among them: none lies before the
+		// window's first row, so the read starts there instead of at the
+		// top (the rows before it, which a deep first match makes
+		// millions, match neither).
+		req := l.winRequest()
+		_, req.After = l.winSpan()
+		req.Anchor = l.spec.id(&l.rows[l.view[0]])
+		return l.fetch(req, jumpNarrow)
+	}
 	return l.fetch(l.around(), jumpKeep)
 }
 

@@ -746,3 +746,76 @@ func TestJournalNews(t *testing.T) {
 		}
 	}
 }
+
+// reqLog records the window reads (not the counts) a model starts.
+type reqLog struct {
+	WindowSource
+	mu   sync.Mutex
+	reqs []WindowRequest
+}
+
+func (s *reqLog) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
+	if !req.Count {
+		s.mu.Lock()
+		s.reqs = append(s.reqs, req)
+		s.mu.Unlock()
+	}
+	return s.WindowSource.Window(ctx, req, sink)
+}
+
+func (s *reqLog) take() []WindowRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.reqs
+	s.reqs = nil
+	return out
+}
+
+// TestWindowNarrowingReadsFromFirstRow: with the cursor not moved, a
+// keystroke that lengthens a query whose matches fill more than the window
+// reads from the window's first row (no match of either query lies before
+// it), not from the top; the rows are the store's top matches in every
+// sort, also when that first row does not match the longer query, and a
+// query nothing matches ends empty.
+func TestWindowNarrowingReadsFromFirstRow(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	log := &reqLog{WindowSource: r.src.(WindowSource)}
+	r.src = log
+	for i, sort := range []string{"urgency", "recent", "created", "label"} {
+		t.Run(sort, func(t *testing.T) {
+			hs := windowHarness(t, r)
+			for range i {
+				hs.keys("s")
+			}
+			if got := hs.m.tasks.spec.sorts[hs.m.tasks.sort].name; got != sort {
+				t.Fatalf("sort %s, want %s", got, sort)
+			}
+			hs.keys("/")
+			hs.typeText("alpha")
+			l := hs.m.tasks
+			if !l.win.moreAfter || l.win.moreBefore || len(l.view) == 0 {
+				t.Fatalf("alpha: %d rows, more %v/%v: want a window at the top with more after", len(l.view), l.win.moreBefore, l.win.moreAfter)
+			}
+			first := l.spec.id(&l.rows[l.view[0]])
+			log.take()
+			hs.typeText(" t")
+			reqs := log.take()
+			if len(reqs) != 2 || reqs[0].Anchor != first || reqs[1].Anchor == "" || reqs[1].Before != 0 {
+				t.Fatalf("reads for alpha t: %+v, want each from the previous window's first row %s", reqs, first)
+			}
+			want := storeOrder(t, r, sort, "alpha t")
+			var got []string
+			for _, s := range hs.m.tasks.view {
+				got = append(got, hs.m.tasks.spec.id(&hs.m.tasks.rows[s]))
+			}
+			if len(got) == 0 || !slices.Equal(got, want[:len(got)]) || hs.m.tasks.cursor != 0 {
+				t.Fatalf("alpha t: %d rows, cursor %d; want the store's first %d", len(got), hs.m.tasks.cursor, len(got))
+			}
+			hs.typeText("zzz")
+			if l := hs.m.tasks; len(l.view) != 0 || l.win.moreAfter || l.win.moreBefore {
+				t.Fatalf("alpha tzzz: %d rows, more %v/%v", len(l.view), l.win.moreBefore, l.win.moreAfter)
+			}
+		})
+	}
+}
