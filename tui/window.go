@@ -43,6 +43,11 @@ type window struct {
 	countedAt      core.Timestamp // when the last count finished
 	recountAfter   core.Timestamp // no recount before (a large table's count is not free)
 	lastCountSpent core.Timestamp // how long the last count took (ms)
+	// narrowed is the previous window's row ids in order while a jumpNarrow
+	// read runs, and narrowedAt the cursor's index among them: the cursor
+	// then goes to its row, or the first later one that still matches.
+	narrowed   []string
+	narrowedAt int
 }
 
 // Where the cursor goes when a window arrives.
@@ -51,8 +56,9 @@ const (
 	jumpTop
 	jumpEnd
 	// jumpNarrow: a longer query read from the first row of the previous
-	// query's window, which began at the top of its matches: the top of
-	// the new matches (none lie before that row), cursor on the first.
+	// query's window, which began at the top of its matches (none of the
+	// new ones lie before that row): the cursor on the first row, or, once
+	// the operator has moved it, on its row or the first later match.
 	jumpNarrow
 )
 
@@ -294,8 +300,11 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 	}
 	l.win.moreBefore, l.win.moreAfter = msg.res.Page.MoreBefore, msg.res.Page.MoreAfter
 	switch {
-	case msg.jump == jumpTop || msg.jump == jumpNarrow || !l.moved:
+	case msg.jump == jumpTop || !l.moved:
 		l.cursor, l.offset = 0, 0
+	case msg.jump == jumpNarrow:
+		l.cursor = l.narrowedCursor()
+		l.offset = l.cursor - line
 	case msg.jump == jumpEnd:
 		l.cursor = len(l.view) - 1
 		l.offset = l.cursor - l.pageRows() + 1
@@ -327,6 +336,24 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 		return tea.Batch(count, l.wmove(d)), nil
 	}
 	return tea.Batch(count, l.edge()), nil
+}
+
+// narrowedCursor is where the cursor goes in a jumpNarrow window: on the
+// row it was on, else on the first row that came after it in the previous
+// window or lies past that window's end (the new rows are in the store's
+// order, and all of them were in the previous window or come after it),
+// else on the last row.
+func (l *list[R]) narrowedCursor() int {
+	at := make(map[string]int, len(l.win.narrowed))
+	for i, id := range l.win.narrowed {
+		at[id] = i
+	}
+	for i, s := range l.view {
+		if j, ok := at[l.spec.id(&l.rows[s])]; !ok || j >= l.win.narrowedAt {
+			return i
+		}
+	}
+	return len(l.view) - 1
 }
 
 // wmove moves the cursor in a windowed pane: past the window's edge the
@@ -407,15 +434,26 @@ func (l *list[R]) wquery(low []byte) tea.Cmd {
 	l.stopCount() // the previous query's count
 	// The count starts once the window is on screen: the rows come first.
 	l.win.countNext = true
-	if len(prev) > 0 && bytes.HasPrefix(low, prev) && !l.moved && !l.win.moreBefore && !l.win.fetching && len(l.view) > 0 {
+	if len(prev) > 0 && bytes.HasPrefix(low, prev) && !l.win.moreBefore && !l.win.fetching && len(l.view) > 0 {
 		// The window begins at the top of the shorter query's matches, and
 		// the longer query's matches are among them: none lies before the
-		// window's first row, so the read starts there instead of at the
-		// top (the rows before it, which a deep first match makes
-		// millions, match neither).
+		// window's first row, so the read starts there (reading as far past
+		// the cursor as a read around it would) instead of at the top or
+		// backwards from the cursor: the rows before that first row, which
+		// a deep first match makes millions, match neither.
 		req := l.winRequest()
-		_, req.After = l.winSpan()
+		_, after := l.winSpan()
 		req.Anchor = l.spec.id(&l.rows[l.view[0]])
+		req.After = after
+		l.win.narrowed, l.win.narrowedAt = nil, 0
+		if l.moved {
+			req.After += l.cursor
+			l.win.narrowed = make([]string, len(l.view))
+			for i, s := range l.view {
+				l.win.narrowed[i] = l.spec.id(&l.rows[s])
+			}
+			l.win.narrowedAt = l.cursor
+		}
 		return l.fetch(req, jumpNarrow)
 	}
 	return l.fetch(l.around(), jumpKeep)

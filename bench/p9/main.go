@@ -2,6 +2,7 @@
 // registries of 100,000, 1,000,000 and 10,000,000 tasks, side by side.
 //
 //	go run -tags sqlite_fts5 ./bench/p9 [-sizes 100000,1000000,10000000] [-dir /tmp/clawpit-p9] [-keys 300] [-writes 10]
+//	                                    [-sorts urgency,label]
 //
 // Each size's registry is bench/p1's shape (p1data: N terminal tasks of
 // history plus 10,000 active ones, with runs, approvals, jobs and alerts in
@@ -19,7 +20,9 @@
 //     "window" is how long those background reads took;
 //   - filter keystroke: a keystroke of `/` to the frame showing its window
 //     (typed one key at a time, each waited for), for a common query, a
-//     rare one and one matching nothing (the LIKE scan's worst case);
+//     rare one and one matching nothing (the LIKE scan's worst case), in
+//     the Tasks pane's default order (urgency) and each other one -sorts
+//     names;
 //   - count: first screen to the info line's row count (COUNT over an
 //     index, in the background);
 //   - external write → screen: another connection starts a task; the time
@@ -73,7 +76,14 @@ func main() {
 	migrate := flag.String("migrate", "", "only open (and so migrate) the registry at this path, timed")
 	pg := flag.String("pg", "", "also measure each size copied into PostgreSQL at this server (postgres://…)")
 	writer := flag.String("writer", "", "internal: write tasks into the registry at this path, one per label read from stdin")
+	sorts := flag.String("sorts", "urgency", "the Tasks pane's orders the filter keystrokes are timed in, comma-separated (urgency, recent, created, label)")
 	flag.Parse()
+	for _, s := range strings.Split(*sorts, ",") {
+		if !slices.Contains(core.WindowSorts(core.EntityTask), s) {
+			fmt.Fprintf(os.Stderr, "p9: -sorts: %q is not a Tasks order (%s)\n", s, strings.Join(core.WindowSorts(core.EntityTask), ", "))
+			os.Exit(2)
+		}
+	}
 	if *writer != "" {
 		if err := writeTasks(context.Background(), *writer, os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "p9 writer:", err)
@@ -93,7 +103,7 @@ func main() {
 		return
 	}
 	if *child != "" {
-		r, err := measure(*child, *keys, *writes)
+		r, err := measure(*child, *keys, *writes, strings.Split(*sorts, ","))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "p9:", err)
 			os.Exit(1)
@@ -101,7 +111,7 @@ func main() {
 		json.NewEncoder(os.Stdout).Encode(r)
 		return
 	}
-	if err := run(*sizes, *dir, *pg, *keys, *writes); err != nil {
+	if err := run(*sizes, *dir, *pg, *keys, *writes, *sorts); err != nil {
 		fmt.Fprintln(os.Stderr, "p9:", err)
 		os.Exit(1)
 	}
@@ -118,13 +128,13 @@ type result struct {
 	KeyMax      float64
 	WindowMed   float64 // background window read, median
 	WindowMax   float64
-	Filter      map[string]float64 // query → keystroke to frame, the slowest keystroke of the query
+	Filter      map[string]float64 // query (quoted, with its order when not urgency) → keystroke to frame, the slowest keystroke of the query
 	WriteMedian float64
 	WriteMax    float64
 	PeakRSSMB   float64
 }
 
-func run(sizes, dir, pg string, keys, writes int) error {
+func run(sizes, dir, pg string, keys, writes int, sorts string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -159,7 +169,7 @@ func run(sizes, dir, pg string, keys, writes int) error {
 			labels = append(labels, s+" PostgreSQL")
 		}
 		for i, p := range paths {
-			cmd := exec.Command(self, "-child", p, "-keys", strconv.Itoa(keys), "-writes", strconv.Itoa(writes))
+			cmd := exec.Command(self, "-child", p, "-keys", strconv.Itoa(keys), "-writes", strconv.Itoa(writes), "-sorts", sorts)
 			cmd.Stderr = os.Stderr
 			out, err := cmd.Output()
 			if err != nil {
@@ -203,7 +213,7 @@ func run(sizes, dir, pg string, keys, writes int) error {
 	}
 	slices.Sort(qs)
 	for _, q := range qs {
-		row(fmt.Sprintf("filter %q (< 100 ms)", q), func(r result) string { return ms(r.Filter[q]) })
+		row(fmt.Sprintf("filter %s (< 100 ms)", q), func(r result) string { return ms(r.Filter[q]) })
 	}
 	row("external write → screen median", func(r result) string { return ms(r.WriteMedian) })
 	row("external write → screen max", func(r result) string { return ms(r.WriteMax) })
@@ -423,7 +433,7 @@ func key(code rune, text string) tea.KeyPressMsg { return tea.KeyPressMsg{Code: 
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-func measure(path string, keys, writes int) (result, error) {
+func measure(path string, keys, writes int, sorts []string) (result, error) {
 	ctx := context.Background()
 	var r result
 	// An older registry migrates on its first open: timed apart.
@@ -494,28 +504,19 @@ func measure(path string, keys, writes int) (result, error) {
 	d.send(key('g', "g"))
 	d.drain(100 * time.Millisecond)
 	r.Filter = map[string]float64{}
-	for _, q := range []string{"failed", "task 4242", "zzz", "sess-4242", "cron"} {
-		d.send(key('/', "/"))
-		worst := 0.0
-		for _, c := range q {
-			t := time.Now()
-			d.send(key(c, string(c)))
-			// A keystroke that narrows rows already found reads nothing;
-			// one that reads shows "searching…" until its window is in.
-			if strings.Contains(d.last, "searching…") {
-				if err := d.until(180*time.Second, func(f string, _ tea.Msg) bool { return !strings.Contains(f, "searching…") }); err != nil {
-					return r, fmt.Errorf("filter %q: %w", q, err)
-				}
+	all := core.WindowSorts(core.EntityTask)
+	at := 0 // the pane's order: all[at]; `s` moves to the next
+	for _, sort := range sorts {
+		for ; all[at] != sort; at = (at + 1) % len(all) {
+			d.send(key('s', "s"))
+			if err := d.until(180*time.Second, func(_ string, msg tea.Msg) bool { return isWindow(msg) }); err != nil {
+				return r, fmt.Errorf("sort %s: %w", sort, err)
 			}
-			worst = max(worst, ms(time.Since(t)))
-		}
-		r.Filter[q] = worst
-		d.send(tea.KeyPressMsg{Code: tea.KeyEnter})
-		d.send(tea.KeyPressMsg{Code: tea.KeyEscape})
-		if err := d.until(180*time.Second, func(_ string, msg tea.Msg) bool { return isWindow(msg) }); err != nil {
-			return r, err
 		}
 		d.drain(200 * time.Millisecond)
+		if err := timeFilters(d, r.Filter, sort); err != nil {
+			return r, err
+		}
 	}
 
 	// External writes from another process (another host's clawpit, on
@@ -612,4 +613,38 @@ func peakRSS() float64 {
 		}
 	}
 	return 0
+}
+
+// timeFilters types each query of the filter, one key at a time, each waited
+// for, into out (its slowest keystroke, ms) under the query's name: quoted,
+// with its order unless urgency.
+func timeFilters(d *driver, out map[string]float64, sort string) error {
+	for _, q := range []string{"failed", "task 4242", "zzz", "sess-4242", "cron"} {
+		d.send(key('/', "/"))
+		worst := 0.0
+		for _, c := range q {
+			t := time.Now()
+			d.send(key(c, string(c)))
+			// A keystroke that narrows rows already found reads nothing;
+			// one that reads shows "searching…" until its window is in.
+			if strings.Contains(d.last, "searching…") {
+				if err := d.until(180*time.Second, func(f string, _ tea.Msg) bool { return !strings.Contains(f, "searching…") }); err != nil {
+					return fmt.Errorf("filter %q: %w", q, err)
+				}
+			}
+			worst = max(worst, ms(time.Since(t)))
+		}
+		name := strconv.Quote(q)
+		if sort != "urgency" {
+			name += " in " + sort + " order"
+		}
+		out[name] = worst
+		d.send(tea.KeyPressMsg{Code: tea.KeyEnter})
+		d.send(tea.KeyPressMsg{Code: tea.KeyEscape})
+		if err := d.until(180*time.Second, func(_ string, msg tea.Msg) bool { return isWindow(msg) }); err != nil {
+			return err
+		}
+		d.drain(200 * time.Millisecond)
+	}
+	return nil
 }
