@@ -871,15 +871,20 @@ func TestClaudeHooksOnFailureAuto(t *testing.T) {
 		{"current", fake("2.1.317 (Claude Code)"), true, ""},
 		{"first with onFailure", fake("2.1.295 (Claude Code)"), true, ""},
 		{"older", fake("2.1.294 (Claude Code)"), false, `Claude Code "2.1.294 (Claude Code)" lets a gated tool call through`},
-		{"no version", fake("Claude Code"), false, "could not read Claude Code's version"},
+		{"no version", fake("Claude Code"), false, "Claude Code's version could not be read"},
 		{"not on PATH", "/nonexistent", false, "claude is not on PATH"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newCLI(t)
-			c.env = []string{"PATH=" + tc.path + ":/usr/bin:/bin"}
+			c.env = []string{"PATH=" + tc.path}
 			r, o := installWith(t, c, clawpitBin)
 			if o.code != 0 {
 				t.Fatal(o)
+			}
+			// The advice repeats the flags given (here the settings file
+			// and the approval timeout), not a bare command.
+			if !tc.block && !strings.Contains(o.stderr, " hooks install --approval-timeout=1m0s --settings="+r.settings+" --on-failure block`") && !strings.Contains(o.stderr, "upgrade, then run `clawpit --db=") {
+				t.Fatalf("advice without the install's own flags: %q", o.stderr)
 			}
 			st := c.ok("hooks", "status", "--settings", r.settings)
 			if got := strings.Contains(st, "onFailure block"); got != tc.block {
@@ -893,7 +898,33 @@ func TestClaudeHooksOnFailureAuto(t *testing.T) {
 			}
 		})
 	}
+	// A block set before stays when a re-install cannot read the version
+	// (claude not on this shell's PATH); a Claude Code found too old
+	// takes it off, saying so.
 	c := newCLI(t)
+	r, o := installWith(t, c, clawpitBin, "--on-failure", "block")
+	if o.code != 0 {
+		t.Fatal(o)
+	}
+	again := func(path string) (string, out) {
+		t.Helper()
+		cmd := c.command(nil, "hooks", "install", "--settings", r.settings, "--approval-timeout", "1m")
+		cmd.Env = append(cmd.Env, "PATH="+path)
+		var so, se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &so, &se
+		err := cmd.Run()
+		if err != nil {
+			t.Fatalf("re-install: %v\n%s", err, se.String())
+		}
+		return c.ok("hooks", "status", "--settings", r.settings), out{stdout: so.String(), stderr: se.String()}
+	}
+	if st, o := again("/nonexistent"); !strings.Contains(st, "onFailure block") || o.stderr != "" || !strings.Contains(o.stdout, "already installed") {
+		t.Fatalf("re-install without claude on PATH dropped the block: %s\n%s", st, o)
+	}
+	if st, o := again(fake("2.1.200 (Claude Code)")); strings.Contains(st, "onFailure block") || !strings.Contains(o.stderr, "2.1.200") {
+		t.Fatalf("re-install with an old Claude Code kept the block: %s\n%s", st, o)
+	}
+
 	settings := filepath.Join(t.TempDir(), "settings.json")
 	if o := c.run("hooks", "install", "--settings", settings, "--on-failure", "maybe"); o.code != 2 || !strings.Contains(o.stderr, `"maybe"`) {
 		t.Fatalf("--on-failure maybe: %s", o)

@@ -64,6 +64,15 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 			}
 			if len(prev) > 0 {
 				out = &prev[0]
+				if out.Status == ApprovalPending && na.Waiter != (Waiter{}) && out.Waiter != na.Waiter {
+					// The new asker waits now (the first may have been
+					// killed): a sweep must judge this one, not withdraw the
+					// approval for the first one's death.
+					out.Waiter = na.Waiter
+					if err := tx.UpdateApproval(out); err != nil {
+						return fmt.Errorf("approval %s: record its new waiter: %w", out.ID, err)
+					}
+				}
 				return journal(tx, now, EntityApproval, out.ID, string(out.Status), string(out.Status), actor,
 					"tool_use_id "+na.ToolUseID+" requested again; answered from this approval", false)
 			}

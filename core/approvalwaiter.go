@@ -15,24 +15,27 @@ import (
 // one will run. Other hosts' waiters are theirs to judge (their pids mean
 // nothing here), as with job liveness.
 
-// waiterHost is the host whose waiters this sweep judges: the jobs front
-// end's, else HostName; "" where /proc cannot tell whether a process lives
-// (a sweep there leaves every waiter alone).
-func (s *Sweeper) waiterHost() string {
-	if _, ok := ThisProcess(); !ok {
-		return ""
+// waiterScope is whose waiters this sweep judges: those on its host (the
+// jobs front end's, else HostName) in its boot and pid namespace
+// (ProcNamespace). ok is false where /proc does not say (a sweep there
+// leaves every waiter alone).
+func (s *Sweeper) waiterScope() (host, ns string, ok bool) {
+	ns, ok = ProcNamespace()
+	if !ok {
+		return "", "", false
 	}
-	if ho, ok := s.jobs.(hostOwner); ok && ho.Host() != "" {
-		return ho.Host()
+	if ho, hok := s.jobs.(hostOwner); hok && ho.Host() != "" {
+		return ho.Host(), ns, true
 	}
-	return HostName()
+	return HostName(), ns, true
 }
 
 // waiters plans the rule. An approval already due for expiry is left to
-// the expiry step.
+// the expiry step; a waiter in another namespace (a container sharing the
+// host's name, the host before a reboot) to its expiry.
 func (b *swPlanner) waiters(tx Tx) error {
-	host := b.s.waiterHost()
-	if host == "" {
+	host, ns, ok := b.s.waiterScope()
+	if !ok {
 		return nil
 	}
 	aps, err := tx.SweepWaitedApprovals(host, b.limit)
@@ -41,7 +44,7 @@ func (b *swPlanner) waiters(tx Tx) error {
 	}
 	b.capped(len(aps))
 	for _, a := range aps {
-		if a.ExpiresAt != 0 && b.p.Now >= a.ExpiresAt || !a.Waiter.gone() {
+		if a.Waiter.NS != ns || a.ExpiresAt != 0 && b.p.Now >= a.ExpiresAt || !a.Waiter.gone() {
 			continue
 		}
 		b.add(Action{Rule: RuleApprovalWaiter, Entity: EntityApproval, ID: a.ID, From: string(a.Status), To: string(ApprovalCancelled),

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -37,6 +38,18 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 	f := newRegFixture(t)
 	run := f.run("run-w", "s")
 	dead := deadPID(t)
+	// A zombie: exited, not yet reaped by its parent (this test).
+	zcmd := exec.Command("true")
+	if err := zcmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	zstart, err := core.ProcStartTime(zcmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { zcmd.Wait() })
+	waitZombie(t, zcmd.Process.Pid)
+	ns := self.NS
 	ask := func(runID, cmd string, w core.Waiter, expires time.Duration) *core.Approval {
 		a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", RunID: runID, Tool: "Bash", Command: cmd,
 			Waiter: w, ExpiresIn: expires}, core.ActorRuntime)
@@ -48,12 +61,15 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 		a    *core.Approval
 		want core.ApprovalStatus
 	}{
-		{"dead waiter", ask(run.RunID, "make deploy", core.Waiter{Host: "this-host", PID: dead, Start: 1}, time.Hour), core.ApprovalCancelled},
-		{"pid reused", ask("", "make a", core.Waiter{Host: "this-host", PID: self.PID, Start: self.Start + 1}, 0), core.ApprovalCancelled},
+		{"dead waiter", ask(run.RunID, "make deploy", core.Waiter{Host: "this-host", PID: dead, Start: 1, NS: ns}, time.Hour), core.ApprovalCancelled},
+		{"pid reused", ask("", "make a", core.Waiter{Host: "this-host", PID: self.PID, Start: self.Start + 1, NS: ns}, 0), core.ApprovalCancelled},
 		{"live waiter", ask("", "make b", self, time.Hour), core.ApprovalPending},
-		{"other host", ask("", "make c", core.Waiter{Host: "other-host", PID: dead, Start: 1}, time.Hour), core.ApprovalPending},
+		{"other host", ask("", "make c", core.Waiter{Host: "other-host", PID: dead, Start: 1, NS: ns}, time.Hour), core.ApprovalPending},
 		{"no waiter", ask("", "make d", core.Waiter{}, time.Hour), core.ApprovalPending},
-		{"due for expiry", ask("", "make e", core.Waiter{Host: "this-host", PID: dead, Start: 1}, time.Minute), core.ApprovalExpired},
+		{"due for expiry", ask("", "make e", core.Waiter{Host: "this-host", PID: dead, Start: 1, NS: ns}, time.Minute), core.ApprovalExpired},
+		{"other namespace", ask("", "make f", core.Waiter{Host: "this-host", PID: dead, Start: 1, NS: "another-boot pid:[1]"}, time.Hour), core.ApprovalPending},
+		{"zombie", ask("", "make g", core.Waiter{Host: "this-host", PID: zcmd.Process.Pid, Start: zstart, NS: ns}, time.Hour), core.ApprovalCancelled},
+		{"unjudgeable pid", ask("", "make h", core.Waiter{Host: "this-host", PID: -5, NS: ns}, time.Hour), core.ApprovalPending},
 	}
 	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 1 {
 		t.Fatalf("run waits %d", r.PendingApprovalWaits)
@@ -63,7 +79,7 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 
 	dry, err := sw.Sweep(f.ctx, true)
 	f.must(err)
-	if dry.Counts.Withdrawn != 2 || !strings.Contains(dry.Summary(), "· 2 withdrawn ·") {
+	if dry.Counts.Withdrawn != 3 || !strings.Contains(dry.Summary(), "· 3 withdrawn ·") {
 		t.Fatalf("dry run: %+v\n%s", dry.Counts, dry.Text())
 	}
 	for _, c := range cases {
@@ -81,7 +97,7 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 	}
 	rep, err := sw.Apply(f.ctx, p)
 	f.must(err)
-	if rep.Counts.Withdrawn != 1 || rep.Counts.Raced != 1 || rep.Counts.Expired != 1 {
+	if rep.Counts.Withdrawn != 2 || rep.Counts.Raced != 1 || rep.Counts.Expired != 1 {
 		t.Fatalf("applied: %+v\n%s", rep.Counts, rep.Text())
 	}
 	cases[1].want = core.ApprovalApproved
@@ -102,5 +118,44 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 	}
 	if rep, err := sw.Sweep(f.ctx, false); err != nil || rep.Counts.Withdrawn != 0 {
 		t.Fatalf("second sweep: %v %+v", err, rep.Counts)
+	}
+}
+
+// waitZombie waits until pid has exited and is a zombie (not yet reaped).
+func waitZombie(t *testing.T, pid int) {
+	t.Helper()
+	for range 500 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err == nil {
+			if i := strings.LastIndexByte(string(b), ')'); i > 0 && strings.HasPrefix(string(b[i:]), ") Z") {
+				return
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("process %d did not become a zombie", pid)
+}
+
+// TestRepeatedToolCallTakesOverTheWait: a tool call asked again (a resumed
+// session) while its approval is pending makes the new asker its waiter, so
+// a sweep does not withdraw it for the first asker's death.
+func TestRepeatedToolCallTakesOverTheWait(t *testing.T) {
+	self, ok := core.ThisProcess()
+	if !ok {
+		t.Skip("no /proc")
+	}
+	f := newRegFixture(t)
+	gone := core.Waiter{Host: self.Host, PID: deadPID(t), Start: 1, NS: self.NS}
+	first, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", Waiter: gone}, core.ActorRuntime)
+	f.must(err)
+	again, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", Waiter: self}, core.ActorRuntime)
+	f.must(err)
+	if again.ID != first.ID || again.Waiter != self || f.getApproval(first.ID).Waiter != self {
+		t.Fatalf("repeated request: %+v, stored waiter %+v; want the same approval waited by %+v", again, f.getApproval(first.ID).Waiter, self)
+	}
+	rep, err := core.NewSweeper(f.reg, nil).Sweep(f.ctx, false)
+	f.must(err)
+	if rep.Counts.Withdrawn != 0 || f.getApproval(first.ID).Status != core.ApprovalPending {
+		t.Fatalf("sweep withdrew the approval its new asker waits for: %+v", rep.Counts)
 	}
 }

@@ -115,13 +115,17 @@ type Approval struct {
 	Rev    int64  `json:"-"`
 }
 
-// Waiter names one process on one host: the host (HostName), the pid and
-// its start time in clock ticks since boot (/proc/<pid>/stat field 22), so
-// a pid the kernel reused for another process is not taken for it.
+// Waiter names one process on one host: the host (HostName), the pid, its
+// start time in clock ticks since boot (/proc/<pid>/stat field 22), so a pid
+// the kernel reused for another process is not taken for it, and NS, the
+// boot and pid namespace the pid belongs to ("<boot_id> pid:[<inode>]"): a
+// sweep judges only waiters of its own boot and pid namespace (a container
+// sharing the host's name has other pids).
 type Waiter struct {
 	Host  string `json:"host,omitempty"`
 	PID   int    `json:"pid,omitempty"`
 	Start int64  `json:"start,omitempty"`
+	NS    string `json:"ns,omitempty"`
 }
 
 // Grant is a remembered approval (SPEC §3): a request whose tool and verb chain

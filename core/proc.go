@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -200,18 +201,54 @@ func waitGroups(pgids []int, d time.Duration) []int {
 	}
 }
 
-// ThisProcess is the Waiter naming the calling process: HostName, its pid
-// and start time. ok is false where /proc cannot give the start time (not
-// Linux): a sweep could not judge such a waiter, so none is recorded.
+// ThisProcess is the Waiter naming the calling process: HostName, its pid,
+// start time and namespace (ProcNamespace). ok is false where /proc cannot
+// give them (not Linux): a sweep could not judge such a waiter, so none is
+// recorded.
 func ThisProcess() (w Waiter, ok bool) {
 	pid := os.Getpid()
 	start, err := ProcStartTime(pid)
 	if err != nil {
 		return Waiter{}, false
 	}
-	return Waiter{Host: HostName(), PID: pid, Start: start}, true
+	ns, ok := ProcNamespace()
+	if !ok {
+		return Waiter{}, false
+	}
+	return Waiter{Host: HostName(), PID: pid, Start: start, NS: ns}, true
 }
 
-// gone reports whether w, a waiter on this host, has exited: its pid is not
-// a live process or belongs to one with another start time.
-func (w Waiter) gone() bool { return !ProcessAlive(w.PID, w.Start) }
+// ProcNamespace names the boot and pid namespace of the calling process:
+// "<boot_id> pid:[<inode>]" (/proc/sys/kernel/random/boot_id and the
+// /proc/self/ns/pid link); two processes see the same pids exactly when
+// theirs are equal. ok is false when /proc does not say.
+func ProcNamespace() (string, bool) {
+	boot, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return "", false
+	}
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return "", false
+	}
+	b := strings.TrimSpace(string(boot))
+	if b == "" || ns == "" {
+		return "", false
+	}
+	return b + " " + ns, true
+}
+
+// gone reports whether w, a waiter in this process's namespace, has exited:
+// no process has its pid, the one that has is a zombie, or it started at
+// another time (the pid was reused). A /proc entry that cannot be read for
+// another reason (permissions, hidepid) says nothing: not gone.
+func (w Waiter) gone() bool {
+	st, err := readProcStat(w.PID)
+	if err != nil {
+		return errors.Is(err, os.ErrNotExist)
+	}
+	if st.State == 'Z' || st.State == 'X' {
+		return true
+	}
+	return w.Start != 0 && st.StartTime != w.Start
+}

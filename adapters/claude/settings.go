@@ -96,6 +96,11 @@ func IsClawpitCommand(cmd string) bool {
 	return strings.HasSuffix(strings.TrimSpace(cmd), Marker) && strings.Contains(cmd, " hook ")
 }
 
+// ShellQuote quotes s for sh (Claude Code runs hook commands through a
+// shell): as it is when it holds only safe characters, else in single
+// quotes.
+func ShellQuote(s string) string { return shellQuote(s) }
+
 // shellQuote quotes s for sh (Claude Code runs hook commands through a shell).
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
@@ -183,7 +188,7 @@ type Installed struct {
 	Command string `json:"command"`
 	Timeout int    `json:"timeout"`
 	// OnFailure is the hook's `onFailure` ("block"), "" when not set.
-	OnFailure string `json:"onFailure,omitempty"`
+	OnFailure string `json:"on_failure,omitempty"`
 }
 
 // Status lists the clawpit hooks in a settings file; none for a missing file.

@@ -313,22 +313,28 @@ func TestParseVersion(t *testing.T) {
 	for _, tc := range []struct {
 		in       string
 		v        [3]int
+		pre      bool
 		ok, with bool // with: SupportsOnFailure
 	}{
-		{"2.1.317 (Claude Code)", [3]int{2, 1, 317}, true, true},
-		{"2.1.295 (Claude Code)", [3]int{2, 1, 295}, true, true},
-		{"2.1.294 (Claude Code)", [3]int{2, 1, 294}, true, false},
-		{"2.0.999", [3]int{2, 0, 999}, true, false},
-		{"3.0.0", [3]int{3, 0, 0}, true, true},
-		{"1.9.400", [3]int{1, 9, 400}, true, false},
-		{"claude 2.2.0-beta.1\n", [3]int{2, 2, 0}, true, true},
-		{"Claude Code", [3]int{}, false, false},
-		{"", [3]int{}, false, false},
-		{"2.1", [3]int{}, false, false},
+		{"2.1.317 (Claude Code)", [3]int{2, 1, 317}, false, true, true},
+		{"2.1.295 (Claude Code)", [3]int{2, 1, 295}, false, true, true},
+		{"2.1.294 (Claude Code)", [3]int{2, 1, 294}, false, true, false},
+		{"v2.1.300", [3]int{2, 1, 300}, false, true, true},
+		{"Claude Code v2.1.300", [3]int{2, 1, 300}, false, true, true},
+		{"2.1.295-beta.2 (Claude Code)", [3]int{2, 1, 295}, true, true, false},
+		{"2.1.296-rc1", [3]int{2, 1, 296}, true, true, true},
+		{"2.0.999", [3]int{2, 0, 999}, false, true, false},
+		{"3.0.0", [3]int{3, 0, 0}, false, true, true},
+		{"1.9.400", [3]int{1, 9, 400}, false, true, false},
+		{"claude 2.2.0-beta.1\n", [3]int{2, 2, 0}, true, true, true},
+		{"Claude Code", [3]int{}, false, false, false},
+		{"", [3]int{}, false, false, false},
+		{"2.1", [3]int{}, false, false, false},
+		{"10.2.1.295", [3]int{10, 2, 1}, false, true, true},
 	} {
 		v, ok := ParseVersion(tc.in)
-		if v != tc.v || ok != tc.ok {
-			t.Errorf("ParseVersion(%q) = %v, %v; want %v, %v", tc.in, v, ok, tc.v, tc.ok)
+		if v.N != tc.v || v.Pre != tc.pre || ok != tc.ok {
+			t.Errorf("ParseVersion(%q) = %v, %v; want %v (pre %v), %v", tc.in, v, ok, tc.v, tc.pre, tc.ok)
 		}
 		if ok && SupportsOnFailure(v) != tc.with {
 			t.Errorf("SupportsOnFailure(%v) = %v, want %v", v, !tc.with, tc.with)

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/clawpit/clawpit/adapters/claude"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
 )
 
@@ -133,7 +135,17 @@ when it holds the onFailure key.`,
 			if _, err := a.registryCreate(cmd.Context()); err != nil {
 				return err
 			}
-			of, warning := resolveOnFailure(cmd.Context(), onFailure)
+			installed, err := claude.Status(path)
+			if err != nil {
+				return err
+			}
+			current := ""
+			for _, h := range installed {
+				if h.Event == claude.EventPreToolUse {
+					current = h.OnFailure
+				}
+			}
+			of, warning := resolveOnFailure(cmd.Context(), onFailure, current, rerunLine(cmd))
 			ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate,
 				RunInactivity: inactivity, OnFailure: of})
 			if err != nil {
@@ -174,8 +186,12 @@ when it holds the onFailure key.`,
 
 // resolveOnFailure turns --on-failure (auto, block or continue) into the
 // gated hook's onFailure value ("block" or none) and, when the hook is left
-// failing open, a warning saying why and what to do.
-func resolveOnFailure(ctx context.Context, mode string) (onFailure, warning string) {
+// failing open, a warning saying why and what to run (rerun: this install's
+// command line, which gets " --on-failure block" appended). current is what
+// the installed gated hook has now: auto keeps it when Claude Code's version
+// cannot be read (a re-install from a shell without claude on PATH must not
+// strip a block set before).
+func resolveOnFailure(ctx context.Context, mode, current, rerun string) (onFailure, warning string) {
 	switch mode {
 	case "block":
 		return claude.OnFailureBlock, ""
@@ -183,18 +199,44 @@ func resolveOnFailure(ctx context.Context, mode string) (onFailure, warning stri
 		return "", ""
 	}
 	v, text, err := claude.DetectVersion(ctx)
-	const then = "; if it is " + claude.MinOnFailureVersion + " or later, run 'clawpit hooks install --on-failure block' so that Claude Code blocks a gated tool call whose hook cannot answer"
 	switch {
 	case err == nil && claude.SupportsOnFailure(v):
 		return claude.OnFailureBlock, ""
 	case err == nil:
 		return "", fmt.Sprintf("Claude Code %q lets a gated tool call through when its hook cannot answer (binary moved, hook killed); "+
-			"%s and later block it instead: upgrade, then run 'clawpit hooks install' again", text, claude.MinOnFailureVersion)
-	case errors.Is(err, claude.ErrClaudeNotFound):
-		return "", "claude is not on PATH, so its version is unknown and the gated hook was installed without onFailure: block " +
-			"(Claude Code before " + claude.MinOnFailureVersion + " skips a settings file holding it)" + then
+			"%s and later block it instead: upgrade, then run `%s`", text, claude.MinOnFailureVersion, rerun)
+	case current == claude.OnFailureBlock:
+		return current, "" // set before, by hand or for a Claude Code found then
 	}
-	return "", fmt.Sprintf("could not read Claude Code's version (%v), so the gated hook was installed without onFailure: block%s", err, then)
+	why := "claude is not on PATH, so its version is unknown"
+	if !errors.Is(err, claude.ErrClaudeNotFound) {
+		why = fmt.Sprintf("Claude Code's version could not be read (%v)", err)
+	}
+	return "", why + ": the gated hook was installed without onFailure: block (Claude Code before " + claude.MinOnFailureVersion +
+		" skips a settings file holding it); if yours is " + claude.MinOnFailureVersion + " or later, run `" + rerun +
+		" --on-failure block` so that it blocks a gated tool call whose hook cannot answer"
+}
+
+// rerunLine is the command line of this `hooks install` with the flags the
+// operator gave (global ones included, --on-failure left out), to be quoted
+// in advice.
+func rerunLine(cmd *cobra.Command) string {
+	var global, local []string
+	inherited := cmd.InheritedFlags()
+	// Flags() holds every flag parsed, the parents' persistent ones merged
+	// in; Visit walks those set.
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Name == "on-failure" {
+			return
+		}
+		arg := "--" + f.Name + "=" + claude.ShellQuote(f.Value.String())
+		if inherited.Lookup(f.Name) != nil {
+			global = append(global, arg)
+		} else {
+			local = append(local, arg)
+		}
+	})
+	return strings.Join(slices.Concat([]string{"clawpit"}, global, []string{"hooks", "install"}, local), " ")
 }
 
 func orDefault(s, d string) string {
