@@ -186,14 +186,14 @@ func run(sizes, dir, pg string, keys, writes int, sorts string) error {
 	w := bufio.NewWriter(os.Stdout)
 	defer w.Flush()
 	row := func(label string, f func(r result) string) {
-		fmt.Fprintf(w, "%-34s", label)
+		fmt.Fprintf(w, "%-46s", label)
 		for _, r := range rs {
 			fmt.Fprintf(w, " %20s", f(r))
 		}
 		fmt.Fprintln(w)
 	}
 	ms := func(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) + " ms" }
-	fmt.Fprintf(w, "%-34s", "")
+	fmt.Fprintf(w, "%-46s", "")
 	for _, n := range names {
 		fmt.Fprintf(w, " %20s", n)
 	}
@@ -518,6 +518,14 @@ func measure(path string, keys, writes int, sorts []string) (result, error) {
 			return r, err
 		}
 	}
+	// Back to the default order (urgency), where a new task shows on top.
+	for ; at != 0; at = (at + 1) % len(all) {
+		d.send(key('s', "s"))
+		if err := d.until(180*time.Second, func(_ string, msg tea.Msg) bool { return isWindow(msg) }); err != nil {
+			return r, err
+		}
+	}
+	d.drain(200 * time.Millisecond)
 
 	// External writes from another process (another host's clawpit, on
 	// PostgreSQL), seen through the poll: timed from its commit.
