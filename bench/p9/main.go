@@ -518,13 +518,15 @@ func measure(path string, keys, writes int, sorts []string) (result, error) {
 			return r, err
 		}
 	}
-	// Back to the default order (urgency), where a new task shows on top.
+	// Back to the default order (urgency) and its top, where a new task
+	// shows.
 	for ; at != 0; at = (at + 1) % len(all) {
 		d.send(key('s', "s"))
 		if err := d.until(180*time.Second, func(_ string, msg tea.Msg) bool { return isWindow(msg) }); err != nil {
 			return r, err
 		}
 	}
+	d.send(key('g', "g"))
 	d.drain(200 * time.Millisecond)
 
 	// External writes from another process (another host's clawpit, on
