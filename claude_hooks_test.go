@@ -847,6 +847,13 @@ func TestClaudeHooksFailClosed(t *testing.T) {
 	if got.Status != core.ApprovalCancelled || got.Reason != want {
 		t.Fatalf("approval of the killed hook after a sweep: %s %q, want cancelled %q", got.Status, got.Reason, want)
 	}
+	if o := c.ok("approval", "show", a.ID); !strings.Contains(o, fmt.Sprintf("waiter:         pid %d on %s\n", got.Waiter.PID, got.Waiter.Host)) {
+		t.Fatalf("approval show names no waiter:\n%s", o)
+	}
+	// A decided approval no longer expires: its list row says so.
+	if o := c.ok("approval", "list"); !regexp.MustCompile(a.ID + ` +cancelled +\S+ +Bash +\S+ +- +`).MatchString(o) {
+		t.Fatalf("approval list:\n%s", o)
+	}
 }
 
 // TestClaudeHooksOnFailureAuto: install's default reads the version of the

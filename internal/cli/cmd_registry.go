@@ -1104,8 +1104,12 @@ func approvalCommand(a *app) *cobra.Command {
 				return err
 			}
 			return listOutput(a, "approvals", aps, []string{"ID", "STATUS", "SESSION", "TOOL", "AGE", "EXPIRES", "COMMAND"}, func(n time.Time, ap *core.Approval) []string {
+				expires := "-" // a decided approval no longer expires
+				if ap.Status == core.ApprovalPending {
+					expires = age(n, ap.ExpiresAt)
+				}
 				return []string{ap.ID, string(ap.Status), termtext.Line(ap.Session, 40), termtext.Line(ap.Tool, 30), age(n, ap.RequestedAt),
-					age(n, ap.ExpiresAt), termtext.Line(ap.Command, 80)}
+					expires, termtext.Line(ap.Command, 80)}
 			})
 		},
 	}
@@ -1123,6 +1127,7 @@ func approvalCommand(a *app) *cobra.Command {
 				{"decided_by", ap.DecidedBy}, {"requested_at", stamp(n, ap.RequestedAt)},
 				{"decided_at", stamp(n, ap.DecidedAt)}, {"expires_at", stamp(n, ap.ExpiresAt)},
 				{"cleanup_after", stamp(n, ap.CleanupAfter)},
+				{"waiter", waiterText(ap.Waiter)},
 			}
 		})
 	c.AddCommand(request, wait, approve, deny, list, show)
@@ -1172,4 +1177,13 @@ func grantCommand(a *app) *cobra.Command {
 	}
 	c.AddCommand(list, revoke)
 	return c
+}
+
+// waiterText is an approval's waiting process for `approval show`: "pid 7735
+// on vm", or "-" when none was recorded.
+func waiterText(w core.Waiter) string {
+	if w.PID == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("pid %d on %s", w.PID, w.Host)
 }
