@@ -79,6 +79,38 @@ func (m *Model) noticeNew(approvalRows []approvalRow, taskRows []taskRow, pendin
 	return tea.Raw(bell)
 }
 
+// headerNews is what a reload of whole tables left for the next header
+// read to judge: the counts before it (base), when it came (at), and which
+// kinds' panes were windowed (their rows give no news).
+type headerNews struct {
+	base                headerCounts
+	at                  core.Timestamp
+	approvals, failures bool
+}
+
+// headerNewsRing rings, after a reload of whole tables with windowed panes,
+// for what the header read at `at` (not one started before the reload)
+// gained over the counts before it: pending approvals, and failed plus lost
+// in the last 24 h (tasks and jobs, as the header counts them). A count can
+// also fall in the meantime (a decision, a failure aging out of the 24 h),
+// so this is a lower bound: a reload is rare (a burst of thousands of
+// changes), and a delta counts exactly.
+func (m *Model) headerNewsRing(at core.Timestamp) tea.Cmd {
+	n := m.news
+	if n == nil || at < n.at {
+		return nil
+	}
+	m.news = nil
+	pending, failed := 0, 0
+	if n.approvals {
+		pending = max(0, m.counts.approvals-n.base.approvals)
+	}
+	if n.failures {
+		failed = max(0, m.counts.failed+m.counts.lost-n.base.failed-n.base.lost)
+	}
+	return m.noticeNew(nil, nil, pending, failed)
+}
+
 func failedOrLost(s core.TaskStatus) bool {
 	return s == core.TaskFailed || s == core.TaskTimedOut || s == core.TaskLost
 }

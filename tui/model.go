@@ -120,6 +120,10 @@ type Model struct {
 
 	status statusLine
 
+	// news, after a reload of whole tables with windowed panes, waits for
+	// the next header read to ring for what the header's counts gained
+	// (attention.go headerNewsRing).
+	news *headerNews
 	// Attention (attention.go): the header is highlighted until flashUntil.
 	flashUntil core.Timestamp
 	flashText  string
@@ -238,6 +242,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case headerMsg:
 		if msg.err == nil {
 			m.setHeader(msg.c, msg.at)
+			return m, m.headerNewsRing(msg.at)
 		}
 		return m, nil
 	case actionMsg:
@@ -353,6 +358,12 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 				ts = msg.tasks.rows
 			}
 			ring = m.noticeNew(aps, ts, 0, 0)
+			// A windowed pane's news are in the journal rows the reload
+			// skipped: the header's counts, read next, say how many came.
+			wa, wt := m.approvals.windowed() || w[KindApproval], m.tasks.windowed() || w[KindTask]
+			if m.headerKnown && (wa || wt) {
+				m.news = &headerNews{base: m.counts, at: m.ctx.now(), approvals: wa, failures: wt}
+			}
 		}
 		var reads, counts [numKinds]tea.Cmd
 		reads[KindTask], counts[KindTask] = installOrWindow(m.tasks, msg.tasks, w[KindTask])
