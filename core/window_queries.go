@@ -32,9 +32,14 @@ type WindowQuery struct {
 	// the filter; when it no longer exists the window is empty. "" = the
 	// first row (or the last, with End).
 	Anchor string
-	Before int  // rows before the anchor (0 = none)
-	After  int  // rows from the anchor on
-	End    bool // with no anchor: the last After rows
+	// AnchorKey, when set, places the window instead of Anchor: a position
+	// an earlier page gave (WindowPage.FirstKey), the sort-key values its
+	// first row had when that page was read. A row that has moved since (a
+	// running task that finished, say) does not move the window with it.
+	AnchorKey string
+	Before    int  // rows before the anchor (0 = none)
+	After     int  // rows from the anchor on
+	End       bool // with no anchor: the last After rows
 }
 
 // WindowPage describes a window sent by Window.
@@ -43,6 +48,10 @@ type WindowPage struct {
 	Rows       int  // rows sent in all
 	MoreBefore bool // rows exist before the first one sent
 	MoreAfter  bool // rows exist after the last one sent
+	// FirstKey is the position of the first row sent, for a later
+	// WindowQuery.AnchorKey: opaque text (its sort-key values); "" when no
+	// row was sent.
+	FirstKey string
 }
 
 // RowSink receives rows (tui.Sink is one). The pointers are only valid during

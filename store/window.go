@@ -2,7 +2,9 @@ package store
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -291,7 +293,9 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 			return sq, args, nil
 		}
 	}
-	if q.Anchor == "" {
+	first := &firstRow{RowSink: sink}
+	sink = first
+	if q.Anchor == "" && q.AnchorKey == "" {
 		// The first rows, or (End) the last ones read backwards.
 		sq, args, err := sel(nil, q.End, false, after+1)
 		if err != nil {
@@ -307,10 +311,15 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 		} else {
 			page.MoreAfter = more
 		}
-		return page, nil
+		page.FirstKey, err = t.firstKey(w, s, first)
+		return page, err
 	}
-	key, err := t.anchorKey(w, s, q.Anchor)
-	if err != nil || key == nil {
+	var key []any
+	if q.AnchorKey != "" {
+		if key, err = decodeKey(q.AnchorKey, len(s.keys)); err != nil {
+			return page, err
+		}
+	} else if key, err = t.anchorKey(w, s, q.Anchor); err != nil || key == nil {
 		return page, err // a missing anchor: an empty window
 	}
 	if q.Before > 0 {
@@ -334,7 +343,88 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 	}
 	page.Rows = page.Before + n
 	page.MoreAfter = more
-	return page, nil
+	page.FirstKey, err = t.firstKey(w, s, first)
+	return page, err
+}
+
+// firstRow passes rows on and keeps the id of the first (the window's
+// first row: rows read backwards are sent in window order).
+type firstRow struct {
+	core.RowSink
+	id   string
+	seen bool
+}
+
+func (f *firstRow) keep(id string) {
+	if !f.seen {
+		f.id, f.seen = id, true
+	}
+}
+
+func (f *firstRow) Task(x *core.Task)         { f.keep(x.ID); f.RowSink.Task(x) }
+func (f *firstRow) Run(x *core.Run)           { f.keep(x.RunID); f.RowSink.Run(x) }
+func (f *firstRow) Approval(x *core.Approval) { f.keep(x.ID); f.RowSink.Approval(x) }
+func (f *firstRow) Job(x *core.Job)           { f.keep(x.ID); f.RowSink.Job(x) }
+func (f *firstRow) Alert(x *core.Notification) {
+	f.keep(strconv.FormatInt(x.ID, 10))
+	f.RowSink.Alert(x)
+}
+
+// firstKey is WindowPage.FirstKey: the first row's sort-key values, read in
+// the same transaction as the window, encoded; "" when no row was sent.
+func (t *tx) firstKey(w *winTable, s winSort, f *firstRow) (string, error) {
+	if !f.seen {
+		return "", nil
+	}
+	key, err := t.anchorKey(w, s, f.id)
+	if err != nil || key == nil {
+		return "", err
+	}
+	return encodeKey(key)
+}
+
+// encodeKey writes sort-key values (int64, float64, text, NULL) as a JSON
+// array: WindowPage.FirstKey.
+func encodeKey(key []any) (string, error) {
+	vals := make([]any, len(key))
+	for i, v := range key {
+		if b, ok := v.([]byte); ok {
+			v = string(b)
+		}
+		vals[i] = v
+	}
+	b, err := json.Marshal(vals)
+	if err != nil {
+		return "", fmt.Errorf("window position: %w", err)
+	}
+	return string(b), nil
+}
+
+// decodeKey reads a WindowQuery.AnchorKey of n sort-key values (integers
+// back as int64). Errors: ErrInvalid for anything else.
+func decodeKey(s string, n int) ([]any, error) {
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var vals []any
+	if err := d.Decode(&vals); err != nil || len(vals) != n {
+		return nil, core.Invalidf("window position %q: want %d sort-key values", s, n)
+	}
+	for i, v := range vals {
+		switch x := v.(type) {
+		case json.Number:
+			if k, err := x.Int64(); err == nil {
+				vals[i] = k
+			} else if f, err := x.Float64(); err == nil {
+				vals[i] = f
+			} else {
+				return nil, core.Invalidf("window position %q: value %d", s, i)
+			}
+		case string, nil:
+		default:
+			return nil, core.Invalidf("window position %q: value %d", s, i)
+		}
+	}
+	return vals, nil
 }
 
 // anchorKey reads the anchor row's sort-key values; nil when it is gone.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -462,5 +463,91 @@ func TestWindowMigrationAtomic(t *testing.T) {
 	db.read.QueryRow("SELECT win_urgency FROM tasks WHERE id = 't1'").Scan(&urg)
 	if v != len(names) || urg != 6 {
 		t.Fatalf("after the retry: version %d, win_urgency %d", v, urg)
+	}
+}
+
+// TestWindowPositions: a page's FirstKey places a later window where that
+// page began, in every entity and sort, on both stores: the same rows, with
+// and without a filter, after the first row has moved elsewhere in the
+// order, and none past the end; a position that is not one is refused.
+func TestWindowPositions(t *testing.T) { storetest.Each(t, testWindowPositions) }
+
+func testWindowPositions(t *testing.T) {
+	db := windowFixture(t, 300)
+	ctx := context.Background()
+	window := func(q core.WindowQuery) ([]string, core.WindowPage) {
+		t.Helper()
+		var s idSink
+		var page core.WindowPage
+		err := db.View(ctx, func(tx core.Tx) error {
+			var err error
+			page, err = tx.(core.WindowTx).Window(q, &s)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%+v: %v", q, err)
+		}
+		return s.ids, page
+	}
+	for _, entity := range []string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityJob, core.EntityNotification} {
+		w, _ := winTableOf(entity)
+		for _, s := range w.sorts {
+			for _, filter := range []string{"", "a"} {
+				all := allInOrder(t, db, entity, s, filter)
+				if len(all) < 30 {
+					t.Fatalf("%s %s %q: fixture has %d rows", entity, s.name, filter, len(all))
+				}
+				// A page starting at row 10 (anchored there), its position,
+				// and a window placed by it.
+				ids, page := window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, Anchor: all[10], After: 8})
+				if !slices.Equal(ids, all[10:18]) || page.FirstKey == "" {
+					t.Fatalf("%s %s %q: page %v (key %q), want %v", entity, s.name, filter, ids, page.FirstKey, all[10:18])
+				}
+				again, p2 := window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, AnchorKey: page.FirstKey, After: 8, Before: 3})
+				if !slices.Equal(again, all[7:18]) || p2.Before != 3 || p2.FirstKey == "" {
+					t.Fatalf("%s %s %q: by position %v (before %d), want %v", entity, s.name, filter, again, p2.Before, all[7:18])
+				}
+				top, p3 := window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 5})
+				if !slices.Equal(top, all[:5]) || p3.FirstKey == "" {
+					t.Fatalf("%s %s %q: first page %v, want %v", entity, s.name, filter, top, all[:5])
+				}
+				if end, p4 := window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, Anchor: all[len(all)-1], After: 5}); len(end) != 1 || p4.MoreAfter {
+					t.Fatalf("%s %s %q: last page %v", entity, s.name, filter, end)
+				}
+			}
+		}
+	}
+	// The first row moves (a running task that fails sorts lower): the
+	// position still places the window where the page began.
+	tw, _ := winTableOf(core.EntityTask)
+	s, _ := tw.sort("urgency")
+	all := allInOrder(t, db, core.EntityTask, s, "")
+	ids, page := window(core.WindowQuery{Entity: core.EntityTask, Sort: "urgency", After: 6})
+	if !slices.Equal(ids, all[:6]) {
+		t.Fatalf("urgency first page %v, want %v", ids, all[:6])
+	}
+	update(t, db, func(tx core.Tx) error {
+		k, err := tx.GetTask(all[0])
+		if err != nil {
+			return err
+		}
+		k.Status, k.EndedAt = core.TaskSucceeded, 1
+		return tx.UpdateTask(k)
+	})
+	if now := allInOrder(t, db, core.EntityTask, s, ""); now[0] == all[0] {
+		t.Fatal("the first task did not move")
+	}
+	if got, _ := window(core.WindowQuery{Entity: core.EntityTask, Sort: "urgency", AnchorKey: page.FirstKey, After: 5}); !slices.Equal(got, all[1:6]) {
+		t.Fatalf("by the old position after the first row moved: %v, want %v", got, all[1:6])
+	}
+	for _, bad := range []string{"[1]", "nope", `[{"a":1},"x","y"]`} {
+		var sk idSink
+		err := db.View(ctx, func(tx core.Tx) error {
+			_, err := tx.(core.WindowTx).Window(core.WindowQuery{Entity: core.EntityTask, Sort: "urgency", AnchorKey: bad, After: 5}, &sk)
+			return err
+		})
+		if !errors.Is(err, core.ErrInvalid) {
+			t.Fatalf("position %q: %v, want ErrInvalid", bad, err)
+		}
 	}
 }

@@ -84,10 +84,13 @@ type WindowSource interface {
 // WindowRequest asks for one window (see core.WindowQuery for the anchor's
 // meaning) and, with Count, for the row counts.
 type WindowRequest struct {
-	Kind          Kind
-	Sort          string // the pane's sort key name
-	Query         string // the / filter, "" = none
-	Anchor        string // id of the row the window is placed at, "" = top (or End)
+	Kind   Kind
+	Sort   string // the pane's sort key name
+	Query  string // the / filter, "" = none
+	Anchor string // id of the row the window is placed at, "" = top (or End)
+	// AnchorKey places the window instead of Anchor: a position an earlier
+	// window gave (WindowResult.Page.FirstKey; core.WindowQuery.AnchorKey).
+	AnchorKey     string
 	Before, After int
 	End           bool
 	Count         bool  // also count the rows, and those passing the filter
@@ -164,7 +167,7 @@ func (s *storeSource) Window(ctx context.Context, req WindowRequest, sink Sink) 
 	err := s.st.View(ctx, func(tx core.Tx) error {
 		wt := tx
 		q := core.WindowQuery{Entity: kindEntity(req.Kind), Sort: req.Sort, Filter: req.Query, Anchor: req.Anchor,
-			Before: req.Before, After: req.After, End: req.End}
+			AnchorKey: req.AnchorKey, Before: req.Before, After: req.After, End: req.End}
 		var err error
 		if req.Before > 0 || req.After > 0 {
 			if res.Page, err = wt.Window(q, sink); err != nil {

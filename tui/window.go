@@ -48,6 +48,10 @@ type window struct {
 	// then goes to its row, or the first later one that still matches.
 	narrowed   []string
 	narrowedAt int
+	// firstKey is the position of the window's first row as the store read
+	// it (WindowResult.Page.FirstKey), firstKeyID that row's id: the
+	// narrowing read starts there, even if the row has moved since.
+	firstKey, firstKeyID string
 }
 
 // Where the cursor goes when a window arrives.
@@ -275,9 +279,8 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 		return nil, msg.err
 	}
 	if msg.res.Page.Rows == 0 && msg.req.Anchor != "" {
-		// The anchor row is gone (pruned), or (jumpNarrow) no row from it
-		// on matches, which a pruned anchor would look like too: start
-		// again from the top.
+		// The anchor row is gone (pruned): start again from the top. (A
+		// window placed by a position is empty only when nothing matches.)
 		l.moved = false
 		req := l.winRequest()
 		_, req.After = l.winSpan()
@@ -299,6 +302,10 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 		l.layout()
 	}
 	l.win.moreBefore, l.win.moreAfter = msg.res.Page.MoreBefore, msg.res.Page.MoreAfter
+	l.win.firstKey, l.win.firstKeyID = msg.res.Page.FirstKey, ""
+	if len(rows) > 0 {
+		l.win.firstKeyID = l.spec.id(&rows[0])
+	}
 	switch {
 	case msg.jump == jumpTop || !l.moved:
 		l.cursor, l.offset = 0, 0
@@ -434,26 +441,24 @@ func (l *list[R]) wquery(low []byte) tea.Cmd {
 	l.stopCount() // the previous query's count
 	// The count starts once the window is on screen: the rows come first.
 	l.win.countNext = true
-	if len(prev) > 0 && bytes.HasPrefix(low, prev) && !l.win.moreBefore && !l.win.fetching && len(l.view) > 0 {
+	if len(prev) > 0 && bytes.HasPrefix(low, prev) && !l.win.moreBefore && !l.win.fetching && len(l.view) > 0 &&
+		l.win.firstKey != "" && l.spec.id(&l.rows[l.view[0]]) == l.win.firstKeyID {
 		// The window begins at the top of the shorter query's matches, and
 		// the longer query's matches are among them: none lies before the
-		// window's first row, so the read starts there (reading as far past
-		// the cursor as a read around it would) instead of at the top or
-		// backwards from the cursor: the rows before that first row, which
+		// window's first row, so the read starts at that row's position
+		// (as the store read it: the row may have moved since), reading
+		// as far past the cursor as a read around it would, instead of at
+		// the top or backwards from the cursor: the rows before it, which
 		// a deep first match makes millions, match neither.
 		req := l.winRequest()
 		_, after := l.winSpan()
-		req.Anchor = l.spec.id(&l.rows[l.view[0]])
-		req.After = after
-		l.win.narrowed, l.win.narrowedAt = nil, 0
-		if l.moved {
-			req.After += l.cursor
-			l.win.narrowed = make([]string, len(l.view))
-			for i, s := range l.view {
-				l.win.narrowed[i] = l.spec.id(&l.rows[s])
-			}
-			l.win.narrowedAt = l.cursor
+		req.AnchorKey = l.win.firstKey
+		req.After = after + l.cursor
+		l.win.narrowed = make([]string, len(l.view))
+		for i, s := range l.view {
+			l.win.narrowed[i] = l.spec.id(&l.rows[s])
 		}
+		l.win.narrowedAt = l.cursor
 		return l.fetch(req, jumpNarrow)
 	}
 	return l.fetch(l.around(), jumpKeep)

@@ -790,11 +790,11 @@ func (s *reqLog) take() []WindowRequest {
 
 // TestWindowNarrowingReadsFromFirstRow: a keystroke that lengthens a query
 // whose window begins at the top of its matches (and holds not all of them)
-// reads from the window's first row (no match of either query lies before
-// it), not around the cursor: the rows are the store's top matches in every
-// sort, also when that first row does not match the longer query, the
-// cursor stays on its row or the first later match, and a query nothing
-// matches ends empty.
+// reads from that first row's position (no match of either query lies
+// before it), not around the cursor: the rows are the store's top matches
+// in every sort, also when that first row does not match the longer query;
+// the cursor stays on its row or goes to the first later match; a query
+// nothing matches ends empty after one read.
 func TestWindowNarrowingReadsFromFirstRow(t *testing.T) {
 	r := openReal(t)
 	seedTasks(t, r, 400)
@@ -806,51 +806,116 @@ func TestWindowNarrowingReadsFromFirstRow(t *testing.T) {
 			for range i {
 				hs.keys("s")
 			}
-			hs.keys("down", "down", "down", "down", "down")
-			alpha := storeOrder(t, r, sort, "alpha")
 			if got := hs.m.tasks.spec.sorts[hs.m.tasks.sort].name; got != sort {
 				t.Fatalf("sort %s, want %s", got, sort)
 			}
+			alpha, alphaT := storeOrder(t, r, sort, "alpha"), storeOrder(t, r, sort, "alpha t")
 			hs.keys("/")
 			hs.typeText("alpha")
+			hs.keys("enter")
 			l := hs.m.tasks
-			if !l.win.moreAfter || l.win.moreBefore || len(l.view) == 0 {
+			if !l.win.moreAfter || l.win.moreBefore || len(l.view) == 0 || l.spec.id(&l.rows[l.view[0]]) != alpha[0] {
 				t.Fatalf("alpha: %d rows, more %v/%v: want a window at the top with more after", len(l.view), l.win.moreBefore, l.win.moreAfter)
 			}
-			first := l.spec.id(&l.rows[l.view[0]])
-			if first != alpha[0] {
-				t.Fatalf("alpha: the window begins at %s, want the first match %s", first, alpha[0])
+			// The cursor two rows past the first "alpha t" match, or (when
+			// that lies deep, past where moving keeps the window at the
+			// top) on row 5, before it.
+			at := min(slices.Index(alpha, alphaT[0])+2, 5)
+			for range at {
+				hs.keys("down")
 			}
-			was := slices.Index(alpha, hs.selectedID())
+			if hs.selectedID() != alpha[at] {
+				t.Fatalf("cursor on %s, want %s", hs.selectedID(), alpha[at])
+			}
+			key, cursor := l.win.firstKey, l.cursor
+			_, span := l.winSpan()
 			log.take()
+			hs.keys("/")
 			hs.typeText(" t")
 			reqs := log.take()
-			if len(reqs) != 2 || reqs[0].Anchor != first || reqs[1].Anchor == "" || reqs[1].Before != 0 {
-				t.Fatalf("reads for alpha t: %+v, want each from the previous window's first row %s", reqs, first)
+			if len(reqs) != 2 || reqs[0].AnchorKey != key || reqs[0].Anchor != "" || reqs[0].Before != 0 || reqs[0].After != span+cursor ||
+				reqs[1].AnchorKey == "" || reqs[1].Before != 0 {
+				t.Fatalf("reads for alpha t: %+v, want each from the previous window's first row (%s), %d rows", reqs, key, span+cursor)
 			}
-			want := storeOrder(t, r, sort, "alpha t")
 			var got []string
 			for _, s := range hs.m.tasks.view {
 				got = append(got, hs.m.tasks.spec.id(&hs.m.tasks.rows[s]))
 			}
-			if len(got) == 0 || !slices.Equal(got, want[:len(got)]) {
+			if len(got) == 0 || !slices.Equal(got, alphaT[:len(got)]) {
 				t.Fatalf("alpha t: %d rows; want the store's first %d", len(got), len(got))
 			}
-			// The cursor: on its row, or the first later one that matches.
-			cur := ""
-			for _, id := range want {
-				if slices.Index(alpha, id) >= was {
-					cur = id
+			want := ""
+			for _, id := range alphaT {
+				if slices.Index(alpha, id) >= at {
+					want = id
 					break
 				}
 			}
-			if hs.selectedID() != cur {
-				t.Fatalf("alpha t: cursor on %s, want %s (the cursor was on %s, row %d of alpha)", hs.selectedID(), cur, alpha[was], was)
+			if hs.selectedID() != want {
+				t.Fatalf("alpha t: cursor on %s, want %s (the first match at or after %s)", hs.selectedID(), want, alpha[at])
 			}
+			log.take()
 			hs.typeText("zzz")
 			if l := hs.m.tasks; len(l.view) != 0 || l.win.moreAfter || l.win.moreBefore {
 				t.Fatalf("alpha tzzz: %d rows, more %v/%v", len(l.view), l.win.moreBefore, l.win.moreAfter)
 			}
+			if reqs := log.take(); len(reqs) != 1 {
+				t.Fatalf("alpha tzzz: %d reads, want 1 (z, then nothing left to narrow): %+v", len(reqs), reqs)
+			}
 		})
+	}
+}
+
+// TestWindowNarrowingAfterFirstRowMoved: the window's first row changes in
+// the store (a running task fails, and sorts lower) before the console has
+// seen it; a lengthening keystroke still reads from where the window began,
+// so no match above the moved row's new place is lost.
+func TestWindowNarrowingAfterFirstRowMoved(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	hs := windowHarness(t, r)
+	hs.keys("/")
+	hs.typeText("alpha")
+	l := hs.m.tasks
+	first := l.spec.id(&l.rows[l.view[0]])
+	if !l.win.moreAfter || l.win.moreBefore || l.rows[l.view[0]].status != core.TaskRunning {
+		t.Fatalf("alpha: more %v/%v, first row %s", l.win.moreBefore, l.win.moreAfter, l.rows[l.view[0]].status)
+	}
+	_, _, err := r.reg.FinishTask(context.Background(), first, core.Finish{Status: core.TaskFailed, Error: "boom"}, core.ActorRuntime)
+	check(t, err)
+	hs.typeText(" ")
+	want := storeOrder(t, r, "urgency", "alpha ")
+	if want[0] == first {
+		t.Fatal("the first row did not move")
+	}
+	var got []string
+	for _, s := range hs.m.tasks.view {
+		got = append(got, hs.m.tasks.spec.id(&hs.m.tasks.rows[s]))
+	}
+	if len(got) < 10 || !slices.Equal(got, want[:len(got)]) || hs.m.tasks.win.moreBefore {
+		t.Fatalf("alpha after the first row moved: %d rows %v..., want the store's first (%v...)", len(got), got[:min(3, len(got))], want[:3])
+	}
+}
+
+// TestWindowNarrowingAfterInsertAtTop: a row arrives above the window's
+// first row and the console shows it (a window at the top keeps arriving
+// rows in view); the next lengthening keystroke must not start below it.
+func TestWindowNarrowingAfterInsertAtTop(t *testing.T) {
+	r := openReal(t)
+	seedTasks(t, r, 400)
+	hs := windowHarness(t, r)
+	hs.keys("/")
+	hs.typeText("alpha")
+	k, err := r.reg.CreateTask(context.Background(), core.NewTask{Runtime: core.RuntimeCLI, Label: "alpha top"}, core.ActorRuntime)
+	check(t, err)
+	tickAfterWrite(t, hs, r.src)
+	want := storeOrder(t, r, "urgency", "alpha t")
+	if want[0] != k.ID {
+		t.Fatalf("fixture: the new task is not the first match (%s)", want[0])
+	}
+	hs.typeText(" t")
+	l := hs.m.tasks
+	if len(l.view) == 0 || l.spec.id(&l.rows[l.view[0]]) != k.ID {
+		t.Fatalf("alpha t after an insert at the top: first row %v, want the new task %s", l.view, k.ID)
 	}
 }
