@@ -3,7 +3,7 @@
 // (core.WindowTx.Window with the console's span, 86 rows before the cursor's
 // row and 172 from it), without the console around it.
 //
-//	go run -tags sqlite_fts5 ./bench/filter [-db /tmp/clawpit-p9/10000000.db] [-q 'task 4242,sess-4242,failed,zzz,cron']
+//	go run -tags sqlite_fts5 ./bench/filter [-db /tmp/clawpit-p9/10000000.db | postgres://…/p9_1000000…] [-q 'task 4242,sess-4242,failed,zzz,cron']
 //	                         [-sorts urgency,recent,created,label] [-passes 2]
 //
 // The registry is one bench/p9 built (bench/p1's shape: labels "history task
@@ -59,7 +59,9 @@ func main() {
 
 func run(path string, queries, sorts []string, passes int) error {
 	ctx := context.Background()
-	if _, err := os.Stat(path); err != nil {
+	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
+		// A PostgreSQL registry (bench/p9 -pg copies each size into p9_<N>).
+	} else if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("%w (build it with go run -tags sqlite_fts5 ./bench/p9)", err)
 	}
 	for pass := 1; pass <= passes; pass++ {
