@@ -301,6 +301,19 @@ func TestPGWindowQueriesUseIndexes(t *testing.T) {
 		if !strings.Contains(plan, "tasks_filter_trgm") {
 			t.Errorf("filter by %s does not read tasks_filter_trgm:\n%s", sort.name, plan)
 		}
+		// A filter few rows pass: read through the index, then sorted.
+		key := make([]any, len(sort.keys))
+		for i, k := range sort.keys {
+			key[i] = int64(1)
+			if k == w.id || k == taskName {
+				key[i] = "1"
+			}
+		}
+		q, args = w.selectFew(db.dialect, sort, "sess-4242", key, false, true, 10)
+		plan = pgExplainSet(t, db, "SET LOCAL enable_seqscan = off", q, args)
+		if !strings.Contains(plan, "tasks_filter_trgm") || !strings.Contains(plan, "CTE Scan on m") {
+			t.Errorf("few matches by %s: plan\n%s", sort.name, plan)
+		}
 	}
 }
 

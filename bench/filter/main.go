@@ -50,14 +50,15 @@ func main() {
 	queries := flag.String("q", "task 4242,sess-4242,failed,zzz,cron", "queries, comma-separated")
 	sorts := flag.String("sorts", strings.Join(core.WindowSorts(core.EntityTask), ","), "sorts, comma-separated")
 	passes := flag.Int("passes", 2, "passes, each on a fresh open")
+	narrow := flag.Bool("narrow", true, "read a lengthened query from the previous window's first row when that window began at the top (as the console does); false: always around it")
 	flag.Parse()
-	if err := run(*path, strings.Split(*queries, ","), strings.Split(*sorts, ","), *passes); err != nil {
+	if err := run(*path, strings.Split(*queries, ","), strings.Split(*sorts, ","), *passes, *narrow); err != nil {
 		fmt.Fprintln(os.Stderr, "filter:", err)
 		os.Exit(1)
 	}
 }
 
-func run(path string, queries, sorts []string, passes int) error {
+func run(path string, queries, sorts []string, passes int, narrow bool) error {
 	ctx := context.Background()
 	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
 		// A PostgreSQL registry (bench/p9 -pg copies each size into p9_<N>).
@@ -81,7 +82,7 @@ func run(path string, queries, sorts []string, passes int) error {
 					t0 := time.Now()
 					err := db.View(ctx, func(tx core.Tx) error {
 						w := core.WindowQuery{Entity: core.EntityTask, Sort: s, Filter: q[:i], Anchor: anchor, After: 172}
-						if anchor != "" && !top {
+						if anchor != "" && (!top || !narrow) {
 							w.Before = 86
 						}
 						page, err := tx.Window(w, sink)
