@@ -29,6 +29,12 @@ const taskName = "win_name"
 const pgTaskHay = `((id || chr(1) || status || chr(1) || runtime || chr(1) || coalesce(win_name, '') || chr(1) || ` +
 	`coalesce(nullif(child_session, ''), owner_session, '') || chr(1) || delivery_status || chr(1) || error) COLLATE "C")`
 
+// pgTaskChars is the characters of pgTaskHay, lowercased as ILIKE folds them
+// under the C collation (ASCII only): the expression of pgmigrations 0013's
+// index tasks_filter_chars, term for term. A row holding a one- or
+// two-character text holds its characters.
+const pgTaskChars = `string_to_array(lower(` + pgTaskHay + `), NULL)`
+
 // winSort is one order: its key expressions (the id last), all descending
 // (desc) or all ascending, so one row-value comparison is the keyset seek.
 type winSort struct {
@@ -45,8 +51,10 @@ type winTable struct {
 	// two fields, as in the console's own filter). Text only: PostgreSQL
 	// has no LIKE on numbers.
 	hay []string
-	// pgHay, when set, is hay as one expression on PostgreSQL (pgTaskHay).
-	pgHay string
+	// pgHay, when set, is hay as one expression on PostgreSQL (pgTaskHay),
+	// with a trigram index; pgChars its characters, with an index too
+	// (pgTaskChars).
+	pgHay, pgChars string
 	sorts []winSort
 	// filter, when set, is how the filter reads on SQLite (window_filter.go).
 	filter *ftsFilter
@@ -60,7 +68,7 @@ func winTableOf(entity string) (*winTable, bool) {
 			table: "tasks", id: "id", cols: taskCols, filter: taskFilter,
 			hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
 				"delivery_status", "error"},
-			pgHay: pgTaskHay,
+			pgHay: pgTaskHay, pgChars: pgTaskChars,
 			sorts: []winSort{
 				{"urgency", []string{"win_urgency", "win_last", "id"}, true},
 				{"recent", []string{"win_last", "id"}, true},
@@ -358,23 +366,23 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 }
 
 // pgFewMatches is how many rows passing a task filter PostgreSQL reads
-// through the trigram index (tasks_filter_trgm) and sorts itself; above it
-// the text is common enough that the pane's order finds a window soon.
+// through an index and sorts itself; above it the text is common enough
+// that the pane's order finds a window soon.
 const pgFewMatches = 10_000
 
 // pgFewMatches reports whether at most pgFewMatches rows pass filter
-// (PostgreSQL, a table with a trigram index, a text of three characters or
-// more: shorter ones have no trigram to look up). The planner estimates a
-// trigram ILIKE at about 1% of the table and so reads the pane's order
-// with the filter, row by row: "task 424" at 1,000,000 tasks read 134,871
-// rows in the urgency order to find its window (290 ms), where its 1,122
-// matches come from the index in 12 ms. The count stops at pgFewMatches+1
-// (a common text: a sequential scan that stops early).
+// (PostgreSQL, a table with the filter's indexes). The planner estimates a
+// trigram ILIKE at about 1% of the table and so reads the pane's order with
+// the filter, row by row: "task 424" at 1,000,000 tasks read 134,871 rows in
+// the urgency order to find its window (290 ms), where its 1,122 matches
+// come from the index in 12 ms; and a one- or two-character text, which has
+// no trigram, read every row when it is rare. The count stops at
+// pgFewMatches+1 (a common text: a sequential scan that stops early).
 func (t *tx) pgFewMatches(w *winTable, filter string) (bool, error) {
-	if t.db.dialect != dialectPostgres || w.pgHay == "" || utf8.RuneCountInString(filter) < 3 || strings.ContainsRune(filter, 1) {
+	cond, args, ok := w.pgFewWhere(t.db.dialect, filter)
+	if !ok {
 		return false, nil
 	}
-	cond, args := w.filterWhere(t.db.dialect, filter)
 	var n int64
 	err := t.tx.QueryRowContext(t.ctx, t.db.dialectSQL("SELECT count(*) FROM (SELECT 1 FROM "+w.table+" WHERE "+cond+
 		" LIMIT "+strconv.Itoa(pgFewMatches+1)+") c"), args...).Scan(&n)
@@ -384,12 +392,38 @@ func (t *tx) pgFewMatches(w *winTable, filter string) (bool, error) {
 	return n <= pgFewMatches, nil
 }
 
+// pgFewWhere is the condition "passes filter" in the shape an index serves
+// (PostgreSQL): the trigram ILIKE for three characters or more; for one or
+// two, "holds its characters" (tasks_filter_chars) and the ILIKE re-check.
+// ok is false where no index serves (SQLite, a table without them, a text
+// holding chr(1)).
+func (w *winTable) pgFewWhere(d dialect, filter string) (string, []any, bool) {
+	if d != dialectPostgres || w.pgHay == "" || filter == "" || strings.ContainsRune(filter, 1) {
+		return "", nil, false
+	}
+	cond, args := w.filterWhere(d, filter)
+	if utf8.RuneCountInString(filter) >= 3 {
+		return cond, args, true
+	}
+	if w.pgChars == "" {
+		return "", nil, false
+	}
+	var chars []any
+	for _, r := range asciiLower(filter) {
+		if !slices.Contains(chars, any(string(r))) {
+			chars = append(chars, string(r))
+		}
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(chars)), ", ")
+	return w.pgChars + " @> ARRAY[" + marks + "]::text[] AND " + cond, append(chars, args...), true
+}
+
 // selectFew is selectWindow for a filter few rows pass (pgFewMatches): the
 // rows passing it, read once through the filter's index (a materialized
 // CTE, so the planner cannot turn it into a walk of the order), then the
 // window's side of them sorted.
 func (w *winTable) selectFew(d dialect, s winSort, filter string, anchor []any, reverse, from bool, limit int) (string, []any) {
-	cond, fargs := w.filterWhere(d, filter)
+	cond, fargs, _ := w.pgFewWhere(d, filter)
 	m := *w
 	m.table = "m"
 	sq, args := m.selectWindow(d, s, core.WindowQuery{}, anchor, reverse, from, limit)
@@ -580,9 +614,11 @@ func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 	var where string
 	var args []any
 	if q.Filter != "" {
-		var cond string
-		cond, args = w.filterWhere(t.db.dialect, q.Filter)
-		where = " WHERE " + cond
+		cond, fargs, ok := w.pgFewWhere(t.db.dialect, q.Filter) // in the shape an index serves
+		if !ok {
+			cond, fargs = w.filterWhere(t.db.dialect, q.Filter)
+		}
+		where, args = " WHERE "+cond, fargs
 	}
 	var n int64
 	if limit < 0 {

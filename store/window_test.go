@@ -314,6 +314,14 @@ func TestPGWindowQueriesUseIndexes(t *testing.T) {
 		if !strings.Contains(plan, "tasks_filter_trgm") || !strings.Contains(plan, "CTE Scan on m") {
 			t.Errorf("few matches by %s: plan\n%s", sort.name, plan)
 		}
+		// One or two characters: the characters' index (pgmigrations 0013).
+		for _, short := range []string{"z", "Zq"} {
+			q, args = w.selectFew(db.dialect, sort, short, key, false, true, 10)
+			plan = pgExplainSet(t, db, "SET LOCAL enable_seqscan = off", q, args)
+			if !strings.Contains(plan, "tasks_filter_chars") || !strings.Contains(plan, "CTE Scan on m") {
+				t.Errorf("few matches of %q by %s: plan\n%s", short, sort.name, plan)
+			}
+		}
 	}
 }
 
