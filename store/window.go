@@ -55,7 +55,7 @@ type winTable struct {
 	// with a trigram index; pgChars its characters, with an index too
 	// (pgTaskChars).
 	pgHay, pgChars string
-	sorts []winSort
+	sorts          []winSort
 	// filter, when set, is how the filter reads on SQLite (window_filter.go).
 	filter *ftsFilter
 	scan   func(r *sql.Rows, sink core.RowSink) error
