@@ -55,6 +55,9 @@ type DB struct {
 	dialect   dialect
 	rewritten sync.Map // SQLite-dialect statement → its PostgreSQL text
 	pg        *pgState // PostgreSQL only: lock key, change listener
+	// pgTrgm: the PostgreSQL registry has the task filter's trigram index
+	// (pgmigrations 0011 skips it where pg_trgm cannot be created).
+	pgTrgm bool
 
 	// filterCap overrides the task filter's caps (filterIndexCap,
 	// maxVocabTerms, filterProbeCap, nearRows) where non-zero: tests reach

@@ -88,15 +88,16 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
-	// pgx prepares and caches statements; after five runs PostgreSQL may
-	// plan a cached one once for any parameters, and the filter's plans
-	// hang on them (a rare text through an index, a common one by the
-	// pane's order): a generic plan read a whole table for `zz` (374 ms
-	// at 1,000,000 tasks, against 0.2 ms). Planning each run costs well
-	// under a millisecond. (PostgreSQL 12 and later, as the stored
-	// generated columns already need.) A URL that sets it wins.
-	if _, set := cfg.RuntimeParams["plan_cache_mode"]; !set {
-		cfg.RuntimeParams["plan_cache_mode"] = "force_custom_plan"
+	// pgx prepares and caches statements by default; after five runs
+	// PostgreSQL may plan a cached one once for any parameters, and the
+	// filter's plans hang on them (a rare text through an index, a common
+	// one by the pane's order): a generic plan read a whole table for `zz`
+	// (374 ms at 1,000,000 tasks, against 0.2 ms). An unnamed statement,
+	// described each time, is planned with its parameters on every run. Not
+	// a startup parameter (plan_cache_mode), which poolers such as
+	// PgBouncer refuse. A URL that sets default_query_exec_mode wins.
+	if !strings.Contains(rawURL, "default_query_exec_mode") {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
 	}
 	busy := BusyTimeoutMs
 	if opt.BusyTimeoutMs > 0 {
@@ -127,6 +128,11 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	st.listenFn = st.connectListener
 	db.pg = st
 	if err := db.initPG(ctx, opt); err != nil {
+		return fail(err)
+	}
+	// The trigram index exists only where the role could create pg_trgm
+	// (pgmigrations 0011): without it a rare text is not read through one.
+	if err := write.QueryRowContext(ctx, "SELECT to_regclass('tasks_filter_trgm') IS NOT NULL").Scan(&db.pgTrgm); err != nil {
 		return fail(err)
 	}
 	return db, nil

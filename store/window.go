@@ -379,7 +379,7 @@ const pgFewMatches = 10_000
 // no trigram, read every row when it is rare. The count stops at
 // pgFewMatches+1 (a common text: a sequential scan that stops early).
 func (t *tx) pgFewMatches(w *winTable, filter string) (bool, error) {
-	cond, args, ok := w.pgFewWhere(t.db.dialect, filter)
+	cond, args, ok := w.pgFewWhere(t.db.dialect, filter, t.db.pgTrgm)
 	if !ok {
 		return false, nil
 	}
@@ -405,29 +405,24 @@ func (t *tx) pgFewMatches(w *winTable, filter string) (bool, error) {
 }
 
 // pgFewWhere is the condition "passes filter" in the shape an index serves
-// (PostgreSQL): the trigram ILIKE for three characters or more; for one or
-// two, "holds its characters" (tasks_filter_chars) and the ILIKE re-check.
-// ok is false where no index serves (SQLite, a table without them, a text
-// holding chr(1)).
-func (w *winTable) pgFewWhere(d dialect, filter string) (string, []any, bool) {
+// (PostgreSQL): the trigram ILIKE for three characters or more (trgm: the
+// registry has that index); for one or two, "holds its characters"
+// (tasks_filter_chars) and the ILIKE re-check. ok is false where no index
+// serves (SQLite, a table without them, a text holding chr(1)).
+func (w *winTable) pgFewWhere(d dialect, filter string, trgm bool) (string, []any, bool) {
 	if d != dialectPostgres || w.pgHay == "" || filter == "" || strings.ContainsRune(filter, 1) {
 		return "", nil, false
 	}
 	cond, args := w.filterWhere(d, filter)
 	if utf8.RuneCountInString(filter) >= 3 {
-		return cond, args, true
+		return cond, args, trgm
 	}
 	if w.pgChars == "" {
 		return "", nil, false
 	}
-	var chars []any
-	for _, r := range asciiLower(filter) {
-		if !slices.Contains(chars, any(string(r))) {
-			chars = append(chars, string(r))
-		}
-	}
-	marks := strings.TrimSuffix(strings.Repeat("?, ", len(chars)), ", ")
-	return w.pgChars + " @> ARRAY[" + marks + "]::text[] AND " + cond, append(chars, args...), true
+	// The text's characters are split and lowercased by the server, as
+	// the index's are (bytes in a SQL_ASCII database, characters in UTF-8).
+	return w.pgChars + ` @> string_to_array(lower(?::text COLLATE "C"), NULL) AND ` + cond, append([]any{filter}, args...), true
 }
 
 // selectFew is selectWindow for a filter few rows pass (pgFewMatches): the
@@ -435,7 +430,7 @@ func (w *winTable) pgFewWhere(d dialect, filter string) (string, []any, bool) {
 // CTE, so the planner cannot turn it into a walk of the order), then the
 // window's side of them sorted.
 func (w *winTable) selectFew(d dialect, s winSort, filter string, anchor []any, reverse, from bool, limit int) (string, []any) {
-	cond, fargs, _ := w.pgFewWhere(d, filter)
+	cond, fargs, _ := w.pgFewWhere(d, filter, true)
 	m := *w
 	m.table = "m"
 	sq, args := m.selectWindow(d, s, core.WindowQuery{}, anchor, reverse, from, limit)
@@ -626,7 +621,7 @@ func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 	var where string
 	var args []any
 	if q.Filter != "" {
-		cond, fargs, ok := w.pgFewWhere(t.db.dialect, q.Filter) // in the shape an index serves
+		cond, fargs, ok := w.pgFewWhere(t.db.dialect, q.Filter, t.db.pgTrgm) // in the shape an index serves
 		if !ok {
 			cond, fargs = w.filterWhere(t.db.dialect, q.Filter)
 		}

@@ -538,6 +538,21 @@ func testWindowPositions(t *testing.T) {
 			}
 		}
 	}
+	// A PostgreSQL registry without the trigram index (a role that could
+	// not create pg_trgm) reads a longer text by the pane's order: the same
+	// rows. (On SQLite the flag is unused.)
+	trgm := db.pgTrgm
+	db.pgTrgm = false
+	for _, filter := range []string{"alp", "t00", "zzz"} {
+		tw, _ := winTableOf(core.EntityTask)
+		for _, s := range tw.sorts {
+			all := allInOrder(t, db, core.EntityTask, s, filter)
+			if got, _ := window(core.WindowQuery{Entity: core.EntityTask, Sort: s.name, Filter: filter, After: 1000}); !slices.Equal(got, all) {
+				t.Fatalf("without the trigram index, %q by %s: %d rows, want %d", filter, s.name, len(got), len(all))
+			}
+		}
+	}
+	db.pgTrgm = trgm
 	// The first row moves (a running task that fails sorts lower): the
 	// position still places the window where the page began.
 	tw, _ := winTableOf(core.EntityTask)

@@ -8,3 +8,6 @@
 -- is store/window.go's pgTaskChars, term for term. Built-in functions only
 -- (string_to_array splits into characters), so no extension is needed.
 CREATE INDEX IF NOT EXISTS tasks_filter_chars ON tasks USING gin (string_to_array(lower(((id || chr(1) || status || chr(1) || runtime || chr(1) || coalesce(win_name, '') || chr(1) || coalesce(nullif(child_session, ''), owner_session, '') || chr(1) || delivery_status || chr(1) || error) COLLATE "C")), NULL));
+-- Statistics for the new expression at once (autovacuum's come later):
+-- without them a common character is taken for a rare one.
+ANALYZE tasks;
