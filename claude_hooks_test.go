@@ -768,16 +768,7 @@ func installWith(t *testing.T, c *cli, bin string, flags ...string) (*claudeRunn
 	settings := filepath.Join(t.TempDir(), ".claude", "settings.json")
 	cmd := c.command(nil, append([]string{"hooks", "install", "--settings", settings, "--approval-timeout", "1m"}, flags...)...)
 	cmd.Path = bin
-	var so, se bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	o := out{stdout: so.String(), stderr: se.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		o.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return &claudeRunner{t: t, settings: settings}, o
+	return &claudeRunner{t: t, settings: settings}, c.runCmd(cmd)
 }
 
 // TestClaudeHooksFailClosed: with onFailure "block", a gated hook that cannot
@@ -917,13 +908,11 @@ func TestClaudeHooksOnFailureAuto(t *testing.T) {
 		t.Helper()
 		cmd := c.command(nil, "hooks", "install", "--settings", r.settings, "--approval-timeout", "1m")
 		cmd.Env = append(cmd.Env, "PATH="+path)
-		var so, se bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &so, &se
-		err := cmd.Run()
-		if err != nil {
-			t.Fatalf("re-install: %v\n%s", err, se.String())
+		o := c.runCmd(cmd)
+		if o.code != 0 {
+			t.Fatalf("re-install: %s", o)
 		}
-		return c.ok("hooks", "status", "--settings", r.settings), out{stdout: so.String(), stderr: se.String()}
+		return c.ok("hooks", "status", "--settings", r.settings), o
 	}
 	if st, o := again("/nonexistent"); !strings.Contains(st, "onFailure block") || o.stderr != "" || !strings.Contains(o.stdout, "already installed") {
 		t.Fatalf("re-install without claude on PATH dropped the block: %s\n%s", st, o)

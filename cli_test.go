@@ -78,7 +78,13 @@ func (c *cli) command(stdin io.Reader, args ...string) *exec.Cmd {
 
 func (c *cli) runIn(stdin io.Reader, args ...string) out {
 	c.t.Helper()
-	cmd := c.command(stdin, args...)
+	return c.runCmd(c.command(stdin, args...))
+}
+
+// runCmd runs a prepared command (c.command, adjusted) and collects its
+// output and exit status; a command that cannot start fails the test.
+func (c *cli) runCmd(cmd *exec.Cmd) out {
+	c.t.Helper()
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
 	err := cmd.Run()
@@ -86,7 +92,7 @@ func (c *cli) runIn(stdin io.Reader, args ...string) out {
 	if ee, ok := err.(*exec.ExitError); ok {
 		o.code = ee.ExitCode()
 	} else if err != nil {
-		c.t.Fatalf("clawpit %v: %v", args, err)
+		c.t.Fatalf("%v: %v", cmd.Args, err)
 	}
 	return o
 }

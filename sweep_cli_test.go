@@ -9,7 +9,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -44,16 +43,7 @@ func (c *cli) withConfig(body string, args ...string) out {
 	}
 	cmd := c.command(nil, args...)
 	cmd.Env = append(cmd.Env, "XDG_CONFIG_HOME="+dir, "CLAWPIT_CONFIG=")
-	var so, se strings.Builder
-	cmd.Stdout, cmd.Stderr = &so, &se
-	err := cmd.Run()
-	o := out{stdout: so.String(), stderr: se.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		o.code = ee.ExitCode()
-	} else if err != nil {
-		c.t.Fatal(err)
-	}
-	return o
+	return c.runCmd(cmd)
 }
 
 // TestSweepOnceRegistryErrors: a headless sweep on a missing, corrupt or

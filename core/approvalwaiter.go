@@ -1,9 +1,6 @@
 package core
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Approval waiters, the step after approval expiry in a sweep: a pending
 // approval whose waiter (Approval.Waiter: the gated hook that answers its
@@ -67,17 +64,11 @@ func (waiterRule) count(c *SweepCounts, _ *Action) { c.Withdrawn++ }
 // pending and not yet due for expiry (expiry then takes it). The waiter is
 // not looked at again: an exited process does not come back.
 func (waiterRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
-	a := &b.acts[i]
-	ap, err := b.tx.GetApproval(a.ID)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	} else if err != nil {
+	ap, err := b.pendingAsPlanned(i)
+	if ap == nil || ap.ExpiresAt != 0 && b.now >= ap.ExpiresAt {
 		return false, err
 	}
-	if ap.Rev != a.rev || ap.Status != ApprovalPending || ap.ExpiresAt != 0 && b.now >= ap.ExpiresAt {
-		return false, nil
-	}
-	err = s.reg.resolveApproval(b.tx, ap, approvalDecision{to: ApprovalCancelled, reason: a.Reason, decidedBy: string(ActorSweeper)},
+	err = s.reg.resolveApproval(b.tx, ap, approvalDecision{to: ApprovalCancelled, reason: b.acts[i].Reason, decidedBy: string(ActorSweeper)},
 		ActorSweeper, b.now, nil)
 	return err == nil, err
 }

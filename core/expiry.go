@@ -28,16 +28,27 @@ func (expiryRule) count(c *SweepCounts, _ *Action) { c.Expired++ }
 // apply expires a pending approval through the registry's rule when it is
 // unchanged since the plan and still past its expiry.
 func (expiryRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
-	a := &b.acts[i]
-	ap, err := b.tx.GetApproval(a.ID)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	} else if err != nil {
+	ap, err := b.pendingAsPlanned(i)
+	if ap == nil || ap.ExpiresAt == 0 || b.now < ap.ExpiresAt {
 		return false, err
-	}
-	if ap.Rev != a.rev || ap.Status != ApprovalPending || ap.ExpiresAt == 0 || b.now < ap.ExpiresAt {
-		return false, nil
 	}
 	res, err := s.reg.expireApproval(b.tx, ap, b.now)
 	return res.Applied, err
+}
+
+// pendingAsPlanned is the approval of acts[i] when it is still pending and
+// unchanged since the plan (same revision); nil when it raced: gone,
+// decided or changed.
+func (b *applyTx) pendingAsPlanned(i int) (*Approval, error) {
+	a := &b.acts[i]
+	ap, err := b.tx.GetApproval(a.ID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if ap.Rev != a.rev || ap.Status != ApprovalPending {
+		return nil, nil
+	}
+	return ap, nil
 }
