@@ -349,18 +349,18 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 			// A reload of whole tables (a burst of changes past MaxEvents,
 			// rows pruned by another process) rings for what it brings, as
 			// a delta would, in panes that hold their tables before and after.
+			wa, wt := m.approvals.windowed() || w[KindApproval], m.tasks.windowed() || w[KindTask]
 			var aps []approvalRow
 			var ts []taskRow
-			if !m.approvals.windowed() && !w[KindApproval] {
+			if !wa {
 				aps = msg.approvals.rows
 			}
-			if !m.tasks.windowed() && !w[KindTask] {
+			if !wt {
 				ts = msg.tasks.rows
 			}
 			ring = m.noticeNew(aps, ts, 0, 0)
 			// A windowed pane's news are in the journal rows the reload
 			// skipped: the header's counts, read next, say how many came.
-			wa, wt := m.approvals.windowed() || w[KindApproval], m.tasks.windowed() || w[KindTask]
 			if m.headerKnown && (wa || wt) {
 				m.news = &headerNews{base: m.counts, at: m.ctx.now(), approvals: wa, failures: wt}
 			}

@@ -389,27 +389,29 @@ func TestWindowCappedCountInTab(t *testing.T) {
 	}
 }
 
-// countReqSource records the count requests the console makes.
-type countReqSource struct {
+// reqLog records the requests the console makes to its window source:
+// the counts (counts true) or the window reads.
+type reqLog struct {
 	WindowSource
+	counts bool
 	mu     sync.Mutex
-	counts []WindowRequest
+	reqs   []WindowRequest
 }
 
-func (s *countReqSource) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
-	if req.Count {
+func (s *reqLog) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
+	if req.Count == s.counts {
 		s.mu.Lock()
-		s.counts = append(s.counts, req)
+		s.reqs = append(s.reqs, req)
 		s.mu.Unlock()
 	}
 	return s.WindowSource.Window(ctx, req, sink)
 }
 
-func (s *countReqSource) take() []WindowRequest {
+func (s *reqLog) take() []WindowRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := s.counts
-	s.counts = nil
+	out := s.reqs
+	s.reqs = nil
 	return out
 }
 
@@ -420,7 +422,7 @@ func (s *countReqSource) take() []WindowRequest {
 func TestWindowFilterCountsOnlyMatches(t *testing.T) {
 	r := openReal(t)
 	seedTasks(t, r, 400)
-	cs := &countReqSource{WindowSource: r.src.(WindowSource)}
+	cs := &reqLog{WindowSource: r.src.(WindowSource), counts: true}
 	r.src = cs
 	hs := windowHarness(t, r)
 	if reqs := cs.take(); len(reqs) == 0 || reqs[0].MatchedOnly {
@@ -762,30 +764,6 @@ func TestJournalNews(t *testing.T) {
 			t.Errorf("%s: %d pending %d failed, want %d %d", tc.name, p, f, tc.pending, tc.failed)
 		}
 	}
-}
-
-// reqLog records the window reads (not the counts) a model starts.
-type reqLog struct {
-	WindowSource
-	mu   sync.Mutex
-	reqs []WindowRequest
-}
-
-func (s *reqLog) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
-	if !req.Count {
-		s.mu.Lock()
-		s.reqs = append(s.reqs, req)
-		s.mu.Unlock()
-	}
-	return s.WindowSource.Window(ctx, req, sink)
-}
-
-func (s *reqLog) take() []WindowRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.reqs
-	s.reqs = nil
-	return out
 }
 
 // TestWindowNarrowingReadsFromFirstRow: a keystroke that lengthens a query
