@@ -291,6 +291,14 @@ func (db *DB) init(ctx context.Context, readOnly bool) error {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", names[i], mapErr(err))
 		}
+		if names[i] == labelOrderMigration {
+			// Its backfill, in the same transaction.
+			per, _ := db.labelSizes()
+			if err := rebuildLabelOrder(ctx, tx, per); err != nil {
+				tx.Rollback()
+				return fmt.Errorf("migration %s: %w", names[i], mapErr(err))
+			}
+		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
 			tx.Rollback()
 			return mapErr(err)
@@ -329,6 +337,15 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 	t := &tx{ctx: ctx, tx: sqlTx, db: db}
 	if err := fn(t); err != nil {
 		return mapErr(err)
+	}
+	if db.dialect == dialectSQLite {
+		// Index the tasks this transaction inserted or renamed in the label
+		// order's name index (migration 0014), before the commit makes them
+		// visible.
+		per, split := db.labelSizes()
+		if _, err := foldLabels(ctx, sqlTx, labelFoldRows, per, split); err != nil {
+			return mapErr(err)
+		}
 	}
 	if db.pg != nil && t.wrote {
 		if err := db.pg.notify(ctx, sqlTx); err != nil {

@@ -288,7 +288,20 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 		return sq, args, nil
 	}
 	if w.planned(t.db.dialect, q.Filter) {
-		p, err := t.planFilter(w.filter, s, q.Filter, false)
+		f := w.filter
+		var grams []string
+		if f == taskFilter && s.name == "label" {
+			// In label order a text of three characters or more finds
+			// names through the label order's own index (labelArm), the
+			// other fields through the filter's.
+			if grams, err = t.nameGrams(q.Filter); err != nil {
+				return page, err
+			}
+			if grams != nil {
+				f = taskRestFilter
+			}
+		}
+		p, err := t.planFilter(f, s, q.Filter, false)
 		if err != nil {
 			return page, err
 		}
@@ -297,7 +310,13 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 			if err != nil {
 				return "", nil, err
 			}
-			sq, args := w.selectFiltered(p, text, s, anchor, reverse, from, limit)
+			var names []int64
+			if grams != nil {
+				if names, err = t.labelArm(q.Filter, grams, anchor, reverse, from, limit); err != nil {
+					return "", nil, err
+				}
+			}
+			sq, args := w.selectFiltered(p, text, s, anchor, reverse, from, limit, names)
 			return sq, args, nil
 		}
 	}

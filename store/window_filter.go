@@ -114,6 +114,19 @@ var taskFilter = &ftsFilter{
 		"created": "tasks_win_created", "label": "tasks_win_label"},
 }
 
+// taskRestFilter is taskFilter without the name: in label order the name
+// arm reads the label order's own index (labelArm), and this filter the
+// other fields.
+var taskRestFilter = &ftsFilter{
+	table: taskFilter.table,
+	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", []string{"id", "runtime", "session"}},
+		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
+	text:       []string{"id", "runtime", "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
+	enums:      taskFilter.enums,
+	urgencyCol: taskFilter.urgencyCol,
+	sortIndex:  taskFilter.sortIndex,
+}
+
 // Text arm modes.
 const (
 	textNone  = iota // no row's text contains the query
@@ -173,12 +186,17 @@ func asciiLower(s string) string {
 }
 
 // filterCaps are the task filter's caps; a zero field takes the default.
-type filterCaps struct{ index, vocab, probe, near int64 }
+type filterCaps struct {
+	index, vocab, probe, near int64
+	// bucket and split are the label order's bucket sizes
+	// (labelBucketRows, labelSplitRows), chunk its read size (labelChunk).
+	bucket, split, chunk int64
+}
 
 // caps are the filter's caps: filterIndexCap, maxVocabTerms,
 // filterProbeCap and nearRows, unless a test set smaller ones.
 func (db *DB) caps() filterCaps {
-	c := filterCaps{filterIndexCap, maxVocabTerms, filterProbeCap, nearRows}
+	c := filterCaps{index: filterIndexCap, vocab: maxVocabTerms, probe: filterProbeCap, near: nearRows}
 	o := db.filterCap
 	for _, p := range []struct{ dst, src *int64 }{{&c.index, &o.index}, {&c.vocab, &o.vocab}, {&c.probe, &o.probe}, {&c.near, &o.near}} {
 		if *p.src > 0 {
@@ -593,7 +611,7 @@ func (f *ftsFilter) likeAny(pattern string) (string, []any) {
 // arms, each one window in the order from the anchor, then the first limit
 // rows of the union in that order. text is the text arm's mode on this side
 // (sideText).
-func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []any, reverse, from bool, limit int) (string, []any) {
+func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []any, reverse, from bool, limit int, names []int64) (string, []any) {
 	o := orderOf(s, reverse, from)
 	desc, orderBy := o.desc, o.orderBy
 	lim := " LIMIT " + strconv.Itoa(limit)
@@ -613,6 +631,10 @@ func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []a
 	}
 	f := p.f
 	sortIdx := w.table + " INDEXED BY " + f.sortIndex[s.name]
+	if len(names) > 0 {
+		// The name arm's rows (labelArm), looked up by rowid.
+		arm(w.table+" NOT INDEXED", "rowid IN (SELECT value FROM json_each(?))", []any{jsonInts(slices.Values(names))})
+	}
 	switch text {
 	case textIndex:
 		cond, cargs := p.textLike()

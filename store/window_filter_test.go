@@ -104,7 +104,7 @@ func TestTaskFilterPlans(t *testing.T) {
 				}
 				key := []any{int64(4), int64(1), "x"}[3-len(s.keys):] // urgency 4: lost
 				for _, anchor := range [][]any{nil, key} {
-					sq, args := w.selectFiltered(p, side, s, anchor, false, true, 51)
+					sq, args := w.selectFiltered(p, side, s, anchor, false, true, 51, nil)
 					plan := explain(t, db, sq, args)
 					// A status in the urgency order seeks to the anchor
 					// inside its range.

@@ -111,6 +111,60 @@ func allInOrder(t testing.TB, db *DB, entity string, sort winSort, filter string
 	return out
 }
 
+// pages reads every window of entity in sort s with filter, forwards
+// (windows of 38 rows from the last one's last row) and backwards from the
+// end (31 rows before the first row read), and returns both lists of ids.
+func pages(t *testing.T, db *DB, entity string, s winSort, filter string) (forward, backward []string) {
+	t.Helper()
+	ctx := context.Background()
+	q := core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 37}
+	var got []string
+	err := db.View(ctx, func(tx core.Tx) error {
+		wt := tx.(core.WindowTx)
+		for {
+			var sk idSink
+			page, err := wt.Window(q, &sk)
+			if err != nil {
+				return err
+			}
+			if q.Anchor != "" && len(sk.ids) > 0 {
+				sk.ids = sk.ids[1:] // the anchor row was the last one of the previous page
+			}
+			got = append(got, sk.ids...)
+			if !page.MoreAfter {
+				return nil
+			}
+			q.Anchor, q.After = got[len(got)-1], 38
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []string
+	err = db.View(ctx, func(tx core.Tx) error {
+		wt := tx.(core.WindowTx)
+		var sk idSink
+		page, err := wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 29, End: true}, &sk)
+		if err != nil {
+			return err
+		}
+		back = sk.ids
+		for page.MoreBefore {
+			sk = idSink{}
+			page, err = wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, Anchor: back[0], Before: 31}, &sk)
+			if err != nil {
+				return err
+			}
+			back = append(sk.ids[:page.Before], back...)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, back
+}
+
 // TestWindowPagesEverySort pages forwards and backwards through every sort,
 // with and without a filter, and gets every row exactly once in order, on
 // both stores.
@@ -136,54 +190,9 @@ func testWindowPagesEverySort(t *testing.T) {
 					if filter == "" && len(want) < 250 {
 						t.Fatalf("%s: fixture has %d rows", entity, len(want))
 					}
-					q := core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 37}
-					var got []string
-					err := db.View(ctx, func(tx core.Tx) error {
-						wt := tx.(core.WindowTx)
-						for {
-							var sk idSink
-							page, err := wt.Window(q, &sk)
-							if err != nil {
-								return err
-							}
-							if q.Anchor != "" && len(sk.ids) > 0 {
-								sk.ids = sk.ids[1:] // the anchor row was the last one of the previous page
-							}
-							got = append(got, sk.ids...)
-							if !page.MoreAfter {
-								return nil
-							}
-							q.Anchor, q.After = got[len(got)-1], 38
-						}
-					})
-					if err != nil {
-						t.Fatal(err)
-					}
+					got, back := pages(t, db, entity, s, filter)
 					if !slices.Equal(got, want) {
 						t.Fatalf("%s by %s filter %q: paged %d rows, want %d\n got %v\nwant %v", entity, s.name, filter, len(got), len(want), got, want)
-					}
-					// Backwards from the end.
-					var back []string
-					err = db.View(ctx, func(tx core.Tx) error {
-						wt := tx.(core.WindowTx)
-						var sk idSink
-						page, err := wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, After: 29, End: true}, &sk)
-						if err != nil {
-							return err
-						}
-						back = sk.ids
-						for page.MoreBefore {
-							sk = idSink{}
-							page, err = wt.Window(core.WindowQuery{Entity: entity, Sort: s.name, Filter: filter, Anchor: back[0], Before: 31}, &sk)
-							if err != nil {
-								return err
-							}
-							back = append(sk.ids[:page.Before], back...)
-						}
-						return nil
-					})
-					if err != nil {
-						t.Fatal(err)
 					}
 					if !slices.Equal(back, want) {
 						t.Fatalf("%s by %s filter %q backwards: %d rows, want %d", entity, s.name, filter, len(back), len(want))

@@ -70,6 +70,19 @@ func Build(ctx context.Context, path string, sh Shape) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	// The rows went in behind the store: index them in the label order's
+	// name index (one rebuild) before the checkpoint.
+	db, err = store.Open(ctx, path, store.Options{MustExist: true})
+	if err != nil {
+		return err
+	}
+	if err := db.FoldLabels(ctx); err != nil {
+		db.Close()
+		return err
+	}
+	if err := db.Close(); err != nil {
+		return err
+	}
 	_, err = raw.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	return err
 }

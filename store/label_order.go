@@ -1,0 +1,651 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"iter"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The label order's name index (migration 0014, SQLite): the tasks' names
+// in a trigram index keyed bucket << labelShift | rowid, so the matches of
+// a text come in label order bucket by bucket (see the migration for the
+// tables).
+//
+// Invariants, kept inside every writing transaction:
+//   - every task is either in tasks_label_queue or has a row in
+//     tasks_label_keys whose key is (its bucket by the current bounds) <<
+//     labelShift | its rowid, and that key is in tasks_label_fts with its
+//     current name;
+//   - a key in tasks_label_fts either is some task's key in
+//     tasks_label_keys or is stale (its task deleted, renamed, or re-keyed
+//     while queued): stale keys are never counted as matches.
+//
+// Bucket ids are below 1 << labelBucketBits: with rowids below 1 <<
+// labelShift (8.6 billion tasks inserted over a registry's life) every key
+// is a positive int64.
+const (
+	labelShift      = 33
+	labelTaskMask   = 1<<labelShift - 1
+	labelBucketBits = 30
+	// labelBucketRows is how many tasks a new bucket gets (the backfill's
+	// and a split's); labelSplitRows is the size at which the store splits
+	// one: a read sorts at most one partial bucket on each side.
+	labelBucketRows = 256
+	labelSplitRows  = 1024
+	// labelMaxStep is the widest gap a split leaves between new buckets:
+	// labels that keep arriving at one end (timestamps) then get about
+	// 2^30 / 2^14 splits before the ids run out there.
+	labelMaxStep = 1 << 14
+	// labelFoldRows bounds how many queued tasks one writing transaction
+	// indexes; labelGCRows how many keys it checks for staleness.
+	labelFoldRows = 512
+	labelGCRows   = 64
+	// labelChunk is how many keys a read takes from the index at a time.
+	labelChunk = 512
+)
+
+// labelOrderMigration is the migration whose backfill is
+// rebuildLabelOrder.
+const labelOrderMigration = "0014_task_label_order.sql"
+
+// labelBucketOf is the SQL of the bucket holding (name, id) (two ?).
+const labelBucketOf = `coalesce((SELECT b FROM tasks_label_buckets WHERE (lo_name, lo_id) <= (?, ?) ORDER BY lo_name DESC, lo_id DESC LIMIT 1), 0)`
+
+// labelSizes are the bucket sizes (labelBucketRows, labelSplitRows), or a
+// test's smaller ones (filterCaps.bucket, .split).
+func (db *DB) labelSizes() (per, split int64) {
+	per, split = labelBucketRows, labelSplitRows
+	if db.filterCap.bucket > 0 {
+		per = db.filterCap.bucket
+	}
+	if db.filterCap.split > 0 {
+		split = db.filterCap.split
+	}
+	return per, split
+}
+
+// execer is what the label index's writes need of a transaction.
+type execer interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+// rebuildLabelOrder builds the label order's index from the tasks table
+// alone (migration 0014's backfill, and a bulk load's): buckets of per
+// tasks in label order spread evenly over the bucket ids, every task keyed
+// in one pass of the label index, the trigram index written in key order.
+// Errors: the database's, wrapped by the caller.
+func rebuildLabelOrder(ctx context.Context, x execer, per int64) error {
+	p := strconv.FormatInt(per, 10)
+	// step spreads count/per+1 buckets over the ids, leaving room for
+	// splits between them.
+	step := `(SELECT max(1, (1 << ` + strconv.Itoa(labelBucketBits) + `) / (count(*) / ` + p + ` + 1)) FROM tasks)`
+	ranked := `(SELECT rowid AS r, win_name, id, row_number() OVER (ORDER BY win_name, id) - 1 AS rn FROM tasks)`
+	for _, q := range []string{
+		`DELETE FROM tasks_label_buckets`,
+		`DELETE FROM tasks_label_keys`,
+		`DELETE FROM tasks_label_queue`,
+		`DELETE FROM tasks_label_gc`,
+		`INSERT INTO tasks_label_fts (tasks_label_fts) VALUES ('delete-all')`,
+		`INSERT INTO tasks_label_buckets (lo_name, lo_id, b, n) SELECT '', '', 0, min(` + p + `, count(*)) FROM tasks`,
+		`INSERT INTO tasks_label_buckets (lo_name, lo_id, b, n)
+		 SELECT win_name, id, (rn / ` + p + `) * ` + step + `, min(` + p + `, (SELECT count(*) FROM tasks) - rn)
+		 FROM ` + ranked + ` WHERE rn % ` + p + ` = 0 AND rn > 0`,
+		`INSERT INTO tasks_label_keys (task, key)
+		 SELECT r, (((rn / ` + p + `) * ` + step + `) << ` + strconv.Itoa(labelShift) + `) | r FROM ` + ranked,
+		`INSERT INTO tasks_label_fts (rowid, name)
+		 SELECT k.key, t.win_name FROM tasks_label_keys AS k CROSS JOIN tasks AS t ON t.rowid = k.task ORDER BY k.key`,
+	} {
+		if _, err := x.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// labelEntry is one task's key and name in the index.
+type labelEntry struct {
+	key  int64
+	name string
+}
+
+// foldLabels indexes up to max queued tasks (their stale keys removed, the
+// new ones written in key order), splits the buckets that grew past the
+// split size, and checks labelGCRows keys for staleness. It reports how
+// many tasks it took from the queue. Run inside every writing transaction
+// (Update), so the queue is empty between transactions of clawpit's own.
+func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, error) {
+	rows, err := x.QueryContext(ctx, `SELECT q.task, t.rowid IS NOT NULL, coalesce(t.win_name, ''), coalesce(t.id, ''), k.key
+		FROM tasks_label_queue AS q LEFT JOIN tasks AS t ON t.rowid = q.task LEFT JOIN tasks_label_keys AS k ON k.task = q.task
+		ORDER BY q.task LIMIT ?`, max)
+	if err != nil {
+		return 0, err
+	}
+	type queued struct {
+		task     int64
+		exists   bool
+		name, id string
+		old      sql.NullInt64
+	}
+	var qs []queued
+	for rows.Next() {
+		var q queued
+		if err := rows.Scan(&q.task, &q.exists, &q.name, &q.id, &q.old); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		qs = append(qs, q)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	if len(qs) == 0 {
+		return 0, nil
+	}
+	var stale []int64
+	var fresh []labelEntry
+	counts := map[int64]int64{}
+	for _, q := range qs {
+		if q.old.Valid {
+			stale = append(stale, q.old.Int64)
+			counts[q.old.Int64>>labelShift]--
+		}
+		if !q.exists {
+			if _, err := x.ExecContext(ctx, `DELETE FROM tasks_label_keys WHERE task = ?`, q.task); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		var b int64
+		if err := x.QueryRowContext(ctx, `SELECT `+labelBucketOf, q.name, q.id).Scan(&b); err != nil {
+			return 0, err
+		}
+		key := b<<labelShift | q.task
+		fresh = append(fresh, labelEntry{key, q.name})
+		counts[b]++
+		if _, err := x.ExecContext(ctx, `INSERT INTO tasks_label_keys (task, key) VALUES (?, ?)
+			ON CONFLICT (task) DO UPDATE SET key = excluded.key`, q.task, key); err != nil {
+			return 0, err
+		}
+	}
+	if err := rekey(ctx, x, stale, fresh); err != nil {
+		return 0, err
+	}
+	if _, err := x.ExecContext(ctx, `DELETE FROM tasks_label_queue WHERE task IN (SELECT value FROM json_each(?))`,
+		jsonInts(func(yield func(int64) bool) {
+			for _, q := range qs {
+				if !yield(q.task) {
+					return
+				}
+			}
+		})); err != nil {
+		return 0, err
+	}
+	buckets := make([]int64, 0, len(counts))
+	for b, d := range counts {
+		if d != 0 {
+			if _, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET n = max(0, n + ?) WHERE b = ?`, d, b); err != nil {
+				return 0, err
+			}
+		}
+		buckets = append(buckets, b)
+	}
+	slices.Sort(buckets)
+	for _, b := range buckets {
+		if err := splitLabelBucket(ctx, x, b, per, split); err != nil {
+			return 0, err
+		}
+	}
+	return len(qs), collectLabels(ctx, x, labelGCRows)
+}
+
+// rekey removes the stale keys from the trigram index and writes the fresh
+// entries, each pass in key order: FTS5 starts a new segment whenever a
+// write's rowid is lower than the last one's.
+func rekey(ctx context.Context, x execer, stale []int64, fresh []labelEntry) error {
+	slices.Sort(stale)
+	for _, k := range slices.Compact(stale) {
+		if _, err := x.ExecContext(ctx, `DELETE FROM tasks_label_fts WHERE rowid = ?`, k); err != nil {
+			return err
+		}
+	}
+	slices.SortFunc(fresh, func(a, b labelEntry) int { return cmpInt(a.key, b.key) })
+	for _, e := range fresh {
+		if _, err := x.ExecContext(ctx, `INSERT INTO tasks_label_fts (rowid, name) VALUES (?, ?)`, e.key, e.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// jsonInts is a JSON array of the values (for json_each).
+func jsonInts(seq iter.Seq[int64]) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	first := true
+	seq(func(v int64) bool {
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(strconv.FormatInt(v, 10))
+		return true
+	})
+	b.WriteByte(']')
+	return b.String()
+}
+
+// splitLabelBucket cuts bucket b, when it holds more than split index
+// entries, into pieces of per tasks (its indexed tasks, in label order),
+// with new bucket ids between b and the next bucket's, and re-keys the
+// tasks of every piece but the first. With no ids left between the two
+// it leaves the bucket whole (reads of it then sort more rows).
+func splitLabelBucket(ctx context.Context, x execer, b, per, split int64) error {
+	var n int64
+	var loName, loID string
+	err := x.QueryRowContext(ctx, `SELECT n, lo_name, lo_id FROM tasks_label_buckets WHERE b = ?`, b).Scan(&n, &loName, &loID)
+	if err == sql.ErrNoRows || (err == nil && n <= split) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var next sql.NullInt64
+	var hiName, hiID sql.NullString
+	err = x.QueryRowContext(ctx, `SELECT b, lo_name, lo_id FROM tasks_label_buckets WHERE b > ? ORDER BY b LIMIT 1`, b).
+		Scan(&next, &hiName, &hiID)
+	if err != nil && err != sql.ErrNoRows {
+		return err
+	}
+	gap := int64(1)<<labelBucketBits - b
+	upper := ""
+	args := []any{loName, loID}
+	if next.Valid {
+		gap = next.Int64 - b
+		upper = ` AND (t.win_name, t.id) < (?, ?)`
+		args = append(args, hiName.String, hiID.String)
+	}
+	lower := `(t.win_name, t.id) >= (?, ?)`
+	if b == 0 {
+		lower, args = `1`, args[2:] // the first bucket holds everything below the second
+	}
+	rows, err := x.QueryContext(ctx, `SELECT t.rowid, t.win_name, t.id, k.key FROM tasks AS t INDEXED BY tasks_win_label
+		CROSS JOIN tasks_label_keys AS k ON k.task = t.rowid
+		WHERE `+lower+upper+` AND NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)
+		ORDER BY t.win_name, t.id`, args...)
+	if err != nil {
+		return err
+	}
+	type member struct {
+		task     int64
+		name, id string
+		key      int64
+	}
+	var ms []member
+	for rows.Next() {
+		var m member
+		if err := rows.Scan(&m.task, &m.name, &m.id, &m.key); err != nil {
+			rows.Close()
+			return err
+		}
+		ms = append(ms, m)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	pieces := (int64(len(ms)) + per - 1) / per
+	pieces = min(pieces, gap)
+	if pieces < 2 {
+		// Its entries were mostly stale keys (collected later): count what
+		// it holds. Or no ids are left between it and the next: try again
+		// after another split's worth of writes (a count of 0), not on
+		// every write.
+		held := int64(len(ms))
+		if held > split {
+			held = 0
+		}
+		_, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET n = ? WHERE b = ?`, held, b)
+		return err
+	}
+	step := min(gap/pieces, labelMaxStep)
+	size := (int64(len(ms)) + pieces - 1) / pieces
+	var stale []int64
+	var fresh []labelEntry
+	for i := int64(1); i < pieces; i++ {
+		if i*size >= int64(len(ms)) {
+			break
+		}
+		nb := b + i*step
+		part := ms[i*size : min(int64(len(ms)), (i+1)*size)]
+		if _, err := x.ExecContext(ctx, `INSERT INTO tasks_label_buckets (lo_name, lo_id, b, n) VALUES (?, ?, ?, ?)`,
+			part[0].name, part[0].id, nb, len(part)); err != nil {
+			return err
+		}
+		for _, m := range part {
+			key := nb<<labelShift | m.task
+			stale = append(stale, m.key)
+			fresh = append(fresh, labelEntry{key, m.name})
+			if _, err := x.ExecContext(ctx, `UPDATE tasks_label_keys SET key = ? WHERE task = ?`, key, m.task); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET n = ? WHERE b = ?`, min(size, int64(len(ms))), b); err != nil {
+		return err
+	}
+	return rekey(ctx, x, stale, fresh)
+}
+
+// collectLabels checks up to max keys, from where the last check stopped
+// (by rowid, wrapping at the end), and removes those whose task no longer
+// exists (pruned or deleted): their index entries, keys and bucket counts.
+func collectLabels(ctx context.Context, x execer, max int) error {
+	var after int64
+	err := x.QueryRowContext(ctx, `SELECT after FROM tasks_label_gc WHERE id = 1`).Scan(&after)
+	if err != nil && err != sql.ErrNoRows {
+		return err
+	}
+	rows, err := x.QueryContext(ctx, `SELECT k.task, k.key, t.rowid IS NULL FROM
+		(SELECT task, key FROM tasks_label_keys WHERE task > ? ORDER BY task LIMIT ?) AS k
+		LEFT JOIN tasks AS t ON t.rowid = k.task`, after, max)
+	if err != nil {
+		return err
+	}
+	var gone []int64
+	seen := 0
+	last := after
+	for rows.Next() {
+		var task, key int64
+		var missing bool
+		if err := rows.Scan(&task, &key, &missing); err != nil {
+			rows.Close()
+			return err
+		}
+		seen++
+		last = max64(last, task)
+		if missing {
+			gone = append(gone, key)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if seen < max {
+		last = 0 // the end: start again from the first key
+	}
+	if _, err := x.ExecContext(ctx, `INSERT INTO tasks_label_gc (id, after) VALUES (1, ?)
+		ON CONFLICT (id) DO UPDATE SET after = excluded.after`, last); err != nil {
+		return err
+	}
+	if len(gone) == 0 {
+		return nil
+	}
+	if err := rekey(ctx, x, gone, nil); err != nil {
+		return err
+	}
+	for _, k := range gone {
+		if _, err := x.ExecContext(ctx, `DELETE FROM tasks_label_keys WHERE task = ?`, k&labelTaskMask); err != nil {
+			return err
+		}
+		if _, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET n = max(0, n - 1) WHERE b = ?`, k>>labelShift); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// FoldLabels brings the label order's index up to date after a bulk load
+// that bypassed the store (bench fixtures, the sqlite3 shell): a queue
+// larger than a quarter of the tasks is rebuilt whole (one pass, in one
+// transaction), a smaller one is indexed labelFoldRows tasks per
+// transaction; then every stale key is collected. SQLite only (a no-op on
+// PostgreSQL). Errors: the database's.
+func (db *DB) FoldLabels(ctx context.Context) error {
+	if db.dialect != dialectSQLite {
+		return nil
+	}
+	per, split := db.labelSizes()
+	var queued, tasks int64
+	if err := db.write.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tasks_label_queue), (SELECT count(*) FROM tasks)`).
+		Scan(&queued, &tasks); err != nil {
+		return mapErr(err)
+	}
+	if queued > 0 && queued*4 > tasks {
+		tx, err := db.write.BeginTx(ctx, nil)
+		if err != nil {
+			return mapErr(err)
+		}
+		defer tx.Rollback()
+		if err := rebuildLabelOrder(ctx, tx, per); err != nil {
+			return mapErr(err)
+		}
+		return mapErr(tx.Commit())
+	}
+	for {
+		var n int
+		err := db.writeTx(ctx, func(tx *sql.Tx) error {
+			var err error
+			n, err = foldLabels(ctx, tx, labelFoldRows, per, split)
+			if err != nil {
+				return err
+			}
+			return collectLabels(ctx, tx, 4096)
+		})
+		if err != nil {
+			return err
+		}
+		var after int64
+		if err := db.write.QueryRowContext(ctx, `SELECT coalesce((SELECT after FROM tasks_label_gc WHERE id = 1), 0)`).Scan(&after); err != nil {
+			return mapErr(err)
+		}
+		if n == 0 && after == 0 {
+			return nil
+		}
+	}
+}
+
+// writeTx runs fn in one write transaction of the SQLite connection.
+func (db *DB) writeTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return mapErr(err)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return mapErr(err)
+	}
+	return mapErr(tx.Commit())
+}
+
+// labelArm is the task filter's name arm in label order: the rowids of the
+// tasks whose name contains q (LIKE), from anchor (nil: the first; from:
+// the anchor itself included) in the order's direction (reverse:
+// backwards), at least limit of them when there are, read through the
+// name index bucket by bucket. A bucket is read whole (its keys are not in
+// label order within it), so the rowids are a superset of the window's
+// name matches: the caller sorts and cuts. grams are q's trigrams to ask
+// the index for (at least one).
+func (t *tx) labelArm(q string, grams []string, anchor []any, reverse, from bool, limit int) ([]int64, error) {
+	match := ftsIndex{}.allOf(grams)
+	like := likeArg(q)
+	o := orderOf(winSort{keys: []string{"t.win_name", "t.id"}}, reverse, from)
+	keyset, keyArgs := "", []any(nil)
+	var start int64
+	if reverse {
+		start = math.MaxInt64
+	}
+	if anchor != nil {
+		keyset, keyArgs = o.after([]string{"t.win_name", "t.id"}), anchor
+		var b int64
+		if err := t.tx.QueryRowContext(t.ctx, `SELECT `+labelBucketOf, anchor[0], anchor[1]).Scan(&b); err != nil {
+			return nil, mapErr(err)
+		}
+		start = b << labelShift
+		if reverse {
+			start |= labelTaskMask
+		}
+	}
+	// Tasks not yet indexed (written outside clawpit since its last
+	// write): read with LIKE, at most a window of them.
+	var out []int64
+	qrows, err := t.tx.QueryContext(t.ctx, `SELECT t.rowid FROM tasks_label_queue AS q CROSS JOIN tasks AS t ON t.rowid = q.task
+		WHERE t.win_name LIKE ? ESCAPE '\'`+keyset+o.orderBy+` LIMIT ?`, append(append([]any{like}, keyArgs...), limit)...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	for qrows.Next() {
+		var r int64
+		if err := qrows.Scan(&r); err != nil {
+			qrows.Close()
+			return nil, mapErr(err)
+		}
+		out = append(out, r)
+	}
+	if err := qrows.Close(); err != nil {
+		return nil, mapErr(err)
+	}
+	cmp, dir := ">=", "ASC"
+	if reverse {
+		cmp, dir = "<=", "DESC"
+	}
+	chunk := labelChunk
+	if c := t.db.filterCap.chunk; c > 0 {
+		chunk = int(c)
+	}
+	found := 0
+	var pending []int64
+	for {
+		keys, err := t.labelKeys(match, cmp, dir, start, chunk)
+		if err != nil {
+			return nil, err
+		}
+		done := len(keys) < chunk
+		pending = append(pending, keys...)
+		// The keys of buckets wholly read: all but the last key's bucket,
+		// unless the index has no more.
+		cut := len(pending)
+		if !done {
+			lastB := keys[len(keys)-1] >> labelShift
+			for cut > 0 && pending[cut-1]>>labelShift == lastB {
+				cut--
+			}
+		}
+		if cut > 0 {
+			ids, err := t.labelMatches(pending[:cut], like, keyset, keyArgs)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ids...)
+			found += len(ids)
+			pending = pending[cut:]
+		}
+		if done || found >= limit {
+			return out, nil
+		}
+		start = keys[len(keys)-1]
+		if reverse {
+			start--
+		} else {
+			start++
+		}
+	}
+}
+
+// labelKeys is the next chunk keys of the name index matching match, from
+// start in the direction of cmp (">=" or "<=") and dir.
+func (t *tx) labelKeys(match, cmp, dir string, start int64, chunk int) ([]int64, error) {
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT rowid FROM tasks_label_fts WHERE tasks_label_fts MATCH ? AND rowid `+cmp+
+		` ? ORDER BY rowid `+dir+` LIMIT `+strconv.Itoa(chunk), match, start)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var keys []int64
+	for rows.Next() {
+		var k int64
+		if err := rows.Scan(&k); err != nil {
+			return nil, mapErr(err)
+		}
+		keys = append(keys, k)
+	}
+	return keys, mapErr(rows.Err())
+}
+
+// labelMatches are the rowids, among the tasks keyed keys, whose key is
+// current (not stale, not queued) and whose name contains the LIKE pattern,
+// on the keyset's side of the anchor.
+func (t *tx) labelMatches(keys []int64, like, keyset string, keyArgs []any) ([]int64, error) {
+	js, err := json.Marshal(keys)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.QueryContext(t.ctx, `SELECT t.rowid FROM json_each(?) AS j
+		CROSS JOIN tasks_label_keys AS k ON k.task = (j.value & `+strconv.FormatInt(labelTaskMask, 10)+`) AND k.key = j.value
+		CROSS JOIN tasks AS t ON t.rowid = k.task
+		WHERE NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)
+		  AND t.win_name LIKE ? ESCAPE '\'`+keyset, append([]any{string(js), like}, keyArgs...)...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var r int64
+		if err := rows.Scan(&r); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, r)
+	}
+	return out, mapErr(rows.Err())
+}
+
+// nameGrams are q's trigrams to ask the name index for: the rarest
+// maxTrigrams among the names of the table's first sampleRows rows (as
+// sample does for the other fields). Nil when q is shorter than three
+// characters.
+func (t *tx) nameGrams(q string) ([]string, error) {
+	grams := trigrams(q)
+	if len(grams) == 0 {
+		return nil, nil
+	}
+	cols := make([]string, len(grams))
+	args := make([]any, len(grams))
+	for i, g := range grams {
+		cols[i] = `coalesce(sum(win_name LIKE ? ESCAPE '\'), 0)`
+		args[i] = likeArg(g)
+	}
+	n := make([]int, len(grams))
+	ptrs := make([]any, len(grams))
+	for i := range n {
+		ptrs[i] = &n[i]
+	}
+	err := t.tx.QueryRowContext(t.ctx, `SELECT `+strings.Join(cols, ", ")+` FROM (SELECT win_name FROM tasks LIMIT `+
+		strconv.Itoa(sampleRows)+`)`, args...).Scan(ptrs...)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	return rarest(grams, n, maxTrigrams), nil
+}

@@ -1,0 +1,294 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// checkLabelIndex checks the label order index's invariants (label_order.go):
+// every task queued or keyed in its bucket by the current bounds, its key in
+// the trigram index, bucket ids rising with their bounds; with settled,
+// also no queue and no stale key left (after FoldLabels).
+func checkLabelIndex(t *testing.T, db *DB, settled bool) {
+	t.Helper()
+	var bad int
+	var sample string
+	q := `SELECT count(*), coalesce(group_concat(t.id), '') FROM tasks AS t
+		LEFT JOIN tasks_label_keys AS k ON k.task = t.rowid
+		WHERE NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)
+		  AND (k.key IS NULL OR k.key & ? != t.rowid OR k.key >> ? != ` +
+		strings.Replace(strings.Replace(labelBucketOf, "?", "t.win_name", 1), "?", "t.id", 1) + `)`
+	if err := db.read.QueryRow(q, labelTaskMask, labelShift).Scan(&bad, &sample); err != nil {
+		t.Fatal(err)
+	}
+	if bad > 0 {
+		t.Fatalf("%d tasks neither queued nor keyed in their bucket: %s", bad, sample)
+	}
+	var unordered int
+	if err := db.read.QueryRow(`SELECT count(*) FROM (SELECT b, lag(b) OVER (ORDER BY lo_name, lo_id) AS prev
+		FROM tasks_label_buckets) WHERE prev >= b`).Scan(&unordered); err != nil {
+		t.Fatal(err)
+	}
+	if unordered > 0 {
+		t.Fatalf("%d buckets out of order", unordered)
+	}
+	// Each current key is in the trigram index under its name.
+	rows, err := db.read.Query(`SELECT k.key, t.win_name FROM tasks_label_keys AS k JOIN tasks AS t ON t.rowid = k.task
+		WHERE NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		key  int64
+		name string
+	}
+	var es []entry
+	for rows.Next() {
+		var e entry
+		rows.Scan(&e.key, &e.name)
+		es = append(es, e)
+	}
+	rows.Close()
+	for _, e := range es {
+		grams := trigrams(e.name)
+		if len(grams) == 0 {
+			continue
+		}
+		var n int
+		if err := db.read.QueryRow(`SELECT count(*) FROM tasks_label_fts WHERE tasks_label_fts MATCH ? AND rowid = ?`,
+			ftsIndex{}.allOf(grams), e.key).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Fatalf("key %d (%q) not in the name index", e.key, e.name)
+		}
+	}
+	if !settled {
+		return
+	}
+	var queued, stale, indexed, counted int
+	if err := db.read.QueryRow(`SELECT (SELECT count(*) FROM tasks_label_queue),
+		(SELECT count(*) FROM tasks_label_keys AS k WHERE NOT EXISTS (SELECT 1 FROM tasks WHERE rowid = k.task)),
+		(SELECT count(*) FROM tasks_label_fts_docsize), (SELECT sum(n) FROM tasks_label_buckets)`).
+		Scan(&queued, &stale, &indexed, &counted); err != nil {
+		t.Fatal(err)
+	}
+	if queued != 0 || stale != 0 || indexed != len(es) {
+		t.Fatalf("settled: %d queued, %d stale keys, %d index entries for %d tasks", queued, stale, indexed, len(es))
+	}
+	// Bucket counts are a hint for splitting (stale keys make them drift
+	// low), but no bucket may grow far past the split size.
+	_, split := db.labelSizes()
+	var largest int64
+	if err := db.read.QueryRow(`SELECT coalesce(max(c), 0) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`,
+		labelShift).Scan(&largest); err != nil {
+		t.Fatal(err)
+	}
+	if largest > 2*split {
+		t.Errorf("a bucket holds %d tasks (split at %d; counts sum to %d for %d)", largest, split, counted, len(es))
+	}
+}
+
+// TestLabelOrderIndex drives the label order's name index through the
+// writes it must follow (inserts in transactions of every size, renames,
+// deletes and inserts behind the store's back, a reused rowid, bucket
+// splits) and checks after each that label-order windows with a filter page
+// exactly the rows LIKE finds, in order, both ways.
+func TestLabelOrderIndex(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	// Buckets of a few tasks, and reads of a few keys at a time: windows
+	// span buckets, and a read stops inside one.
+	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4}
+	r := rand.New(rand.NewPCG(3, 4))
+	words := []string{"history task ", "live task ", "build ", "Ünïcode ", "", "task "}
+	label := func() string { return words[r.IntN(len(words))] + fmt.Sprint(r.IntN(600)) }
+	sort, _ := (&winTable{sorts: []winSort{{"label", []string{taskName, "id"}, false}}}).sort("label")
+	check := func(phase string, settled bool) {
+		t.Helper()
+		checkLabelIndex(t, db, settled)
+		for _, filter := range []string{"task 4", "task 1", "live", "ask", "Ünï", "ünï", "zzz", "d 1", "history task 49",
+			"5", "ta", "t00", "lost", "do x"} {
+			want := allInOrder(t, db, core.EntityTask, sort, filter)
+			got, back := pages(t, db, core.EntityTask, sort, filter)
+			if !slices.Equal(got, want) || !slices.Equal(back, want) {
+				t.Fatalf("%s: filter %q: forwards %d, backwards %d rows, want %d\n got %v\nwant %v", phase, filter,
+					len(got), len(back), len(want), got, want)
+			}
+		}
+	}
+	n := 0
+	insert := func(k int) {
+		update(t, db, func(tx core.Tx) error {
+			for range k {
+				n++
+				st := []core.TaskStatus{core.TaskRunning, core.TaskLost, core.TaskSucceeded}[r.IntN(3)]
+				task := &core.Task{ID: fmt.Sprintf("t%05d", n), Runtime: core.RuntimeCLI, Status: st,
+					DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: label(), Task: "do x",
+					CreatedAt: 1000, LastEventAt: 2000}
+				if !st.Active() {
+					task.EndedAt = 1990
+				}
+				if err := tx.InsertTask(task); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	for _, k := range []int{1, 50, 200, 1, 1, 3, 120} {
+		insert(k)
+	}
+	check("inserted", false)
+	var buckets int
+	db.read.QueryRow(`SELECT count(*) FROM tasks_label_buckets`).Scan(&buckets)
+	if buckets < 376/6 {
+		t.Fatalf("%d buckets for 376 tasks split at 6", buckets)
+	}
+	// Renames, through the store.
+	update(t, db, func(tx core.Tx) error {
+		for i := 1; i <= n; i += 4 {
+			task, err := tx.GetTask(fmt.Sprintf("t%05d", i))
+			if err != nil {
+				return err
+			}
+			task.Label = label()
+			if err := tx.UpdateTask(task); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	check("renamed", false)
+	raw := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.write.ExecContext(ctx, q, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Behind the store's back: deletes leave stale keys, inserts and a
+	// rename wait in the queue; the highest rowid deleted and taken again.
+	raw(`DELETE FROM tasks WHERE rowid % 5 = 2`)
+	raw(`DELETE FROM tasks WHERE rowid = (SELECT max(rowid) FROM tasks)`)
+	for i := range 40 {
+		raw(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
+			VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("x%03d", i), label())
+	}
+	raw(`UPDATE tasks SET label = 'history task 4 renamed' WHERE rowid = 3`)
+	check("written outside", false)
+	insert(1) // folds the queue, collects some stale keys
+	check("folded", false)
+	if err := db.FoldLabels(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("settled", true)
+	// A bulk load behind the store's back is rebuilt whole.
+	for i := range 2000 {
+		raw(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
+			VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("bulk%04d", i), label())
+	}
+	if err := db.FoldLabels(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check("rebuilt", true)
+}
+
+// TestLabelOrderMigration migrates a registry with tasks to the label
+// order's index: its backfill keys every task (buckets of labelBucketRows).
+func TestLabelOrderMigration(t *testing.T) {
+	ctx := context.Background()
+	path := t.TempDir() + "/registry.db"
+	raw, err := sql.Open("sqlite3", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	names, _ := migrations()
+	at := slices.Index(names, labelOrderMigration)
+	if at < 0 {
+		t.Fatalf("no %s among %v", labelOrderMigration, names)
+	}
+	for _, name := range names[:at] {
+		body, _ := migrationFS.ReadFile("migrations/" + name)
+		if _, err := raw.Exec(string(body)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	for i := range 1000 {
+		if _, err := raw.Exec(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
+			VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("old%04d", i), fmt.Sprintf("history task %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", at)); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	checkLabelIndex(t, db, true)
+	var buckets int
+	db.read.QueryRow(`SELECT count(*) FROM tasks_label_buckets`).Scan(&buckets)
+	if want := (1000 + labelBucketRows - 1) / labelBucketRows; buckets != want {
+		t.Errorf("%d buckets, want %d", buckets, want)
+	}
+	sort := winSort{"label", []string{taskName, "id"}, false}
+	want := allInOrder(t, db, core.EntityTask, sort, "task 4")
+	if got, _ := pages(t, db, core.EntityTask, sort, "task 4"); !slices.Equal(got, want) || len(want) != 111 {
+		t.Errorf("label order, task 4: %d rows, want %d (111)", len(got), len(want))
+	}
+}
+
+// TestLabelOrderReusedRowid: tasks deleted and their rowids taken by tasks
+// inserted behind the store's back leave the old names' keys in the index
+// under the new tasks' rowids; a read must not count the new tasks there
+// (where they would stand in for rows they hide) but where their names
+// sort.
+func TestLabelOrderReusedRowid(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4}
+	update(t, db, func(tx core.Tx) error {
+		for i, l := range []string{"a task 4 one", "a task 4 two", "b task 4", "c task 4", "d task 4", "e task 4", "a task 4 0", "a task 4 00"} {
+			err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
+				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: l, CreatedAt: 1, LastEventAt: 1})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for _, q := range []string{`DELETE FROM tasks WHERE id IN ('t6', 't7')`,
+		`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
+		 VALUES ('t8', 'cli', 'running', 'pending', 'done_only', 'y task 4', 1, 1),
+		        ('t9', 'cli', 'running', 'pending', 'done_only', 'z task 4', 1, 1)`} {
+		if _, err := db.write.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var reused int
+	db.read.QueryRow(`SELECT count(*) FROM tasks_label_keys AS k JOIN tasks AS t ON t.rowid = k.task WHERE t.id IN ('t8', 't9')`).Scan(&reused)
+	if reused != 2 {
+		t.Fatalf("%d of the new tasks took the deleted ones' rowids", reused)
+	}
+	var got idSink
+	if err := db.View(ctx, func(tx core.Tx) error {
+		_, err := tx.(core.WindowTx).Window(core.WindowQuery{Entity: core.EntityTask, Sort: "label", Filter: "task 4", After: 2}, &got)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"t0", "t1"}; !slices.Equal(got.ids, want) {
+		t.Fatalf("first window: %v, want %v", got.ids, want)
+	}
+	checkLabelIndex(t, db, false)
+}
