@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/clawpit/clawpit/core"
@@ -63,6 +64,9 @@ type DB struct {
 	// maxVocabTerms, filterProbeCap, nearRows) where non-zero: tests reach
 	// the common-text, probe and large-status arms on small tables.
 	filterCap filterCaps
+	// labelReads counts the windows read through the label order's name
+	// index (tests check a query takes that path).
+	labelReads atomic.Int64
 }
 
 var _ core.Store = (*DB)(nil)

@@ -106,7 +106,7 @@ func TestLabelOrderIndex(t *testing.T) {
 	db := openTest(t)
 	// Buckets of a few tasks, and reads of a few keys at a time: windows
 	// span buckets, and a read stops inside one.
-	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4}
+	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5}
 	r := rand.New(rand.NewPCG(3, 4))
 	words := []string{"history task ", "live task ", "build ", "Ünïcode ", "", "task "}
 	label := func() string { return words[r.IntN(len(words))] + fmt.Sprint(r.IntN(600)) }
@@ -147,6 +147,9 @@ func TestLabelOrderIndex(t *testing.T) {
 		insert(k)
 	}
 	check("inserted", false)
+	if db.labelReads.Load() == 0 {
+		t.Fatal("no window read names through the label order's index")
+	}
 	var buckets int
 	db.read.QueryRow(`SELECT count(*) FROM tasks_label_buckets`).Scan(&buckets)
 	if buckets < 376/6 {
@@ -256,7 +259,7 @@ func TestLabelOrderMigration(t *testing.T) {
 func TestLabelOrderReusedRowid(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
-	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4}
+	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 1}
 	update(t, db, func(tx core.Tx) error {
 		for i, l := range []string{"a task 4 one", "a task 4 two", "b task 4", "c task 4", "d task 4", "e task 4", "a task 4 0", "a task 4 00"} {
 			err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
@@ -287,8 +290,8 @@ func TestLabelOrderReusedRowid(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"t0", "t1"}; !slices.Equal(got.ids, want) {
-		t.Fatalf("first window: %v, want %v", got.ids, want)
+	if want := []string{"t0", "t1"}; !slices.Equal(got.ids, want) || db.labelReads.Load() == 0 {
+		t.Fatalf("first window: %v, want %v (through the name index: %d reads)", got.ids, want, db.labelReads.Load())
 	}
 	checkLabelIndex(t, db, false)
 }

@@ -288,35 +288,50 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 		return sq, args, nil
 	}
 	if w.planned(t.db.dialect, q.Filter) {
-		f := w.filter
+		p, err := t.planFilter(w.filter, s, q.Filter, false, nil)
+		if err != nil {
+			return page, err
+		}
+		// In label order a text of three characters or more whose matches
+		// do not lie near the anchor finds names through the label order's
+		// own index (labelArm) and the other fields through a plan of
+		// their own (rest), whose index reads start from the trigrams
+		// rarest in every field (its own sample holds no names).
 		var grams []string
-		if f == taskFilter && s.name == "label" {
-			// In label order a text of three characters or more finds
-			// names through the label order's own index (labelArm), the
-			// other fields through the filter's.
+		var rest *filterPlan
+		if w.filter == taskFilter && s.name == "label" && p.text == textScan && !p.noIndex {
 			if grams, err = t.nameGrams(q.Filter); err != nil {
 				return page, err
 			}
-			if grams != nil {
-				f = taskRestFilter
-			}
 		}
-		p, err := t.planFilter(f, s, q.Filter, false)
-		if err != nil {
-			return page, err
+		if grams != nil {
+			p.far = func() (int, error) {
+				if rest == nil {
+					if rest, err = t.planFilter(taskRestFilter, s, q.Filter, false, p.gramN); err != nil {
+						return 0, err
+					}
+				}
+				return textLabel, nil
+			}
 		}
 		sel = func(anchor []any, reverse, from bool, limit int) (string, []any, error) {
 			text, err := t.sideText(w, p, s, anchor, reverse, from, limit)
 			if err != nil {
 				return "", nil, err
 			}
-			var names []int64
-			if grams != nil {
-				if names, err = t.labelArm(q.Filter, grams, anchor, reverse, from, limit); err != nil {
-					return "", nil, err
-				}
+			if text != textLabel {
+				sq, args := w.selectFiltered(p, text, s, anchor, reverse, from, limit, nil)
+				return sq, args, nil
 			}
-			sq, args := w.selectFiltered(p, text, s, anchor, reverse, from, limit, names)
+			if text, err = t.sideText(w, rest, s, anchor, reverse, from, limit); err != nil {
+				return "", nil, err
+			}
+			t.db.labelReads.Add(1)
+			names, err := t.labelArm(q.Filter, grams, anchor, reverse, from, limit)
+			if err != nil {
+				return "", nil, err
+			}
+			sq, args := w.selectFiltered(rest, text, s, anchor, reverse, from, limit, names)
 			return sq, args, nil
 		}
 	}
@@ -629,7 +644,7 @@ func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 		return 0, false, core.Invalidf("no windows of %q", q.Entity)
 	}
 	if limit >= 0 && w.planned(t.db.dialect, q.Filter) {
-		p, err := t.planFilter(w.filter, winSort{}, q.Filter, true)
+		p, err := t.planFilter(w.filter, winSort{}, q.Filter, true, nil)
 		if err != nil {
 			return 0, false, err
 		}

@@ -133,6 +133,9 @@ const (
 	textIndex        // read the indexes' candidates (at most the cap)
 	textScan         // common: read the order with LIKE
 	textProbe        // many candidates: read the order's index, keep the candidates
+	// textLabel (label order): names through the label order's own index
+	// (labelArm), the other fields through taskRestFilter's plan.
+	textLabel
 )
 
 // class is one arm's value: rows whose arm.col is value.
@@ -163,6 +166,10 @@ type filterPlan struct {
 	indexed bool
 	noIndex bool
 	probeN  int64
+	// far, when set, decides a side whose first rows near the anchor hold
+	// too few matches, instead of the indexes' candidates (label order:
+	// textLabel).
+	far func() (int, error)
 }
 
 // isASCII reports whether s is ASCII only.
@@ -277,7 +284,10 @@ func ftsPhrase(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) 
 // planFilter decides how q reads in sort s: the text arm's mode from the
 // indexes' candidate counts, and the classes whose value contains q
 // (counted, except a status in the urgency sort, unless countAll).
-func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool) (*filterPlan, error) {
+//
+// rarity, when set, ranks q's trigrams instead of f's own sample (a plan of
+// some fields ranked by every field's).
+func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool, rarity []int) (*filterPlan, error) {
 	c := t.db.caps()
 	indexCap := c.index
 	p := &filterPlan{f: f, q: q, like: likeArg(q), cap: indexCap, match: make([]string, len(f.indexes)),
@@ -312,6 +322,9 @@ func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool) (*filt
 		return nil, err
 	}
 	p.gramN = gramN
+	if len(rarity) == len(gramN) {
+		p.gramN = rarity
+	}
 	// A short non-ASCII query is read with LIKE: the vocabulary holds
 	// trigrams folded as FTS5 folds case, which Go's folding need not
 	// match, and a missed prefix would hide rows.
@@ -428,6 +441,9 @@ func (t *tx) sideText(w *winTable, p *filterPlan, s winSort, anchor []any, rever
 	}
 	if n < c.near || hits >= int64(limit) {
 		return textScan, nil
+	}
+	if p.far != nil {
+		return p.far()
 	}
 	if ok, err := t.indexMatch(p); err != nil || !ok {
 		return textScan, err

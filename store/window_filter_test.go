@@ -84,7 +84,7 @@ func TestTaskFilterPlans(t *testing.T) {
 		db.filterCap = tc.caps
 		for _, s := range w.sorts {
 			err := db.View(ctx, func(ctx core.Tx) error {
-				p, err := ctx.(*tx).planFilter(taskFilter, s, tc.q, false)
+				p, err := ctx.(*tx).planFilter(taskFilter, s, tc.q, false, nil)
 				if err != nil {
 					return err
 				}
