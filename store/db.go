@@ -67,6 +67,9 @@ type DB struct {
 	// labelReads counts the windows read through the label order's name
 	// index (tests check a query takes that path).
 	labelReads atomic.Int64
+	// labelStmts are the label index's write statements, prepared once
+	// (SQLite).
+	labelStmts stmtCache
 }
 
 var _ core.Store = (*DB)(nil)
@@ -195,6 +198,7 @@ func (db *DB) Close() error {
 		db.dvConn = nil
 	}
 	db.dvMu.Unlock()
+	db.labelStmts.close()
 	err1 := db.write.Close()
 	err2 := db.read.Close()
 	return errors.Join(err1, err2)
@@ -347,7 +351,7 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 		// order's name index (migration 0014), before the commit makes them
 		// visible.
 		per, split := db.labelSizes()
-		if _, err := foldLabels(ctx, sqlTx, labelFoldRows, per, split); err != nil {
+		if _, err := foldLabels(ctx, cachedTx{sqlTx, &db.labelStmts}, labelFoldRows, per, split); err != nil {
 			return mapErr(err)
 		}
 	}
@@ -360,6 +364,9 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 		return mapErr(err)
 	}
 	committed = true
+	if db.dialect == dialectSQLite {
+		db.labelStmts.warm(ctx, db.write)
+	}
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The label order's name index (migration 0014, SQLite): the tasks' names
@@ -42,9 +43,11 @@ const (
 	// 2^30 / 2^14 splits before the ids run out there.
 	labelMaxStep = 1 << 14
 	// labelFoldRows bounds how many queued tasks one writing transaction
-	// indexes; labelGCRows how many keys it checks for staleness.
+	// indexes; one in labelGCEvery of them checks labelGCRows keys for
+	// staleness too.
 	labelFoldRows = 512
-	labelGCRows   = 64
+	labelGCRows   = 2048
+	labelGCEvery  = 32
 	// labelChunk is how many keys a read takes from the index at a time.
 	labelChunk = 512
 )
@@ -117,7 +120,8 @@ type labelEntry struct {
 
 // foldLabels indexes up to max queued tasks (their stale keys removed, the
 // new ones written in key order), splits the buckets that grew past the
-// split size, and checks labelGCRows keys for staleness. It reports how
+// split size, and (one task in labelGCEvery) checks labelGCRows keys for
+// staleness. It reports how
 // many tasks it took from the queue. Run inside every writing transaction
 // (Update), so the queue is empty between transactions of clawpit's own.
 func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, error) {
@@ -202,7 +206,14 @@ func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, 
 			return 0, err
 		}
 	}
-	return len(qs), collectLabels(ctx, x, labelGCRows)
+	// Collect stale keys once every labelGCEvery rowids: a collection
+	// writes its cursor, a page of its own in the commit.
+	for _, q := range qs {
+		if q.task%labelGCEvery == 0 {
+			return len(qs), collectLabels(ctx, x, labelGCRows)
+		}
+	}
+	return len(qs), nil
 }
 
 // rekey removes the stale keys from the trigram index and writes the fresh
@@ -648,4 +659,102 @@ func (t *tx) nameGrams(q string) ([]string, error) {
 		return nil, mapErr(err)
 	}
 	return rarest(grams, n, maxTrigrams), nil
+}
+
+// stmtCache holds the label index's write statements prepared on the write
+// pool (SQLite: one connection), so every transaction after the first runs
+// them without preparing them again (Tx.StmtContext reuses a statement
+// already prepared on the transaction's connection). A statement is
+// prepared after the transaction that first ran it commits: the
+// connection is busy before.
+type stmtCache struct {
+	mu   sync.Mutex
+	m    map[string]*sql.Stmt
+	miss map[string]bool
+}
+
+// stmtCacheMax bounds the cache (the label index's statements number about
+// twenty).
+const stmtCacheMax = 64
+
+// cachedTx runs statements through a stmtCache: an execer.
+type cachedTx struct {
+	tx *sql.Tx
+	c  *stmtCache
+}
+
+func (c cachedTx) stmt(ctx context.Context, q string) *sql.Stmt {
+	c.c.mu.Lock()
+	s := c.c.m[q]
+	if s == nil {
+		if c.c.miss == nil {
+			c.c.miss = map[string]bool{}
+		}
+		c.c.miss[q] = true
+	}
+	c.c.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return c.tx.StmtContext(ctx, s)
+}
+
+func (c cachedTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if s := c.stmt(ctx, q); s != nil {
+		return s.ExecContext(ctx, args...)
+	}
+	return c.tx.ExecContext(ctx, q, args...)
+}
+
+func (c cachedTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if s := c.stmt(ctx, q); s != nil {
+		return s.QueryContext(ctx, args...)
+	}
+	return c.tx.QueryContext(ctx, q, args...)
+}
+
+func (c cachedTx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	if s := c.stmt(ctx, q); s != nil {
+		return s.QueryRowContext(ctx, args...)
+	}
+	return c.tx.QueryRowContext(ctx, q, args...)
+}
+
+// warm prepares the statements transactions missed, on db (call with no
+// transaction of this process open on it, or it waits for one to end).
+func (c *stmtCache) warm(ctx context.Context, db *sql.DB) {
+	c.mu.Lock()
+	var qs []string
+	for q := range c.miss {
+		if len(c.m)+len(qs) < stmtCacheMax {
+			qs = append(qs, q)
+		}
+	}
+	clear(c.miss)
+	c.mu.Unlock()
+	for _, q := range qs {
+		s, err := db.PrepareContext(ctx, q)
+		if err != nil {
+			continue // runs unprepared, as before
+		}
+		c.mu.Lock()
+		if c.m == nil {
+			c.m = map[string]*sql.Stmt{}
+		}
+		if old := c.m[q]; old != nil {
+			old.Close()
+		}
+		c.m[q] = s
+		c.mu.Unlock()
+	}
+}
+
+// close closes the prepared statements.
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.m {
+		s.Close()
+	}
+	clear(c.m)
 }
