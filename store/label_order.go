@@ -26,9 +26,11 @@ import (
 //     tasks_label_keys or is stale (its task deleted, renamed, or re-keyed
 //     while queued): stale keys are never counted as matches.
 //
-// Bucket ids are below 1 << labelBucketBits: with rowids below 1 <<
-// labelShift (8.6 billion tasks inserted over a registry's life) every key
-// is a positive int64.
+// Bucket ids are below 1 << labelBucketBits and rowids below 1 <<
+// labelShift (8.6 billion tasks inserted over a registry's life), so every
+// key is a positive int64. A task with a larger rowid (set explicitly by
+// another program, and every task inserted after it) is never keyed: it
+// stays in the queue, which reads read with LIKE.
 const (
 	labelShift      = 33
 	labelTaskMask   = 1<<labelShift - 1
@@ -101,7 +103,10 @@ func rebuildLabelOrder(ctx context.Context, x execer, per int64) error {
 		 SELECT win_name, id, (rn / ` + p + `) * ` + step + `, min(` + p + `, (SELECT count(*) FROM tasks) - rn)
 		 FROM ` + ranked + ` WHERE rn % ` + p + ` = 0 AND rn > 0`,
 		`INSERT INTO tasks_label_keys (task, key)
-		 SELECT r, (((rn / ` + p + `) * ` + step + `) << ` + strconv.Itoa(labelShift) + `) | r FROM ` + ranked,
+		 SELECT r, (((rn / ` + p + `) * ` + step + `) << ` + strconv.Itoa(labelShift) + `) | r FROM ` + ranked +
+			` WHERE r <= ` + strconv.FormatInt(labelTaskMask, 10),
+		// A rowid past the key's room stays queued: read with LIKE.
+		`INSERT INTO tasks_label_queue (task) SELECT rowid FROM tasks WHERE rowid > ` + strconv.FormatInt(labelTaskMask, 10),
 		`INSERT INTO tasks_label_fts (rowid, name)
 		 SELECT k.key, t.win_name FROM tasks_label_keys AS k CROSS JOIN tasks AS t ON t.rowid = k.task ORDER BY k.key`,
 	} {
@@ -127,7 +132,7 @@ type labelEntry struct {
 func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, error) {
 	rows, err := x.QueryContext(ctx, `SELECT q.task, t.rowid IS NOT NULL, coalesce(t.win_name, ''), coalesce(t.id, ''), k.key
 		FROM tasks_label_queue AS q LEFT JOIN tasks AS t ON t.rowid = q.task LEFT JOIN tasks_label_keys AS k ON k.task = q.task
-		ORDER BY q.task LIMIT ?`, max)
+		WHERE q.task <= `+strconv.FormatInt(labelTaskMask, 10)+` ORDER BY q.task LIMIT ?`, max)
 	if err != nil {
 		return 0, err
 	}
@@ -268,6 +273,58 @@ func jsonInts(seq iter.Seq[int64]) string {
 // tasks of every piece but the first. With no ids left between the two
 // it leaves the bucket whole (reads of it then sort more rows).
 func splitLabelBucket(ctx context.Context, x execer, b, per, split int64) error {
+	return splitLabelBucketOnce(ctx, x, b, per, split, true)
+}
+
+// labelMember is an indexed task of a label range, with its current key.
+type labelMember struct {
+	task     int64
+	name, id string
+	key      int64
+}
+
+// labelBound is a bucket's lower bound and id.
+type labelBound struct {
+	name, id string
+	b        int64
+}
+
+// labelMembers are the indexed (not queued) tasks from bound lo (nil: the
+// first task) up to bound hi (nil: the last), in label order.
+func labelMembers(ctx context.Context, x execer, lo, hi *labelBound) ([]labelMember, error) {
+	where, args := "1", []any(nil)
+	if lo != nil && lo.b != 0 { // the first bucket holds everything below the second
+		where += ` AND (t.win_name, t.id) >= (?, ?)`
+		args = append(args, lo.name, lo.id)
+	}
+	if hi != nil {
+		where += ` AND (t.win_name, t.id) < (?, ?)`
+		args = append(args, hi.name, hi.id)
+	}
+	rows, err := x.QueryContext(ctx, `SELECT t.rowid, t.win_name, t.id, k.key FROM tasks AS t INDEXED BY tasks_win_label
+		CROSS JOIN tasks_label_keys AS k ON k.task = t.rowid
+		WHERE `+where+` AND NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)
+		ORDER BY t.win_name, t.id`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ms []labelMember
+	for rows.Next() {
+		var m labelMember
+		if err := rows.Scan(&m.task, &m.name, &m.id, &m.key); err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+	}
+	return ms, rows.Err()
+}
+
+// labelMinGap is the fewest ids a split wants between a bucket and the
+// next for each new piece; with fewer, respreadLabelBuckets makes room.
+const labelMinGap = 64
+
+func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split int64, mayRespread bool) error {
 	var n int64
 	var loName, loID string
 	err := x.QueryRowContext(ctx, `SELECT n, lo_name, lo_id FROM tasks_label_buckets WHERE b = ?`, b).Scan(&n, &loName, &loID)
@@ -277,48 +334,30 @@ func splitLabelBucket(ctx context.Context, x execer, b, per, split int64) error 
 	if err != nil {
 		return err
 	}
-	var next sql.NullInt64
-	var hiName, hiID sql.NullString
+	var hi *labelBound
+	gap := int64(1)<<labelBucketBits - b
+	var next labelBound
 	err = x.QueryRowContext(ctx, `SELECT b, lo_name, lo_id FROM tasks_label_buckets WHERE b > ? ORDER BY b LIMIT 1`, b).
-		Scan(&next, &hiName, &hiID)
-	if err != nil && err != sql.ErrNoRows {
+		Scan(&next.b, &next.name, &next.id)
+	switch {
+	case err == nil:
+		hi, gap = &next, next.b-b
+	case err != sql.ErrNoRows:
 		return err
 	}
-	gap := int64(1)<<labelBucketBits - b
-	upper := ""
-	args := []any{loName, loID}
-	if next.Valid {
-		gap = next.Int64 - b
-		upper = ` AND (t.win_name, t.id) < (?, ?)`
-		args = append(args, hiName.String, hiID.String)
-	}
-	lower := `(t.win_name, t.id) >= (?, ?)`
-	if b == 0 {
-		lower, args = `1`, args[2:] // the first bucket holds everything below the second
-	}
-	rows, err := x.QueryContext(ctx, `SELECT t.rowid, t.win_name, t.id, k.key FROM tasks AS t INDEXED BY tasks_win_label
-		CROSS JOIN tasks_label_keys AS k ON k.task = t.rowid
-		WHERE `+lower+upper+` AND NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)
-		ORDER BY t.win_name, t.id`, args...)
+	ms, err := labelMembers(ctx, x, &labelBound{loName, loID, b}, hi)
 	if err != nil {
 		return err
 	}
-	type member struct {
-		task     int64
-		name, id string
-		key      int64
-	}
-	var ms []member
-	for rows.Next() {
-		var m member
-		if err := rows.Scan(&m.task, &m.name, &m.id, &m.key); err != nil {
-			rows.Close()
+	if want := (int64(len(ms)) + per - 1) / per; want >= 2 && gap < want*labelMinGap && mayRespread {
+		// Labels keep arriving here: renumber the buckets around it.
+		nb, ok, err := respreadLabelBuckets(ctx, x, b, want)
+		if err != nil {
 			return err
 		}
-		ms = append(ms, m)
-	}
-	if err := rows.Close(); err != nil {
-		return err
+		if ok {
+			return splitLabelBucketOnce(ctx, x, nb, per, split, false)
+		}
 	}
 	pieces := (int64(len(ms)) + per - 1) / per
 	pieces = min(pieces, gap)
@@ -361,6 +400,141 @@ func splitLabelBucket(ctx context.Context, x execer, b, per, split int64) error 
 		return err
 	}
 	return rekey(ctx, x, stale, fresh)
+}
+
+// respreadLabelBuckets makes room after bucket b for need new buckets: it
+// takes the buckets around b, twice as many each time, until their ids span
+// labelMinGap ids for each of them and for each new one, and renumbers them
+// evenly over that span (b with need shares), re-keying their tasks. The
+// first bucket of the run keeps its id (bucket 0 stays the first). ok is
+// false when even every bucket's ids are too few (then b stays whole); nb
+// is b's new id. The order-maintenance relabelling of a list: the buckets
+// renumbered cost their tasks' re-keying, and labels arriving at one point
+// double the run each time the ids there run out again.
+func respreadLabelBuckets(ctx context.Context, x execer, b, need int64) (nb int64, ok bool, err error) {
+	ids := func(q string, args ...any) ([]int64, error) {
+		rows, err := x.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		var out []int64
+		for rows.Next() {
+			var v int64
+			if err := rows.Scan(&v); err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, rows.Err()
+	}
+	for k := int64(1); ; k *= 2 {
+		left, err := ids(`SELECT b FROM tasks_label_buckets WHERE b < ? ORDER BY b DESC LIMIT ?`, b, k)
+		if err != nil {
+			return 0, false, err
+		}
+		right, err := ids(`SELECT b FROM tasks_label_buckets WHERE b > ? ORDER BY b LIMIT ?`, b, k+1)
+		if err != nil {
+			return 0, false, err
+		}
+		first := b
+		if len(left) > 0 {
+			first = left[len(left)-1]
+		}
+		fence := int64(1) << labelBucketBits
+		last := b
+		if int64(len(right)) > k {
+			fence = right[k]
+			right = right[:k]
+		}
+		if len(right) > 0 {
+			last = right[len(right)-1]
+		}
+		count := int64(len(left) + 1 + len(right))
+		whole := int64(len(left)) < k && int64(len(right)) < k && fence == int64(1)<<labelBucketBits
+		if fence-first < (count+need)*labelMinGap {
+			if whole {
+				return b, false, nil
+			}
+			continue
+		}
+		return renumberLabelBuckets(ctx, x, first, last, fence, b, need)
+	}
+}
+
+// renumberLabelBuckets gives the buckets first…last (ids) new ids spread
+// evenly from first up to fence, b with need more shares than the others,
+// and re-keys their tasks. It returns b's new id.
+func renumberLabelBuckets(ctx context.Context, x execer, first, last, fence, b, need int64) (int64, bool, error) {
+	rows, err := x.QueryContext(ctx, `SELECT lo_name, lo_id, b FROM tasks_label_buckets WHERE b BETWEEN ? AND ? ORDER BY b`, first, last)
+	if err != nil {
+		return 0, false, err
+	}
+	var bounds []labelBound
+	for rows.Next() {
+		var lb labelBound
+		if err := rows.Scan(&lb.name, &lb.id, &lb.b); err != nil {
+			rows.Close()
+			return 0, false, err
+		}
+		bounds = append(bounds, lb)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, false, err
+	}
+	shares := int64(len(bounds)) + need
+	step := (fence - first) / shares
+	newID := make(map[int64]int64, len(bounds))
+	at, nb := first, b
+	for _, lb := range bounds {
+		newID[lb.b] = at
+		if lb.b == b {
+			nb = at
+			at += step * (1 + need)
+		} else {
+			at += step
+		}
+	}
+	var hi *labelBound
+	if fence < int64(1)<<labelBucketBits {
+		var f labelBound
+		if err := x.QueryRowContext(ctx, `SELECT lo_name, lo_id, b FROM tasks_label_buckets WHERE b = ?`, fence).
+			Scan(&f.name, &f.id, &f.b); err != nil {
+			return 0, false, err
+		}
+		hi = &f
+	}
+	ms, err := labelMembers(ctx, x, &bounds[0], hi)
+	if err != nil {
+		return 0, false, err
+	}
+	// Ids are unique: move the run out of the way (negative), then in.
+	if _, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET b = -1 - b WHERE b BETWEEN ? AND ?`, first, last); err != nil {
+		return 0, false, err
+	}
+	for _, lb := range bounds {
+		if _, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET b = ? WHERE b = ?`, newID[lb.b], -1-lb.b); err != nil {
+			return 0, false, err
+		}
+	}
+	var stale []int64
+	var fresh []labelEntry
+	i := 0
+	for _, m := range ms {
+		for i+1 < len(bounds) && (m.name > bounds[i+1].name || m.name == bounds[i+1].name && m.id >= bounds[i+1].id) {
+			i++
+		}
+		key := newID[bounds[i].b]<<labelShift | m.task
+		if key == m.key {
+			continue
+		}
+		stale = append(stale, m.key)
+		fresh = append(fresh, labelEntry{key, m.name})
+		if _, err := x.ExecContext(ctx, `UPDATE tasks_label_keys SET key = ? WHERE task = ?`, key, m.task); err != nil {
+			return 0, false, err
+		}
+	}
+	return nb, true, rekey(ctx, x, stale, fresh)
 }
 
 // collectLabels checks up to max keys, from where the last check stopped
@@ -454,6 +628,10 @@ func (db *DB) FoldLabels(ctx context.Context) error {
 			return mapErr(err)
 		}
 		return mapErr(tx.Commit())
+	}
+	// One whole pass of the collection, from the first key.
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM tasks_label_gc`); err != nil {
+		return mapErr(err)
 	}
 	for {
 		var n int

@@ -188,6 +188,10 @@ func TestLabelOrderIndex(t *testing.T) {
 	check("written outside", false)
 	insert(1) // folds the queue, collects some stale keys
 	check("folded", false)
+	// More stale keys, and the collection's cursor past them: FoldLabels
+	// still checks every key.
+	raw(`DELETE FROM tasks WHERE rowid % 7 = 3`)
+	raw(`INSERT OR REPLACE INTO tasks_label_gc (id, after) VALUES (1, (SELECT max(task) - 3 FROM tasks_label_keys))`)
 	if err := db.FoldLabels(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -294,4 +298,87 @@ func TestLabelOrderReusedRowid(t *testing.T) {
 		t.Fatalf("first window: %v, want %v (through the name index: %d reads)", got.ids, want, db.labelReads.Load())
 	}
 	checkLabelIndex(t, db, false)
+}
+
+// TestLabelOrderHotSpot: labels that keep arriving at one point inside the
+// order (rising labels with others sorting after them) use up the bucket
+// ids there after a few splits; the buckets around are then renumbered, so
+// no bucket grows past the split size.
+func TestLabelOrderHotSpot(t *testing.T) {
+	db := openTest(t)
+	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5}
+	n := 0
+	add := func(label func(int) string, k int) {
+		update(t, db, func(tx core.Tx) error {
+			for range k {
+				n++
+				if err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%05d", n), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
+					DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: label(n), CreatedAt: 1,
+					LastEventAt: 1}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	add(func(i int) string { return fmt.Sprintf("zzz after %d", i) }, 200)
+	for range 300 {
+		add(func(i int) string { return fmt.Sprintf("backup %05d", i) }, 5)
+	}
+	_, split := db.labelSizes()
+	var largest, buckets int64
+	if err := db.read.QueryRow(`SELECT max(c), count(*) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`,
+		labelShift).Scan(&largest, &buckets); err != nil {
+		t.Fatal(err)
+	}
+	if largest > 2*split {
+		t.Fatalf("%d tasks: the largest of %d buckets holds %d (split at %d)", n, buckets, largest, split)
+	}
+	checkLabelIndex(t, db, false)
+	sort := winSort{"label", []string{taskName, "id"}, false}
+	for _, q := range []string{"backup 01", "up 00", "after 1"} {
+		want := allInOrder(t, db, core.EntityTask, sort, q)
+		if got, back := pages(t, db, core.EntityTask, sort, q); !slices.Equal(got, want) || !slices.Equal(back, want) {
+			t.Fatalf("%q: forwards %d, backwards %d rows, want %d", q, len(got), len(back), len(want))
+		}
+	}
+}
+
+// TestLabelOrderLargeRowid: a task whose rowid has no room in a key (set
+// explicitly by another program) stays queued and is still found.
+func TestLabelOrderLargeRowid(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 1}
+	update(t, db, func(tx core.Tx) error {
+		for i := range 40 {
+			if err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("a%02d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
+				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: fmt.Sprintf("aaa task 4 %d", i),
+				CreatedAt: 1, LastEventAt: 1}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if _, err := db.write.ExecContext(ctx, `INSERT INTO tasks (rowid, id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
+		VALUES (?, 'big', 'cli', 'succeeded', 'delivered', 'done_only', 'aaa task 4 big', 1, 1)`, int64(1)<<labelShift|5); err != nil {
+		t.Fatal(err)
+	}
+	update(t, db, func(tx core.Tx) error { // folds the queue; the big one stays
+		return tx.InsertTask(&core.Task{ID: "next", Runtime: core.RuntimeCLI, Status: core.TaskRunning,
+			DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: "aaa task 4 next", CreatedAt: 1, LastEventAt: 1})
+	})
+	sort := winSort{"label", []string{taskName, "id"}, false}
+	want := allInOrder(t, db, core.EntityTask, sort, "task 4")
+	if got, back := pages(t, db, core.EntityTask, sort, "task 4"); !slices.Equal(got, want) || !slices.Equal(back, want) || len(want) != 42 {
+		t.Fatalf("forwards %d, backwards %d rows, want %d (42)", len(got), len(back), len(want))
+	}
+	if err := db.FoldLabels(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var queued int
+	db.read.QueryRow(`SELECT count(*) FROM tasks_label_queue`).Scan(&queued)
+	if queued != 2 { // the task after it took the next rowid
+		t.Fatalf("%d queued after FoldLabels, want the 2 past the keys' room", queued)
+	}
 }
