@@ -254,6 +254,17 @@ func TestDaemon(t *testing.T) {
 	c.ok("task", "start", cron)
 	c.ok("task", "finish", cron, "--status", "succeeded")
 	c.ok("run", "register", "run-idle", "--session", "ops", "--requester", "ops", "--inactivity", "200ms")
+	// A task deleted behind the store's back leaves its label key: the
+	// daemon's maintenance after a sweep removes it.
+	gone := c.ok("task", "create", "--runtime", "cli", "--session", "ops", "--label", "deleted outside")
+	raw, err := sql.Open("sqlite3", c.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec("DELETE FROM tasks WHERE id = ?", gone); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
 	sink := filepath.Join(t.TempDir(), "delivered.jsonl")
 	cmd := c.command(nil, "daemon", "--sweep-interval", "300ms", "--watchdog-interval", "50ms", "--grace", "1ms",
 		"--notify-cmd", "cat >> "+sink)
@@ -299,7 +310,8 @@ func TestDaemon(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("daemon did not stop on SIGTERM")
 	}
-	if !strings.Contains(se.String(), "clawpit daemon stopped") || !strings.Contains(se.String(), "Sweep applied in") {
+	if !strings.Contains(se.String(), "clawpit daemon stopped") || !strings.Contains(se.String(), "Sweep applied in") ||
+		!strings.Contains(se.String(), `removed the keys of deleted tasks" keys=1`) {
 		t.Errorf("daemon log:\n%s", se.String())
 	}
 	var ns []core.Notification

@@ -215,7 +215,8 @@ func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, 
 	// writes its cursor, a page of its own in the commit.
 	for _, q := range qs {
 		if q.task%labelGCEvery == 0 {
-			return len(qs), collectLabels(ctx, x, labelGCRows)
+			_, _, err := collectLabels(ctx, x, labelGCRows)
+			return len(qs), err
 		}
 	}
 	return len(qs), nil
@@ -540,17 +541,19 @@ func renumberLabelBuckets(ctx context.Context, x execer, first, last, fence, b, 
 // collectLabels checks up to max keys, from where the last check stopped
 // (by rowid, wrapping at the end), and removes those whose task no longer
 // exists (pruned or deleted): their index entries, keys and bucket counts.
-func collectLabels(ctx context.Context, x execer, max int) error {
+// It reports how many it removed and whether it reached the end (the next
+// check starts from the first key).
+func collectLabels(ctx context.Context, x execer, max int) (removed int, wrapped bool, err error) {
 	var after int64
-	err := x.QueryRowContext(ctx, `SELECT after FROM tasks_label_gc WHERE id = 1`).Scan(&after)
+	err = x.QueryRowContext(ctx, `SELECT after FROM tasks_label_gc WHERE id = 1`).Scan(&after)
 	if err != nil && err != sql.ErrNoRows {
-		return err
+		return 0, false, err
 	}
 	rows, err := x.QueryContext(ctx, `SELECT k.task, k.key, t.rowid IS NULL FROM
 		(SELECT task, key FROM tasks_label_keys WHERE task > ? ORDER BY task LIMIT ?) AS k
 		LEFT JOIN tasks AS t ON t.rowid = k.task`, after, max)
 	if err != nil {
-		return err
+		return 0, false, err
 	}
 	var gone []int64
 	seen := 0
@@ -560,7 +563,7 @@ func collectLabels(ctx context.Context, x execer, max int) error {
 		var missing bool
 		if err := rows.Scan(&task, &key, &missing); err != nil {
 			rows.Close()
-			return err
+			return 0, false, err
 		}
 		seen++
 		last = max64(last, task)
@@ -569,31 +572,73 @@ func collectLabels(ctx context.Context, x execer, max int) error {
 		}
 	}
 	if err := rows.Close(); err != nil {
-		return err
+		return 0, false, err
 	}
 	if seen < max {
-		last = 0 // the end: start again from the first key
+		last, wrapped = 0, true // the end: start again from the first key
 	}
 	if _, err := x.ExecContext(ctx, `INSERT INTO tasks_label_gc (id, after) VALUES (1, ?)
 		ON CONFLICT (id) DO UPDATE SET after = excluded.after`, last); err != nil {
-		return err
+		return 0, false, err
 	}
 	if len(gone) == 0 {
-		return nil
+		return 0, wrapped, nil
 	}
 	if err := rekey(ctx, x, gone, nil); err != nil {
-		return err
+		return 0, false, err
 	}
 	for _, k := range gone {
 		if _, err := x.ExecContext(ctx, `DELETE FROM tasks_label_keys WHERE task = ?`, k&labelTaskMask); err != nil {
-			return err
+			return 0, false, err
 		}
 		if _, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET n = max(0, n - 1) WHERE b = ?`, k>>labelShift); err != nil {
-			return err
+			return 0, false, err
 		}
 	}
-	return nil
+	return len(gone), wrapped, nil
 }
+
+// CollectLabels is the label order index's maintenance between sweeps (the
+// daemon runs it after each): it checks up to max keys for tasks that no
+// longer exist (pruned, deleted), labelCollectRows per transaction so
+// writers interleave, removes theirs, and when it removed many, merges
+// the index's segments a step (FTS5 'merge') so reads skip fewer deleted
+// entries. Pruning writes nothing to the index (a sweep stays as fast as
+// before it), and inserts collect only a little. It returns how many keys
+// it removed. SQLite only (0 on PostgreSQL). Errors: the database's.
+func (db *DB) CollectLabels(ctx context.Context, max int) (int, error) {
+	if db.dialect != dialectSQLite || db.full {
+		return 0, nil
+	}
+	total := 0
+	for checked := 0; checked < max; checked += labelCollectRows {
+		var removed int
+		var wrapped bool
+		err := db.writeTx(ctx, func(tx *sql.Tx) error {
+			var err error
+			removed, wrapped, err = collectLabels(ctx, tx, min(labelCollectRows, max-checked))
+			if err == nil && removed >= labelMergeAfter {
+				_, err = tx.ExecContext(ctx, `INSERT INTO tasks_label_fts (tasks_label_fts, rank) VALUES ('merge', 500)`)
+			}
+			return err
+		})
+		if err != nil {
+			return total, err
+		}
+		total += removed
+		if wrapped {
+			break
+		}
+	}
+	return total, nil
+}
+
+// labelCollectRows is how many keys one transaction of CollectLabels checks
+// (a few ms); labelMergeAfter how many removed keys call for a merge step.
+const (
+	labelCollectRows = 8192
+	labelMergeAfter  = 1000
+)
 
 func max64(a, b int64) int64 {
 	if a > b {
@@ -641,7 +686,8 @@ func (db *DB) FoldLabels(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			return collectLabels(ctx, tx, 4096)
+			_, _, err = collectLabels(ctx, tx, 4096)
+			return err
 		})
 		if err != nil {
 			return err

@@ -382,3 +382,32 @@ func TestLabelOrderLargeRowid(t *testing.T) {
 		t.Fatalf("%d queued after FoldLabels, want the 2 past the keys' room", queued)
 	}
 }
+
+// TestCollectLabels: the daemon's maintenance removes the keys of tasks
+// deleted without writing to the index (pruned), a bounded number per call.
+func TestCollectLabels(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	update(t, db, func(tx core.Tx) error {
+		for i := range 300 {
+			if err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("c%03d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
+				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: fmt.Sprintf("task %d", i),
+				CreatedAt: 1, LastEventAt: 1}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if _, err := db.write.ExecContext(ctx, `DELETE FROM tasks WHERE rowid % 3 = 0`); err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.CollectLabels(ctx, 150)
+	if err != nil || n != 50 {
+		t.Fatalf("first call: %d removed (%v), want the 50 among the first 150 keys", n, err)
+	}
+	n, err = db.CollectLabels(ctx, 1<<20)
+	if err != nil || n != 50 {
+		t.Fatalf("second call: %d removed (%v), want the other 50", n, err)
+	}
+	checkLabelIndex(t, db, true)
+}

@@ -331,9 +331,20 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	// a context the signal does not cancel, and the loop checks ctx between runs.
 	work := context.WithoutCancel(ctx)
 	d := &daemonLog{log: log}
+	collector, _ := reg.Store().(labelCollector)
 	sweep := func() {
 		rep, err := sw.Sweep(work, false)
 		d.report(rep, err)
+		if collector == nil {
+			return
+		}
+		// The label order index's keys of pruned tasks, outside the sweep's
+		// transactions.
+		if n, err := collector.CollectLabels(work, daemonCollectKeys); err != nil {
+			log.Error("label index maintenance failed", "err", err)
+		} else if n > 0 {
+			log.Info("label index: removed the keys of deleted tasks", "keys", n)
+		}
 	}
 	watchdog := func() {
 		rep, err := sw.Watchdog(work)
@@ -364,6 +375,16 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 		}
 	}
 }
+
+// labelCollector is a registry whose label order index collects the keys of
+// deleted tasks between sweeps (store.DB.CollectLabels, SQLite).
+type labelCollector interface {
+	CollectLabels(ctx context.Context, max int) (int, error)
+}
+
+// daemonCollectKeys is how many keys the daemon checks after each sweep: a
+// registry of 10,000,000 tasks is checked whole in 40 sweeps.
+const daemonCollectKeys = 262_144
 
 // daemonLog writes sweep reports as log lines: the summary, one line per
 // action, and the audit findings only when they changed since the last sweep
