@@ -311,7 +311,7 @@ func TestDaemon(t *testing.T) {
 		t.Fatal("daemon did not stop on SIGTERM")
 	}
 	if !strings.Contains(se.String(), "clawpit daemon stopped") || !strings.Contains(se.String(), "Sweep applied in") ||
-		!strings.Contains(se.String(), `removed the keys of deleted tasks" keys=1`) {
+		!strings.Contains(se.String(), `label index maintained" indexed=0 removed=1`) {
 		t.Errorf("daemon log:\n%s", se.String())
 	}
 	var ns []core.Notification

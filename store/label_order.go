@@ -598,39 +598,57 @@ func collectLabels(ctx context.Context, x execer, max int) (removed int, wrapped
 	return len(gone), wrapped, nil
 }
 
-// CollectLabels is the label order index's maintenance between sweeps (the
-// daemon runs it after each): it checks up to max keys for tasks that no
-// longer exist (pruned, deleted), labelCollectRows per transaction so
-// writers interleave, removes theirs, and when it removed many, merges
-// the index's segments a step (FTS5 'merge') so reads skip fewer deleted
+// MaintainLabels is the label order index's maintenance between sweeps
+// (the daemon runs it after each), in transactions of a few ms so writers
+// interleave: it indexes up to max tasks still queued (written by another
+// program: inserts and renames; clawpit's own writes index theirs before
+// they commit), then checks up to max keys for tasks that no longer exist
+// (pruned, deleted) and removes theirs; when it removed many it merges the
+// index's segments a step (FTS5 'merge'), so reads skip fewer deleted
 // entries. Pruning writes nothing to the index (a sweep stays as fast as
-// before it), and inserts collect only a little. It returns how many keys
-// it removed. SQLite only (0 on PostgreSQL). Errors: the database's.
-func (db *DB) CollectLabels(ctx context.Context, max int) (int, error) {
+// before it) and inserts collect only a little: this is where most keys of
+// pruned tasks go. It returns how many tasks it indexed and how many keys
+// it removed. SQLite only (zeros on PostgreSQL). Errors: the database's.
+func (db *DB) MaintainLabels(ctx context.Context, max int) (indexed, removed int, err error) {
 	if db.dialect != dialectSQLite || db.full {
-		return 0, nil
+		return 0, 0, nil
 	}
-	total := 0
+	per, split := db.labelSizes()
+	for indexed < max {
+		var n int
+		err := db.writeTx(ctx, func(tx *sql.Tx) error {
+			var err error
+			n, err = foldLabels(ctx, tx, min(labelFoldRows, max-indexed), per, split)
+			return err
+		})
+		if err != nil {
+			return indexed, removed, err
+		}
+		indexed += n
+		if n == 0 {
+			break
+		}
+	}
 	for checked := 0; checked < max; checked += labelCollectRows {
-		var removed int
+		var n int
 		var wrapped bool
 		err := db.writeTx(ctx, func(tx *sql.Tx) error {
 			var err error
-			removed, wrapped, err = collectLabels(ctx, tx, min(labelCollectRows, max-checked))
-			if err == nil && removed >= labelMergeAfter {
+			n, wrapped, err = collectLabels(ctx, tx, min(labelCollectRows, max-checked))
+			if err == nil && n >= labelMergeAfter {
 				_, err = tx.ExecContext(ctx, `INSERT INTO tasks_label_fts (tasks_label_fts, rank) VALUES ('merge', 500)`)
 			}
 			return err
 		})
 		if err != nil {
-			return total, err
+			return indexed, removed, err
 		}
-		total += removed
+		removed += n
 		if wrapped {
 			break
 		}
 	}
-	return total, nil
+	return indexed, removed, nil
 }
 
 // labelCollectRows is how many keys one transaction of CollectLabels checks

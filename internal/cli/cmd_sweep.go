@@ -338,12 +338,12 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 		if collector == nil {
 			return
 		}
-		// The label order index's keys of pruned tasks, outside the sweep's
-		// transactions.
-		if n, err := collector.CollectLabels(work, daemonCollectKeys); err != nil {
+		// The label order index: tasks other programs wrote, keys of pruned
+		// tasks; outside the sweep's transactions.
+		if indexed, removed, err := collector.MaintainLabels(work, daemonLabelRows); err != nil {
 			log.Error("label index maintenance failed", "err", err)
-		} else if n > 0 {
-			log.Info("label index: removed the keys of deleted tasks", "keys", n)
+		} else if indexed+removed > 0 {
+			log.Info("label index maintained", "indexed", indexed, "removed", removed)
 		}
 	}
 	watchdog := func() {
@@ -376,15 +376,16 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	}
 }
 
-// labelCollector is a registry whose label order index collects the keys of
-// deleted tasks between sweeps (store.DB.CollectLabels, SQLite).
+// labelCollector is a registry whose label order index is maintained
+// between sweeps (store.DB.MaintainLabels, SQLite).
 type labelCollector interface {
-	CollectLabels(ctx context.Context, max int) (int, error)
+	MaintainLabels(ctx context.Context, max int) (indexed, removed int, err error)
 }
 
-// daemonCollectKeys is how many keys the daemon checks after each sweep: a
-// registry of 10,000,000 tasks is checked whole in 40 sweeps.
-const daemonCollectKeys = 262_144
+// daemonLabelRows is how many queued tasks the daemon indexes, and how many
+// keys it checks, after each sweep: a registry of 10,000,000 tasks is
+// checked whole in 40 sweeps.
+const daemonLabelRows = 262_144
 
 // daemonLog writes sweep reports as log lines: the summary, one line per
 // action, and the audit findings only when they changed since the last sweep
