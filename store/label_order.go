@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"iter"
 	"math"
 	"slices"
@@ -130,22 +131,27 @@ type labelEntry struct {
 // many tasks it took from the queue. Run inside every writing transaction
 // (Update), so the queue is empty between transactions of clawpit's own.
 func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, error) {
-	rows, err := x.QueryContext(ctx, `SELECT q.task, t.rowid IS NOT NULL, coalesce(t.win_name, ''), coalesce(t.id, ''), k.key
+	// The bucket is found in SQL from the row itself: a name another
+	// program wrote as a BLOB sorts after every text there, as in the
+	// label order.
+	rows, err := x.QueryContext(ctx, `SELECT q.task, t.rowid IS NOT NULL, coalesce(t.win_name, ''), k.key,
+		coalesce((SELECT b FROM tasks_label_buckets WHERE (lo_name, lo_id) <= (t.win_name, t.id) ORDER BY lo_name DESC, lo_id DESC LIMIT 1), 0)
 		FROM tasks_label_queue AS q LEFT JOIN tasks AS t ON t.rowid = q.task LEFT JOIN tasks_label_keys AS k ON k.task = q.task
 		WHERE q.task <= `+strconv.FormatInt(labelTaskMask, 10)+` ORDER BY q.task LIMIT ?`, max)
 	if err != nil {
 		return 0, err
 	}
 	type queued struct {
-		task     int64
-		exists   bool
-		name, id string
-		old      sql.NullInt64
+		task   int64
+		exists bool
+		name   string
+		old    sql.NullInt64
+		b      int64
 	}
 	var qs []queued
 	for rows.Next() {
 		var q queued
-		if err := rows.Scan(&q.task, &q.exists, &q.name, &q.id, &q.old); err != nil {
+		if err := rows.Scan(&q.task, &q.exists, &q.name, &q.old, &q.b); err != nil {
 			rows.Close()
 			return 0, err
 		}
@@ -159,11 +165,13 @@ func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, 
 	}
 	var stale []int64
 	var fresh []labelEntry
+	// Counts only grow here (a stale key's old bucket id may belong to
+	// another bucket since a renumbering): an over-count costs a recount
+	// when the split finds fewer tasks.
 	counts := map[int64]int64{}
 	for _, q := range qs {
 		if q.old.Valid {
 			stale = append(stale, q.old.Int64)
-			counts[q.old.Int64>>labelShift]--
 		}
 		if !q.exists {
 			if _, err := x.ExecContext(ctx, `DELETE FROM tasks_label_keys WHERE task = ?`, q.task); err != nil {
@@ -171,10 +179,7 @@ func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, 
 			}
 			continue
 		}
-		var b int64
-		if err := x.QueryRowContext(ctx, `SELECT `+labelBucketOf, q.name, q.id).Scan(&b); err != nil {
-			return 0, err
-		}
+		b := q.b
 		key := b<<labelShift | q.task
 		fresh = append(fresh, labelEntry{key, q.name})
 		counts[b]++
@@ -196,18 +201,23 @@ func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, 
 		})); err != nil {
 		return 0, err
 	}
-	buckets := make([]int64, 0, len(counts))
+	// The buckets to split, by their bounds: a split's renumbering may
+	// change the ids of others among them.
+	var full []labelBound
 	for b, d := range counts {
-		if d != 0 {
-			if _, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET n = max(0, n + ?) WHERE b = ?`, d, b); err != nil {
-				return 0, err
-			}
+		var lb labelBound
+		var n int64
+		err := x.QueryRowContext(ctx, `UPDATE tasks_label_buckets SET n = n + ? WHERE b = ? RETURNING lo_name, lo_id, n`, d, b).
+			Scan(&lb.name, &lb.id, &n)
+		if err != nil {
+			return 0, err
 		}
-		buckets = append(buckets, b)
+		if n > split {
+			full = append(full, lb)
+		}
 	}
-	slices.Sort(buckets)
-	for _, b := range buckets {
-		if err := splitLabelBucket(ctx, x, b, per, split); err != nil {
+	for _, lb := range full {
+		if err := splitLabelBound(ctx, x, lb, per, split, labelInlineRekeys); err != nil {
 			return 0, err
 		}
 	}
@@ -273,21 +283,71 @@ func jsonInts(seq iter.Seq[int64]) string {
 // with new bucket ids between b and the next bucket's, and re-keys the
 // tasks of every piece but the first. With no ids left between the two
 // it leaves the bucket whole (reads of it then sort more rows).
-func splitLabelBucket(ctx context.Context, x execer, b, per, split int64) error {
-	return splitLabelBucketOnce(ctx, x, b, per, split, true)
+func splitLabelBucket(ctx context.Context, x execer, b, per, split, maxRekeys int64) error {
+	return splitLabelBucketOnce(ctx, x, b, per, split, maxRekeys)
 }
 
-// labelMember is an indexed task of a label range, with its current key.
+// splitLabelBound is splitLabelBucket of the bucket whose lower bound is
+// lb (lb.b unused).
+func splitLabelBound(ctx context.Context, x execer, lb labelBound, per, split, maxRekeys int64) error {
+	var b int64
+	err := x.QueryRowContext(ctx, `SELECT b FROM tasks_label_buckets WHERE lo_name = ? AND lo_id = ?`, lb.name, lb.id).Scan(&b)
+	if err == sql.ErrNoRows {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return splitLabelBucket(ctx, x, b, per, split, maxRekeys)
+}
+
+// labelInlineRekeys bounds the tasks a writing transaction re-keys to make
+// room for a split (about 20 µs each); a larger renumbering is left to
+// MaintainLabels (labelMaintainRekeys), and the bucket meanwhile holds more
+// than the split size.
+const (
+	labelInlineRekeys   = 2048
+	labelMaintainRekeys = 32768
+)
+
+// labelMember is an indexed task of a label range, with its current key;
+// value is its name as stored (a string, or []byte for a BLOB another
+// program wrote), for bounds.
 type labelMember struct {
 	task     int64
 	name, id string
 	key      int64
+	value    any
 }
 
-// labelBound is a bucket's lower bound and id.
+// labelBound is a bucket's lower bound (name as stored: string or []byte)
+// and id.
 type labelBound struct {
-	name, id string
-	b        int64
+	name any
+	id   string
+	b    int64
+}
+
+// labelLess orders (name, id) pairs as SQLite's BINARY collation does: any
+// text before any BLOB, bytes compared within each.
+func labelLess(an any, aid string, bn any, bid string) bool {
+	ab, aBlob := an.([]byte)
+	bb, bBlob := bn.([]byte)
+	switch {
+	case aBlob != bBlob:
+		return !aBlob
+	case aBlob:
+		if c := strings.Compare(string(ab), string(bb)); c != 0 {
+			return c < 0
+		}
+	default:
+		as, _ := an.(string)
+		bs, _ := bn.(string)
+		if as != bs {
+			return as < bs
+		}
+	}
+	return aid < bid
 }
 
 // labelMembers are the indexed (not queued) tasks from bound lo (nil: the
@@ -313,8 +373,17 @@ func labelMembers(ctx context.Context, x execer, lo, hi *labelBound) ([]labelMem
 	var ms []labelMember
 	for rows.Next() {
 		var m labelMember
-		if err := rows.Scan(&m.task, &m.name, &m.id, &m.key); err != nil {
+		if err := rows.Scan(&m.task, &m.value, &m.id, &m.key); err != nil {
 			return nil, err
+		}
+		switch v := m.value.(type) {
+		case []byte:
+			m.value = slices.Clone(v)
+			m.name = string(v)
+		case string:
+			m.name = v
+		default:
+			m.name = fmt.Sprint(v)
 		}
 		ms = append(ms, m)
 	}
@@ -325,9 +394,10 @@ func labelMembers(ctx context.Context, x execer, lo, hi *labelBound) ([]labelMem
 // next for each new piece; with fewer, respreadLabelBuckets makes room.
 const labelMinGap = 64
 
-func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split int64, mayRespread bool) error {
+func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split, maxRekeys int64) error {
 	var n int64
-	var loName, loID string
+	var loName any
+	var loID string
 	err := x.QueryRowContext(ctx, `SELECT n, lo_name, lo_id FROM tasks_label_buckets WHERE b = ?`, b).Scan(&n, &loName, &loID)
 	if err == sql.ErrNoRows || (err == nil && n <= split) {
 		return nil
@@ -350,14 +420,14 @@ func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split int64, ma
 	if err != nil {
 		return err
 	}
-	if want := (int64(len(ms)) + per - 1) / per; want >= 2 && gap < want*labelMinGap && mayRespread {
+	if want := (int64(len(ms)) + per - 1) / per; want >= 2 && gap < want*labelMinGap && maxRekeys > 0 {
 		// Labels keep arriving here: renumber the buckets around it.
-		nb, ok, err := respreadLabelBuckets(ctx, x, b, want)
+		nb, ok, err := respreadLabelBuckets(ctx, x, b, want, maxRekeys)
 		if err != nil {
 			return err
 		}
 		if ok {
-			return splitLabelBucketOnce(ctx, x, nb, per, split, false)
+			return splitLabelBucketOnce(ctx, x, nb, per, split, 0)
 		}
 	}
 	pieces := (int64(len(ms)) + per - 1) / per
@@ -374,18 +444,39 @@ func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split int64, ma
 		_, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET n = ? WHERE b = ?`, held, b)
 		return err
 	}
-	step := min(gap/pieces, labelMaxStep)
 	size := (int64(len(ms)) + pieces - 1) / pieces
+	pieces = (int64(len(ms)) + size - 1) / size
+	// The piece holding the newest task (the highest rowid) is where
+	// labels are arriving: it keeps most of the ids up to the next bucket,
+	// the others get a small share each, so labels arriving at one point
+	// use the ids up slowly (a gap shrinks by 7/8 per split there, not by
+	// the number of pieces).
+	hot, newest := int64(0), int64(-1)
+	for i, m := range ms {
+		if m.task > newest {
+			hot, newest = int64(i)/size, m.task
+		}
+	}
+	small := max(1, min(gap/pieces, max(labelMinGap, gap/(8*pieces)), labelMaxStep))
+	if hot == pieces-1 && hi == nil {
+		small = max(1, min(gap/pieces, labelMinGap*4)) // the end of the order: ids for millions of splits
+	}
+	ids := make([]int64, pieces)
+	ids[0] = b
+	for i := int64(1); i < pieces; i++ {
+		step := small
+		if i-1 == hot {
+			step = gap - (pieces-1)*small
+		}
+		ids[i] = ids[i-1] + step
+	}
 	var stale []int64
 	var fresh []labelEntry
 	for i := int64(1); i < pieces; i++ {
-		if i*size >= int64(len(ms)) {
-			break
-		}
-		nb := b + i*step
+		nb := ids[i]
 		part := ms[i*size : min(int64(len(ms)), (i+1)*size)]
 		if _, err := x.ExecContext(ctx, `INSERT INTO tasks_label_buckets (lo_name, lo_id, b, n) VALUES (?, ?, ?, ?)`,
-			part[0].name, part[0].id, nb, len(part)); err != nil {
+			part[0].value, part[0].id, nb, len(part)); err != nil {
 			return err
 		}
 		for _, m := range part {
@@ -412,7 +503,7 @@ func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split int64, ma
 // is b's new id. The order-maintenance relabelling of a list: the buckets
 // renumbered cost their tasks' re-keying, and labels arriving at one point
 // double the run each time the ids there run out again.
-func respreadLabelBuckets(ctx context.Context, x execer, b, need int64) (nb int64, ok bool, err error) {
+func respreadLabelBuckets(ctx context.Context, x execer, b, need, maxRekeys int64) (nb int64, ok bool, err error) {
 	ids := func(q string, args ...any) ([]int64, error) {
 		rows, err := x.QueryContext(ctx, q, args...)
 		if err != nil {
@@ -452,8 +543,18 @@ func respreadLabelBuckets(ctx context.Context, x execer, b, need int64) (nb int6
 			last = right[len(right)-1]
 		}
 		count := int64(len(left) + 1 + len(right))
+		var tasks int64
+		if err := x.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM tasks_label_buckets WHERE b BETWEEN ? AND ?`, first, last).
+			Scan(&tasks); err != nil {
+			return 0, false, err
+		}
+		if tasks > maxRekeys {
+			return b, false, nil // too many to re-key here: left to MaintainLabels, or the bucket stays whole
+		}
 		whole := int64(len(left)) < k && int64(len(right)) < k && fence == int64(1)<<labelBucketBits
-		if fence-first < (count+need)*labelMinGap {
+		// Room for four times the fewest ids, so the next renumbering here
+		// comes after many more splits.
+		if fence-first < (count+need)*labelMinGap*4 {
 			if whole {
 				return b, false, nil
 			}
@@ -522,7 +623,7 @@ func renumberLabelBuckets(ctx context.Context, x execer, first, last, fence, b, 
 	var fresh []labelEntry
 	i := 0
 	for _, m := range ms {
-		for i+1 < len(bounds) && (m.name > bounds[i+1].name || m.name == bounds[i+1].name && m.id >= bounds[i+1].id) {
+		for i+1 < len(bounds) && !labelLess(m.value, m.id, bounds[i+1].name, bounds[i+1].id) {
 			i++
 		}
 		key := newID[bounds[i].b]<<labelShift | m.task
@@ -591,9 +692,6 @@ func collectLabels(ctx context.Context, x execer, max int) (removed int, wrapped
 		if _, err := x.ExecContext(ctx, `DELETE FROM tasks_label_keys WHERE task = ?`, k&labelTaskMask); err != nil {
 			return 0, false, err
 		}
-		if _, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET n = max(0, n - 1) WHERE b = ?`, k>>labelShift); err != nil {
-			return 0, false, err
-		}
 	}
 	return len(gone), wrapped, nil
 }
@@ -629,6 +727,30 @@ func (db *DB) MaintainLabels(ctx context.Context, max int) (indexed, removed int
 			break
 		}
 	}
+	// Buckets past the split size whose split needed more re-keying than
+	// a writer's transaction does, and queue rows of deleted tasks past
+	// the keys' room.
+	err = db.writeTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tasks_label_queue WHERE task > ? AND NOT EXISTS
+			(SELECT 1 FROM tasks WHERE rowid = tasks_label_queue.task)`, int64(labelTaskMask)); err != nil {
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return indexed, removed, err
+	}
+	full, err := db.fullLabelBuckets(ctx, split)
+	if err != nil {
+		return indexed, removed, err
+	}
+	for _, lb := range full {
+		if err := db.writeTx(ctx, func(tx *sql.Tx) error {
+			return splitLabelBound(ctx, cachedTx{tx, &db.labelStmts}, lb, per, split, labelMaintainRekeys)
+		}); err != nil {
+			return indexed, removed, err
+		}
+	}
 	for checked := 0; checked < max; checked += labelCollectRows {
 		var n int
 		var wrapped bool
@@ -649,6 +771,24 @@ func (db *DB) MaintainLabels(ctx context.Context, max int) (indexed, removed int
 		}
 	}
 	return indexed, removed, nil
+}
+
+// fullLabelBuckets are the bounds of the buckets counted past split.
+func (db *DB) fullLabelBuckets(ctx context.Context, split int64) ([]labelBound, error) {
+	rows, err := db.write.QueryContext(ctx, `SELECT lo_name, lo_id, b FROM tasks_label_buckets WHERE n > ? ORDER BY b`, split)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	defer rows.Close()
+	var out []labelBound
+	for rows.Next() {
+		var lb labelBound
+		if err := rows.Scan(&lb.name, &lb.id, &lb.b); err != nil {
+			return nil, mapErr(err)
+		}
+		out = append(out, lb)
+	}
+	return out, mapErr(rows.Err())
 }
 
 // labelCollectRows is how many keys one transaction of CollectLabels checks
@@ -677,7 +817,7 @@ func (db *DB) FoldLabels(ctx context.Context) error {
 	}
 	per, split := db.labelSizes()
 	var queued, tasks int64
-	if err := db.write.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tasks_label_queue), (SELECT count(*) FROM tasks)`).
+	if err := db.write.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tasks_label_queue WHERE task <= `+strconv.FormatInt(labelTaskMask, 10)+`), (SELECT count(*) FROM tasks)`).
 		Scan(&queued, &tasks); err != nil {
 		return mapErr(err)
 	}
