@@ -15,8 +15,7 @@ func TestLabelBlob(t *testing.T) {
 	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5}
 	update(t, db, func(tx core.Tx) error {
 		for i := range 200 {
-			if err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%03d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: fmt.Sprintf("m task 1%03d", i), CreatedAt: 1, LastEventAt: 1}); err != nil {
+			if err := tx.InsertTask(labelTask(fmt.Sprintf("t%03d", i), fmt.Sprintf("m task 1%03d", i))); err != nil {
 				return err
 			}
 		}

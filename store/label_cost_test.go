@@ -16,8 +16,7 @@ func TestLabelRespreadCost(t *testing.T) {
 	db := openTest(t)
 	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5}
 	for i := range 3000 {
-		if _, err := db.write.ExecContext(ctx, `INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
-			VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("old%04d", i), fmt.Sprintf("build %04d", i)); err != nil {
+		if _, err := db.write.ExecContext(ctx, rawTaskSQL, fmt.Sprintf("old%04d", i), fmt.Sprintf("build %04d", i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -34,8 +33,7 @@ func TestLabelRespreadCost(t *testing.T) {
 	const inserts = 4000
 	for i := 1; i <= inserts; i++ {
 		update(t, db, func(tx core.Tx) error {
-			return tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%05d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: fmt.Sprintf("zz %05d", i), CreatedAt: 1, LastEventAt: 1})
+			return tx.InsertTask(labelTask(fmt.Sprintf("t%05d", i), fmt.Sprintf("zz %05d", i)))
 		})
 		db.read.QueryRow(`SELECT n FROM rekeys`).Scan(&total)
 		worst = max(worst, total-prev)

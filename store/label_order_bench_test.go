@@ -32,7 +32,5 @@ func BenchmarkInsertTask(b *testing.B) {
 }
 
 func benchTask(i int) *core.Task {
-	return &core.Task{ID: fmt.Sprintf("bench-%07d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-		DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly,
-		Label: fmt.Sprintf("history task %d", (i*7919)%1_000_003), Task: "do x", CreatedAt: 1, LastEventAt: 1}
+	return labelTask(fmt.Sprintf("bench-%07d", i), fmt.Sprintf("history task %d", (i*7919)%1_000_003))
 }

@@ -96,8 +96,7 @@ func labelRandom(t *testing.T, seed uint64) {
 			update(t, db, func(tx core.Tx) error {
 				for range k {
 					n++
-					if err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%05d", n), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-						DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: label(), CreatedAt: 1, LastEventAt: 1}); err != nil {
+					if err := tx.InsertTask(labelTask(fmt.Sprintf("t%05d", n), label())); err != nil {
 						return err
 					}
 				}
@@ -128,8 +127,7 @@ func labelRandom(t *testing.T, seed uint64) {
 			what = "raw insert/rename"
 			for range 1 + r.IntN(5) {
 				n++
-				raw(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
-					VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("t%05d", n), label())
+				raw(rawTaskSQL, fmt.Sprintf("t%05d", n), label())
 			}
 			raw(`UPDATE tasks SET label = ? WHERE rowid = (SELECT rowid FROM tasks ORDER BY random() LIMIT 1)`, label())
 		case op == 8:
@@ -142,8 +140,7 @@ func labelRandom(t *testing.T, seed uint64) {
 			update(t, db, func(tx core.Tx) error {
 				n++
 				ctr["backup "]++
-				return tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%05d", n), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-					DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: fmt.Sprintf("backup %05d", ctr["backup "]), CreatedAt: 1, LastEventAt: 1})
+				return tx.InsertTask(labelTask(fmt.Sprintf("t%05d", n), fmt.Sprintf("backup %05d", ctr["backup "])))
 			})
 		}
 		check(step, what)

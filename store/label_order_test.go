@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -11,6 +10,16 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 )
+
+// labelTask is a running task with a label, for the label index's tests.
+func labelTask(id, label string) *core.Task {
+	return &core.Task{ID: id, Runtime: core.RuntimeCLI, Status: core.TaskRunning, DeliveryStatus: core.DeliveryPending,
+		NotifyPolicy: core.NotifyDoneOnly, Label: label, CreatedAt: 1, LastEventAt: 1}
+}
+
+// rawTaskSQL inserts a finished task (id, label) behind the store's back.
+const rawTaskSQL = `INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
+	VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`
 
 // checkLabelIndex checks the label order index's invariants (label_order.go):
 // every task queued or keyed in its bucket by the current bounds, its key in
@@ -181,8 +190,7 @@ func TestLabelOrderIndex(t *testing.T) {
 	raw(`DELETE FROM tasks WHERE rowid % 5 = 2`)
 	raw(`DELETE FROM tasks WHERE rowid = (SELECT max(rowid) FROM tasks)`)
 	for i := range 40 {
-		raw(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
-			VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("x%03d", i), label())
+		raw(rawTaskSQL, fmt.Sprintf("x%03d", i), label())
 	}
 	raw(`UPDATE tasks SET label = 'history task 4 renamed' WHERE rowid = 3`)
 	check("written outside", false)
@@ -198,8 +206,7 @@ func TestLabelOrderIndex(t *testing.T) {
 	check("settled", true)
 	// A bulk load behind the store's back is rebuilt whole.
 	for i := range 2000 {
-		raw(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
-			VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("bulk%04d", i), label())
+		raw(rawTaskSQL, fmt.Sprintf("bulk%04d", i), label())
 	}
 	if err := db.FoldLabels(ctx); err != nil {
 		t.Fatal(err)
@@ -211,32 +218,12 @@ func TestLabelOrderIndex(t *testing.T) {
 // order's index: its backfill keys every task (buckets of labelBucketRows).
 func TestLabelOrderMigration(t *testing.T) {
 	ctx := context.Background()
-	path := t.TempDir() + "/registry.db"
-	raw, err := sql.Open("sqlite3", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer raw.Close()
 	names, _ := migrations()
 	at := slices.Index(names, labelOrderMigration)
 	if at < 0 {
 		t.Fatalf("no %s among %v", labelOrderMigration, names)
 	}
-	for _, name := range names[:at] {
-		body, _ := migrationFS.ReadFile("migrations/" + name)
-		if _, err := raw.Exec(string(body)); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	for i := range 1000 {
-		if _, err := raw.Exec(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
-			VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("old%04d", i), fmt.Sprintf("history task %d", i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", at)); err != nil {
-		t.Fatal(err)
-	}
+	path, _ := registryAt(t, at, 1000, func(i int) (string, string) { return fmt.Sprintf("old%04d", i), fmt.Sprintf("history task %d", i) })
 	db, err := Open(ctx, path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -266,8 +253,7 @@ func TestLabelOrderReusedRowid(t *testing.T) {
 	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 1}
 	update(t, db, func(tx core.Tx) error {
 		for i, l := range []string{"a task 4 one", "a task 4 two", "b task 4", "c task 4", "d task 4", "e task 4", "a task 4 0", "a task 4 00"} {
-			err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: l, CreatedAt: 1, LastEventAt: 1})
+			err := tx.InsertTask(labelTask(fmt.Sprintf("t%d", i), l))
 			if err != nil {
 				return err
 			}
@@ -312,9 +298,7 @@ func TestLabelOrderHotSpot(t *testing.T) {
 		update(t, db, func(tx core.Tx) error {
 			for range k {
 				n++
-				if err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("t%05d", n), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-					DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: label(n), CreatedAt: 1,
-					LastEventAt: 1}); err != nil {
+				if err := tx.InsertTask(labelTask(fmt.Sprintf("t%05d", n), label(n))); err != nil {
 					return err
 				}
 			}
@@ -352,9 +336,7 @@ func TestLabelOrderLargeRowid(t *testing.T) {
 	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 1}
 	update(t, db, func(tx core.Tx) error {
 		for i := range 40 {
-			if err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("a%02d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: fmt.Sprintf("aaa task 4 %d", i),
-				CreatedAt: 1, LastEventAt: 1}); err != nil {
+			if err := tx.InsertTask(labelTask(fmt.Sprintf("a%02d", i), fmt.Sprintf("aaa task 4 %d", i))); err != nil {
 				return err
 			}
 		}
@@ -365,8 +347,7 @@ func TestLabelOrderLargeRowid(t *testing.T) {
 		t.Fatal(err)
 	}
 	update(t, db, func(tx core.Tx) error { // folds the queue; the big one stays
-		return tx.InsertTask(&core.Task{ID: "next", Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-			DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: "aaa task 4 next", CreatedAt: 1, LastEventAt: 1})
+		return tx.InsertTask(labelTask("next", "aaa task 4 next"))
 	})
 	sort := winSort{"label", []string{taskName, "id"}, false}
 	want := allInOrder(t, db, core.EntityTask, sort, "task 4")
@@ -391,9 +372,7 @@ func TestMaintainLabels(t *testing.T) {
 	db := openTest(t)
 	update(t, db, func(tx core.Tx) error {
 		for i := range 300 {
-			if err := tx.InsertTask(&core.Task{ID: fmt.Sprintf("c%03d", i), Runtime: core.RuntimeCLI, Status: core.TaskRunning,
-				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Label: fmt.Sprintf("task %d", i),
-				CreatedAt: 1, LastEventAt: 1}); err != nil {
+			if err := tx.InsertTask(labelTask(fmt.Sprintf("c%03d", i), fmt.Sprintf("task %d", i))); err != nil {
 				return err
 			}
 		}

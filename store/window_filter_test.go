@@ -253,38 +253,48 @@ func TestTaskFilterIndexInStep(t *testing.T) {
 	}
 }
 
-// TestTaskFilterMigration: migration 0009 builds the index from the rows a
-// registry already holds, in one transaction: made to fail on its last
-// statement, it leaves the version and the schema as they were, and the
-// next open runs it whole.
-func TestTaskFilterMigration(t *testing.T) {
-	ctx := context.Background()
+// registryAt is a registry file at schema version at (the migrations
+// before it run by hand) holding n finished tasks (row: the i-th's id and
+// label), and a raw connection to it.
+func registryAt(t *testing.T, at, n int, row func(i int) (id, label string)) (string, *sql.DB) {
+	t.Helper()
 	path := t.TempDir() + "/registry.db"
 	raw, err := sql.Open("sqlite3", "file:"+path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer raw.Close()
+	t.Cleanup(func() { raw.Close() })
 	names, _ := migrations()
-	at := slices.IndexFunc(names, func(n string) bool { return strings.Contains(n, "task_filter_index") })
-	if at < 0 {
-		t.Fatalf("no task filter migration among %v", names)
-	}
 	for _, name := range names[:at] {
 		body, _ := migrationFS.ReadFile("migrations/" + name)
 		if _, err := raw.Exec(string(body)); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	for i := range 300 {
-		if _, err := raw.Exec(`INSERT INTO tasks (id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
-			VALUES (?, 'cli', 'succeeded', 'delivered', 'done_only', ?, 1, 1)`, fmt.Sprintf("old%03d", i), fmt.Sprintf("history %d", i)); err != nil {
+	for i := range n {
+		id, label := row(i)
+		if _, err := raw.Exec(rawTaskSQL, id, label); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", at)); err != nil {
 		t.Fatal(err)
 	}
+	return path, raw
+}
+
+// TestTaskFilterMigration: migration 0009 builds the index from the rows a
+// registry already holds, in one transaction: made to fail on its last
+// statement, it leaves the version and the schema as they were, and the
+// next open runs it whole.
+func TestTaskFilterMigration(t *testing.T) {
+	ctx := context.Background()
+	names, _ := migrations()
+	at := slices.IndexFunc(names, func(n string) bool { return strings.Contains(n, "task_filter_index") })
+	if at < 0 {
+		t.Fatalf("no task filter migration among %v", names)
+	}
+	path, raw := registryAt(t, at, 300, func(i int) (string, string) { return fmt.Sprintf("old%03d", i), fmt.Sprintf("history %d", i) })
 	// An object of the name of the migration's third statement: the
 	// first two (the index and its vocabulary) must roll back with it.
 	if _, err := raw.Exec("CREATE TRIGGER tasks_fts_delete AFTER DELETE ON tasks BEGIN SELECT 1; END"); err != nil {
