@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// TestLabelBigRowidDeleted: a task past the keys' room (never indexed,
+// always queued) that is then deleted leaves no queue row behind once
+// MaintainLabels ran.
 func TestLabelBigRowidDeleted(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)

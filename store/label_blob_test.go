@@ -9,6 +9,9 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
+// TestLabelBlob: a name another program wrote as a BLOB sorts after every
+// text in SQLite's order; the label index buckets it there, and windows
+// page it in place.
 func TestLabelBlob(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
