@@ -59,8 +59,13 @@ const (
 // rebuildLabelOrder.
 const labelOrderMigration = "0014_task_label_order.sql"
 
-// labelBucketOf is the SQL of the bucket holding (name, id) (two ?).
-const labelBucketOf = `coalesce((SELECT b FROM tasks_label_buckets WHERE (lo_name, lo_id) <= (?, ?) ORDER BY lo_name DESC, lo_id DESC LIMIT 1), 0)`
+// labelBucketSQL is the SQL of the bucket holding the row value (name, id),
+// two SQL expressions: the last bound at or below it (0, the first bucket,
+// for anything below every bound).
+func labelBucketSQL(name, id string) string {
+	return `coalesce((SELECT b FROM tasks_label_buckets WHERE (lo_name, lo_id) <= (` + name + `, ` + id +
+		`) ORDER BY lo_name DESC, lo_id DESC LIMIT 1), 0)`
+}
 
 // labelSizes are the bucket sizes (labelBucketRows, labelSplitRows), or a
 // test's smaller ones (filterCaps.bucket, .split).
@@ -134,8 +139,8 @@ func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, 
 	// The bucket is found in SQL from the row itself: a name another
 	// program wrote as a BLOB sorts after every text there, as in the
 	// label order.
-	rows, err := x.QueryContext(ctx, `SELECT q.task, t.rowid IS NOT NULL, coalesce(t.win_name, ''), k.key,
-		coalesce((SELECT b FROM tasks_label_buckets WHERE (lo_name, lo_id) <= (t.win_name, t.id) ORDER BY lo_name DESC, lo_id DESC LIMIT 1), 0)
+	rows, err := x.QueryContext(ctx, `SELECT q.task, t.rowid IS NOT NULL, coalesce(t.win_name, ''), k.key, `+
+		labelBucketSQL("t.win_name", "t.id")+`
 		FROM tasks_label_queue AS q LEFT JOIN tasks AS t ON t.rowid = q.task LEFT JOIN tasks_label_keys AS k ON k.task = q.task
 		WHERE q.task <= `+strconv.FormatInt(labelTaskMask, 10)+` ORDER BY q.task LIMIT ?`, max)
 	if err != nil {
@@ -893,7 +898,7 @@ func (t *tx) labelArm(q string, grams []string, anchor []any, reverse, from bool
 	if anchor != nil {
 		keyset, keyArgs = o.after([]string{"t.win_name", "t.id"}), anchor
 		var b int64
-		if err := t.tx.QueryRowContext(t.ctx, `SELECT `+labelBucketOf, anchor[0], anchor[1]).Scan(&b); err != nil {
+		if err := t.tx.QueryRowContext(t.ctx, `SELECT `+labelBucketSQL("?", "?"), anchor[0], anchor[1]).Scan(&b); err != nil {
 			return nil, mapErr(err)
 		}
 		start = b << labelShift

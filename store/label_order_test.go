@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
@@ -33,7 +32,7 @@ func checkLabelIndex(t *testing.T, db *DB, settled bool) {
 		LEFT JOIN tasks_label_keys AS k ON k.task = t.rowid
 		WHERE NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)
 		  AND (k.key IS NULL OR k.key & ? != t.rowid OR k.key >> ? != ` +
-		strings.Replace(strings.Replace(labelBucketOf, "?", "t.win_name", 1), "?", "t.id", 1) + `)`
+		labelBucketSQL("t.win_name", "t.id") + `)`
 	if err := db.read.QueryRow(q, labelTaskMask, labelShift).Scan(&bad, &sample); err != nil {
 		t.Fatal(err)
 	}
