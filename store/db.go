@@ -351,7 +351,7 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 		// order's name index (migration 0014), before the commit makes them
 		// visible.
 		per, split := db.labelSizes()
-		if _, err := foldLabels(ctx, cachedTx{sqlTx, &db.labelStmts}, labelFoldRows, per, split); err != nil {
+		if _, err := foldLabels(ctx, cachedTx{sqlTx, &db.labelStmts}, labelFoldRows, per, split, db.labelRekeys()); err != nil {
 			return mapErr(err)
 		}
 	}

@@ -80,6 +80,16 @@ func (db *DB) labelSizes() (per, split int64) {
 	return per, split
 }
 
+// labelRekeys is how many tasks a writing transaction re-keys at most to
+// make room for a split (labelInlineRekeys, or a test's smaller
+// filterCaps.rekeys).
+func (db *DB) labelRekeys() int64 {
+	if db.filterCap.rekeys > 0 {
+		return db.filterCap.rekeys
+	}
+	return labelInlineRekeys
+}
+
 // execer is what the label index's writes need of a transaction.
 type execer interface {
 	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
@@ -135,7 +145,7 @@ type labelEntry struct {
 // staleness. It reports how
 // many tasks it took from the queue. Run inside every writing transaction
 // (Update), so the queue is empty between transactions of clawpit's own.
-func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, error) {
+func foldLabels(ctx context.Context, x execer, max int, per, split, rekeys int64) (int, error) {
 	// The bucket is found in SQL from the row itself: a name another
 	// program wrote as a BLOB sorts after every text there, as in the
 	// label order.
@@ -222,7 +232,7 @@ func foldLabels(ctx context.Context, x execer, max int, per, split int64) (int, 
 		}
 	}
 	for _, lb := range full {
-		if err := splitLabelBound(ctx, x, lb, per, split, labelInlineRekeys); err != nil {
+		if err := splitLabelBound(ctx, x, lb, per, split, rekeys); err != nil {
 			return 0, err
 		}
 	}
@@ -404,7 +414,7 @@ func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split, maxRekey
 	var loName any
 	var loID string
 	err := x.QueryRowContext(ctx, `SELECT n, lo_name, lo_id FROM tasks_label_buckets WHERE b = ?`, b).Scan(&n, &loName, &loID)
-	if err == sql.ErrNoRows || (err == nil && n <= split) {
+	if err == sql.ErrNoRows || (err == nil && n >= 0 && n <= split) {
 		return nil
 	}
 	if err != nil {
@@ -439,12 +449,13 @@ func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split, maxRekey
 	pieces = min(pieces, gap)
 	if pieces < 2 {
 		// Its entries were mostly stale keys (collected later): count what
-		// it holds. Or no ids are left between it and the next: try again
-		// after another split's worth of writes (a count of 0), not on
-		// every write.
+		// it holds. Or it could not make room (no ids left, or more to
+		// re-key than this transaction may): a negative count marks it for
+		// MaintainLabels, and writers try again only after as many more
+		// tasks arrive there, not on every write.
 		held := int64(len(ms))
 		if held > split {
-			held = 0
+			held = -held
 		}
 		_, err := x.ExecContext(ctx, `UPDATE tasks_label_buckets SET n = ? WHERE b = ?`, held, b)
 		return err
@@ -721,7 +732,7 @@ func (db *DB) MaintainLabels(ctx context.Context, max int) (indexed, removed int
 		var n int
 		err := db.writeTx(ctx, func(tx *sql.Tx) error {
 			var err error
-			n, err = foldLabels(ctx, tx, min(labelFoldRows, max-indexed), per, split)
+			n, err = foldLabels(ctx, tx, min(labelFoldRows, max-indexed), per, split, db.labelRekeys())
 			return err
 		})
 		if err != nil {
@@ -778,9 +789,10 @@ func (db *DB) MaintainLabels(ctx context.Context, max int) (indexed, removed int
 	return indexed, removed, nil
 }
 
-// fullLabelBuckets are the bounds of the buckets counted past split.
+// fullLabelBuckets are the bounds of the buckets counted past split, or
+// marked (a negative count) as past it with no room made.
 func (db *DB) fullLabelBuckets(ctx context.Context, split int64) ([]labelBound, error) {
-	rows, err := db.write.QueryContext(ctx, `SELECT lo_name, lo_id, b FROM tasks_label_buckets WHERE n > ? ORDER BY b`, split)
+	rows, err := db.write.QueryContext(ctx, `SELECT lo_name, lo_id, b FROM tasks_label_buckets WHERE n > ? OR n < 0 ORDER BY b`, split)
 	if err != nil {
 		return nil, mapErr(err)
 	}
@@ -845,7 +857,7 @@ func (db *DB) FoldLabels(ctx context.Context) error {
 		var n int
 		err := db.writeTx(ctx, func(tx *sql.Tx) error {
 			var err error
-			n, err = foldLabels(ctx, tx, labelFoldRows, per, split)
+			n, err = foldLabels(ctx, tx, labelFoldRows, per, split, db.labelRekeys())
 			if err != nil {
 				return err
 			}

@@ -398,3 +398,48 @@ func TestMaintainLabels(t *testing.T) {
 	}
 	checkLabelIndex(t, db, true)
 }
+
+// TestLabelOrderRenumberingDeferred: where renumbering would re-key more
+// tasks than a writer's transaction may, the bucket grows past the split
+// size, and MaintainLabels (the daemon) renumbers and splits it.
+func TestLabelOrderRenumberingDeferred(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5, rekeys: 1}
+	n := 0
+	add := func(label func(int) string, k int) {
+		update(t, db, func(tx core.Tx) error {
+			for range k {
+				n++
+				if err := tx.InsertTask(labelTask(fmt.Sprintf("t%05d", n), label(n))); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	add(func(i int) string { return fmt.Sprintf("zzz after %d", i) }, 200)
+	for range 300 {
+		add(func(i int) string { return fmt.Sprintf("backup %05d", i) }, 5)
+	}
+	largest := func() (l int64) {
+		t.Helper()
+		if err := db.read.QueryRow(`SELECT max(c) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`,
+			labelShift).Scan(&l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	_, split := db.labelSizes()
+	before := largest()
+	if before <= 2*split {
+		t.Fatalf("the largest bucket holds %d tasks: the writers' cap never deferred a renumbering", before)
+	}
+	if _, _, err := db.MaintainLabels(ctx, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if after := largest(); after > 2*split {
+		t.Fatalf("after MaintainLabels the largest bucket holds %d tasks (before %d, split at %d)", after, before, split)
+	}
+	checkLabelIndex(t, db, true)
+}

@@ -202,8 +202,9 @@ func asciiLower(s string) string {
 type filterCaps struct {
 	index, vocab, probe, near int64
 	// bucket and split are the label order's bucket sizes
-	// (labelBucketRows, labelSplitRows), chunk its read size (labelChunk).
-	bucket, split, chunk int64
+	// (labelBucketRows, labelSplitRows), chunk its read size (labelChunk),
+	// rekeys a writer's renumbering cap (labelInlineRekeys).
+	bucket, split, chunk, rekeys int64
 }
 
 // caps are the filter's caps: filterIndexCap, maxVocabTerms,
