@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,7 +108,11 @@ func rebuildLabelOrder(ctx context.Context, x execer, per int64) error {
 	// step spreads count/per+1 buckets over the ids, leaving room for
 	// splits between them.
 	step := `(SELECT max(1, (1 << ` + strconv.Itoa(labelBucketBits) + `) / (count(*) / ` + p + ` + 1)) FROM tasks)`
-	ranked := `(SELECT rowid AS r, win_name, id, row_number() OVER (ORDER BY win_name, id) - 1 AS rn FROM tasks)`
+	// Only tasks with a text id are keyed: a NULL or BLOB id (written by
+	// another program; the column allows them) would make a bound no
+	// comparison orders. Those, and rowids past the keys' room, stay
+	// queued: read with LIKE.
+	ranked := `(SELECT rowid AS r, win_name, id, row_number() OVER (ORDER BY win_name, id) - 1 AS rn FROM tasks WHERE typeof(id) = 'text')`
 	for _, q := range []string{
 		`DELETE FROM tasks_label_buckets`,
 		`DELETE FROM tasks_label_keys`,
@@ -121,8 +126,8 @@ func rebuildLabelOrder(ctx context.Context, x execer, per int64) error {
 		`INSERT INTO tasks_label_keys (task, key)
 		 SELECT r, (((rn / ` + p + `) * ` + step + `) << ` + strconv.Itoa(labelShift) + `) | r FROM ` + ranked +
 			` WHERE r <= ` + strconv.FormatInt(labelTaskMask, 10),
-		// A rowid past the key's room stays queued: read with LIKE.
-		`INSERT INTO tasks_label_queue (task) SELECT rowid FROM tasks WHERE rowid > ` + strconv.FormatInt(labelTaskMask, 10),
+		`INSERT INTO tasks_label_queue (task) SELECT rowid FROM tasks WHERE rowid > ` + strconv.FormatInt(labelTaskMask, 10) +
+			` OR typeof(id) != 'text'`,
 		`INSERT INTO tasks_label_fts (rowid, name)
 		 SELECT k.key, t.win_name FROM tasks_label_keys AS k CROSS JOIN tasks AS t ON t.rowid = k.task ORDER BY k.key`,
 	} {
@@ -152,7 +157,8 @@ func foldLabels(ctx context.Context, x execer, max int, per, split, rekeys int64
 	rows, err := x.QueryContext(ctx, `SELECT q.task, t.rowid IS NOT NULL, coalesce(t.win_name, ''), k.key, `+
 		labelBucketSQL("t.win_name", "t.id")+`
 		FROM tasks_label_queue AS q LEFT JOIN tasks AS t ON t.rowid = q.task LEFT JOIN tasks_label_keys AS k ON k.task = q.task
-		WHERE q.task <= `+strconv.FormatInt(labelTaskMask, 10)+` ORDER BY q.task LIMIT ?`, max)
+		WHERE q.task <= `+strconv.FormatInt(labelTaskMask, 10)+` AND (t.rowid IS NULL OR typeof(t.id) = 'text')
+		ORDER BY q.task LIMIT ?`, max)
 	if err != nil {
 		return 0, err
 	}
@@ -222,12 +228,15 @@ func foldLabels(ctx context.Context, x execer, max int, per, split, rekeys int64
 	for b, d := range counts {
 		var lb labelBound
 		var n int64
-		err := x.QueryRowContext(ctx, `UPDATE tasks_label_buckets SET n = n + ? WHERE b = ? RETURNING lo_name, lo_id, n`, d, b).
-			Scan(&lb.name, &lb.id, &n)
+		// A marked bucket (negative: it could not make room) stays marked
+		// for MaintainLabels, its count growing away from zero; writers try
+		// it again each time the count doubles.
+		err := x.QueryRowContext(ctx, `UPDATE tasks_label_buckets SET n = CASE WHEN n < 0 THEN n - ? ELSE n + ? END WHERE b = ?
+			RETURNING lo_name, lo_id, n`, d, d, b).Scan(&lb.name, &lb.id, &n)
 		if err != nil {
 			return 0, err
 		}
-		if n > split {
+		if n > split || n < 0 && bits.Len64(uint64(-n)) > bits.Len64(uint64(-n-d)) {
 			full = append(full, lb)
 		}
 	}
@@ -560,7 +569,7 @@ func respreadLabelBuckets(ctx context.Context, x execer, b, need, maxRekeys int6
 		}
 		count := int64(len(left) + 1 + len(right))
 		var tasks int64
-		if err := x.QueryRowContext(ctx, `SELECT coalesce(sum(n), 0) FROM tasks_label_buckets WHERE b BETWEEN ? AND ?`, first, last).
+		if err := x.QueryRowContext(ctx, `SELECT coalesce(sum(abs(n)), 0) FROM tasks_label_buckets WHERE b BETWEEN ? AND ?`, first, last).
 			Scan(&tasks); err != nil {
 			return 0, false, err
 		}
@@ -834,7 +843,8 @@ func (db *DB) FoldLabels(ctx context.Context) error {
 	}
 	per, split := db.labelSizes()
 	var queued, tasks int64
-	if err := db.write.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tasks_label_queue WHERE task <= `+strconv.FormatInt(labelTaskMask, 10)+`), (SELECT count(*) FROM tasks)`).
+	if err := db.write.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tasks_label_queue AS q JOIN tasks AS t ON t.rowid = q.task WHERE q.task <= `+
+		strconv.FormatInt(labelTaskMask, 10)+`), (SELECT count(*) FROM tasks)`).
 		Scan(&queued, &tasks); err != nil {
 		return mapErr(err)
 	}
