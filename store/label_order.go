@@ -798,6 +798,19 @@ func (db *DB) MaintainLabels(ctx context.Context, max int) (indexed, removed int
 	return indexed, removed, nil
 }
 
+// MarkedLabelBuckets counts the label order's buckets that could not make
+// room for a split (marked by a negative count; MaintainLabels retries
+// them): reads of each sort more rows than the split size. SQLite only (0
+// on PostgreSQL). Errors: the database's.
+func (db *DB) MarkedLabelBuckets(ctx context.Context) (int, error) {
+	if db.dialect != dialectSQLite {
+		return 0, nil
+	}
+	var n int
+	err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM tasks_label_buckets WHERE n < 0`).Scan(&n)
+	return n, mapErr(err)
+}
+
 // fullLabelBuckets are the bounds of the buckets counted past split, or
 // marked (a negative count) as past it with no room made.
 func (db *DB) fullLabelBuckets(ctx context.Context, split int64) ([]labelBound, error) {

@@ -435,8 +435,14 @@ func TestLabelOrderRenumberingDeferred(t *testing.T) {
 	if before <= 2*split {
 		t.Fatalf("the largest bucket holds %d tasks: the writers' cap never deferred a renumbering", before)
 	}
+	if m, err := db.MarkedLabelBuckets(ctx); err != nil || m == 0 {
+		t.Fatalf("%d buckets marked (%v) with the largest at %d tasks", m, err, before)
+	}
 	if _, _, err := db.MaintainLabels(ctx, 1<<20); err != nil {
 		t.Fatal(err)
+	}
+	if m, err := db.MarkedLabelBuckets(ctx); err != nil || m != 0 {
+		t.Fatalf("%d buckets still marked (%v) after MaintainLabels", m, err)
 	}
 	if after := largest(); after > 2*split {
 		t.Fatalf("after MaintainLabels the largest bucket holds %d tasks (before %d, split at %d)", after, before, split)

@@ -332,6 +332,7 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	work := context.WithoutCancel(ctx)
 	d := &daemonLog{log: log}
 	collector, _ := reg.Store().(labelCollector)
+	marked := 0 // buckets the label index could not split, as last logged
 	sweep := func() {
 		rep, err := sw.Sweep(work, false)
 		d.report(rep, err)
@@ -344,6 +345,14 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 			log.Error("label index maintenance failed", "err", err)
 		} else if indexed+removed > 0 {
 			log.Info("label index maintained", "indexed", indexed, "removed", removed)
+		}
+		// Said when it changes, not every sweep.
+		if n, err := collector.MarkedLabelBuckets(work); err == nil && n != marked {
+			if n > 0 {
+				log.Warn("label index: buckets that could not be split (labels keep arriving at one point); "+
+					"filtering in label order reads more rows there", "buckets", n)
+			}
+			marked = n
 		}
 	}
 	watchdog := func() {
@@ -380,6 +389,7 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 // between sweeps (store.DB.MaintainLabels, SQLite).
 type labelCollector interface {
 	MaintainLabels(ctx context.Context, max int) (indexed, removed int, err error)
+	MarkedLabelBuckets(ctx context.Context) (int, error)
 }
 
 // daemonLabelRows is how many queued tasks the daemon indexes, and how many
