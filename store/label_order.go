@@ -1,9 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"iter"
 	"math"
@@ -266,7 +266,7 @@ func rekey(ctx context.Context, x execer, stale []int64, fresh []labelEntry) err
 			return err
 		}
 	}
-	slices.SortFunc(fresh, func(a, b labelEntry) int { return cmpInt(a.key, b.key) })
+	slices.SortFunc(fresh, func(a, b labelEntry) int { return cmp.Compare(a.key, b.key) })
 	for _, e := range fresh {
 		if _, err := x.ExecContext(ctx, `INSERT INTO tasks_label_fts (rowid, name) VALUES (?, ?)`, e.key, e.name); err != nil {
 			return err
@@ -275,14 +275,23 @@ func rekey(ctx context.Context, x execer, stale []int64, fresh []labelEntry) err
 	return nil
 }
 
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// queryColumn runs q and returns its one column's values. Errors: the
+// database's, unmapped.
+func queryColumn[T any](ctx context.Context, x execer, q string, args ...any) ([]T, error) {
+	rows, err := x.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
 	}
-	return 0
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 // jsonInts is a JSON array of the values (for json_each).
@@ -300,15 +309,6 @@ func jsonInts(seq iter.Seq[int64]) string {
 	})
 	b.WriteByte(']')
 	return b.String()
-}
-
-// splitLabelBucket cuts bucket b, when it holds more than split index
-// entries, into pieces of per tasks (its indexed tasks, in label order),
-// with new bucket ids between b and the next bucket's, and re-keys the
-// tasks of every piece but the first. With no ids left between the two
-// it leaves the bucket whole (reads of it then sort more rows).
-func splitLabelBucket(ctx context.Context, x execer, b, per, split, maxRekeys int64) error {
-	return splitLabelBucketOnce(ctx, x, b, per, split, maxRekeys)
 }
 
 // splitLabelBound is splitLabelBucket of the bucket whose lower bound is
@@ -418,7 +418,15 @@ func labelMembers(ctx context.Context, x execer, lo, hi *labelBound) ([]labelMem
 // next for each new piece; with fewer, respreadLabelBuckets makes room.
 const labelMinGap = 64
 
-func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split, maxRekeys int64) error {
+// splitLabelBucket cuts bucket b, when it holds more than split index
+// entries, into pieces of per tasks (its indexed tasks, in label order),
+// with new bucket ids between b and the next bucket's, and re-keys the
+// tasks of every piece but the first. With no ids left between the two
+// it leaves the bucket whole (reads of it then sort more rows).
+//
+// maxRekeys bounds the tasks a renumbering may re-key to make room (0:
+// none, after one already ran).
+func splitLabelBucket(ctx context.Context, x execer, b, per, split, maxRekeys int64) error {
 	var n int64
 	var loName any
 	var loID string
@@ -451,7 +459,7 @@ func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split, maxRekey
 			return err
 		}
 		if ok {
-			return splitLabelBucketOnce(ctx, x, nb, per, split, 0)
+			return splitLabelBucket(ctx, x, nb, per, split, 0)
 		}
 	}
 	pieces := (int64(len(ms)) + per - 1) / per
@@ -529,22 +537,7 @@ func splitLabelBucketOnce(ctx context.Context, x execer, b, per, split, maxRekey
 // renumbered cost their tasks' re-keying, and labels arriving at one point
 // double the run each time the ids there run out again.
 func respreadLabelBuckets(ctx context.Context, x execer, b, need, maxRekeys int64) (nb int64, ok bool, err error) {
-	ids := func(q string, args ...any) ([]int64, error) {
-		rows, err := x.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, err
-		}
-		defer rows.Close()
-		var out []int64
-		for rows.Next() {
-			var v int64
-			if err := rows.Scan(&v); err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, rows.Err()
-	}
+	ids := func(q string, args ...any) ([]int64, error) { return queryColumn[int64](ctx, x, q, args...) }
 	for k := int64(1); ; k *= 2 {
 		left, err := ids(`SELECT b FROM tasks_label_buckets WHERE b < ? ORDER BY b DESC LIMIT ?`, b, k)
 		if err != nil {
@@ -669,7 +662,7 @@ func renumberLabelBuckets(ctx context.Context, x execer, first, last, fence, b, 
 // exists (pruned or deleted): their index entries, keys and bucket counts.
 // It reports how many it removed and whether it reached the end (the next
 // check starts from the first key).
-func collectLabels(ctx context.Context, x execer, max int) (removed int, wrapped bool, err error) {
+func collectLabels(ctx context.Context, x execer, limit int) (removed int, wrapped bool, err error) {
 	var after int64
 	err = x.QueryRowContext(ctx, `SELECT after FROM tasks_label_gc WHERE id = 1`).Scan(&after)
 	if err != nil && err != sql.ErrNoRows {
@@ -677,7 +670,7 @@ func collectLabels(ctx context.Context, x execer, max int) (removed int, wrapped
 	}
 	rows, err := x.QueryContext(ctx, `SELECT k.task, k.key, t.rowid IS NULL FROM
 		(SELECT task, key FROM tasks_label_keys WHERE task > ? ORDER BY task LIMIT ?) AS k
-		LEFT JOIN tasks AS t ON t.rowid = k.task`, after, max)
+		LEFT JOIN tasks AS t ON t.rowid = k.task`, after, limit)
 	if err != nil {
 		return 0, false, err
 	}
@@ -692,7 +685,7 @@ func collectLabels(ctx context.Context, x execer, max int) (removed int, wrapped
 			return 0, false, err
 		}
 		seen++
-		last = max64(last, task)
+		last = max(last, task)
 		if missing {
 			gone = append(gone, key)
 		}
@@ -700,7 +693,7 @@ func collectLabels(ctx context.Context, x execer, max int) (removed int, wrapped
 	if err := rows.Close(); err != nil {
 		return 0, false, err
 	}
-	if seen < max {
+	if seen < limit {
 		last, wrapped = 0, true // the end: start again from the first key
 	}
 	if _, err := x.ExecContext(ctx, `INSERT INTO tasks_label_gc (id, after) VALUES (1, ?)
@@ -733,6 +726,12 @@ func collectLabels(ctx context.Context, x execer, max int) (removed int, wrapped
 // pruned tasks go. It returns how many tasks it indexed and how many keys
 // it removed. SQLite only (zeros on PostgreSQL). Errors: the database's.
 func (db *DB) MaintainLabels(ctx context.Context, max int) (indexed, removed int, err error) {
+	return db.maintainLabels(ctx, max, false)
+}
+
+// maintainLabels is MaintainLabels; fromStart begins the collection at the
+// first key (a whole pass when max allows), not where the last one stopped.
+func (db *DB) maintainLabels(ctx context.Context, max int, fromStart bool) (indexed, removed int, err error) {
 	if db.dialect != dialectSQLite || db.full {
 		return 0, 0, nil
 	}
@@ -774,6 +773,11 @@ func (db *DB) MaintainLabels(ctx context.Context, max int) (indexed, removed int
 			return splitLabelBound(ctx, cachedTx{tx, &db.labelStmts}, lb, per, split, labelMaintainRekeys)
 		}); err != nil {
 			return indexed, removed, err
+		}
+	}
+	if fromStart {
+		if _, err := db.write.ExecContext(ctx, `DELETE FROM tasks_label_gc`); err != nil {
+			return indexed, removed, mapErr(err)
 		}
 	}
 	for checked := 0; checked < max; checked += labelCollectRows {
@@ -837,24 +841,18 @@ const (
 	labelMergeAfter  = 1000
 )
 
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
-}
-
 // FoldLabels brings the label order's index up to date after a bulk load
 // that bypassed the store (bench fixtures, the sqlite3 shell): a queue
 // larger than a quarter of the tasks is rebuilt whole (one pass, in one
 // transaction), a smaller one is indexed labelFoldRows tasks per
-// transaction; then every stale key is collected. SQLite only (a no-op on
+// transaction; then, as MaintainLabels does, marked buckets are split and
+// every stale key is collected, from the first. SQLite only (a no-op on
 // PostgreSQL). Errors: the database's.
 func (db *DB) FoldLabels(ctx context.Context) error {
 	if db.dialect != dialectSQLite {
 		return nil
 	}
-	per, split := db.labelSizes()
+	per, _ := db.labelSizes()
 	var queued, tasks int64
 	if err := db.write.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM tasks_label_queue AS q JOIN tasks AS t ON t.rowid = q.task WHERE q.task <= `+
 		strconv.FormatInt(labelTaskMask, 10)+`), (SELECT count(*) FROM tasks)`).
@@ -862,42 +860,10 @@ func (db *DB) FoldLabels(ctx context.Context) error {
 		return mapErr(err)
 	}
 	if queued > 0 && queued*4 > tasks {
-		tx, err := db.write.BeginTx(ctx, nil)
-		if err != nil {
-			return mapErr(err)
-		}
-		defer tx.Rollback()
-		if err := rebuildLabelOrder(ctx, tx, per); err != nil {
-			return mapErr(err)
-		}
-		return mapErr(tx.Commit())
+		return db.writeTx(ctx, func(tx *sql.Tx) error { return rebuildLabelOrder(ctx, tx, per) })
 	}
-	// One whole pass of the collection, from the first key.
-	if _, err := db.write.ExecContext(ctx, `DELETE FROM tasks_label_gc`); err != nil {
-		return mapErr(err)
-	}
-	for {
-		var n int
-		err := db.writeTx(ctx, func(tx *sql.Tx) error {
-			var err error
-			n, err = foldLabels(ctx, tx, labelFoldRows, per, split, db.labelRekeys())
-			if err != nil {
-				return err
-			}
-			_, _, err = collectLabels(ctx, tx, 4096)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		var after int64
-		if err := db.write.QueryRowContext(ctx, `SELECT coalesce((SELECT after FROM tasks_label_gc WHERE id = 1), 0)`).Scan(&after); err != nil {
-			return mapErr(err)
-		}
-		if n == 0 && after == 0 {
-			return nil
-		}
-	}
+	_, _, err := db.maintainLabels(ctx, math.MaxInt, true)
+	return err
 }
 
 // writeTx runs fn in one write transaction of the SQLite connection.
@@ -943,26 +909,14 @@ func (t *tx) labelArm(q string, grams []string, anchor []any, reverse, from bool
 	}
 	// Tasks not yet indexed (written outside clawpit since its last
 	// write): read with LIKE, at most a window of them.
-	var out []int64
-	qrows, err := t.tx.QueryContext(t.ctx, `SELECT t.rowid FROM tasks_label_queue AS q CROSS JOIN tasks AS t ON t.rowid = q.task
+	out, err := queryColumn[int64](t.ctx, t.tx, `SELECT t.rowid FROM tasks_label_queue AS q CROSS JOIN tasks AS t ON t.rowid = q.task
 		WHERE t.win_name LIKE ? ESCAPE '\'`+keyset+o.orderBy+` LIMIT ?`, append(append([]any{like}, keyArgs...), limit)...)
 	if err != nil {
 		return nil, mapErr(err)
 	}
-	for qrows.Next() {
-		var r int64
-		if err := qrows.Scan(&r); err != nil {
-			qrows.Close()
-			return nil, mapErr(err)
-		}
-		out = append(out, r)
-	}
-	if err := qrows.Close(); err != nil {
-		return nil, mapErr(err)
-	}
-	cmp, dir := ">=", "ASC"
+	op, dir := ">=", "ASC"
 	if reverse {
-		cmp, dir = "<=", "DESC"
+		op, dir = "<=", "DESC"
 	}
 	chunk := labelChunk
 	if c := t.db.filterCap.chunk; c > 0 {
@@ -971,7 +925,7 @@ func (t *tx) labelArm(q string, grams []string, anchor []any, reverse, from bool
 	found := 0
 	var pending []int64
 	for {
-		keys, err := t.labelKeys(match, cmp, dir, start, chunk)
+		keys, err := t.labelKeys(match, op, dir, start, chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -1008,51 +962,23 @@ func (t *tx) labelArm(q string, grams []string, anchor []any, reverse, from bool
 }
 
 // labelKeys is the next chunk keys of the name index matching match, from
-// start in the direction of cmp (">=" or "<=") and dir.
-func (t *tx) labelKeys(match, cmp, dir string, start int64, chunk int) ([]int64, error) {
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT rowid FROM tasks_label_fts WHERE tasks_label_fts MATCH ? AND rowid `+cmp+
+// start in the direction of op (">=" or "<=") and dir.
+func (t *tx) labelKeys(match, op, dir string, start int64, chunk int) ([]int64, error) {
+	keys, err := queryColumn[int64](t.ctx, t.tx, `SELECT rowid FROM tasks_label_fts WHERE tasks_label_fts MATCH ? AND rowid `+op+
 		` ? ORDER BY rowid `+dir+` LIMIT `+strconv.Itoa(chunk), match, start)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var keys []int64
-	for rows.Next() {
-		var k int64
-		if err := rows.Scan(&k); err != nil {
-			return nil, mapErr(err)
-		}
-		keys = append(keys, k)
-	}
-	return keys, mapErr(rows.Err())
+	return keys, mapErr(err)
 }
 
 // labelMatches are the rowids, among the tasks keyed keys, whose key is
 // current (not stale, not queued) and whose name contains the LIKE pattern,
 // on the keyset's side of the anchor.
 func (t *tx) labelMatches(keys []int64, like, keyset string, keyArgs []any) ([]int64, error) {
-	js, err := json.Marshal(keys)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := t.tx.QueryContext(t.ctx, `SELECT t.rowid FROM json_each(?) AS j
+	ids, err := queryColumn[int64](t.ctx, t.tx, `SELECT t.rowid FROM json_each(?) AS j
 		CROSS JOIN tasks_label_keys AS k ON k.task = (j.value & `+strconv.FormatInt(labelTaskMask, 10)+`) AND k.key = j.value
 		CROSS JOIN tasks AS t ON t.rowid = k.task
 		WHERE NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)
-		  AND t.win_name LIKE ? ESCAPE '\'`+keyset, append([]any{string(js), like}, keyArgs...)...)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var r int64
-		if err := rows.Scan(&r); err != nil {
-			return nil, mapErr(err)
-		}
-		out = append(out, r)
-	}
-	return out, mapErr(rows.Err())
+		  AND t.win_name LIKE ? ESCAPE '\'`+keyset, append([]any{jsonInts(slices.Values(keys)), like}, keyArgs...)...)
+	return ids, mapErr(err)
 }
 
 // nameGrams are q's trigrams to ask the name index for: the rarest

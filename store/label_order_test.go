@@ -10,6 +10,35 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
+// labelAdder returns add, which inserts k tasks in one transaction, the
+// i-th task overall labelled label(i), and the count so far.
+func labelAdder(t *testing.T, db *DB) (add func(label func(int) string, k int), n *int) {
+	n = new(int)
+	add = func(label func(int) string, k int) {
+		t.Helper()
+		update(t, db, func(tx core.Tx) error {
+			for range k {
+				*n++
+				if err := tx.InsertTask(labelTask(fmt.Sprintf("t%05d", *n), label(*n))); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return add, n
+}
+
+// hotSpot adds 200 tasks labelled "zzz after …", then 1,500 rising
+// "backup …" labels five per transaction: labels arriving at one point
+// inside the order, with others sorting after them.
+func hotSpot(add func(label func(int) string, k int)) {
+	add(func(i int) string { return fmt.Sprintf("zzz after %d", i) }, 200)
+	for range 300 {
+		add(func(i int) string { return fmt.Sprintf("backup %05d", i) }, 5)
+	}
+}
+
 // labelTask is a running task with a label, for the label index's tests.
 func labelTask(id, label string) *core.Task {
 	return &core.Task{ID: id, Runtime: core.RuntimeCLI, Status: core.TaskRunning, DeliveryStatus: core.DeliveryPending,
@@ -292,22 +321,8 @@ func TestLabelOrderReusedRowid(t *testing.T) {
 func TestLabelOrderHotSpot(t *testing.T) {
 	db := openTest(t)
 	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5}
-	n := 0
-	add := func(label func(int) string, k int) {
-		update(t, db, func(tx core.Tx) error {
-			for range k {
-				n++
-				if err := tx.InsertTask(labelTask(fmt.Sprintf("t%05d", n), label(n))); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	add(func(i int) string { return fmt.Sprintf("zzz after %d", i) }, 200)
-	for range 300 {
-		add(func(i int) string { return fmt.Sprintf("backup %05d", i) }, 5)
-	}
+	add, n := labelAdder(t, db)
+	hotSpot(add)
 	_, split := db.labelSizes()
 	var largest, buckets int64
 	if err := db.read.QueryRow(`SELECT max(c), count(*) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`,
@@ -315,7 +330,7 @@ func TestLabelOrderHotSpot(t *testing.T) {
 		t.Fatal(err)
 	}
 	if largest > 2*split {
-		t.Fatalf("%d tasks: the largest of %d buckets holds %d (split at %d)", n, buckets, largest, split)
+		t.Fatalf("%d tasks: the largest of %d buckets holds %d (split at %d)", *n, buckets, largest, split)
 	}
 	checkLabelIndex(t, db, false)
 	sort := winSort{"label", []string{taskName, "id"}, false}
@@ -406,22 +421,8 @@ func TestLabelOrderRenumberingDeferred(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5, rekeys: 1}
-	n := 0
-	add := func(label func(int) string, k int) {
-		update(t, db, func(tx core.Tx) error {
-			for range k {
-				n++
-				if err := tx.InsertTask(labelTask(fmt.Sprintf("t%05d", n), label(n))); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	add(func(i int) string { return fmt.Sprintf("zzz after %d", i) }, 200)
-	for range 300 {
-		add(func(i int) string { return fmt.Sprintf("backup %05d", i) }, 5)
-	}
+	add, _ := labelAdder(t, db)
+	hotSpot(add)
 	largest := func() (l int64) {
 		t.Helper()
 		if err := db.read.QueryRow(`SELECT max(c) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`,

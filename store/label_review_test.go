@@ -17,18 +17,7 @@ func TestLabelMarkedBucketStaysMarked(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5, rekeys: 1}
-	n := 0
-	add := func(label func(int) string, k int) {
-		update(t, db, func(tx core.Tx) error {
-			for range k {
-				n++
-				if err := tx.InsertTask(labelTask(fmt.Sprintf("t%05d", n), label(n))); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
+	add, _ := labelAdder(t, db)
 	add(func(i int) string { return fmt.Sprintf("zzz after %d", i) }, 200)
 	marked := func() (b, c int64) {
 		db.read.QueryRow(`SELECT b, n FROM tasks_label_buckets WHERE n < 0 ORDER BY n LIMIT 1`).Scan(&b, &c)
@@ -70,18 +59,7 @@ func TestLabelMarkedBucketStaysMarked(t *testing.T) {
 func TestLabelRespreadCapMarkedTarget(t *testing.T) {
 	db := openTest(t)
 	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5, rekeys: 4}
-	n := 0
-	add := func(label func(int) string, k int) {
-		update(t, db, func(tx core.Tx) error {
-			for range k {
-				n++
-				if err := tx.InsertTask(labelTask(fmt.Sprintf("t%05d", n), label(n))); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
+	add, _ := labelAdder(t, db)
 	add(func(i int) string { return fmt.Sprintf("zzz after %d", i) }, 200)
 	type bound struct{ name, id string }
 	snap := func() (map[bound]int64, map[int64]int64) {

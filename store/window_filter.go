@@ -616,21 +616,9 @@ func (t *tx) sample(p *filterPlan, grams []string) (dense bool, gramN []int, err
 // two U+0001), so the rows containing prefix are the rows holding one of
 // these trigrams.
 func (t *tx) vocabPrefix(ix ftsIndex, prefix string, max int64) ([]string, error) {
-	rows, err := t.tx.QueryContext(t.ctx, "SELECT term FROM "+ix.vocab+" WHERE term >= ? AND term < ? LIMIT ?",
+	terms, err := queryColumn[string](t.ctx, t.tx, "SELECT term FROM "+ix.vocab+" WHERE term >= ? AND term < ? LIMIT ?",
 		prefix, prefix+"\U0010FFFF", max+1)
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	defer rows.Close()
-	var terms []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, mapErr(err)
-		}
-		terms = append(terms, s)
-	}
-	return terms, mapErr(rows.Err())
+	return terms, mapErr(err)
 }
 
 // textLike is "a text field contains the query" (LIKE per field).
