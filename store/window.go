@@ -315,15 +315,15 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 			}
 		}
 		sel = func(anchor []any, reverse, from bool, limit int) (string, []any, error) {
-			text, err := t.sideText(w, p, s, anchor, reverse, from, limit)
+			text, rows, err := t.sideText(w, p, s, anchor, reverse, from, limit)
 			if err != nil {
 				return "", nil, err
 			}
 			if text != textLabel {
-				sq, args := w.selectFiltered(p, text, s, anchor, reverse, from, limit, nil)
+				sq, args := w.selectFiltered(p, text, s, anchor, reverse, from, limit, rows)
 				return sq, args, nil
 			}
-			if text, err = t.sideText(w, rest, s, anchor, reverse, from, limit); err != nil {
+			if text, rows, err = t.sideText(w, rest, s, anchor, reverse, from, limit); err != nil {
 				return "", nil, err
 			}
 			t.db.labelReads.Add(1)
@@ -331,7 +331,7 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 			if err != nil {
 				return "", nil, err
 			}
-			sq, args := w.selectFiltered(rest, text, s, anchor, reverse, from, limit, names)
+			sq, args := w.selectFiltered(rest, text, s, anchor, reverse, from, limit, append(rows, names...))
 			return sq, args, nil
 		}
 	}

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"context"
 	"database/sql"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
@@ -51,6 +53,21 @@ const filterIndexCap = 10_000
 // with LIKE is cheaper.
 const filterProbeCap = 2_000_000
 
+// filterSortCap is the most candidates a side reads and sorts itself
+// (textIndex) when testing the order against them finds no window within
+// its time budget (probeRows): the probe's cost grows with how far the
+// order holds the matches apart, a sort's only with the candidates. In the
+// urgency order "sess-424" over 10,000,000 tasks has 10,709 candidates,
+// whose 173rd lies 700,000 entries in (a 58 ms walk; sorting them: 20 ms).
+const filterSortCap = 50_000
+
+// probeBudgetPerCandidate is probeRows' time budget per candidate (a
+// sort reads one row per candidate, about 0.7 µs each when cached).
+const probeBudgetPerCandidate = 500 * time.Nanosecond
+
+// probeBudgetMin is probeRows' least time budget.
+const probeBudgetMin = 2 * time.Millisecond
+
 // nearRows is how many rows of the pane's order, from the anchor, the
 // filter reads with LIKE before it turns to the indexes: a text holding a
 // window within them is read there at once.
@@ -65,8 +82,8 @@ const denseNear = 8
 const maxVocabTerms = 2_000
 
 // ftsIndex is one trigram index and its fts5vocab ('row') table; cols,
-// when set, are its columns (detail = 'column'): a query's trigrams must
-// all be in one of them.
+// when set, are the only columns (detail = 'column') a query's trigrams are
+// looked for in, none meaning every column.
 type ftsIndex struct {
 	fts, vocab string
 	cols       []string
@@ -97,7 +114,7 @@ type ftsFilter struct {
 // taskFilter is the tasks table's (migrations 0007 and 0009).
 var taskFilter = &ftsFilter{
 	table: "tasks",
-	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", []string{"id", "runtime", "name", "session"}},
+	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", nil},
 		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
 	text: []string{"id", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
 	enums: []*enumArm{{
@@ -140,6 +157,9 @@ const (
 	// textLabel (label order): names through the label order's own index
 	// (labelArm), the other fields through taskRestFilter's plan.
 	textLabel
+	// textRows: the side's text matches were read ahead (probeRows) and
+	// are looked up by rowid.
+	textRows
 )
 
 // class is one arm's value: rows whose arm.col is value.
@@ -201,6 +221,8 @@ func asciiLower(s string) string {
 // filterCaps are the task filter's caps; a zero field takes the default.
 type filterCaps struct {
 	index, vocab, probe, near int64
+	// sort is filterSortCap; budget (ns) replaces probeRows' time budget.
+	sort, budget int64
 	// bucket and split are the label order's bucket sizes
 	// (labelBucketRows, labelSplitRows), chunk its read size (labelChunk),
 	// rekeys a writer's renumbering cap (labelInlineRekeys).
@@ -210,9 +232,10 @@ type filterCaps struct {
 // caps are the filter's caps: filterIndexCap, maxVocabTerms,
 // filterProbeCap and nearRows, unless a test set smaller ones.
 func (db *DB) caps() filterCaps {
-	c := filterCaps{index: filterIndexCap, vocab: maxVocabTerms, probe: filterProbeCap, near: nearRows}
+	c := filterCaps{index: filterIndexCap, vocab: maxVocabTerms, probe: filterProbeCap, near: nearRows, sort: filterSortCap}
 	o := db.filterCap
-	for _, p := range []struct{ dst, src *int64 }{{&c.index, &o.index}, {&c.vocab, &o.vocab}, {&c.probe, &o.probe}, {&c.near, &o.near}} {
+	for _, p := range []struct{ dst, src *int64 }{{&c.index, &o.index}, {&c.vocab, &o.vocab}, {&c.probe, &o.probe}, {&c.near, &o.near},
+		{&c.sort, &o.sort}, {&c.budget, &o.budget}} {
 		if *p.src > 0 {
 			*p.dst = *p.src
 		}
@@ -267,8 +290,11 @@ func rarest(grams []string, n []int, max int) []string {
 	return out
 }
 
-// allOf is the MATCH expression "a row holds every one of grams" (in one
-// column, for an index with columns).
+// allOf is the MATCH expression "a row holds every one of grams" (in the
+// index's columns, ix.cols). The grams may lie in different columns: the
+// rows are candidates, which LIKE re-checks, and one merge of the grams'
+// lists costs a third of one per column ("k 4" AND " 42" over 10,000,000
+// tasks: 5 ms against 17).
 func (ix ftsIndex) allOf(grams []string) string {
 	terms := make([]string, len(grams))
 	for i, g := range grams {
@@ -278,11 +304,7 @@ func (ix ftsIndex) allOf(grams []string) string {
 	if len(ix.cols) == 0 {
 		return all
 	}
-	parts := make([]string, len(ix.cols))
-	for i, c := range ix.cols {
-		parts[i] = "(" + c + " : (" + all + "))"
-	}
-	return strings.Join(parts, " OR ")
+	return "{" + strings.Join(ix.cols, " ") + "} : (" + all + ")"
 }
 
 // ftsPhrase quotes s as one FTS5 phrase (a string, "" doubled).
@@ -417,13 +439,16 @@ func (t *tx) indexMatch(p *filterPlan) (ok bool, err error) {
 // near the anchor hold limit matches or are all the rows there are;
 // otherwise through the indexes, by how many candidates they hold
 // (textNone, textIndex, textProbe; more than filterProbeCap: textScan).
+// Up to filterSortCap candidates, the probe runs here within a time budget
+// (textRows: rows are its matches), and past the budget the candidates are
+// sorted instead (textIndex).
 // "Near" is the first nearRows rows of the order from the anchor: reading
 // further with LIKE costs a read of each row (several µs each, scattered
 // over the table), testing the order's index against candidates a fraction
 // of that.
-func (t *tx) sideText(w *winTable, p *filterPlan, s winSort, anchor []any, reverse, from bool, limit int) (int, error) {
+func (t *tx) sideText(w *winTable, p *filterPlan, s winSort, anchor []any, reverse, from bool, limit int) (text int, rows []int64, err error) {
 	if p.text != textScan || p.noIndex {
-		return p.text, nil
+		return p.text, nil, nil
 	}
 	c := t.db.caps()
 	o := orderOf(s, reverse, from)
@@ -434,20 +459,20 @@ func (t *tx) sideText(w *winTable, p *filterPlan, s winSort, anchor []any, rever
 		where += o.after(s.keys)
 		keyArgs = anchor
 	}
-	// rows is the first n rows of the order from the anchor, with the
+	// nearRows is the first n rows of the order from the anchor, with the
 	// fields the text is matched against.
-	rows := func(n int64) string {
+	nearRows := func(n int64) string {
 		return "SELECT id, runtime, " + taskName + ", child_session, owner_session, error FROM " + w.table + " INDEXED BY " +
 			p.f.sortIndex[s.name] + " WHERE " + where + o.orderBy + " LIMIT " + strconv.FormatInt(n, 10)
 	}
 	var n, hits int64
-	err := t.tx.QueryRowContext(t.ctx, "SELECT count(*), coalesce(sum("+cond+"), 0) FROM ("+rows(c.near)+")",
+	err = t.tx.QueryRowContext(t.ctx, "SELECT count(*), coalesce(sum("+cond+"), 0) FROM ("+nearRows(c.near)+")",
 		append(slices.Clone(likeArgs), keyArgs...)...).Scan(&n, &hits)
 	if err != nil {
-		return 0, mapErr(err)
+		return 0, nil, mapErr(err)
 	}
 	if n < c.near || hits >= int64(limit) {
-		return textScan, nil
+		return textScan, nil, nil
 	}
 	if p.dense {
 		// A text in many of the table's rows looks further, stopping at a
@@ -457,43 +482,95 @@ func (t *tx) sideText(w *winTable, p *filterPlan, s winSort, anchor []any, rever
 		// cached) costs less than counting and probing the index's
 		// candidates for a text in most rows (1,000,000 of them: 35 ms to
 		// count, about 100 ms to probe).
-		err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT 1 FROM ("+rows(c.near*denseNear)+") WHERE "+cond+
+		err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT 1 FROM ("+nearRows(c.near*denseNear)+") WHERE "+cond+
 			" LIMIT "+strconv.Itoa(limit)+")", append(slices.Clone(keyArgs), likeArgs...)...).Scan(&hits)
 		if err != nil {
-			return 0, mapErr(err)
+			return 0, nil, mapErr(err)
 		}
 		if hits >= int64(limit) {
-			return textScan, nil
+			return textScan, nil, nil
 		}
 	}
 	if p.far != nil {
-		return p.far()
+		text, err := p.far()
+		return text, nil, err
 	}
 	if ok, err := t.indexMatch(p); err != nil || !ok {
-		return textScan, err
+		return textScan, nil, err
 	}
 	if p.probeN < 0 {
 		// An upper bound first, the rows holding the rarest trigram (one
 		// list, read without merging others: several times cheaper); the
-		// candidates themselves only when the bound is over the cap.
+		// candidates themselves when the bound is over the cap, or over
+		// the index cap (up to the sort cap: the bound can be far off,
+		// "424" in 59,572 rows, all of "sess-424"'s trigrams in 10,709).
 		m, err := t.countCandidates(p, c.probe, true)
-		if err == nil && m > c.probe {
+		switch {
+		case err == nil && m > c.probe:
 			m, err = t.countCandidates(p, c.probe, false)
+		case err == nil && m > c.index:
+			var exact int64
+			if exact, err = t.countCandidates(p, c.sort, false); exact <= c.sort {
+				m = exact
+			}
 		}
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		p.probeN = m
 	}
 	switch {
 	case p.probeN == 0:
-		return textNone, nil
+		return textNone, nil, nil
 	case p.probeN <= c.index:
-		return textIndex, nil
+		return textIndex, nil, nil
+	case p.probeN <= min(c.sort, c.probe):
+		budget := max(time.Duration(p.probeN)*probeBudgetPerCandidate, probeBudgetMin)
+		if c.budget > 0 {
+			budget = time.Duration(c.budget)
+		}
+		rows, ok, err := t.probeRows(w, p, s, anchor, reverse, from, limit, budget)
+		switch {
+		case err != nil:
+			return 0, nil, err
+		case ok:
+			return textRows, rows, nil
+		}
+		return textIndex, nil, nil
 	case p.probeN <= c.probe:
-		return textProbe, nil
+		return textProbe, nil, nil
 	}
-	return textScan, nil
+	return textScan, nil, nil
+}
+
+// probeRows reads a side's text arm as textProbe does (the order's index
+// tested against the candidates, from the anchor, limit matches at most),
+// returning their rowids; ok is false when the read took longer than
+// budget and was interrupted: the candidates are then sorted instead. A
+// walk's cost depends on how far apart the order holds the matches, which
+// nothing cheaper than the walk tells; the budget bounds what a far-apart
+// walk wastes to a fraction of the sort.
+func (t *tx) probeRows(w *winTable, p *filterPlan, s winSort, anchor []any, reverse, from bool, limit int, budget time.Duration) (rows []int64, ok bool, err error) {
+	o := orderOf(s, reverse, from)
+	cond, cargs := p.textLike()
+	cand, args := p.candidates()
+	q := "SELECT rowid FROM " + w.table + " INDEXED BY " + p.f.sortIndex[s.name] + " WHERE rowid IN (" + cand + ") AND " + cond
+	args = append(args, cargs...)
+	if anchor != nil {
+		q += o.after(s.keys)
+		args = append(args, anchor...)
+	}
+	q += o.orderBy + " LIMIT " + strconv.Itoa(limit)
+	ctx, cancel := context.WithTimeout(t.ctx, budget)
+	defer cancel()
+	rows, err = queryColumn[int64](ctx, t.tx, q, args...)
+	if err != nil && ctx.Err() != nil && t.ctx.Err() == nil {
+		return nil, false, nil // over budget (SQLite interrupted the walk)
+	}
+	if err != nil {
+		return nil, false, mapErr(err)
+	}
+	return rows, true, nil
 }
 
 // countCandidates counts the indexes' candidates for p, each index's up to
@@ -638,8 +715,8 @@ func (f *ftsFilter) likeAny(pattern string) (string, []any) {
 // selectFiltered is selectWindow for a planned filter: the union of the
 // arms, each one window in the order from the anchor, then the first limit
 // rows of the union in that order. text is the text arm's mode on this side
-// (sideText).
-func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []any, reverse, from bool, limit int, names []int64) (string, []any) {
+// (sideText); rows are rowids read ahead (textRows, the label order's names).
+func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []any, reverse, from bool, limit int, rows []int64) (string, []any) {
 	o := orderOf(s, reverse, from)
 	desc, orderBy := o.desc, o.orderBy
 	lim := " LIMIT " + strconv.Itoa(limit)
@@ -659,9 +736,10 @@ func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []a
 	}
 	f := p.f
 	sortIdx := w.table + " INDEXED BY " + f.sortIndex[s.name]
-	if len(names) > 0 {
-		// The name arm's rows (labelArm), looked up by rowid.
-		arm(w.table+" NOT INDEXED", "rowid IN (SELECT value FROM json_each(?))", []any{jsonInts(slices.Values(names))})
+	if len(rows) > 0 {
+		// Rows read ahead (the label order's names, labelArm, and a probe's
+		// matches, textRows), looked up by rowid.
+		arm(w.table+" NOT INDEXED", "rowid IN (SELECT value FROM json_each(?))", []any{jsonInts(slices.Values(rows))})
 	}
 	switch text {
 	case textIndex:

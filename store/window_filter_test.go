@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawpit/clawpit/core"
 )
@@ -49,7 +50,12 @@ func TestTaskFilterPlans(t *testing.T) {
 	db := windowFixture(t, 600)
 	ctx := context.Background()
 	w, _ := winTableOf(core.EntityTask)
-	probe := filterCaps{index: 3, near: 5, probe: 1000}
+	probe := filterCaps{index: 3, near: 5, probe: 1000, sort: 1}
+	// Up to the sort cap the probe runs within a time budget: its rows
+	// when it finishes in time, the candidates sorted when not.
+	race := func(budget time.Duration) filterCaps {
+		return filterCaps{index: 3, near: 5, probe: 1000, sort: 1000, budget: int64(budget)}
+	}
 	cases := []struct {
 		q       string
 		caps    filterCaps
@@ -74,6 +80,10 @@ func TestTaskFilterPlans(t *testing.T) {
 		{q: "alp", caps: probe, text: textScan, side: textProbe},
 		{q: "ph", caps: probe, text: textScan, side: textProbe},
 		{q: "ph", caps: filterCaps{index: 3, near: 5, probe: 20}, text: textScan, side: textScan},
+		{q: "alp", caps: race(time.Hour), text: textScan, side: textRows},
+		{q: "alp", caps: race(time.Nanosecond), text: textScan, side: textIndex},
+		{q: "lint", caps: race(time.Hour), text: textScan, side: textRows},
+		{q: "lint", caps: race(time.Nanosecond), text: textScan, side: textIndex},
 		{q: "lint", caps: probe, text: textScan, side: textProbe},
 		{q: "lint", caps: filterCaps{near: 5}, text: textIndex, side: textIndex},
 		// One or two characters: the vocabulary's trigrams, unless too many.
@@ -95,7 +105,7 @@ func TestTaskFilterPlans(t *testing.T) {
 				if p.text != tc.text || !slices.Equal(classes, tc.classes) {
 					t.Errorf("%q by %s: text arm %d classes %v, want %d %v", tc.q, s.name, p.text, classes, tc.text, tc.classes)
 				}
-				side, err := ctx.(*tx).sideText(w, p, s, nil, false, false, 51)
+				side, rows, err := ctx.(*tx).sideText(w, p, s, nil, false, false, 51)
 				if err != nil {
 					return err
 				}
@@ -104,7 +114,7 @@ func TestTaskFilterPlans(t *testing.T) {
 				}
 				key := []any{int64(4), int64(1), "x"}[3-len(s.keys):] // urgency 4: lost
 				for _, anchor := range [][]any{nil, key} {
-					sq, args := w.selectFiltered(p, side, s, anchor, false, true, 51, nil)
+					sq, args := w.selectFiltered(p, side, s, anchor, false, true, 51, rows)
 					plan := explain(t, db, sq, args)
 					// A status in the urgency order seeks to the anchor
 					// inside its range.
@@ -160,7 +170,8 @@ func TestTaskFilterCountRechecks(t *testing.T) {
 		}
 		return nil
 	})
-	for _, caps := range []filterCaps{{}, {index: 1}, {index: 5}, {index: 1, near: 2, probe: 100}} {
+	for _, caps := range []filterCaps{{}, {index: 1}, {index: 5}, {index: 1, near: 2, probe: 100},
+		{index: 1, near: 2, probe: 100, sort: 1}, {index: 1, near: 2, probe: 100, budget: 1}} {
 		db.filterCap = caps
 		if got := filterIDs(t, db, "abcab"); !slices.Equal(got, []string{"t000", "t010", "t020"}) {
 			t.Errorf("caps %+v: window %v, want the three rows holding the text", caps, got)

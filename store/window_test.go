@@ -177,8 +177,10 @@ func testWindowPagesEverySort(t *testing.T) {
 	// statuses;
 	// tiny ones take the common-text and large-status arms; a short look
 	// near the anchor with room for candidates tests the order's index
-	// against them.
-	caps := []filterCaps{{}, {index: 3, vocab: 2}, {index: 3, vocab: 2, near: 5, probe: 1000}, {index: 3, vocab: 2, near: 5, probe: 20}}
+	// against them: within a time budget (the default), without one (sort
+	// cap 1), or past it at once (budget 1 ns: the candidates sorted).
+	caps := []filterCaps{{}, {index: 3, vocab: 2}, {index: 3, vocab: 2, near: 5, probe: 1000}, {index: 3, vocab: 2, near: 5, probe: 20},
+		{index: 3, vocab: 2, near: 5, probe: 1000, sort: 1}, {index: 3, vocab: 2, near: 5, probe: 1000, budget: 1}}
 	for _, entity := range []string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityJob, core.EntityNotification} {
 		w, _ := winTableOf(entity)
 		for _, s := range w.sorts {

@@ -4,7 +4,7 @@
 // row and 172 from it), without the console around it.
 //
 //	go run -tags sqlite_fts5 ./bench/filter [-db /tmp/clawpit-p9/10000000.db | postgres://…/p9_1000000…] [-q 'task 4242,sess-4242,failed,zzz,cron']
-//	                         [-sorts urgency,recent,created,label] [-passes 2]
+//	                         [-sorts urgency,recent,created,label] [-passes 2] [-cpuprofile FILE]
 //
 // The registry is one bench/p9 built (bench/p1's shape: labels "history task
 // N" and sessions "sess-N+1" number the tasks in time order, so a prefix of a
@@ -25,6 +25,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -51,8 +52,21 @@ func main() {
 	sorts := flag.String("sorts", strings.Join(core.WindowSorts(core.EntityTask), ","), "sorts, comma-separated")
 	passes := flag.Int("passes", 2, "passes, each on a fresh open")
 	narrow := flag.Bool("narrow", true, "read a lengthened query from the previous window's first row when that window began at the top (as the console does); false: always around it")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of every pass to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "filter:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*path, strings.Split(*queries, ","), strings.Split(*sorts, ","), *passes, *narrow); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "filter:", err)
 		os.Exit(1)
 	}

@@ -38,6 +38,10 @@
 // writes come from another process (a "host" of its own, CLAWPIT_HOST=
 // p9-writer) on both stores, so on PostgreSQL the figure is the cross-host
 // change → screen latency.
+//
+// CLAWPIT_P9_TRACE=1 prints every read the console starts (its request,
+// rows and time) and every filter keystroke's time to stderr: where a
+// slow keystroke's time went.
 package main
 
 import (
@@ -364,10 +368,11 @@ func finishWrites(ctx context.Context, reg *core.Registry, ids []string) error {
 
 // driver runs the console model like Bubble Tea's loop, without a terminal.
 type driver struct {
-	m    tea.Model
-	msgs chan tea.Msg
-	last string
-	stop bool
+	m     tea.Model
+	msgs  chan tea.Msg
+	last  string
+	stop  bool
+	trace bool // CLAWPIT_P9_TRACE: each filter keystroke's time on stderr
 }
 
 func (d *driver) run(cmd tea.Cmd) {
@@ -456,9 +461,10 @@ func measure(path string, keys, writes int, sorts []string) (result, error) {
 		return r, err
 	}
 	defer db.Close()
-	src := &timedSource{WindowSource: tui.NewStoreSource(db).(tui.WindowSource)}
+	trace := os.Getenv("CLAWPIT_P9_TRACE") != ""
+	src := &timedSource{WindowSource: tui.NewStoreSource(db).(tui.WindowSource), trace: trace}
 	m := tui.New(tui.Options{Source: src, Keys: tui.DefaultKeyMap(), ReadOnly: true, Operator: "bench@p9"})
-	d := &driver{m: m, msgs: make(chan tea.Msg, 4096)}
+	d := &driver{m: m, msgs: make(chan tea.Msg, 4096), trace: trace}
 	d.send(tea.WindowSizeMsg{Width: 160, Height: 50})
 	d.run(m.Init())
 	if err := d.until(30*time.Second, func(f string, _ tea.Msg) bool { return strings.Contains(f, "live task") }); err != nil {
@@ -589,11 +595,17 @@ type timedSource struct {
 	tui.WindowSource
 	mu    sync.Mutex
 	times []float64
+	trace bool // CLAWPIT_P9_TRACE: every read (window or count) on stderr
 }
 
 func (s *timedSource) Window(ctx context.Context, req tui.WindowRequest, sink tui.Sink) (tui.WindowResult, error) {
 	t := time.Now()
 	res, err := s.WindowSource.Window(ctx, req, sink)
+	if s.trace {
+		fmt.Fprintf(os.Stderr, "p9: read at %s: query %q count %v (matched only %v) after %d before %d anchor %q key %q: %d rows, more before/after %v/%v, %.1f ms, err %v\n",
+			t.Format("05.000"), req.Query, req.Count, req.MatchedOnly, req.After, req.Before, req.Anchor, req.AnchorKey,
+			res.Page.Rows, res.Page.MoreBefore, res.Page.MoreAfter, ms(time.Since(t)), err)
+	}
 	if req.After > 0 && err == nil {
 		s.mu.Lock()
 		s.times = append(s.times, ms(time.Since(t)))
@@ -644,6 +656,9 @@ func timeFilters(d *driver, out map[string]float64, sort string) error {
 				}
 			}
 			worst = max(worst, ms(time.Since(t)))
+			if d.trace {
+				fmt.Fprintf(os.Stderr, "p9: key %q at %s: %.1f ms to its frame\n", c, t.Format("05.000"), ms(time.Since(t)))
+			}
 		}
 		name := strconv.Quote(q)
 		if sort != "urgency" {
