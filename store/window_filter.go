@@ -183,8 +183,9 @@ type filterPlan struct {
 	// Text arms for each side (sideText): grams and gramN are the
 	// query's trigrams and their sample counts, indexed says p.match is
 	// set (false: not yet, or the query cannot use the indexes: noIndex),
-	// and probeN the candidates counted up to the probe cap + 1 (-1: not
-	// yet).
+	// and probeN the candidates counted (sideText): exactly up to the sort
+	// cap + 1, else an upper bound up to the probe cap + 1 or exactly
+	// beyond it (-1: not yet).
 	grams   []string
 	gramN   []int
 	indexed bool
@@ -508,6 +509,8 @@ func (t *tx) sideText(w *winTable, p *filterPlan, s winSort, anchor []any, rever
 		switch {
 		case err == nil && m > c.probe:
 			m, err = t.countCandidates(p, c.probe, false)
+		case err == nil && m > c.index && p.boundIsExact():
+			// The bound's MATCH is the candidates' own: counted already.
 		case err == nil && m > c.index:
 			var exact int64
 			if exact, err = t.countCandidates(p, c.sort, false); exact <= c.sort {
@@ -564,13 +567,31 @@ func (t *tx) probeRows(w *winTable, p *filterPlan, s winSort, anchor []any, reve
 	ctx, cancel := context.WithTimeout(t.ctx, budget)
 	defer cancel()
 	rows, err = queryColumn[int64](ctx, t.tx, q, args...)
-	if err != nil && ctx.Err() != nil && t.ctx.Err() == nil {
-		return nil, false, nil // over budget (SQLite interrupted the walk)
+	switch {
+	case err == nil:
+		return rows, true, nil
+	case t.ctx.Err() != nil:
+		return nil, false, t.ctx.Err() // the read itself was cancelled
+	case ctx.Err() != nil:
+		// Over budget: SQLite interrupted the walk. (A deadline that ends
+		// before the statement's first step is lost, and the walk runs to
+		// its first match; mattn/go-sqlite3 says so of its interrupt.)
+		return nil, false, nil
 	}
-	if err != nil {
-		return nil, false, mapErr(err)
+	return nil, false, mapErr(err)
+}
+
+// boundIsExact reports whether countCandidates' bound (the rarest
+// trigram's rows) is the candidates' count itself: the query has one
+// trigram, or none (one or two characters: the bound is the vocabulary's
+// terms, as the candidates are), and no index restricts it to columns.
+func (p *filterPlan) boundIsExact() bool {
+	for _, ix := range p.f.indexes {
+		if len(ix.cols) > 0 {
+			return false
+		}
 	}
-	return rows, true, nil
+	return len(p.grams) <= 1
 }
 
 // countCandidates counts the indexes' candidates for p, each index's up to

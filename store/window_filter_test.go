@@ -441,3 +441,58 @@ func TestRarest(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedReadKeepsTransaction: a read interrupted by its deadline
+// (probeRows' time budget) leaves the read transaction usable, on its
+// snapshot (a commit made elsewhere afterwards stays unseen), and the
+// window read after it in the same transaction is whole.
+func TestInterruptedReadKeepsTransaction(t *testing.T) {
+	db := windowFixture(t, 600)
+	ctx := context.Background()
+	w, _ := winTableOf(core.EntityTask)
+	s, _ := w.sort("urgency")
+	want := allInOrder(t, db, core.EntityTask, s, "alp")
+	err := db.View(ctx, func(x core.Tx) error {
+		tx := x.(*tx)
+		var before int64
+		if err := tx.tx.QueryRowContext(ctx, "SELECT count(*) FROM tasks").Scan(&before); err != nil {
+			return err
+		}
+		c, cancel := context.WithTimeout(tx.ctx, 5*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		// Rows stream (each Next returns), so a deadline that lands
+		// before the first step still ends the read at the next row.
+		_, err := queryColumn[int64](c, tx.tx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 2000000000) SELECT i FROM n")
+		if err == nil || c.Err() == nil {
+			t.Fatalf("a read of 2,000,000,000 rows was not interrupted (err %v)", err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("the interrupt took %v", d)
+		}
+		if err := db.Update(ctx, func(w core.Tx) error {
+			return w.InsertTask(&core.Task{ID: "zz-new", Runtime: core.RuntimeCLI, Status: core.TaskQueued,
+				DeliveryStatus: core.DeliveryPending, NotifyPolicy: core.NotifyDoneOnly, Task: "x", Label: "alpha new", CreatedAt: 5})
+		}); err != nil {
+			return err
+		}
+		var after int64
+		if err := tx.tx.QueryRowContext(ctx, "SELECT count(*) FROM tasks").Scan(&after); err != nil {
+			return err
+		}
+		if after != before {
+			t.Errorf("snapshot lost: %d tasks before the interrupt, %d after a commit elsewhere", before, after)
+		}
+		var sk idSink
+		if _, err := x.Window(core.WindowQuery{Entity: core.EntityTask, Sort: "urgency", Filter: "alp", After: 1000}, &sk); err != nil {
+			return err
+		}
+		if !slices.Equal(sk.ids, want) {
+			t.Errorf("window after the interrupt: %d rows, want %d", len(sk.ids), len(want))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
