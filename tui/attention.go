@@ -134,11 +134,11 @@ func (m *Model) flashing() bool { return m.flashUntil != 0 && m.ctx.now() < m.fl
 
 // flashHeader renders the first header line highlighted (reverse video, so
 // every theme, mono included, shows it), keeping its start and ending with
-// what arrived.
-func (m *Model) flashHeader(line1 string, w int) string {
+// what arrived (flashText; "" when the second line shows it).
+func (m *Model) flashHeader(line1, flashText string, w int) string {
 	text := ansi.Strip(line1)
 	// The note wins over the end of the counts for the few seconds it shows.
-	if note := "  ◀ " + m.flashText; w-width(note) >= 20 {
+	if note := "  ◀ " + flashText; flashText != "" && w-width(note) >= 20 {
 		text = truncRight(text, w-width(note)) + note
 	}
 	text = truncRight(text, w)

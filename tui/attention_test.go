@@ -91,9 +91,15 @@ func TestAttention(t *testing.T) {
 					t.Fatalf("header highlighted = %v, want %v", hs.m.Attention(), c.ring)
 				}
 				scr := hs.screen()
-				head := strings.SplitN(scr, "\n", 2)[0]
-				if c.ring && !strings.Contains(head, c.text) {
+				lines := strings.SplitN(scr, "\n", 3)
+				head := lines[0]
+				// The note follows the counts, or (no room after them)
+				// takes the registry path's place on the second line.
+				if c.ring && !strings.Contains(lines[0]+lines[1], "◀ "+c.text) {
 					t.Fatalf("header does not say %q:\n%s", c.text, scr)
+				}
+				if c.ring && !strings.Contains(head, "alerts") {
+					t.Fatalf("the note covers the counts' end:\n%s", scr)
 				}
 				// The highlighted header keeps the layout: its width and its start.
 				if w := lipgloss.Width(strings.SplitN(hs.m.render(), "\n", 2)[0]); w > 100 {
@@ -111,6 +117,41 @@ func TestAttention(t *testing.T) {
 					t.Fatal("header still highlighted after the flash")
 				}
 			})
+		}
+	}
+}
+
+// TestAttentionNoteRoom: the attention note never covers the header's
+// counts when the second line has room for it: at 80 columns it takes the
+// registry path's place there, at 200 it follows the counts.
+func TestAttentionNoteRoom(t *testing.T) {
+	for _, tc := range []struct {
+		w       int
+		onFirst bool
+	}{{80, false}, {100, false}, {200, true}} {
+		hs := newHarness(t, tc.w, 24, func(o *Options) { o.Attention = Attention{Approvals: true, Failures: true} })
+		hs.src.mutate(func(s *fakeSource) []change {
+			s.tasks[0].Status, s.tasks[0].EndedAt = core.TaskFailed, at(0)
+			return []change{{KindTask, s.tasks[0].ID}}
+		})
+		hs.sendCollect(RefreshMsg{})
+		if !hs.m.Attention() {
+			t.Fatalf("%d columns: no attention for a failed task", tc.w)
+		}
+		lines := strings.SplitN(hs.screen(), "\n", 3)
+		note := "◀ 1 task failed or lost"
+		if strings.Contains(lines[0], note) != tc.onFirst || strings.Contains(lines[1], note) == tc.onFirst {
+			t.Errorf("%d columns: note on the first line %v, want %v:\n%s\n%s", tc.w, strings.Contains(lines[0], note), tc.onFirst, lines[0], lines[1])
+		}
+		for _, want := range []string{"lost", "alerts"} {
+			if !strings.Contains(lines[0], want) {
+				t.Errorf("%d columns: the counts lost %q:\n%s", tc.w, want, lines[0])
+			}
+		}
+		for i, l := range lines[:2] {
+			if lw := lipgloss.Width(l); lw > tc.w {
+				t.Errorf("%d columns: header line %d is %d cells wide", tc.w, i+1, lw)
+			}
 		}
 	}
 }

@@ -170,19 +170,34 @@ func (m *Model) headerView(w int) string {
 		badge = th.Badge.Render(" "+o.Name+" ") + " " + badge
 	}
 	room := w - lipgloss.Width(left) - lipgloss.Width(badge) - 4
+	// While the attention note shows: after the counts when they leave it
+	// room, else on this line in the registry path's place (at 80 columns
+	// the counts fill the first line, and the note would cover lost and
+	// alerts); only when neither has room does it cover the counts' end.
+	flash, noteHere := m.flashing(), false
+	note := "◀ " + m.flashText
+	if flash && lipgloss.Width(line1)+2+width(note) > w && room >= min(width(note), 20) {
+		noteHere = true
+	}
 	line2 := left
-	if o := m.opts.Owner; o != nil && o.Note != "" && room >= lipgloss.Width(o.Note)+14 {
+	if o := m.opts.Owner; o != nil && o.Note != "" && room >= lipgloss.Width(o.Note)+14 && !noteHere {
 		line2 += "  " + th.Muted.Render(o.Note)
 		room -= lipgloss.Width(o.Note) + 2
 	}
-	if room >= 12 {
+	switch {
+	case noteHere:
+		line2 += "  " + lipgloss.NewStyle().Reverse(true).Bold(true).Render(truncRight(note, room))
+	case room >= 12:
 		line2 += "  " + th.Muted.Render(truncLeft(m.ctx.DBPath, room))
 	}
 	if badge != "" {
 		line2 += spaces(max(1, w-lipgloss.Width(line2)-lipgloss.Width(badge))) + badge
 	}
-	if m.flashing() {
-		return m.flashHeader(line1, w) + "\n" + clipLine(line2, w)
+	switch {
+	case noteHere:
+		return m.flashHeader(line1, "", w) + "\n" + clipLine(line2, w)
+	case flash:
+		return m.flashHeader(line1, m.flashText, w) + "\n" + clipLine(line2, w)
 	}
 	return clipLine(th.Header.Render(line1), w) + "\n" + clipLine(line2, w)
 }
