@@ -121,30 +121,45 @@ func TestAttention(t *testing.T) {
 	}
 }
 
-// TestAttentionNoteRoom: the attention note never covers the header's
-// counts when the second line has room for it: at 80 columns it takes the
-// registry path's place there, at 200 it follows the counts.
+// TestAttentionNoteRoom: the attention note is always shown whole, and
+// covers the header's counts only when the second line has no room for it:
+// at 80 columns it takes the registry path's place there, at 200 it
+// follows the counts, and at 72 a long note (both kinds) covers the
+// counts' end.
 func TestAttentionNoteRoom(t *testing.T) {
+	failed := func(s *fakeSource) []change {
+		s.tasks[0].Status, s.tasks[0].EndedAt = core.TaskFailed, at(0)
+		return []change{{KindTask, s.tasks[0].ID}}
+	}
+	both := func(s *fakeSource) []change {
+		s.approvals = append(s.approvals, core.Approval{ID: "ap9new000009", Session: "sess-main", Tool: "Bash",
+			Command: "make deploy", Status: core.ApprovalPending, RequestedAt: at(0)})
+		return append(failed(s), change{KindApproval, "ap9new000009"})
+	}
 	for _, tc := range []struct {
 		w       int
+		mutate  func(*fakeSource) []change
+		note    string
 		onFirst bool
-	}{{80, false}, {100, false}, {200, true}} {
+	}{
+		{80, failed, "◀ 1 task failed or lost", false},
+		{100, failed, "◀ 1 task failed or lost", false},
+		{200, failed, "◀ 1 task failed or lost", true},
+		{80, both, "◀ 1 new pending approval, 1 task failed or lost", false},
+		{72, both, "◀ 1 new pending approval, 1 task failed or lost", true},
+	} {
 		hs := newHarness(t, tc.w, 24, func(o *Options) { o.Attention = Attention{Approvals: true, Failures: true} })
-		hs.src.mutate(func(s *fakeSource) []change {
-			s.tasks[0].Status, s.tasks[0].EndedAt = core.TaskFailed, at(0)
-			return []change{{KindTask, s.tasks[0].ID}}
-		})
+		hs.src.mutate(tc.mutate)
 		hs.sendCollect(RefreshMsg{})
 		if !hs.m.Attention() {
-			t.Fatalf("%d columns: no attention for a failed task", tc.w)
+			t.Fatalf("%d columns: no attention", tc.w)
 		}
 		lines := strings.SplitN(hs.screen(), "\n", 3)
-		note := "◀ 1 task failed or lost"
-		if strings.Contains(lines[0], note) != tc.onFirst || strings.Contains(lines[1], note) == tc.onFirst {
-			t.Errorf("%d columns: note on the first line %v, want %v:\n%s\n%s", tc.w, strings.Contains(lines[0], note), tc.onFirst, lines[0], lines[1])
+		if strings.Contains(lines[0], tc.note) != tc.onFirst || strings.Contains(lines[1], tc.note) == tc.onFirst {
+			t.Errorf("%d columns: %q whole on the first line %v, want %v:\n%s\n%s", tc.w, tc.note, strings.Contains(lines[0], tc.note), tc.onFirst, lines[0], lines[1])
 		}
 		for _, want := range []string{"lost", "alerts"} {
-			if !strings.Contains(lines[0], want) {
+			if !strings.Contains(lines[0], want) && !(tc.onFirst && tc.w < 80) {
 				t.Errorf("%d columns: the counts lost %q:\n%s", tc.w, want, lines[0])
 			}
 		}

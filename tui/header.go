@@ -171,13 +171,18 @@ func (m *Model) headerView(w int) string {
 	}
 	room := w - lipgloss.Width(left) - lipgloss.Width(badge) - 4
 	// While the attention note shows: after the counts when they leave it
-	// room, else on this line in the registry path's place (at 80 columns
-	// the counts fill the first line, and the note would cover lost and
-	// alerts); only when neither has room does it cover the counts' end.
+	// room, else on this line in the registry path's place when it fits
+	// there whole (at 80 columns the counts fill the first line, and the
+	// note would cover lost and alerts); else over the counts' end, as it
+	// says what arrived.
 	flash, noteHere := m.flashing(), false
 	note := "◀ " + m.flashText
-	if flash && lipgloss.Width(line1)+2+width(note) > w && room >= min(width(note), 20) {
-		noteHere = true
+	if flash && lipgloss.Width(line1)+2+width(note) > w {
+		noteRoom := w - lipgloss.Width(left) - 2
+		if badge != "" {
+			noteRoom -= lipgloss.Width(badge) + 1
+		}
+		noteHere = width(note) <= noteRoom
 	}
 	line2 := left
 	if o := m.opts.Owner; o != nil && o.Note != "" && room >= lipgloss.Width(o.Note)+14 && !noteHere {
@@ -186,7 +191,7 @@ func (m *Model) headerView(w int) string {
 	}
 	switch {
 	case noteHere:
-		line2 += "  " + lipgloss.NewStyle().Reverse(true).Bold(true).Render(truncRight(note, room))
+		line2 += "  " + lipgloss.NewStyle().Reverse(true).Bold(true).Render(note)
 	case room >= 12:
 		line2 += "  " + th.Muted.Render(truncLeft(m.ctx.DBPath, room))
 	}
