@@ -901,12 +901,15 @@ func (l *list[R]) View() string {
 		b.WriteByte('\n')
 		r := &l.rows[l.view[i]]
 		cells := l.pageCells[i-l.offset]
+		var row string
 		if i == l.cursor {
-			b.WriteString(l.ctx.paint(th.Selected, "selected").on(cursorMark + l.line(cells, "")))
+			row = l.ctx.paint(th.Selected, "selected").on(cursorMark + l.line(cells, ""))
 		} else {
-			b.WriteString(spaces(gutter))
-			b.WriteString(l.line(cells, l.spec.status(r)))
+			row = spaces(gutter) + l.line(cells, l.spec.status(r))
 		}
+		// The columns' least widths need about 52 cells: a narrower
+		// terminal sees each row cut at its edge, not wrapped.
+		b.WriteString(clipLine(row, l.w))
 	}
 	for i := n; i < l.pageRows(); i++ {
 		b.WriteByte('\n')
