@@ -21,8 +21,10 @@ func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Acto
 // ReopenSession is OpenSession for a runtime that continues a conversation
 // it had ended (Claude Code hooks: SessionStart with source "resume" after
 // SessionEnd): a closed session becomes active again, journaled "re-opened
-// after close". Its jobs stay reaped and its cancelled approvals cancelled;
-// new work is recorded as in any active session. Errors as OpenSession.
+// after close". That holds for a session an operator closed too: resuming is
+// the user's own choice to go on, and the journal keeps who closed it and
+// when. Its jobs stay reaped and its cancelled approvals cancelled; new work
+// is recorded as in any active session. Errors as OpenSession.
 func (r *Registry) ReopenSession(ctx context.Context, id, label string, actor Actor) (*Session, Result, error) {
 	return r.openSession(ctx, id, label, actor, true)
 }
