@@ -555,10 +555,8 @@ func (t *tx) sideText(w *winTable, p *filterPlan, s winSort, anchor []any, rever
 // walk wastes to a fraction of the sort.
 func (t *tx) probeRows(w *winTable, p *filterPlan, s winSort, anchor []any, reverse, from bool, limit int, budget time.Duration) (rows []int64, ok bool, err error) {
 	o := orderOf(s, reverse, from)
-	cond, cargs := p.textLike()
-	cand, args := p.candidates()
-	q := "SELECT rowid FROM " + w.table + " INDEXED BY " + p.f.sortIndex[s.name] + " WHERE rowid IN (" + cand + ") AND " + cond
-	args = append(args, cargs...)
+	where, args := p.candidateWhere()
+	q := "SELECT rowid FROM " + w.table + " INDEXED BY " + p.f.sortIndex[s.name] + " WHERE " + where
 	if anchor != nil {
 		q += o.after(s.keys)
 		args = append(args, anchor...)
@@ -657,6 +655,15 @@ func orderOf(s winSort, reverse, from bool) order {
 func (o order) after(keys []string) string {
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(keys)), ", ")
 	return " AND (" + strings.Join(keys, ", ") + ") " + o.op + " (" + marks + ")"
+}
+
+// candidateWhere is "a candidate that holds the text": the indexes'
+// candidates re-checked with LIKE (a row can hold every trigram of a query
+// without the query), and its arguments (textIndex, textProbe, probeRows).
+func (p *filterPlan) candidateWhere() (string, []any) {
+	cand, args := p.candidates()
+	cond, cargs := p.textLike()
+	return "rowid IN (" + cand + ") AND " + cond, append(args, cargs...)
 }
 
 // candidates is the subquery of the indexes' candidate rowids and its
@@ -764,20 +771,18 @@ func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []a
 	}
 	switch text {
 	case textIndex:
-		cond, cargs := p.textLike()
-		cand, candArgs := p.candidates()
 		// NOT INDEXED: look the candidates up by rowid and sort them,
 		// never read the order probing them.
-		arm(w.table+" NOT INDEXED", "rowid IN ("+cand+") AND "+cond, append(candArgs, cargs...))
+		where, wargs := p.candidateWhere()
+		arm(w.table+" NOT INDEXED", where, wargs)
 	case textScan:
 		cond, cargs := p.textLike()
 		arm(sortIdx, cond, cargs)
 	case textProbe:
 		// The order's index entries hold the rowid: the candidate test
 		// needs no read of the row, LIKE only a candidate's.
-		cond, cargs := p.textLike()
-		cand, candArgs := p.candidates()
-		arm(sortIdx, "rowid IN ("+cand+") AND "+cond, append(candArgs, cargs...))
+		where, wargs := p.candidateWhere()
+		arm(sortIdx, where, wargs)
 	}
 	for _, c := range p.classes {
 		switch {
