@@ -3,6 +3,8 @@ package core
 import (
 	"fmt"
 	"strings"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Audit (SPEC R10), the last step of a sweep: findings are reported, never
@@ -25,7 +27,7 @@ func (b *swPlanner) audit(tx Tx, active []ActiveTaskRow) error {
 		case TaskQueued:
 			if age := now.Sub(row.ActivityAt); age >= th.StaleQueued {
 				b.find(FindingStaleQueued, SeverityWarning, EntityTask, row.ID,
-					fmt.Sprintf("queued for %s%s", swDur(age), backingNote(row)))
+					fmt.Sprintf("queued for %s%s", termtext.Duration(age), backingNote(row)))
 			}
 		case TaskRunning:
 			since := Coalesce(row.StartedAt, row.CreatedAt)
@@ -33,7 +35,7 @@ func (b *swPlanner) audit(tx Tx, active []ActiveTaskRow) error {
 			runBacked := row.Run.Running() || row.SourceRun.Running() || (row.JobStatus.Active() && !b.lostJobs[row.SourceID])
 			if age >= th.StaleRunning && !runBacked {
 				b.find(FindingStaleRunning, SeverityWarning, EntityTask, row.ID,
-					fmt.Sprintf("running for %s, not backed by a running run or job%s", swDur(age), backingNote(row)))
+					fmt.Sprintf("running for %s, not backed by a running run or job%s", termtext.Duration(age), backingNote(row)))
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Hosts (SPEC §14): a PostgreSQL registry is shared by many machines. A job
@@ -82,7 +84,7 @@ func (b *swPlanner) auditHosts(tx Tx) error {
 		}
 		last := "has never swept"
 		if h.SweptAt != 0 {
-			last = fmt.Sprintf("last swept %s ago", swDur(b.p.Now.Sub(h.SweptAt)))
+			last = fmt.Sprintf("last swept %s ago", termtext.Duration(b.p.Now.Sub(h.SweptAt)))
 		}
 		b.find(FindingHostSilent, SeverityWarning, EntityHost, h.Host,
 			fmt.Sprintf("%d active job(s) on host %s are unconfirmed: it %s; only a sweep there can mark them lost (run `clawpit daemon` on %s)",

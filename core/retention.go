@@ -3,9 +3,9 @@ package core
 import (
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Retention (SPEC R8), the seventh step of a sweep. Terminal tasks keep
@@ -45,7 +45,7 @@ func (b *swPlanner) retention(tx Tx) error {
 			keep := b.th.retentionFor(ent, r.Status)
 			cleanup := r.EndAt.Add(keep)
 			dep := b.add(Action{Rule: RuleStamp, Entity: ent, ID: r.ID, From: "cleanup_after=none", To: "cleanup_after=" + cleanup.String(),
-				Reason: fmt.Sprintf("%s, %s %s, kept %s", r.Status, endVerb(ent), r.EndAt, swDur(keep)), rev: r.Rev, at: cleanup})
+				Reason: fmt.Sprintf("%s, %s %s, kept %s", r.Status, endVerb(ent), r.EndAt, termtext.Duration(keep)), rev: r.Rev, at: cleanup})
 			if cleanup <= now {
 				rev := r.Rev
 				if rev != 0 {
@@ -76,20 +76,6 @@ func (b *swPlanner) retention(tx Tx) error {
 		}
 	}
 	return nil
-}
-
-// swDur prints a duration compactly: "5m", "24h", "7d", "1h30m".
-func swDur(d time.Duration) string {
-	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
-		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
-	}
-	s := d.Round(time.Second).String()
-	s = strings.TrimSuffix(s, "0s")
-	s = strings.TrimSuffix(s, "0m")
-	if s == "" {
-		return "0s"
-	}
-	return s
 }
 
 // stampRule is the R8 stamp in Apply and the report.

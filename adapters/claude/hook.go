@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Defaults of the hook command.
@@ -261,17 +262,9 @@ func (h *Handler) answer(a *core.Approval) Decision {
 	return Decision{Permission: Deny, Reason: "approval " + a.ID + " is still " + string(a.Status)}
 }
 
-// FormatDuration prints d the way people write it: "10m", "90s", "1h30m".
-func FormatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// FormatDuration prints d the way people write it: "10m", "90s", "1h30m",
+// "7d" (termtext.Duration).
+func FormatDuration(d time.Duration) string { return termtext.Duration(d) }
 
 // subagentStart registers the sub-agent as a run (agent_id as run id,
 // agent_type as label) with its mirrored subagent task, running. A repeated

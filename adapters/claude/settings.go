@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Marker ends every hook command clawpit installs, so uninstall and status
@@ -81,9 +82,9 @@ func HookCommand(o InstallOptions, gated bool) string {
 	if timeout <= 0 {
 		timeout = DefaultApprovalTimeout
 	}
-	cmd := "exec " + shellQuote(o.Binary) + " --db " + shellQuote(o.DB) + " hook --approval-timeout " + FormatDuration(timeout)
+	cmd := "exec " + shellQuote(o.Binary) + " --db " + shellQuote(o.DB) + " hook --approval-timeout " + termtext.FlagDuration(timeout)
 	if o.RunInactivity > 0 && o.RunInactivity != DefaultRunInactivity {
-		cmd += " --inactivity " + FormatDuration(o.RunInactivity)
+		cmd += " --inactivity " + termtext.FlagDuration(o.RunInactivity)
 	}
 	if gated {
 		cmd += " --gated"

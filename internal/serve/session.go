@@ -14,6 +14,7 @@ import (
 	bm "charm.land/wish/v2/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 	"github.com/clawpit/clawpit/themes"
 	"github.com/clawpit/clawpit/tui"
 	gossh "golang.org/x/crypto/ssh"
@@ -253,12 +254,5 @@ func (s *Server) sweepNote() string {
 	if s.maint == nil || s.cfg.SweepInterval <= 0 {
 		return "sweeper off"
 	}
-	d := s.cfg.SweepInterval.String() // 1m0s → 1m, 1h0m0s → 1h
-	if strings.HasSuffix(d, "m0s") {
-		d = strings.TrimSuffix(d, "0s")
-	}
-	if strings.HasSuffix(d, "h0m") {
-		d = strings.TrimSuffix(d, "0m")
-	}
-	return "server sweeps every " + d
+	return "server sweeps every " + termtext.Duration(s.cfg.SweepInterval)
 }
