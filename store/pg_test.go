@@ -205,6 +205,11 @@ func FuzzPGSQL(f *testing.F) {
 					}
 				case c == '\'' || c == '"':
 					quote = c
+				case c == '?' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
+					// "?NNN" is numbered: pgSQL writes "$NNN" and counts nothing.
+					for i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9' {
+						i++
+					}
 				default:
 					if c == '?' {
 						n++
