@@ -131,6 +131,9 @@ Run without a command to open the console.`,
 	root.PersistentFlags().StringVar(&a.dbPath, "db", "", "registry database path (env CLAWPIT_DB; default $CLAWPIT_HOME/registry.db)")
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if why := misplacedRootFlag(root, cmd, err); why != "" {
+			return usageError{fmt.Errorf("%w: %s", err, why)}
+		}
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, cmd.CommandPath())}
 	})
 	addRootSweepFlags(root, a)
@@ -162,6 +165,7 @@ Run without a command to open the console.`,
 			return nil
 		}
 	})
+	setRootUsage(root)
 	return root
 }
 

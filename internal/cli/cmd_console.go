@@ -74,13 +74,13 @@ func resolveConsole(cmd *cobra.Command, a *app, cfg *Config, getenv func(string)
 	s := consoleSettings{readOnly: a.console.readOnly, sweepInterval: a.console.sweepInterval,
 		watchdogInterval: a.console.watchdogInterval, notifyCmd: a.console.notifyCmd}
 	changed := func(name string) bool { f := cmd.Flags().Lookup(name); return f != nil && f.Changed }
-	name := a.console.theme
-	if !changed("theme") && cfg != nil {
-		name = cfg.Theme
+	name, from := a.console.theme, "--theme"
+	if !changed("theme") && cfg != nil && cfg.Theme != "" {
+		name, from = cfg.Theme, fmt.Sprintf("%s: key theme", cfg.Path)
 	}
 	th, err := themes.Resolve(name, getenv)
 	if err != nil {
-		return s, core.Invalidf("--theme: %v", err)
+		return s, core.Invalidf("%s: %v", from, err)
 	}
 	s.theme = th
 	if s.keys, err = consoleKeyMap(keyOverrides(cfg)); err != nil {

@@ -39,7 +39,8 @@ func TestResolveConsole(t *testing.T) {
 			theme: "high-contrast", sweep: 30 * time.Second, watchdog: 5 * time.Second, notify: "true"},
 		{name: "NO_COLOR", args: []string{"--theme", "light"}, env: env("NO_COLOR", "1"), theme: "mono", sweep: time.Minute, watchdog: 5 * time.Second},
 		{name: "bad theme", args: []string{"--theme", "neon"}, errText: `unknown theme "neon"`},
-		{name: "bad config theme", cfg: &Config{Theme: "neon"}, errText: `unknown theme "neon"`},
+		{name: "bad config theme", cfg: &Config{Theme: "neon", Path: "/x/config.toml"}, errText: `/x/config.toml: key theme: unknown theme "neon"`},
+		{name: "flag theme beats a bad config theme", args: []string{"--theme", "light"}, cfg: &Config{Theme: "neon"}, theme: "light", sweep: time.Minute, watchdog: 5 * time.Second},
 		{name: "bad config key", cfg: &Config{Keys: map[string]KeyList{"launch": {"l"}}}, errText: `unknown action "launch"`},
 		{name: "negative interval", args: []string{"--sweep-interval", "-1s"}, errText: "must not be negative"},
 	}

@@ -761,7 +761,7 @@ func runCommand(a *app) *cobra.Command {
 				return err
 			}
 			return a.printMutation(core.Result{Applied: true}, "run", run, "run "+termtext.Line(run.RunID, 80),
-				fmt.Sprintf("running (child session %s, inactivity budget %s)", termtext.Line(run.ChildSession, 80), time.Duration(run.InactivityBudgetMs)*time.Millisecond))
+				fmt.Sprintf("running (child session %s, inactivity budget %s)", termtext.Line(run.ChildSession, 80), termtext.Duration(time.Duration(run.InactivityBudgetMs)*time.Millisecond)))
 		},
 	}
 	register.Flags().StringVar(&reg.session, "session", "", "the run's child session (required)")
