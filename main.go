@@ -6,8 +6,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/clawpit/clawpit/core"
 	clawpit "github.com/clawpit/clawpit/internal/cli"
@@ -19,7 +17,7 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == core.ExecShimCommand {
 		os.Exit(core.RunExecShim(os.Args[2:]))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := clawpit.SignalContext(context.Background())
 	code := clawpit.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -62,6 +62,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
+	if st, ok := stoppedBy(ctx); ok && errors.Is(err, context.Canceled) {
+		// A command a signal ended before it finished (a follow, a wait):
+		// say so instead of "context canceled".
+		fmt.Fprintln(stderr, "clawpit: interrupted ("+st.Error()+")")
+		return st.ExitCode()
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {

@@ -994,7 +994,10 @@ func approvalCommand(a *app) *cobra.Command {
 			}
 			ap, err := r.WaitApproval(ctx, id, 0)
 			if errors.Is(err, context.DeadlineExceeded) && cmd.Context().Err() == nil {
-				return &exitError{code: exitWaitTimedOut, msg: fmt.Sprintf("approval %s still pending after %s", id, d)}
+				return &exitError{code: exitWaitTimedOut, msg: fmt.Sprintf("approval %s still pending after %s", id, termtext.Duration(d))}
+			}
+			if st, ok := stoppedBy(cmd.Context()); ok {
+				return &exitError{code: st.ExitCode(), msg: fmt.Sprintf("interrupted (%s); approval %s is still pending", st, id)}
 			}
 			if err != nil {
 				return err
