@@ -8,44 +8,29 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/clawpit/clawpit/internal/e2e"
 )
 
-// uiTimeout is how long a test waits for the screen to show something. It
-// is deliberately generous (the machine may be a loaded 2-core VM); the
-// 500 ms target of SPEC P7 is measured by bench/p7, not asserted here.
-const uiTimeout = 15 * time.Second
-
-// tmuxSockets numbers the private tmux servers of this test process.
-var tmuxSockets atomic.Int64
+// uiTimeout is how long a test waits for the screen to show something
+// (e2e.UITimeout: generous, the machine may be a loaded 2-core VM; the
+// 500 ms target is measured by bench/p7, not asserted here).
+const uiTimeout = e2e.UITimeout
 
 // requireTmux skips the test when tmux is not installed.
-func requireTmux(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux is not installed: the console end-to-end tests need it")
-	}
-	return p
-}
+func requireTmux(t *testing.T) string { t.Helper(); return e2e.RequireTmux(t) }
 
-// tmuxTerm is one console (or any command) running in a detached tmux session
-// on its own tmux server.
+// tmuxTerm is one console (or any command) running in a detached tmux
+// session on its own tmux server: the e2e harness's Term, with this
+// package's console-specific waits.
 type tmuxTerm struct {
-	t      *testing.T
-	tmux   string
-	socket string
-	w, h   int
-	conf   string
+	*e2e.Term
+	t *testing.T
 }
 
 // consoleRun configures startConsole.
@@ -55,43 +40,11 @@ type consoleRun struct {
 	args []string // console flags (--readonly, --sweep-interval 0 …)
 }
 
-// startTerm starts a private tmux server running argv in a w×h window. The
-// pane's environment is exactly: PATH, HOME, TERM (tmux's), LANG/LC_ALL
-// (UTF-8), plus env; NO_COLOR is unset unless env sets it. The server is
-// killed when the test ends.
+// startTerm starts a private tmux server running argv in a w×h window
+// (e2e.StartTerm: a fixed, minimal environment plus env).
 func startTerm(t *testing.T, w, h int, env []string, argv ...string) *tmuxTerm {
 	t.Helper()
-	tm := &tmuxTerm{
-		t:      t,
-		tmux:   requireTmux(t),
-		socket: fmt.Sprintf("clawpit-e2e-%d-%d", os.Getpid(), tmuxSockets.Add(1)),
-		w:      w, h: h,
-	}
-	// A private config: no user config, a pane that stays after the
-	// command exits (to show why), and OSC 52 clipboard writes accepted,
-	// so that one leaking from a job would land in a paste buffer.
-	tm.conf = filepath.Join(t.TempDir(), "tmux.conf")
-	conf := "set -g remain-on-exit on\nset -g set-clipboard on\nset -g status off\nset -g history-limit 0\nset -g escape-time 0\nset -g default-terminal screen-256color\n"
-	if err := os.WriteFile(tm.conf, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	full := []string{"env", "-i",
-		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
-		"TERM=screen-256color", "USER=tester", "TZ=UTC"}
-	full = append(full, env...)
-	full = append(full, argv...)
-	cmd := shellJoin(full)
-	var sockPath string
-	t.Cleanup(func() {
-		_ = exec.Command(tm.tmux, "-L", tm.socket, "kill-server").Run()
-		// tmux 3.3 leaves its socket file behind after kill-server.
-		if sockPath != "" {
-			_ = os.Remove(sockPath)
-		}
-	})
-	tm.must("-f", tm.conf, "new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
-	sockPath = strings.TrimSpace(tm.must("display-message", "-p", "#{socket_path}"))
-	return tm
+	return &tmuxTerm{Term: e2e.StartTerm(t, w, h, env, argv...), t: t}
 }
 
 // startConsole opens the real console on c's registry.
@@ -107,109 +60,26 @@ func startConsole(t *testing.T, c *cli, o consoleRun) *tmuxTerm {
 	return tm
 }
 
-// shellJoin quotes argv for the shell tmux runs the command with.
-func shellJoin(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return "exec " + strings.Join(q, " ")
-}
+func shellJoin(argv []string) string                    { return e2e.ShellJoin(argv) }
+func (tm *tmuxTerm) run(args ...string) (string, error) { return tm.Run(args...) }
+func (tm *tmuxTerm) must(args ...string) string         { tm.t.Helper(); return tm.Must(args...) }
+func (tm *tmuxTerm) capture() []string                  { tm.t.Helper(); return tm.Capture() }
+func (tm *tmuxTerm) captureEscapes() string             { tm.t.Helper(); return tm.CaptureEscapes() }
+func splitScreen(s string) []string                     { return e2e.SplitScreen(s) }
+func (tm *tmuxTerm) display(format string) string       { tm.t.Helper(); return tm.Display(format) }
+func (tm *tmuxTerm) keys(keys ...string)                { tm.t.Helper(); tm.Keys(keys...) }
+func (tm *tmuxTerm) typeText(s string)                  { tm.t.Helper(); tm.TypeText(s) }
+func (tm *tmuxTerm) resize(w, h int)                    { tm.t.Helper(); tm.Resize(w, h) }
+func (tm *tmuxTerm) waitText(text string) []string      { tm.t.Helper(); return tm.WaitText(text) }
 
-// run runs a tmux command on this server and returns its output.
-func (tm *tmuxTerm) run(args ...string) (string, error) {
-	cmd := exec.Command(tm.tmux, append([]string{"-L", tm.socket}, args...)...)
-	cmd.Env = append(os.Environ(), "TMUX=")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return string(out), fmt.Errorf("tmux %v: %v: %s", args, err, out)
-	}
-	return string(out), nil
-}
-
-func (tm *tmuxTerm) must(args ...string) string {
-	tm.t.Helper()
-	out, err := tm.run(args...)
-	if err != nil {
-		tm.t.Fatal(err)
-	}
-	return out
-}
-
-// capture returns the visible screen as plain text, one string per row.
-func (tm *tmuxTerm) capture() []string {
-	tm.t.Helper()
-	return splitScreen(tm.must("capture-pane", "-p", "-t", "e2e"))
-}
-
-// captureEscapes returns the screen with tmux's rendering of attributes
-// and colours (capture-pane -e).
-func (tm *tmuxTerm) captureEscapes() string {
-	tm.t.Helper()
-	return tm.must("capture-pane", "-p", "-e", "-t", "e2e")
-}
-
-func splitScreen(s string) []string {
-	s = strings.TrimSuffix(s, "\n")
-	return strings.Split(s, "\n")
-}
-
-// display expands a tmux format for the pane (#{pane_title}, …).
-func (tm *tmuxTerm) display(format string) string {
-	tm.t.Helper()
-	return strings.TrimSpace(tm.must("display-message", "-p", "-t", "e2e", format))
-}
-
-// keys sends tmux key names (Enter, Escape, Right, Space, "4", …) one
-// send-keys per key, so that an Escape is never read together with the next
-// key as alt+key.
-func (tm *tmuxTerm) keys(keys ...string) {
-	tm.t.Helper()
-	for _, k := range keys {
-		tm.must("send-keys", "-t", "e2e", k)
-	}
-}
-
-// typeText sends literal text.
-func (tm *tmuxTerm) typeText(s string) {
-	tm.t.Helper()
-	tm.must("send-keys", "-t", "e2e", "-l", s)
-}
-
-// resize resizes the window (the console gets SIGWINCH).
-func (tm *tmuxTerm) resize(w, h int) {
-	tm.t.Helper()
-	tm.must("resize-window", "-t", "e2e", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h))
-	tm.w, tm.h = w, h
-}
-
-// waitFor polls the screen until ok holds, failing the test with the last
-// screen after uiTimeout. It returns the screen that satisfied ok.
 func (tm *tmuxTerm) waitFor(what string, ok func(screen []string) bool) []string {
 	tm.t.Helper()
-	return tm.waitForWithin(uiTimeout, what, ok)
+	return tm.WaitFor(what, ok)
 }
 
 func (tm *tmuxTerm) waitForWithin(d time.Duration, what string, ok func(screen []string) bool) []string {
 	tm.t.Helper()
-	deadline := time.Now().Add(d)
-	var s []string
-	for {
-		s = tm.capture()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("waited %s for %s; screen:\n%s", d, what, strings.Join(s, "\n"))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// waitText waits until the screen contains text and returns the screen.
-func (tm *tmuxTerm) waitText(text string) []string {
-	tm.t.Helper()
-	return tm.waitFor(fmt.Sprintf("%q on screen", text), func(s []string) bool { return screenHas(s, text) })
+	return tm.WaitForWithin(d, what, ok)
 }
 
 // waitStatus waits until the status line (second row from the bottom)
@@ -233,14 +103,7 @@ func (tm *tmuxTerm) waitConsole() []string {
 	})
 }
 
-func screenHas(screen []string, text string) bool {
-	for _, l := range screen {
-		if strings.Contains(l, text) {
-			return true
-		}
-	}
-	return false
-}
+func screenHas(screen []string, text string) bool { return e2e.ScreenHas(screen, text) }
 
 // isHeader reports whether l is the header's counts line (any of its widths).
 func isHeader(l string) bool {
