@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // The approve dialog shows the command exactly (its CR as ␍, a warning that
@@ -46,4 +47,47 @@ func TestScopeDialogShowsExactGrant(t *testing.T) {
 	if n := len(strings.Split(v, "\n")); n > 24 {
 		t.Errorf("the dialog is %d rows on a 24-row screen", n)
 	}
+}
+
+// FuzzDecisionFields: whatever a runtime puts in an approval's command,
+// tool, session or pattern, the Approvals row's cells and the approve
+// dialog (its styling stripped) hold no control (but the dialog's own line
+// breaks), DEL, C1, bidi, zero-width or other hidden character, and a
+// carriage return or backspace in the command is always on screen as a
+// symbol.
+func FuzzDecisionFields(f *testing.F) {
+	f.Add("rm -rf ~ #\rgit log --oneline -n 20", "Bash", "S1", "rm")
+	f.Add("rm -rf ~\b\b\b\b\b\b\b\bls -la  ", "Bash\u202e", "S\u200b1", "")
+	f.Add("x\x1b]0;t\x07\u009b2J\xff", "T\n", "s\r", "a\u2066b")
+	hs := newHarness(f, 120, 40)
+	ctx := hs.m.ctx
+	f.Fuzz(func(t *testing.T, command, tool, session, pattern string) {
+		row := approvalRowOf(&core.Approval{ID: "ap0000000001", Session: session, Tool: tool, Command: command,
+			Pattern: pattern, Status: core.ApprovalPending})
+		cells := approvalSpec.cells(&row, ctx, 0, nil)
+		d := newScopeDialog(approvalSpec.target(&row), nil)
+		views := []string{strings.Join(cells, " ")}
+		for range core.Scopes {
+			views = append(views, stripANSI(d.view(ctx, 120)))
+			d.update(ctx, keyMsg("right"))
+		}
+		for i, v := range views {
+			for _, r := range v {
+				if r == '\n' && i > 0 {
+					continue // the dialog's own lines
+				}
+				if r < 0x20 || r == 0x7f || termtext.IsHiddenExact(r) {
+					t.Fatalf("%U reaches the screen in %q", r, v)
+				}
+			}
+		}
+		for _, c := range []struct {
+			raw   string
+			shown string
+		}{{"\r", "␍"}, {"\b", "␈"}} {
+			if strings.Contains(command, c.raw) && !strings.Contains(row.command, c.shown) {
+				t.Fatalf("command %q: row %q hides %q", command, row.command, c.raw)
+			}
+		}
+	})
 }
