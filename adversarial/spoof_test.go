@@ -233,7 +233,7 @@ func TestSpoofJobNotification(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = d.Process.Signal(syscall.SIGTERM); _ = d.Wait() })
 	var got []byte
-	for deadline := time.Now().Add(e2e.UITimeout); len(got) == 0; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(e2e.UITimeout); !strings.HasSuffix(string(got), "\n"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("--notify-cmd received nothing")
 		}
