@@ -145,6 +145,12 @@ func (d *scopeDialog) view(ctx *Context, w int) string {
 	iw := dialogWidth(w)
 	body := commandLines(ctx, d.t.Name, iw)
 	body = append(body, "session "+d.t.Session)
+	if d.t.Cwd != "" {
+		body = append(body, clipLines(wrapText("cwd "+d.t.Cwd, iw), 2, iw)...)
+	}
+	if d.t.Why != "" {
+		body = append(body, clipLines(wrapText("why "+d.t.Why, iw), 3, iw)...)
+	}
 	if d.t.Hidden {
 		body = append(body, wrapText(th.StatusWarn.Render("the command holds control or invisible characters, shown as symbols: ␍ carriage return, ␈ backspace, ␊ newline, ␛ escape, <U+…> an invisible character"), iw)...)
 	}
@@ -197,6 +203,17 @@ func commandLines(ctx *Context, s string, iw int) []string {
 	more := len(lines) - room + 1
 	return append(lines[:room-1], ctx.Theme.StatusWarn.Render(truncRight(
 		"… "+itoa(more)+" more lines: the whole command is in its detail (esc, enter)", iw)))
+}
+
+// clipLines keeps at most n of lines, the last of them ending in "…" when
+// some were left out (the detail view has them all).
+func clipLines(lines []string, n, iw int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	lines = lines[:n]
+	lines[n-1] = ansiTruncate(lines[n-1], iw-1) + "…"
+	return lines
 }
 
 // ---- deny with reason -------------------------------------------------

@@ -15,7 +15,8 @@ func TestScopeDialogShowsExactGrant(t *testing.T) {
 	hs := newHarness(t, 80, 24)
 	ctx := hs.m.ctx
 	row := approvalRowOf(&core.Approval{ID: "ap0000000001", Session: "S1", Tool: "Bash",
-		Command: "rm -rf ~ #\rgit log --oneline -n 20", Pattern: "rm", Status: core.ApprovalPending})
+		Command: "rm -rf ~ #\rgit log --oneline -n 20", Pattern: "rm", Status: core.ApprovalPending,
+		Cwd: "/srv/app\u200b", Rationale: "read the log\u202e;gol daer"})
 	d := newScopeDialog(approvalSpec.target(&row), nil)
 	for _, c := range []struct {
 		key, want string
@@ -28,7 +29,8 @@ func TestScopeDialogShowsExactGrant(t *testing.T) {
 			d.update(ctx, keyMsg(c.key))
 		}
 		v := stripANSI(d.view(ctx, 80))
-		for _, want := range []string{"Bash: rm -rf ~ #␍git log --oneline -n 20", "control or invisible characters", c.want} {
+		for _, want := range []string{"Bash: rm -rf ~ #␍git log --oneline -n 20", "control or invisible characters", c.want,
+			"cwd /srv/app<U+200B>", "why read the log<U+202E>;gol daer"} {
 			if !strings.Contains(v, want) {
 				t.Errorf("scope %s: dialog lacks %q:\n%s", core.Scopes[d.choice], want, v)
 			}

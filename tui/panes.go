@@ -133,6 +133,7 @@ func (r *runRow) last() core.Timestamp { return core.Coalesce(r.ended, r.progres
 type approvalRow struct {
 	id, session, tool, command, runID, taskID, decidedBy string
 	pattern                                              string // the verb chain a session/always grant remembers, as is
+	cwd, rationale                                       string // shown in the approve dialog
 	hidden                                               bool   // the command holds control or invisible characters
 	status                                               core.ApprovalStatus
 	scope                                                core.Scope
@@ -143,6 +144,7 @@ func approvalRowOf(a *core.Approval) approvalRow {
 	return approvalRow{
 		id: oneLine(a.ID), session: oneLine(a.Session), tool: oneLine(a.Tool), command: oneLine(a.Command),
 		pattern: a.Pattern, hidden: termtext.HasHidden(a.Command),
+		cwd: oneLine(clip(a.Cwd, 1000)), rationale: oneLine(clip(a.Rationale, 1000)),
 		runID: oneLine(a.RunID), taskID: oneLine(a.TaskID), decidedBy: oneLine(a.DecidedBy),
 		status: intern(a.Status, core.ApprovalStatuses), scope: intern(a.Scope, core.Scopes),
 		requested: a.RequestedAt, decided: a.DecidedAt, expires: a.ExpiresAt,
@@ -371,7 +373,8 @@ var approvalSpec = &listSpec[approvalRow]{
 	},
 	target: func(r *approvalRow) Target {
 		return Target{Kind: KindApproval, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
-			RunID: r.runID, Name: r.tool + ": " + r.command, Tool: r.tool, Pattern: r.pattern, Hidden: r.hidden}
+			RunID: r.runID, Name: r.tool + ": " + r.command, Tool: r.tool, Pattern: r.pattern, Hidden: r.hidden,
+			Cwd: r.cwd, Why: r.rationale}
 	},
 }
 
