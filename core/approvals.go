@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // DefaultApprovalPoll is how often WaitApproval checks for a change when
@@ -400,7 +402,7 @@ func (r *Registry) expireApproval(tx Tx, a *Approval, now Timestamp) (Result, er
 	}
 	return applied(""), notify(tx, &Notification{
 		Session: a.Session, Kind: NotifyApprovalExpired, SubjectID: a.ID,
-		Text:     fmt.Sprintf("Approval %s expired without a decision: %s %s", a.ID, a.Tool, a.Command),
+		Text:     fmt.Sprintf("Approval %s expired without a decision: %s %s", a.ID, termtext.Exact(a.Tool, 0), termtext.Exact(a.Command, 0)),
 		DedupKey: "approval_expired:" + a.ID, CreatedAt: now,
 	})
 }

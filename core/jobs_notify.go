@@ -54,33 +54,40 @@ func JobDuration(job *Job, now Timestamp) time.Duration {
 
 // jobNoticeText is the text of a job's finish or lost notification (SPEC J9):
 // the headline, the command, the duration, the redacted tail (last 2,000
-// characters) and the full log path.
+// characters) and the full log path. Each line of its own starts with a
+// label ("Command: ", "Output …:"); what came from outside is a value
+// inside one: the command, the capture error and the log path are shown
+// exactly (termtext.Exact: a '\n' in an argument is ␊, a '\r' ␍), so an
+// argument cannot add a line, and every line of the output tail is
+// indented by two spaces, so none can pass for one of clawpit's.
 func jobNoticeText(job *Job, extra string) string {
 	var b strings.Builder
 	b.WriteString(jobHeadline(job))
 	b.WriteString("\nCommand: ")
-	b.WriteString(redact.Default().Block(CommandLine(job.Command)))
+	b.WriteString(termtext.Exact(redact.Default().Block(CommandLine(job.Command)), 0))
 	fmt.Fprintf(&b, "\nDuration: %s", JobDuration(job, job.CompletedAt).Round(100*time.Millisecond))
 	if extra != "" {
-		b.WriteString("\n" + extra)
+		b.WriteString("\n" + termtext.Exact(extra, 0))
 	}
 	if job.CaptureError != "" {
-		b.WriteString("\nLog incomplete: " + job.CaptureError)
+		b.WriteString("\nLog incomplete: " + termtext.Exact(job.CaptureError, 0))
 	}
 	tail, err := tailer.TailChars(filepath.Dir(job.LogPath), JobNotifyTailChars)
 	switch {
 	case err != nil:
-		b.WriteString("\nOutput: (unreadable: " + err.Error() + ")")
+		b.WriteString("\nOutput: (unreadable: " + termtext.Exact(err.Error(), 0) + ")")
 	case tail == "":
 		b.WriteString("\nOutput: (none)")
 	default:
-		fmt.Fprintf(&b, "\nOutput (last %d characters):\n%s", JobNotifyTailChars, strings.TrimRight(termtext.Text(tail, 0), "\n"))
+		fmt.Fprintf(&b, "\nOutput (last %d characters):\n", JobNotifyTailChars)
+		lines := strings.Split(strings.TrimRight(termtext.Text(tail, 0), "\n"), "\n")
+		b.WriteString("  " + strings.Join(lines, "\n  "))
 	}
-	b.WriteString("\nFull log: " + job.LogPath)
-	// The command, paths and capture errors can carry control bytes too (the
-	// tail was cleaned above so that trimming sees its real end). Redact once
-	// more after stripping: an escape sequence inside a token hid it from
-	// the redaction of the raw text.
+	b.WriteString("\nFull log: " + termtext.Exact(job.LogPath, 0))
+	// The tail was cleaned above so that trimming sees its real end; the
+	// whole is cleaned once more for anything else. Redact once more after
+	// stripping: an escape sequence inside a token hid it from the
+	// redaction of the raw text.
 	return redact.Default().Block(termtext.Text(b.String(), 0))
 }
 

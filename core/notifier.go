@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Notifier delivers notifications to an external command (SPEC §7
@@ -176,6 +178,9 @@ func (n *Notifier) runCommand(ctx context.Context, nt Notification) error {
 	if err != nil {
 		return err
 	}
+	// What the command reads may reach a terminal or a chat: no character
+	// that hides or reorders text goes raw (\uXXXX, same value).
+	body = termtext.EscapeJSON(body)
 	// A running command finishes even when ctx ends (the daemon stops after
 	// the current delivery), within its own timeout.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orDefault(n.Timeout, 30*time.Second))

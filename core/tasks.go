@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // DefaultCancelError is the error a cancelled task carries when the operator
@@ -372,18 +374,20 @@ func (r *Registry) FinishTask(ctx context.Context, id string, f Finish, actor Ac
 		}
 		return res, notify(tx, &Notification{
 			Session: t.OwnerSession, Kind: NotifyTaskFailed, SubjectID: t.ID,
-			Text:     fmt.Sprintf("Task %s did not complete: %s", taskName(t), p.why),
+			Text:     fmt.Sprintf("Task %s did not complete: %s", taskName(t), termtext.Exact(p.why, 0)),
 			DedupKey: "task_failed:" + t.ID, CreatedAt: now,
 		})
 	})
 }
 
-// taskName is the label of a task, else its id, for notification texts.
+// taskName is the label of a task, else its id, for notification texts:
+// shown exactly (termtext.Exact), so a control in it can neither hide the
+// text around it nor start a line of its own.
 func taskName(t *Task) string {
 	if t.Label != "" {
-		return t.Label
+		return termtext.Exact(t.Label, 0)
 	}
-	return t.ID
+	return termtext.Exact(t.ID, 0)
 }
 
 // DeliverTask records whether a task's result reached its owner session

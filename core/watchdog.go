@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // The inactivity watchdog (SPEC R6): a running run whose
@@ -124,7 +126,7 @@ func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error)
 	}
 	return true, notify(tx, &Notification{
 		Session: session, Kind: NotifyRunTimedOut, SubjectID: run.RunID,
-		Text:     fmt.Sprintf("Sub-agent run %s timed out: %s", name, a.Reason),
+		Text:     fmt.Sprintf("Sub-agent run %s timed out: %s", termtext.Exact(name, 0), termtext.Exact(a.Reason, 0)),
 		DedupKey: "run_timed_out:" + run.RunID, CreatedAt: now,
 	})
 }

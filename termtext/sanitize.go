@@ -1,7 +1,10 @@
 // Package termtext owns every rule for untrusted text shown on a terminal
 // (SPEC §9 "untrusted text is sanitised once, where it enters the program"):
 // one sanitiser with three modes (Log for a log line, Text for multi-line
-// text, Line for a one-line field), the one relative-age formatter (Age) and
+// text, Line for a one-line field), the exact rendering of a field an
+// operator decides on (Exact, ExactText: every control shown as a symbol,
+// nothing resolved or dropped; see exact.go), the --json escaper
+// (EscapeJSON), the one relative-age formatter (Age) and
 // the validators for ids and labels that runtimes hand in (ValidID,
 // ValidLabel). It uses nothing of clawpit's: core, tui, tailer and the CLI
 // all use it.

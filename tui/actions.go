@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -377,7 +378,7 @@ func (m *Model) approveCmd(t Target, scope core.Scope) tea.Cmd {
 		_, g, res, err := act.ApproveApproval(ctx, t.ID, scope, op)
 		ok := "approved " + t.Short + " (" + string(scope) + ")"
 		if g != nil && scope != core.ScopeOnce {
-			ok += ", grant " + g.ID
+			ok += ", grant " + g.ID + " " + oneLine(g.Tool) + " " + strconv.Quote(g.Pattern)
 		}
 		return outcome("approve "+t.Short, res, err, ok)
 	}

@@ -126,6 +126,11 @@ type Target struct {
 	RunID   string // the run a task mirrors (kill from a task row)
 	LogPath string // jobs: the log file
 	Name    string // label / command, sanitised, one line
+	Tool    string // approvals: the tool, sanitised
+	Pattern string // approvals: the exact pattern a session/always grant remembers (not sanitised: the dialog quotes it)
+	Hidden  bool   // approvals: the command holds control or invisible characters (Name shows them as symbols)
+	Cwd     string // approvals: the command's working directory, sanitised
+	Why     string // approvals: the runtime's rationale, sanitised
 }
 
 // Actions are the registry mutations the console offers (SPEC §9). Every call

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -142,8 +143,18 @@ func (d *scopeDialog) update(ctx *Context, msg tea.Msg) (bool, tea.Cmd) {
 func (d *scopeDialog) view(ctx *Context, w int) string {
 	th := ctx.Theme
 	iw := dialogWidth(w)
-	body := wrapText(d.t.Name, iw)
-	body = append(body, "session "+d.t.Session, "")
+	body := commandLines(ctx, d.t.Name, iw)
+	body = append(body, "session "+d.t.Session)
+	if d.t.Cwd != "" {
+		body = append(body, clipLines(wrapText("cwd "+d.t.Cwd, iw), 2, iw)...)
+	}
+	if d.t.Why != "" {
+		body = append(body, clipLines(wrapText("why "+d.t.Why, iw), 3, iw)...)
+	}
+	if d.t.Hidden {
+		body = append(body, wrapText(th.StatusWarn.Render("the command holds control or invisible characters, shown as symbols: ␍ carriage return, ␈ backspace, ␊ newline, ␛ escape, <U+…> an invisible character"), iw)...)
+	}
+	body = append(body, "")
 	var opts []string
 	for i, s := range core.Scopes {
 		if i == d.choice {
@@ -154,9 +165,55 @@ func (d *scopeDialog) view(ctx *Context, w int) string {
 	}
 	body = append(body, "scope  "+strings.Join(opts, " "))
 	body = append(body, wrapText(th.Muted.Render(scopeWhat[core.Scopes[d.choice]]), iw)...)
+	body = append(body, wrapText("grant  "+grantText(d.t, core.Scopes[d.choice]), iw)...)
 	return box(ctx, w, "Approve "+d.t.Short, body, hints(
 		th.Help.ShortKey.Render(firstKey(ctx.Keys.Left)+"/"+firstKey(ctx.Keys.Right))+" "+th.Help.ShortDesc.Render("scope"),
 		hint(ctx, ctx.Keys.Confirm, "approve"), hint(ctx, ctx.Keys.Back, "cancel")))
+}
+
+// grantText says exactly which grant approving t with scope creates (SPEC
+// §3 Grant: the approval's tool and pattern; session scope binds the
+// session): `Bash "git push" in session S1`, `Bash "rm" in any session`,
+// or "none" for once. The pattern is Go-quoted, so its exact bytes show.
+func grantText(t Target, scope core.Scope) string {
+	if scope == core.ScopeOnce {
+		return "none"
+	}
+	g := t.Tool + " " + strconv.Quote(t.Pattern)
+	if scope == core.ScopeSession {
+		g += " in session " + t.Session
+	} else {
+		g += " in any session"
+	}
+	if t.Pattern == "" {
+		g += " (an empty pattern matches no later request)"
+	}
+	return g
+}
+
+// commandLines wraps a dialog's command to iw cells, keeping the box on the
+// screen: past what fits, a last line says how much more there is and
+// where the whole command is.
+func commandLines(ctx *Context, s string, iw int) []string {
+	lines := wrapText(s, iw)
+	room := max(3, ctx.Height-18)
+	if len(lines) <= room {
+		return lines
+	}
+	more := len(lines) - room + 1
+	return append(lines[:room-1], ctx.Theme.StatusWarn.Render(truncRight(
+		"… "+itoa(more)+" more lines: the whole command is in its detail (esc, enter)", iw)))
+}
+
+// clipLines keeps at most n of lines, the last of them ending in "…" when
+// some were left out (the detail view has them all).
+func clipLines(lines []string, n, iw int) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	lines = lines[:n]
+	lines[n-1] = ansiTruncate(lines[n-1], iw-1) + "…"
+	return lines
 }
 
 // ---- deny with reason -------------------------------------------------
@@ -181,7 +238,7 @@ func (d *reasonDialog) update(_ *Context, msg tea.Msg) (bool, tea.Cmd) {
 func (d *reasonDialog) view(ctx *Context, w int) string {
 	th := ctx.Theme
 	iw := dialogWidth(w)
-	body := wrapText(d.t.Name, iw)
+	body := commandLines(ctx, d.t.Name, iw)
 	body = append(body, "session "+d.t.Session, "", "reason (optional):", d.in.view(th.Input, iw))
 	return box(ctx, w, "Deny "+d.t.Short+"?", body, hints(
 		th.Help.ShortKey.Render("enter")+" "+th.Help.ShortDesc.Render("deny"),

@@ -294,7 +294,7 @@ func (f *fakeActions) ApproveApproval(_ context.Context, id string, scope core.S
 	res, err := f.record(call{"approve", id, string(scope), actor})
 	var g *core.Grant
 	if scope != core.ScopeOnce && res.Applied {
-		g = &core.Grant{ID: "g0000000abcd", Scope: scope}
+		g = &core.Grant{ID: "g0000000abcd", Tool: "Bash", Pattern: "rm", Scope: scope}
 	}
 	return &core.Approval{ID: id}, g, res, err
 }

@@ -43,7 +43,7 @@ func (in *lineInput) max() int {
 func (in *lineInput) update(msg tea.Msg) inputResult {
 	switch msg := msg.(type) {
 	case tea.PasteMsg:
-		return in.insert(oneLine(msg.Content))
+		return in.insert(typed(msg.Content))
 	case tea.KeyPressMsg:
 		switch msg.String() {
 		case "enter":
@@ -69,7 +69,7 @@ func (in *lineInput) update(msg tea.Msg) inputResult {
 			return inputChanged
 		}
 		if msg.Text != "" && msg.Mod&^(tea.ModShift|tea.ModCapsLock) == 0 {
-			return in.insert(oneLine(msg.Text))
+			return in.insert(typed(msg.Text))
 		}
 		return inputSame
 	}

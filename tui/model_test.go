@@ -160,13 +160,17 @@ func TestFilter(t *testing.T) {
 func TestFilterIsSanitised(t *testing.T) {
 	hs := newHarness(t, 80, 24)
 	// The fixture's label carries an OSC title and colours: neither reaches
-	// the screen, the text does and is searchable.
+	// the terminal as a sequence; they show inert, their ESC and BEL as
+	// symbols (termtext.Exact), and the text is searchable.
 	scr := hs.screen()
-	if strings.Contains(hs.m.render(), "\x1b]0;") || strings.Contains(scr, "pwned") {
+	if strings.Contains(hs.m.render(), "\x1b]0;") || strings.Contains(hs.m.render(), "\a") {
 		t.Fatal("escape sequence from a label reached the screen")
 	}
+	if !strings.Contains(scr, "␛]0;pwned␇") {
+		t.Fatalf("the label's OSC title is not shown as inert text:\n%s", scr)
+	}
 	hs.keys("/")
-	hs.typeText("weekly report red")
+	hs.typeText("weekly report ␛]0;pwned")
 	if got := short(hs.visibleIDs()); got != "6" {
 		t.Fatalf("filter on sanitised text: %s", got)
 	}
@@ -320,7 +324,7 @@ func TestApproveWithScope(t *testing.T) {
 		}
 		want := "approved ap2beef00002 (" + c.scope + ")"
 		if c.scope != "once" {
-			want += ", grant g0000000abcd"
+			want += `, grant g0000000abcd Bash "rm"`
 		}
 		if hs.m.StatusText() != want || hs.m.dialog != nil {
 			t.Fatalf("status %q, want %q", hs.m.StatusText(), want)

@@ -5,10 +5,12 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // pane is one of the five tables. Each is a component in soft-serve's sense:
@@ -66,9 +68,7 @@ func taskRowOf(t *core.Task) taskRow {
 	if name == "" {
 		name = t.Task
 	}
-	if len(name) > 200 {
-		name = name[:200]
-	}
+	name = clip(name, 200)
 	return taskRow{
 		rank:     uint8(rank(taskRank, t.Status)),
 		id:       oneLine(t.ID),
@@ -132,6 +132,9 @@ func (r *runRow) last() core.Timestamp { return core.Coalesce(r.ended, r.progres
 // approvalRow is an approval as the Approvals pane keeps it.
 type approvalRow struct {
 	id, session, tool, command, runID, taskID, decidedBy string
+	pattern                                              string // the verb chain a session/always grant remembers, as is
+	cwd, rationale                                       string // shown in the approve dialog
+	hidden                                               bool   // the command holds control or invisible characters
 	status                                               core.ApprovalStatus
 	scope                                                core.Scope
 	requested, decided, expires                          core.Timestamp
@@ -139,7 +142,9 @@ type approvalRow struct {
 
 func approvalRowOf(a *core.Approval) approvalRow {
 	return approvalRow{
-		id: oneLine(a.ID), session: oneLine(a.Session), tool: oneLine(a.Tool), command: oneLine(clip(a.Command, 500)),
+		id: oneLine(a.ID), session: oneLine(a.Session), tool: oneLine(a.Tool), command: oneLine(a.Command),
+		pattern: a.Pattern, hidden: termtext.HasHidden(a.Command),
+		cwd: oneLine(clip(a.Cwd, 1000)), rationale: oneLine(clip(a.Rationale, 1000)),
 		runID: oneLine(a.RunID), taskID: oneLine(a.TaskID), decidedBy: oneLine(a.DecidedBy),
 		status: intern(a.Status, core.ApprovalStatuses), scope: intern(a.Scope, core.Scopes),
 		requested: a.RequestedAt, decided: a.DecidedAt, expires: a.ExpiresAt,
@@ -368,7 +373,8 @@ var approvalSpec = &listSpec[approvalRow]{
 	},
 	target: func(r *approvalRow) Target {
 		return Target{Kind: KindApproval, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
-			RunID: r.runID, Name: r.tool + ": " + r.command}
+			RunID: r.runID, Name: r.tool + ": " + r.command, Tool: r.tool, Pattern: r.pattern, Hidden: r.hidden,
+			Cwd: r.cwd, Why: r.rationale}
 	},
 }
 
@@ -472,12 +478,16 @@ func appendWords(dst []byte, words ...string) []byte {
 	return dst
 }
 
-// clip caps s at n bytes (before sanitising, so huge fields cost little).
+// clip caps s at n bytes (before sanitising, so huge fields cost little),
+// at a rune boundary (a cut rune would show as invalid bytes).
 func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func joinNonEmpty(sep string, parts ...string) string {

@@ -249,9 +249,10 @@ func (a *app) close() {
 	}
 }
 
-// printJSON writes v as indented JSON to stdout.
+// printJSON writes v as indented JSON to stdout, with the characters that
+// hide or reorder text escaped as \uXXXX (termtext.EscapeJSON).
 func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.stdout)
+	enc := json.NewEncoder(termtext.JSONWriter(a.stdout))
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

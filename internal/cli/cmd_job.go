@@ -183,7 +183,7 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 			if job.CaptureError != "" {
 				// The job runs, but nothing will be logged (SPEC J3: the
 				// child never blocks; capture_error says why).
-				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, termtext.Line(job.CaptureError, 500))
+				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, termtext.Exact(job.CaptureError, 500))
 			}
 			if err := a.printMutation(core.Result{Applied: true}, "job", job, "job "+job.ID, "started"); err != nil || a.jsonOut {
 				return err
@@ -358,7 +358,7 @@ func jobTailCmd(a *app) *cobra.Command {
 				fmt.Fprintln(a.stdout)
 			}
 			if job.CaptureError != "" {
-				fmt.Fprintf(a.stdout, "[log incomplete: %s]\n", termtext.Line(job.CaptureError, 500))
+				fmt.Fprintf(a.stdout, "[log incomplete: %s]\n", termtext.Exact(job.CaptureError, 500))
 			}
 			return nil
 		},
@@ -456,8 +456,8 @@ func jobListCmd(a *app) *cobra.Command {
 				if jb.ExitCode != nil {
 					exit = strconv.Itoa(*jb.ExitCode)
 				}
-				row(tw, jb.ID, string(jb.Status), exit, termtext.Line(jb.Session, 40), age(now, jb.CreatedAt),
-					termtext.Line(core.CommandLine(jb.Command), 100))
+				row(tw, jb.ID, string(jb.Status), exit, termtext.Exact(jb.Session, 40), age(now, jb.CreatedAt),
+					termtext.Exact(core.CommandLine(jb.Command), 100))
 			}
 			return tw.Flush()
 		},
@@ -501,14 +501,14 @@ func jobReapCmd(a *app) *cobra.Command {
 				}{len(rep.Reaped) > 0, reason, rep})
 			}
 			if len(rep.Reaped) == 0 {
-				fmt.Fprintf(a.stdout, "no pending or running jobs in session %s\n", termtext.Line(session, 80))
+				fmt.Fprintf(a.stdout, "no pending or running jobs in session %s\n", termtext.Exact(session, 80))
 				return nil
 			}
 			ids := make([]string, len(rep.Reaped))
 			for i, jb := range rep.Reaped {
 				ids[i] = jb.ID
 			}
-			fmt.Fprintf(a.stdout, "reaped %s of session %s: %s\n", count(len(ids), "job", "jobs"), termtext.Line(session, 80), strings.Join(ids, ", "))
+			fmt.Fprintf(a.stdout, "reaped %s of session %s: %s\n", count(len(ids), "job", "jobs"), termtext.Exact(session, 80), strings.Join(ids, ", "))
 			if reason != "" {
 				fmt.Fprintln(a.stdout, reason)
 			}

@@ -117,8 +117,8 @@ func runOpenclawAudit(cmd *cobra.Command, a *app, f *openclawFlags) error {
 		if x.Source == "clawpit" {
 			mark = " (clawpit)"
 		}
-		fmt.Fprintf(w, "  %-5s %s %s %s [%s%s]%s: %s%s\n", x.Severity, x.Code, x.Entity, termtext.Line(x.ID, 60),
-			x.Status, runtimeSuffix(x.Runtime), age, termtext.Line(x.Detail, 200), mark)
+		fmt.Fprintf(w, "  %-5s %s %s %s [%s%s]%s: %s%s\n", x.Severity, x.Code, x.Entity, termtext.Exact(x.ID, 60),
+			x.Status, runtimeSuffix(x.Runtime), age, termtext.Exact(x.Detail, 200), mark)
 	}
 	for _, code := range codesInOrder(rep.Findings) {
 		if n := shown[code] - f.limit; n > 0 {
@@ -229,12 +229,13 @@ func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error 
 func openclawMaintenanceJSON(cmd *cobra.Command, a *app, d *openclaw.DB, o openclaw.Options) error {
 	ctx := cmd.Context()
 	w := bufio.NewWriter(a.stdout)
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(termtext.JSONWriter(w))
 	head, _ := json.Marshal(struct {
 		Mode      string         `json:"mode"`
 		Path      string         `json:"path"`
 		StartedAt core.Timestamp `json:"started_at"`
 	}{core.ModeDryRun, d.Path, core.TS(o.Now)})
+	head = termtext.EscapeJSON(head)
 	w.Write(head[:len(head)-1])
 	w.WriteString(`,"actions":[`)
 	n := 0
@@ -265,7 +266,7 @@ func openclawMaintenanceJSON(cmd *cobra.Command, a *app, d *openclaw.DB, o openc
 		Errors: audit.Summary.Errors, Warnings: audit.Summary.Warnings}, counts, audit.Summary, false,
 		time.Since(o.Now).Milliseconds()})
 	w.WriteString("],")
-	w.Write(tail[1:])
+	w.Write(termtext.EscapeJSON(tail)[1:])
 	w.WriteByte('\n')
 	return w.Flush()
 }

@@ -76,7 +76,7 @@ func operatorCommand(a *app) *cobra.Command {
 						keys += " +" + strconv.Itoa(len(o.Keys)-1)
 					}
 				}
-				return []string{termtext.Line(o.Name, 64), string(o.Role), keys, age(n, o.CreatedAt), termtext.Line(string(o.CreatedBy), 60)}
+				return []string{termtext.Exact(o.Name, 64), string(o.Role), keys, age(n, o.CreatedAt), termtext.Exact(string(o.CreatedBy), 60)}
 			})
 		},
 	}

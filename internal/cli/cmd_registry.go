@@ -269,7 +269,7 @@ func sessionCommand(a *app) *cobra.Command {
 			return applyMutation(a, cmd, "session", args[0], false,
 				func(ctx context.Context, reg *core.Registry, id string) (*core.Session, core.Result, error) {
 					return reg.OpenSession(ctx, id, label, core.ActorRuntime)
-				}, func(s *core.Session) (string, string) { return "session " + termtext.Line(s.ID, 80), string(s.State) })
+				}, func(s *core.Session) (string, string) { return "session " + termtext.Exact(s.ID, 80), string(s.State) })
 		},
 	}
 	open.Flags().StringVar(&label, "label", "", "human label of the session")
@@ -310,14 +310,14 @@ func sessionCommand(a *app) *cobra.Command {
 			if jobs == nil {
 				jobs = []core.Job{}
 			}
-			if err := a.printMutation(res, "session", s, "session "+termtext.Line(s.ID, 80), string(s.State), field{"reaped_jobs", jobs}); err != nil || a.jsonOut {
+			if err := a.printMutation(res, "session", s, "session "+termtext.Exact(s.ID, 80), string(s.State), field{"reaped_jobs", jobs}); err != nil || a.jsonOut {
 				return err
 			}
 			if len(jobs) > 0 {
 				fmt.Fprintf(a.stdout, "%s reaped while the session was passivated:\n", count(len(jobs), "background job was", "background jobs were"))
 				tw := newTable(a.stdout)
 				for _, j := range jobs {
-					row(tw, "  "+j.ID, age(now(), j.CompletedAt), termtext.Line(core.CommandLine(j.Command), 100))
+					row(tw, "  "+j.ID, age(now(), j.CompletedAt), termtext.Exact(core.CommandLine(j.Command), 100))
 				}
 				tw.Flush()
 			}
@@ -348,7 +348,7 @@ func sessionCommand(a *app) *cobra.Command {
 				return err
 			}
 			return listOutput(a, "sessions", ss, []string{"ID", "STATE", "CREATED", "ACTIVE", "LABEL"}, func(n time.Time, s *core.Session) []string {
-				return []string{termtext.Line(s.ID, 64), string(s.State), age(n, s.CreatedAt), age(n, s.LastActivityAt), termtext.Line(s.Label, 60)}
+				return []string{termtext.Exact(s.ID, 64), string(s.State), age(n, s.CreatedAt), age(n, s.LastActivityAt), termtext.Exact(s.Label, 60)}
 			})
 		},
 	}
@@ -401,7 +401,7 @@ func (a *app) sessionEnd(cmd *cobra.Command, rawID string, closing bool) error {
 	if rep.Reaped == nil {
 		rep.Reaped = []core.Job{}
 	}
-	if perr := a.printMutation(res, "session", s, "session "+termtext.Line(s.ID, 80), string(s.State), field{"reap", rep}); perr != nil {
+	if perr := a.printMutation(res, "session", s, "session "+termtext.Exact(s.ID, 80), string(s.State), field{"reap", rep}); perr != nil {
 		return perr
 	}
 	if !a.jsonOut && len(rep.Reaped) > 0 {
@@ -503,7 +503,7 @@ func taskCommand(a *app) *cobra.Command {
 			if a.jsonOut {
 				return a.printJSON(mutationJSON(core.Result{Applied: true}, "task", t))
 			}
-			fmt.Fprintln(a.stdout, termtext.Line(t.ID, 0))
+			fmt.Fprintln(a.stdout, termtext.Exact(t.ID, 0))
 			return nil
 		},
 	}
@@ -655,8 +655,8 @@ func taskCommand(a *app) *cobra.Command {
 				return err
 			}
 			return listOutput(a, "tasks", ts, []string{"ID", "STATUS", "RUNTIME", "DELIVERY", "OUT", "AGE", "ACTIVE", "LABEL"}, func(n time.Time, t *core.Task) []string {
-				return []string{termtext.Line(t.ID, 64), string(t.Status), string(t.Runtime), string(t.DeliveryStatus),
-					fmt.Sprint(t.OutputCount), age(n, t.CreatedAt), age(n, t.LastActivity()), termtext.Line(orDash(t.Label), 60)}
+				return []string{termtext.Exact(t.ID, 64), string(t.Status), string(t.Runtime), string(t.DeliveryStatus),
+					fmt.Sprint(t.OutputCount), age(n, t.CreatedAt), age(n, t.LastActivity()), termtext.Exact(orDash(t.Label), 60)}
 			})
 		},
 	}
@@ -690,7 +690,7 @@ func taskCommand(a *app) *cobra.Command {
 func taskDone(t *core.Task) string {
 	s := string(t.Status)
 	if t.Status.Terminal() && t.Error != "" {
-		s += " (" + termtext.Line(t.Error, 200) + ")"
+		s += " (" + termtext.Exact(t.Error, 200) + ")"
 	}
 	return s
 }
@@ -715,7 +715,7 @@ func taskStatusCmd(a *app, use, short string, summary *string,
 func (a *app) taskMutation(cmd *cobra.Command, rawID string,
 	op func(context.Context, *core.Registry, string) (*core.Task, core.Result, error), done func(*core.Task) string) error {
 	return applyMutation(a, cmd, "task", rawID, true, op, func(t *core.Task) (string, string) {
-		return "task " + termtext.Line(t.ID, 80), done(t)
+		return "task " + termtext.Exact(t.ID, 80), done(t)
 	})
 }
 
@@ -760,8 +760,8 @@ func runCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.printMutation(core.Result{Applied: true}, "run", run, "run "+termtext.Line(run.RunID, 80),
-				fmt.Sprintf("running (child session %s, inactivity budget %s)", termtext.Line(run.ChildSession, 80), termtext.Duration(time.Duration(run.InactivityBudgetMs)*time.Millisecond)))
+			return a.printMutation(core.Result{Applied: true}, "run", run, "run "+termtext.Exact(run.RunID, 80),
+				fmt.Sprintf("running (child session %s, inactivity budget %s)", termtext.Exact(run.ChildSession, 80), termtext.Duration(time.Duration(run.InactivityBudgetMs)*time.Millisecond)))
 		},
 	}
 	register.Flags().StringVar(&reg.session, "session", "", "the run's child session (required)")
@@ -813,17 +813,17 @@ func runCommand(a *app) *cobra.Command {
 			done := "ended (" + string(run.Outcome) + ")"
 			if !a.jsonOut && res.Applied && strings.Contains(res.Reason, "late completion") {
 				// A late completion changed tasks, not the run: say that first.
-				fmt.Fprintf(a.stdout, "run %s: %s\n", termtext.Line(run.RunID, 80), termtext.Line(res.Reason, 300))
+				fmt.Fprintf(a.stdout, "run %s: %s\n", termtext.Exact(run.RunID, 80), termtext.Exact(res.Reason, 300))
 				for _, t := range tasks {
-					fmt.Fprintf(a.stdout, "  task %s %s\n", termtext.Line(t.ID, 80), taskDone(&t))
+					fmt.Fprintf(a.stdout, "  task %s %s\n", termtext.Exact(t.ID, 80), taskDone(&t))
 				}
 				return nil
 			}
-			if err := a.printMutation(res, "run", run, "run "+termtext.Line(run.RunID, 80), done, field{"tasks", tasks}); err != nil || a.jsonOut {
+			if err := a.printMutation(res, "run", run, "run "+termtext.Exact(run.RunID, 80), done, field{"tasks", tasks}); err != nil || a.jsonOut {
 				return err
 			}
 			for _, t := range tasks {
-				fmt.Fprintf(a.stdout, "  task %s %s\n", termtext.Line(t.ID, 80), taskDone(&t))
+				fmt.Fprintf(a.stdout, "  task %s %s\n", termtext.Exact(t.ID, 80), taskDone(&t))
 			}
 			return nil
 		},
@@ -873,8 +873,8 @@ func runCommand(a *app) *cobra.Command {
 				if !run.Running() {
 					state = string(run.Outcome)
 				}
-				return []string{termtext.Line(run.RunID, 64), state, termtext.Line(run.ChildSession, 40), age(n, run.StartedAt),
-					age(n, run.LastProgressAt), fmt.Sprint(run.PendingApprovalWaits), termtext.Line(orDash(run.Label), 60)}
+				return []string{termtext.Exact(run.RunID, 64), state, termtext.Exact(run.ChildSession, 40), age(n, run.StartedAt),
+					age(n, run.LastProgressAt), fmt.Sprint(run.PendingApprovalWaits), termtext.Exact(orDash(run.Label), 60)}
 			})
 		},
 	}
@@ -907,7 +907,7 @@ func (a *app) runMutation(cmd *cobra.Command, rawID string, op func(context.Cont
 		if !run.Running() {
 			done = "ended (" + string(run.Outcome) + ")"
 		}
-		return "run " + termtext.Line(run.RunID, 80), done
+		return "run " + termtext.Exact(run.RunID, 80), done
 	})
 }
 
@@ -951,7 +951,7 @@ func approvalCommand(a *app) *cobra.Command {
 			}
 			fmt.Fprintln(a.stdout, ap.ID)
 			if ap.Status != core.ApprovalPending {
-				fmt.Fprintf(a.stderr, "approval %s %s at once by %s\n", ap.ID, ap.Status, termtext.Line(ap.DecidedBy, 80))
+				fmt.Fprintf(a.stderr, "approval %s %s at once by %s\n", ap.ID, ap.Status, termtext.Exact(ap.DecidedBy, 80))
 			}
 			return nil
 		},
@@ -1012,10 +1012,10 @@ func approvalCommand(a *app) *cobra.Command {
 					line += " (" + string(ap.Scope) + ")"
 				}
 				if ap.DecidedBy != "" {
-					line += " by " + termtext.Line(ap.DecidedBy, 80)
+					line += " by " + termtext.Exact(ap.DecidedBy, 80)
 				}
 				if ap.Reason != "" && ap.Status != core.ApprovalApproved {
-					line += ": " + termtext.Line(ap.Reason, 200)
+					line += ": " + termtext.Exact(ap.Reason, 200)
 				}
 				fmt.Fprintln(a.stdout, line)
 			}
@@ -1058,7 +1058,7 @@ func approvalCommand(a *app) *cobra.Command {
 				done += " (" + string(ap.Scope) + ")"
 			}
 			if g != nil {
-				done += "; grant " + g.ID + " remembers " + termtext.Line(g.Tool+" "+g.Pattern, 100)
+				done += "; grant " + g.ID + " remembers " + termtext.Exact(g.Tool+" "+g.Pattern, 100)
 			}
 			return a.printMutation(res, "approval", ap, "approval "+ap.ID, done, field{"grant", g})
 		},
@@ -1111,8 +1111,8 @@ func approvalCommand(a *app) *cobra.Command {
 				if ap.Status == core.ApprovalPending {
 					expires = age(n, ap.ExpiresAt)
 				}
-				return []string{ap.ID, string(ap.Status), termtext.Line(ap.Session, 40), termtext.Line(ap.Tool, 30), age(n, ap.RequestedAt),
-					expires, termtext.Line(ap.Command, 80)}
+				return []string{ap.ID, string(ap.Status), termtext.Exact(ap.Session, 40), termtext.Exact(ap.Tool, 30), age(n, ap.RequestedAt),
+					expires, termtext.Exact(ap.Command, 80)}
 			})
 		},
 	}
@@ -1153,8 +1153,8 @@ func grantCommand(a *app) *cobra.Command {
 				return err
 			}
 			return listOutput(a, "grants", gs, []string{"ID", "SCOPE", "SESSION", "TOOL", "PATTERN", "AGE", "CREATED BY"}, func(n time.Time, g *core.Grant) []string {
-				return []string{g.ID, string(g.Scope), termtext.Line(orDash(g.Session), 40), termtext.Line(g.Tool, 30), termtext.Line(g.Pattern, 60),
-					age(n, g.CreatedAt), termtext.Line(g.CreatedBy, 60)}
+				return []string{g.ID, string(g.Scope), termtext.Exact(orDash(g.Session), 40), termtext.Exact(g.Tool, 30), termtext.Exact(g.Pattern, 60),
+					age(n, g.CreatedAt), termtext.Exact(g.CreatedBy, 60)}
 			})
 		},
 	}
@@ -1175,7 +1175,7 @@ func grantCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.printMutation(core.Result{Applied: true}, "grant", g, "grant "+g.ID, "revoked ("+termtext.Line(g.Tool+" "+g.Pattern, 100)+")")
+			return a.printMutation(core.Result{Applied: true}, "grant", g, "grant "+g.ID, "revoked ("+termtext.Exact(g.Tool+" "+g.Pattern, 100)+")")
 		},
 	}
 	c.AddCommand(list, revoke)

@@ -283,7 +283,7 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	}
 	var h slog.Handler = slog.NewTextHandler(a.stderr, nil)
 	if a.jsonOut {
-		h = slog.NewJSONHandler(a.stderr, nil)
+		h = slog.NewJSONHandler(termtext.JSONWriter(a.stderr), nil)
 	}
 	log := slog.New(h)
 	ctx := cmd.Context()
@@ -535,7 +535,7 @@ func (a *app) printNotification(n core.Notification, follow bool) error {
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+		_, err = fmt.Fprintf(a.stdout, "%s\n", termtext.EscapeJSON(b))
 		return err
 	}
 	sess := n.Session
@@ -546,6 +546,6 @@ func (a *app) printNotification(n core.Notification, follow bool) error {
 	if n.DeliveredAt != 0 {
 		mark = " (delivered)"
 	}
-	_, err := fmt.Fprintf(a.stdout, "#%d %s %s [%s] %s%s\n", n.ID, n.CreatedAt, n.Kind, termtext.Line(sess, 80), termtext.Line(n.Text, 4000), mark)
+	_, err := fmt.Fprintf(a.stdout, "#%d %s %s [%s] %s%s\n", n.ID, n.CreatedAt, n.Kind, termtext.Exact(sess, 80), termtext.Exact(n.Text, 4000), mark)
 	return err
 }

@@ -109,7 +109,7 @@ func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string,
 		return err
 	}
 	id = task.ID
-	fmt.Fprintf(a.stderr, "clawpit: tracking task %s\n", termtext.Line(id, 80))
+	fmt.Fprintf(a.stderr, "clawpit: tracking task %s\n", termtext.Exact(id, 80))
 
 	var out io.Writer
 	if tee {
@@ -298,9 +298,9 @@ func (a *app) trackReport(t *tracker, sum core.StreamSummary, firstBad string, t
 			parts = append(parts, plural(c.n, c.what))
 		}
 	}
-	fmt.Fprintf(a.stderr, "tracked task %s: %s\n", termtext.Line(task.ID, 80), termtext.Line(strings.Join(parts, ", "), 1000))
+	fmt.Fprintf(a.stderr, "tracked task %s: %s\n", termtext.Exact(task.ID, 80), termtext.Exact(strings.Join(parts, ", "), 1000))
 	if firstBad != "" {
-		fmt.Fprintf(a.stderr, "  first invalid %s\n", termtext.Line(firstBad, 300))
+		fmt.Fprintf(a.stderr, "  first invalid %s\n", termtext.Exact(firstBad, 300))
 	}
 	if a.jsonOut && !tee {
 		stream := orderedObject{

@@ -70,9 +70,9 @@ func (a *app) printMutation(res core.Result, entity string, v any, subject, done
 		if why == "" {
 			why = "nothing changed"
 		}
-		fmt.Fprintf(a.stdout, "%s: not applied: %s\n", subject, termtext.Line(why, 300))
+		fmt.Fprintf(a.stdout, "%s: not applied: %s\n", subject, termtext.Exact(why, 300))
 	case res.Reason != "":
-		fmt.Fprintf(a.stdout, "%s %s (%s)\n", subject, done, termtext.Line(res.Reason, 300))
+		fmt.Fprintf(a.stdout, "%s %s (%s)\n", subject, done, termtext.Exact(res.Reason, 300))
 	default:
 		fmt.Fprintf(a.stdout, "%s %s\n", subject, done)
 	}
@@ -123,16 +123,17 @@ func count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// printKV prints key: value lines with the values aligned. Values are
-// cleaned (untrusted text never reaches the terminal raw); empty values print
-// as "-".
+// printKV prints key: value lines with the values aligned. Values are shown
+// exactly, every control character visible (termtext.Exact: a CR is ␍, a
+// bidi override <U+202E>), so nothing in a value can hide the rest of it or
+// start a line of its own; empty values print as "-".
 func printKV(w io.Writer, pairs []kv) {
 	width := 0
 	for _, p := range pairs {
 		width = max(width, len(p.K))
 	}
 	for _, p := range pairs {
-		v := termtext.Line(p.V, 2000)
+		v := termtext.Exact(p.V, 2000)
 		if v == "" {
 			v = "-"
 		}
@@ -154,7 +155,7 @@ func printEvents(w io.Writer, now time.Time, evs []core.Event) {
 		if !e.Applied {
 			applied = "ignored"
 		}
-		row(tw, "  "+e.At.String(), age(now, e.At), termtext.Line(change, 60), termtext.Line(string(e.Actor), 80), applied, termtext.Line(e.Reason, 300))
+		row(tw, "  "+e.At.String(), age(now, e.At), termtext.Exact(change, 60), termtext.Exact(string(e.Actor), 80), applied, termtext.Exact(e.Reason, 300))
 	}
 	tw.Flush()
 }
