@@ -61,7 +61,14 @@ func (s *Server) handle(sess ssh.Session) {
 		log.Info("session end", "reason", end, "duration", time.Since(start).Round(time.Millisecond).String())
 	}()
 
-	if n := s.active.Add(1); int(n) > s.cfg.MaxSessions {
+	// A connection logged in beyond --max-sessions gets no session either,
+	// so the cap holds whether clients open sessions or only connections.
+	tc, _ := ctx.Value(keyConn).(*trackedConn)
+	connOK := s.conns.sessionStart(tc)
+	if connOK {
+		defer s.conns.sessionEnd(tc)
+	}
+	if n := s.active.Add(1); !connOK || int(n) > s.cfg.MaxSessions {
 		s.active.Add(-1)
 		end = "too many sessions"
 		log.Warn("session refused: too many sessions", "max", s.cfg.MaxSessions)
@@ -75,7 +82,9 @@ func (s *Server) handle(sess ssh.Session) {
 		wish.Fatalln(sess, "clawpit serve: the console needs a terminal: connect with ssh -t")
 		return
 	}
-	log.Info("session start", "key", fp, "term", pty.Term, "size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height))
+	st := s.ConnStats()
+	log.Info("session start", "key", fp, "term", pty.Term, "size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height),
+		"sessions", st.Sessions, "authenticated", st.Authenticated, "unauthenticated", st.Unauthenticated)
 
 	env := sess.Environ()
 	getenv := func(k string) string {
