@@ -44,7 +44,7 @@ const (
 
 // Config configures a Server. Zero fields take the defaults above.
 type Config struct {
-	HostKey     *HostKey
+	HostKey *HostKey
 	// MaxSessions caps both the concurrent sessions and the logged-in
 	// connections (a connection with no session counts too); more are told
 	// to retry later.
@@ -56,7 +56,7 @@ type Config struct {
 	// logged-in one that holds no session for it; ≤ 0 is
 	// DefaultLoginGraceTime.
 	LoginGraceTime time.Duration
-	IdleTimeout time.Duration // without a key press; < 0 disables
+	IdleTimeout    time.Duration // without a key press; < 0 disables
 	// PollInterval is the watcher's data_version poll (one for all sessions).
 	PollInterval time.Duration
 	// SessionTick is each session's own tick (relative ages, status expiry);
