@@ -20,6 +20,10 @@ type Startups struct {
 	Full  int // unauthenticated connections at which every new one is refused (≥ Start)
 }
 
+// maxStartupsFull bounds Full: far beyond any descriptor limit, and small
+// enough that Refuse's arithmetic cannot overflow.
+const maxStartupsFull = 1 << 20
+
 // DefaultStartups is sshd's default MaxStartups, 10:30:100.
 var DefaultStartups = Startups{Start: 10, Rate: 30, Full: 100}
 
@@ -57,6 +61,8 @@ func (m Startups) validate() error {
 		return fmt.Errorf("start %d must be at least 1", m.Start)
 	case m.Full < m.Start:
 		return fmt.Errorf("full %d is below start %d", m.Full, m.Start)
+	case m.Full > maxStartupsFull:
+		return fmt.Errorf("full %d is more than %d", m.Full, maxStartupsFull)
 	case m.Rate < 1 || m.Rate > 100:
 		return fmt.Errorf("rate %d%% must be 1 to 100", m.Rate)
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,6 +104,8 @@ func TestParseStartups(t *testing.T) {
 		{"10:30:5", Startups{}, "full 5 is below start 10"},
 		{"10:0:100", Startups{}, "rate 0% must be 1 to 100"},
 		{"10:101:100", Startups{}, "rate 101% must be 1 to 100"},
+		{"10:30:1048577", Startups{}, "full 1048577 is more than 1048576"},
+		{"1048576", Startups{1 << 20, 100, 1 << 20}, ""},
 	} {
 		got, err := ParseStartups(c.in)
 		if c.err == "" {
@@ -118,4 +121,48 @@ func TestParseStartups(t *testing.T) {
 			t.Errorf("ParseStartups(%q) error %v; want ErrInvalid naming --max-startups and %q", c.in, err, c.err)
 		}
 	}
+}
+
+// FuzzParseStartups: whatever the flag's text, parsing never panics, and
+// what it accepts is a valid cap that round-trips through String and
+// refuses as sshd does: never below Start, always from Full, and, for a
+// fixed roll, more often (never less) as connections pile up.
+func FuzzParseStartups(f *testing.F) {
+	for _, s := range []string{"10:30:100", "1", "5", "1:100:1", "3:1:4", "0", "-1:50:3", "10:30", "a:b:c", "99999999999999999999", "1:1:1048576", " 2 : 50 : 4 ", "10:30:100:1", ""} {
+		f.Add(s, 50)
+	}
+	f.Fuzz(func(t *testing.T, s string, r int) {
+		m, err := ParseStartups(s)
+		if err != nil {
+			if !errors.Is(err, core.ErrInvalid) {
+				t.Fatalf("ParseStartups(%q): %v does not wrap ErrInvalid", s, err)
+			}
+			return
+		}
+		if err := m.validate(); err != nil {
+			t.Fatalf("ParseStartups(%q) accepted %+v: %v", s, m, err)
+		}
+		if back, err := ParseStartups(m.String()); err != nil || back != m {
+			t.Fatalf("round trip %q → %+v → %q → %+v, %v", s, m, m.String(), back, err)
+		}
+		roll := func(n int) int { return ((r % n) + n) % n }
+		prev := false
+		opens := []int{0, m.Start - 1, m.Start, (m.Start + m.Full) / 2, m.Full - 1, m.Full, m.Full + 1}
+		slices.Sort(opens)
+		for _, open := range opens {
+			if open < 0 {
+				continue
+			}
+			got := m.Refuse(open, roll)
+			switch {
+			case open < m.Start && got:
+				t.Fatalf("%+v refused with %d open, below start", m, open)
+			case open >= m.Full && !got:
+				t.Fatalf("%+v admitted with %d open, at or beyond full", m, open)
+			case prev && !got:
+				t.Fatalf("%+v with roll %d: refused at fewer open connections, admitted at %d", m, roll(100), open)
+			}
+			prev = got
+		}
+	})
 }
