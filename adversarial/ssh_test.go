@@ -117,6 +117,7 @@ func (h sshStalledSigner) Sign(io.Reader, []byte) (*gossh.Signature, error) {
 // operator's public key and never signs.
 func TestSSHLoginGraceTime(t *testing.T) {
 	t.Parallel()
+	e2e.RequireSSHClient(t) // ssh-keygen, for the operator's key
 	const grace = 2 * time.Second
 	c := newCLI(t)
 	key := sshOperator(t, c)
@@ -194,7 +195,7 @@ func TestSSHMaxStartupsRefusesEarly(t *testing.T) {
 	t.Parallel()
 	const capN = 4
 	c := newCLI(t)
-	sshOperator(t, c)
+	c.OK("session", "open", "S1") // creates the registry
 	s := e2e.StartServe(t, c, "--max-startups", "4", "--login-grace-time", "1m")
 	var held []net.Conn
 	for i := range capN {
@@ -309,7 +310,9 @@ func (l *lockedBuf) String() string {
 func TestSSHLoggedInWithoutSession(t *testing.T) {
 	t.Parallel()
 	e2e.RequireSSHClient(t)
-	const grace = 3 * time.Second
+	// Long enough for two clients to log in and a third to be refused
+	// before the first two are closed, on a loaded machine.
+	const grace = 5 * time.Second
 	c := newCLI(t)
 	key := sshOperator(t, c)
 	s := e2e.StartServe(t, c, "--max-sessions", "2", "--login-grace-time", grace.String())

@@ -201,8 +201,11 @@ func (c *conns) expire(tc *trackedConn) {
 	}
 	c.dropped++
 	why := "no login within the grace time"
-	if tc.state == connIn {
+	switch tc.state {
+	case connIn:
 		why = "no session within the grace time"
+	case connOver:
+		why = "logged in beyond --max-sessions, still open at the grace time"
 	}
 	login, in := c.login, c.in
 	c.mu.Unlock()
