@@ -47,6 +47,9 @@ type conns struct {
 	grace time.Duration
 	maxIn int
 	roll  func(n int) int // uniform in [0, n): the cap's random refusal
+	// after runs f after d and returns what stops it (time.AfterFunc's
+	// Stop); tests pass a fake.
+	after func(d time.Duration, f func()) (stop func() bool)
 	log   *slog.Logger
 
 	mu       sync.Mutex
@@ -64,7 +67,8 @@ type conns struct {
 }
 
 func newConns(limit Startups, grace time.Duration, maxIn int, roll func(int) int, log *slog.Logger) *conns {
-	return &conns{limit: limit, grace: grace, maxIn: maxIn, roll: roll, log: log, open: map[*trackedConn]struct{}{}}
+	return &conns{limit: limit, grace: grace, maxIn: maxIn, roll: roll, log: log, open: map[*trackedConn]struct{}{},
+		after: func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }}
 }
 
 // trackedConn is one accepted connection. Its fields after c are guarded
@@ -77,8 +81,26 @@ type trackedConn struct {
 
 	state    connState
 	sessions int
-	timer    *time.Timer
-	closed   bool
+	stop     func() bool // the grace timer's; nil before the first arming
+	// armed numbers the timer's arming: a timer that fired while being
+	// re-armed or stopped finds another number and does nothing.
+	armed  uint64
+	closed bool
+}
+
+// armLocked (re)starts tc's grace timer; called with c.mu held.
+func (c *conns) armLocked(tc *trackedConn) {
+	c.disarmLocked(tc)
+	n := tc.armed
+	tc.stop = c.after(c.grace, func() { c.expire(tc, n) })
+}
+
+// disarmLocked stops tc's grace timer; called with c.mu held.
+func (c *conns) disarmLocked(tc *trackedConn) {
+	tc.armed++
+	if tc.stop != nil {
+		tc.stop()
+	}
 }
 
 // listener admits connections through the cap; the SSH server accepts
@@ -125,7 +147,7 @@ func (c *conns) admit(nc net.Conn) *trackedConn {
 	c.open[tc] = struct{}{}
 	c.login++
 	c.accepted++
-	tc.timer = time.AfterFunc(c.grace, func() { c.expire(tc) })
+	c.armLocked(tc)
 	c.mu.Unlock()
 	return tc
 }
@@ -151,7 +173,7 @@ func (c *conns) loggedIn(tc *trackedConn, operator string) {
 		tc.state = connIn
 		c.login--
 		c.in++
-		tc.timer.Reset(c.grace) // now: until its first session
+		c.armLocked(tc) // now: until its first session
 	}
 	login, in := c.login, c.in
 	ended := c.endThrottleLocked()
@@ -177,7 +199,7 @@ func (c *conns) sessionStart(tc *trackedConn) bool {
 		return false
 	}
 	tc.sessions++
-	tc.timer.Stop()
+	c.disarmLocked(tc)
 	return true
 }
 
@@ -188,14 +210,15 @@ func (c *conns) sessionEnd(tc *trackedConn) {
 	defer c.mu.Unlock()
 	tc.sessions--
 	if tc.sessions == 0 && !tc.closed {
-		tc.timer.Reset(c.grace)
+		c.armLocked(tc)
 	}
 }
 
-// expire closes tc at its grace time unless it holds a session.
-func (c *conns) expire(tc *trackedConn) {
+// expire closes tc at its grace time unless it holds a session or the
+// timer was re-armed or stopped since (armed is no longer n).
+func (c *conns) expire(tc *trackedConn, n uint64) {
 	c.mu.Lock()
-	if tc.closed || (tc.state == connIn && tc.sessions > 0) {
+	if tc.closed || tc.armed != n || (tc.state == connIn && tc.sessions > 0) {
 		c.mu.Unlock()
 		return
 	}
@@ -221,7 +244,7 @@ func (tc *trackedConn) Close() error {
 	c.mu.Lock()
 	if !tc.closed {
 		tc.closed = true
-		tc.timer.Stop()
+		c.disarmLocked(tc)
 		delete(c.open, tc)
 		if tc.state == connIn {
 			c.in--
