@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,7 +157,7 @@ func StartServeWith(t testing.TB, c *CLI, o ServeOptions, args ...string) *Serve
 
 // waitListening reads the server's stdout until it says where it listens
 // and returns the port; the rest of stdout is drained.
-func waitListening(t testing.TB, s *Server, stdout interface{ Read([]byte) (int, error) }) string {
+func waitListening(t testing.TB, s *Server, stdout io.Reader) string {
 	t.Helper()
 	lines := make(chan string)
 	go func() {
