@@ -21,6 +21,8 @@ type serveFlags struct {
 	listen      string
 	hostKey     string
 	maxSessions int
+	maxStartups string
+	loginGrace  time.Duration
 	idleTimeout time.Duration
 	attention   string
 	theme       string
@@ -42,14 +44,26 @@ are refused before anything is drawn.
 
 A client may send NO_COLOR (mono theme) and CLAWPIT_QUIET=1 (no bell) with
 ssh -o SendEnv=NO_COLOR,CLAWPIT_QUIET. SIGTERM closes every session with a
-message and exits within 5 seconds.`,
+message and exits within 5 seconds.
+
+Connections are limited like sshd's: one that has not logged in within
+--login-grace-time is closed, and so is a logged-in one that holds no
+session for that long. --max-startups start:rate:full caps connections not
+logged in yet (sshd's MaxStartups): from start on, a new one is refused with
+probability rate percent, rising to every one at full; a refused connection
+is closed at once, before the SSH handshake. Logged-in connections count
+toward --max-sessions whether or not they open a session. While the cap is
+refusing, an operator is refused too until the waiting connections log in or
+time out: keep the listen address on loopback or behind a firewall or VPN.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runServe(cmd, a, &f) },
 	}
 	fl := c.Flags()
 	fl.StringVar(&f.listen, "listen", serve.DefaultListen, "address to listen on (host:port)")
 	fl.StringVar(&f.hostKey, "host-key", "", "SSH host key file, created (ed25519, mode 0600) when missing (default $CLAWPIT_HOME/serve_host_ed25519)")
-	fl.IntVar(&f.maxSessions, "max-sessions", serve.DefaultMaxSessions, "most concurrent sessions; more are told to try later")
+	fl.IntVar(&f.maxSessions, "max-sessions", serve.DefaultMaxSessions, "most concurrent sessions, and most logged-in connections (with or without a session); more are told to try later")
+	fl.StringVar(&f.maxStartups, "max-startups", serve.DefaultStartups.String(), "cap on connections not logged in yet, start:rate:full like sshd's MaxStartups (or N: refuse beyond N); refused ones are closed before the SSH handshake")
+	fl.DurationVar(&f.loginGrace, "login-grace-time", serve.DefaultLoginGraceTime, "close a connection not logged in within this time, and a logged-in one holding no session for this long")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close a session after this long without a key press (0 never)")
 	fl.StringVar(&f.attention, "attention", "approvals,failures", "what rings the bell and highlights the header: approvals, failures (a task failed or lost), both, or none")
 	fl.StringVar(&f.theme, "theme", "", "console theme: "+joinNames(themes.Names())+" (default dark; a client's NO_COLOR selects mono)")
@@ -85,6 +99,12 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		return core.Invalidf("--max-sessions %d: must be at least 1", f.maxSessions)
 	case f.idleTimeout < 0:
 		return core.Invalidf("--idle-timeout %s: must not be negative", f.idleTimeout)
+	case f.loginGrace <= 0:
+		return core.Invalidf("--login-grace-time %s: must be positive", f.loginGrace)
+	}
+	startups, err := serve.ParseStartups(f.maxStartups)
+	if err != nil {
+		return err
 	}
 	// The embedded sweeper's thresholds and intervals: config [sweep], then
 	// flags; the thresholds go into a.th, which the registry is opened with.
@@ -133,6 +153,7 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 	}
 	srv, err := serve.New(reg, jobs, tui.SweeperMaintenance(core.NewSweeper(reg, jobs)), serve.Config{
 		HostKey: hk, MaxSessions: f.maxSessions, IdleTimeout: idle,
+		MaxStartups: startups, LoginGraceTime: f.loginGrace,
 		SweepInterval: sweep.sweepInterval, WatchdogInterval: sweep.watchdogInterval,
 		Theme: f.theme, Keys: keys, Attention: att, Logger: slog.New(h),
 	})

@@ -98,3 +98,36 @@ func TestServeWarnsWithoutOperators(t *testing.T) {
 
 // testPublicKey is a valid ed25519 public key (no private half is kept).
 const testPublicKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl alice\n"
+
+// Bad connection limits exit 2 naming the value, before anything listens;
+// --help documents them.
+func TestServeBadLimitFlags(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "registry.db")
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--login-grace-time", "0s"}, "--login-grace-time 0s: must be positive"},
+		{[]string{"--login-grace-time", "-5s"}, "--login-grace-time -5s"},
+		{[]string{"--max-startups", "10:30"}, `--max-startups "10:30"`},
+		{[]string{"--max-startups", "10:0:100"}, "rate 0%"},
+		{[]string{"--max-startups", "20:30:10"}, "full 10 is below start 20"},
+		{[]string{"--max-startups", "0"}, "start 0 must be at least 1"},
+		{[]string{"--max-startups", "many"}, `"many" is not a whole number`},
+	} {
+		var o, e bytes.Buffer
+		args := append([]string{"--db", db, "serve", "--listen", "127.0.0.1:0", "--host-key", filepath.Join(t.TempDir(), "hk")}, c.args...)
+		if code := Run(context.Background(), args, strings.NewReader(""), &o, &e); code != 2 || !strings.Contains(e.String(), c.msg) || strings.Contains(o.String(), "listening") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, o.String(), e.String(), c.msg)
+		}
+	}
+	var o, e bytes.Buffer
+	if code := Run(context.Background(), []string{"serve", "--help"}, strings.NewReader(""), &o, &e); code != 0 {
+		t.Fatalf("serve --help: exit %d %q", code, e.String())
+	}
+	for _, want := range []string{"--login-grace-time duration", "(default 30s)", "--max-startups string", `(default "10:30:100")`, "before the SSH handshake"} {
+		if !strings.Contains(o.String(), want) {
+			t.Errorf("serve --help does not say %q:\n%s", want, o.String())
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/tui"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // Defaults of Config.
@@ -27,6 +29,10 @@ const (
 	DefaultIdleTimeout  = 30 * time.Minute
 	DefaultPollInterval = 100 * time.Millisecond
 	DefaultSessionTick  = time.Second
+	// DefaultLoginGraceTime is how long a connection may take to log in,
+	// and how long a logged-in one may hold no session (sshd's
+	// LoginGraceTime is 120 s; hardened configurations use 30 s).
+	DefaultLoginGraceTime = 30 * time.Second
 	// DefaultFPS caps each session's frame rate: the renderer wakes this
 	// often per session even when idle (Bubble Tea's default is 60), and a
 	// change waits at most 1/FPS (50 ms) for its frame.
@@ -38,9 +44,19 @@ const (
 
 // Config configures a Server. Zero fields take the defaults above.
 type Config struct {
-	HostKey     *HostKey
-	MaxSessions int           // concurrent sessions; more are told to retry later
-	IdleTimeout time.Duration // without a key press; < 0 disables
+	HostKey *HostKey
+	// MaxSessions caps both the concurrent sessions and the logged-in
+	// connections (a connection with no session counts too); more are told
+	// to retry later.
+	MaxSessions int
+	// MaxStartups caps the connections not logged in yet (sshd's
+	// MaxStartups); the zero value is DefaultStartups.
+	MaxStartups Startups
+	// LoginGraceTime closes a connection not logged in within it, and a
+	// logged-in one that holds no session for it; ≤ 0 is
+	// DefaultLoginGraceTime.
+	LoginGraceTime time.Duration
+	IdleTimeout    time.Duration // without a key press; < 0 disables
 	// PollInterval is the watcher's data_version poll (one for all sessions).
 	PollInterval time.Duration
 	// SessionTick is each session's own tick (relative ages, status expiry);
@@ -72,6 +88,7 @@ type Server struct {
 	w     *watcher
 	log   *slog.Logger
 	srv   *ssh.Server
+	conns *conns
 
 	active   atomic.Int32
 	mu       sync.Mutex
@@ -91,6 +108,15 @@ func New(reg *core.Registry, jobs tui.JobActions, maint tui.Maintenance, cfg Con
 	}
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.MaxStartups == (Startups{}) {
+		cfg.MaxStartups = DefaultStartups
+	}
+	if err := cfg.MaxStartups.validate(); err != nil {
+		return nil, core.Invalidf("serve: max startups %s: %v", cfg.MaxStartups, err)
+	}
+	if cfg.LoginGraceTime <= 0 {
+		cfg.LoginGraceTime = DefaultLoginGraceTime
 	}
 	if cfg.IdleTimeout == 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
@@ -113,6 +139,7 @@ func New(reg *core.Registry, jobs tui.JobActions, maint tui.Maintenance, cfg Con
 	s := &Server{cfg: cfg, reg: reg, jobs: jobs, maint: maint, log: cfg.Logger,
 		src: tui.NewStoreSource(reg.Store()), sessions: map[*session]struct{}{}}
 	s.w = newWatcher(reg.Store(), cfg.PollInterval, cfg.Logger)
+	s.conns = newConns(cfg.MaxStartups, cfg.LoginGraceTime, cfg.MaxSessions, rand.IntN, cfg.Logger)
 	srv, err := wish.NewServer(
 		wish.WithHostKeyPEM(cfg.HostKey.PEM),
 		wish.WithPublicKeyAuth(s.authenticate),
@@ -122,6 +149,8 @@ func New(reg *core.Registry, jobs tui.JobActions, maint tui.Maintenance, cfg Con
 		return nil, fmt.Errorf("serve: %w", err)
 	}
 	srv.Handler = s.handle
+	srv.ConnCallback = connCallback
+	srv.ServerConfigCallback = s.serverConfig
 	s.srv = srv
 	return s, nil
 }
@@ -131,7 +160,36 @@ type ctxKey int
 const (
 	keyOperator ctxKey = iota
 	keyFingerprint
+	keyConn
 )
+
+// connCallback hands the SSH context its connection's accounting, for the
+// server configuration and the session handler.
+func connCallback(ctx ssh.Context, c net.Conn) net.Conn {
+	if tc, ok := c.(*trackedConn); ok {
+		ctx.SetValue(keyConn, tc)
+	}
+	return c
+}
+
+// serverConfig is one connection's SSH configuration: a successful
+// authentication (AuthLogCallback with no error: the signature verified)
+// moves the connection to the logged-in count.
+func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
+	tc, _ := ctx.Value(keyConn).(*trackedConn)
+	return &gossh.ServerConfig{
+		AuthLogCallback: func(_ gossh.ConnMetadata, _ string, err error) {
+			if err == nil {
+				op, _ := ctx.Value(keyOperator).(*core.Operator)
+				name := ""
+				if op != nil {
+					name = op.Name
+				}
+				s.conns.loggedIn(tc, name)
+			}
+		},
+	}
+}
 
 // authenticate admits a key that belongs to an operator; every other key is
 // refused before a session (and any screen) exists.
@@ -170,7 +228,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer func() { stopWatch(); bg.Wait() }()
 
 	errc := make(chan error, 1)
-	go func() { errc <- s.srv.Serve(ln) }()
+	go func() { errc <- s.srv.Serve(listener{Listener: ln, c: s.conns}) }()
 	select {
 	case err := <-errc:
 		if errors.Is(err, ssh.ErrServerClosed) {
@@ -194,6 +252,7 @@ func (s *Server) drain(errc <-chan error) error {
 	}
 	s.mu.Unlock()
 	s.log.Info("draining", "sessions", len(open))
+	s.conns.drain(false) // connections without a session have nothing to say goodbye to
 	for _, ss := range open {
 		ss.close("clawpit serve is shutting down; bye.")
 	}
@@ -207,7 +266,10 @@ func (s *Server) drain(errc <-chan error) error {
 		s.srv.Close()
 	}
 	<-errc
-	s.log.Info("stopped", "took", time.Since(start).Round(time.Millisecond).String())
+	s.conns.drain(true)
+	st := s.ConnStats()
+	s.log.Info("stopped", "took", time.Since(start).Round(time.Millisecond).String(),
+		"accepted", st.Accepted, "refused", st.Refused, "dropped", st.Dropped)
 	return nil
 }
 
@@ -245,6 +307,13 @@ func (s *Server) maintain(ctx context.Context) {
 
 // Sessions is the number of open sessions.
 func (s *Server) Sessions() int { return int(s.active.Load()) }
+
+// ConnStats counts the server's connections now and since it started.
+func (s *Server) ConnStats() ConnStats {
+	st := s.conns.stats()
+	st.Sessions = s.Sessions()
+	return st
+}
 
 // Polls is how many times the watcher read data_version (tests, bench).
 func (s *Server) Polls() int64 { return s.w.polls.Load() }

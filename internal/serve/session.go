@@ -62,21 +62,24 @@ func (s *Server) handle(sess ssh.Session) {
 		log.Info("session end", "reason", end, "duration", time.Since(start).Round(time.Millisecond).String())
 	}()
 
-	if n := s.active.Add(1); int(n) > s.cfg.MaxSessions {
-		s.active.Add(-1)
+	tc, _ := ctx.Value(keyConn).(*trackedConn)
+	release, ok := s.takeSession(tc)
+	if !ok {
 		end = "too many sessions"
 		log.Warn("session refused: too many sessions", "max", s.cfg.MaxSessions)
 		wish.Fatalf(sess, "clawpit serve: too many sessions (%d); try again later\r\n", s.cfg.MaxSessions)
 		return
 	}
-	defer s.active.Add(-1)
+	defer release()
 	pty, winCh, ok := sess.Pty()
 	if !ok {
 		end = "no terminal"
 		wish.Fatalln(sess, "clawpit serve: the console needs a terminal: connect with ssh -t")
 		return
 	}
-	log.Info("session start", "key", fp, "term", pty.Term, "size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height))
+	st := s.ConnStats()
+	log.Info("session start", "key", fp, "term", pty.Term, "size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height),
+		"sessions", st.Sessions, "authenticated", st.Authenticated, "unauthenticated", st.Unauthenticated)
 
 	env := sess.Environ()
 	getenv := func(k string) string {
@@ -161,6 +164,22 @@ func (s *Server) handle(sess ssh.Session) {
 	default:
 		_ = sess.Exit(0)
 	}
+}
+
+// takeSession counts a session on tc and reports whether it may run; when
+// it may, release uncounts it. A connection logged in beyond
+// --max-sessions gets no session either, so the cap holds whether clients
+// open sessions or only connections.
+func (s *Server) takeSession(tc *trackedConn) (release func(), ok bool) {
+	if !s.conns.sessionStart(tc) {
+		return nil, false
+	}
+	if int(s.active.Add(1)) > s.cfg.MaxSessions {
+		s.active.Add(-1)
+		s.conns.sessionEnd(tc)
+		return nil, false
+	}
+	return func() { s.active.Add(-1); s.conns.sessionEnd(tc) }, true
 }
 
 // sessionModel wraps one session's console: it notes key presses for the
