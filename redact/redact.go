@@ -33,20 +33,34 @@ import "strings"
 //     its prefix.
 //   - "Bearer <token>" anywhere, token ≥ 16 chars (shorter words such as
 //     "Bearer token required" are prose).
-//   - Slack webhooks: hooks.slack.com/services/<REDACTED>.
+//   - Slack webhooks: hooks.slack.com/{services,workflows,triggers}/<REDACTED>.
 //   - Well-known token prefixes, the whole token replaced, only at a word
 //     start (previous byte not a letter/digit, so "task-…" is no "sk-…"):
-//     sk-… (≥20), sk_live_/sk_test_/rk_live_/rk_test_… (≥10),
-//     xox[abeprs]-… (≥10), gh[pousr]_… (≥30), github_pat_… (≥20),
-//     AKIA/ASIA + exactly 16 [A-Z0-9], AIza + ≥35, whsec_… (≥10),
-//     npm_… (≥36), pypi-… (≥16), JWTs eyJ….….… (header ≥ 10 chars).
+//     xox[abeoprs]-… (≥10), gh[pousr]_… (≥30), AKIA/ASIA/ABIA/ACCA/A3T… +
+//     16 [A-Z0-9], JWTs eyJ….….… (header ≥ 10 chars), and the prefixes of
+//     tokRules (OpenAI/Anthropic sk-, Stripe, GitHub fine-grained, Google
+//     AIza and ya29., npm, PyPI, Hugging Face hf_, GitLab glpat- and its
+//     kin, SendGrid SG., Twilio SK…, DigitalOcean, Shopify, Grafana,
+//     Linear, Pulumi, Vault, Doppler, Postman, RubyGems, PlanetScale, age,
+//     Square, and others from gitleaks' default rule set).
+//   - Twilio: the auth token after an account SID ("AC<32 hex>:TOKEN").
+//   - Command-line flags: curl's -u/--user user:PASS (the password; uid:gid
+//     such as "-u 1000:1000" is left alone), and a flag named like a secret
+//     key followed by its value as the next word ("--password PASS",
+//     "--api-key PASS", "-token PASS"). "-p" is not read as a password:
+//     it is a port (docker, ssh) or a parents flag (mkdir) far more often.
 //   - PEM private keys: in a single line, everything between
 //     "-----BEGIN … PRIVATE KEY-----" and "-----END" (or the end of the line);
 //     across lines, LineRedactor/Block replace every body line.
 //
 // Not redacted (by design, SPEC J4 "no entropy rules"): commit SHAs, UUIDs,
 // ordinary hex/base64, secrets in prose without a key/value separator
-// ("the password is hunter2"), cookies. A prose "token: expired" loses its
+// ("the password is hunter2"), cookies, a key named "key" alone (cache_key,
+// primary_key), a secret split across lines (but PEM bodies), a secret
+// encoded (base64 of "password=x").
+//
+// A line of any length is covered: Stream redacts a line that arrives in
+// pieces, holding a secret's state across them. A prose "token: expired" loses its
 // next word (over-redaction is the safe side).
 //
 // Idempotent: redacting an output again returns it unchanged.
@@ -377,61 +391,103 @@ type tokRule struct {
 // token is replaced). The sources are the vendors' documented formats, as
 // collected by gitleaks' default rule set (see README, Security model).
 var tokRules = []tokRule{
-	{"sk-", clsTokDash, 20, false},                    // OpenAI, Anthropic (sk-ant-…), DeepSeek…
-	{"sk_live_", clsAlnum, 10, false},                 // Stripe
-	{"sk_test_", clsAlnum, 10, false},                 // Stripe
-	{"rk_live_", clsAlnum, 10, false},                 // Stripe restricted
-	{"rk_test_", clsAlnum, 10, false},                 // Stripe restricted
-	{"github_pat_", clsTokDash, 20, false},            // GitHub fine-grained
-	{"AIza", clsTokDash, 35, false},                   // Google API key
-	{"whsec_", clsB64, 10, false},                     // Stripe/Svix webhook secret
-	{"npm_", clsAlnum, 36, false},                     // npm
-	{"pypi-", clsTokDash, 16, false},                  // PyPI
-	{"hf_", clsAlnum, 30, false},                      // Hugging Face
-	{"api_org_", clsAlnum, 30, false},                 // Hugging Face organisation
-	{"glpat-", clsTokDash, 20, false},                 // GitLab personal access token
-	{"gldt-", clsTokDash, 20, false},                  // GitLab deploy token
-	{"glptt-", clsTokDash, 20, false},                 // GitLab pipeline trigger
-	{"glrt-", clsTokDash, 20, false},                  // GitLab runner
-	{"glcbt-", clsTokDash, 20, false},                 // GitLab CI/CD job
-	{"glimt-", clsTokDash, 20, false},                 // GitLab incoming mail
-	{"glagent-", clsTokDash, 20, false},               // GitLab agent
-	{"gloas-", clsTokDash, 20, false},                 // GitLab OAuth app secret
-	{"glsoat-", clsTokDash, 20, false},                // GitLab SCIM
-	{"glffct-", clsTokDash, 20, false},                // GitLab feature flags client
-	{"GR1348941", clsTokDash, 20, false},              // GitLab runner registration
-	{"SG.", clsTokDash | clsIdent, 40, false},         // SendGrid (SG.<22>.<43>)
-	{"ya29.", clsTokDash, 20, false},                  // Google OAuth access token
-	{"SK", clsHex, 32, true},                          // Twilio API key
-	{"dop_v1_", clsHex, 64, true},                     // DigitalOcean
-	{"doo_v1_", clsHex, 64, true},                     // DigitalOcean OAuth
-	{"dor_v1_", clsHex, 64, true},                     // DigitalOcean refresh
-	{"shpat_", clsHex, 32, true},                      // Shopify
-	{"shpca_", clsHex, 32, true},                      // Shopify
-	{"shppa_", clsHex, 32, true},                      // Shopify
-	{"shpss_", clsHex, 32, true},                      // Shopify shared secret
-	{"glc_", clsB64, 32, false},                       // Grafana Cloud
-	{"glsa_", clsTokDash, 32, false},                  // Grafana service account
-	{"lin_api_", clsAlnum, 40, false},                 // Linear
-	{"pul-", clsHex, 40, true},                        // Pulumi
-	{"xapp-", clsAlnumDash, 20, false},                // Slack app-level
-	{"sntrys_", clsB64 | clsTokDash, 40, false},       // Sentry org
-	{"sntryu_", clsHex, 64, true},                     // Sentry user
-	{"hvs.", clsTokDash, 24, false},                   // HashiCorp Vault service
-	{"hvb.", clsTokDash, 24, false},                   // HashiCorp Vault batch
-	{"dp.pt.", clsAlnum, 40, false},                   // Doppler
-	{"PMAK-", clsHex | clsAlnumDash, 40, false},       // Postman
-	{"rubygems_", clsHex, 48, true},                   // RubyGems
-	{"pscale_tkn_", clsTokDash | clsIdent, 32, false}, // PlanetScale
-	{"pscale_pw_", clsTokDash | clsIdent, 32, false},  // PlanetScale
-	{"AGE-SECRET-KEY-1", clsUpDig, 50, false},         // age
-	{"sq0atp-", clsTokDash, 22, false},                // Square
-	{"sq0csp-", clsTokDash, 40, false},                // Square
-	{"ATATT3", clsTokDash | clsB64, 100, false},       // Atlassian
-	{"gsk_", clsAlnum, 40, false},                     // Groq
-	{"xai-", clsAlnum, 60, false},                     // xAI
-	{"dapi", clsHex, 32, true},                        // Databricks
-	{"ntn_", clsAlnum, 40, false},                     // Notion
+	{"sk-", clsTokDash, 20, false},                      // OpenAI, Anthropic (sk-ant-…), DeepSeek…
+	{"sk_live_", clsAlnum, 10, false},                   // Stripe
+	{"sk_test_", clsAlnum, 10, false},                   // Stripe
+	{"rk_live_", clsAlnum, 10, false},                   // Stripe restricted
+	{"rk_test_", clsAlnum, 10, false},                   // Stripe restricted
+	{"github_pat_", clsTokDash, 20, false},              // GitHub fine-grained
+	{"AIza", clsTokDash, 35, false},                     // Google API key
+	{"whsec_", clsB64, 10, false},                       // Stripe/Svix webhook secret
+	{"npm_", clsAlnum, 36, false},                       // npm
+	{"pypi-", clsTokDash, 16, false},                    // PyPI
+	{"hf_", clsAlnum, 30, false},                        // Hugging Face
+	{"api_org_", clsAlnum, 30, false},                   // Hugging Face organisation
+	{"glpat-", clsTokDash | clsIdent, 20, false},        // GitLab personal access token
+	{"gldt-", clsTokDash, 20, false},                    // GitLab deploy token
+	{"glptt-", clsTokDash, 20, false},                   // GitLab pipeline trigger
+	{"glrt-", clsTokDash | clsIdent, 20, false},         // GitLab runner
+	{"glcbt-", clsTokDash, 20, false},                   // GitLab CI/CD job
+	{"glimt-", clsTokDash, 20, false},                   // GitLab incoming mail
+	{"glagent-", clsTokDash, 20, false},                 // GitLab agent
+	{"gloas-", clsTokDash, 20, false},                   // GitLab OAuth app secret
+	{"glsoat-", clsTokDash, 20, false},                  // GitLab SCIM
+	{"glffct-", clsTokDash, 20, false},                  // GitLab feature flags client
+	{"GR1348941", clsTokDash, 20, false},                // GitLab runner registration
+	{"SG.", clsTokDash | clsIdent, 40, false},           // SendGrid (SG.<22>.<43>)
+	{"ya29.", clsTokDash, 20, false},                    // Google OAuth access token
+	{"SK", clsHex, 32, true},                            // Twilio API key
+	{"dop_v1_", clsHex, 64, true},                       // DigitalOcean
+	{"doo_v1_", clsHex, 64, true},                       // DigitalOcean OAuth
+	{"dor_v1_", clsHex, 64, true},                       // DigitalOcean refresh
+	{"shpat_", clsHex, 32, true},                        // Shopify
+	{"shpca_", clsHex, 32, true},                        // Shopify
+	{"shppa_", clsHex, 32, true},                        // Shopify
+	{"shpss_", clsHex, 32, true},                        // Shopify shared secret
+	{"glc_", clsB64, 32, false},                         // Grafana Cloud
+	{"glsa_", clsTokDash, 32, false},                    // Grafana service account
+	{"lin_api_", clsAlnum, 40, false},                   // Linear
+	{"pul-", clsHex, 40, true},                          // Pulumi
+	{"xapp-", clsAlnumDash, 20, false},                  // Slack app-level
+	{"sntrys_", clsB64 | clsTokDash, 40, false},         // Sentry org
+	{"sntryu_", clsHex, 64, true},                       // Sentry user
+	{"hvs.", clsTokDash, 24, false},                     // HashiCorp Vault service
+	{"hvb.", clsTokDash, 24, false},                     // HashiCorp Vault batch
+	{"dp.pt.", clsAlnum, 40, false},                     // Doppler
+	{"PMAK-", clsHex | clsAlnumDash, 40, false},         // Postman
+	{"rubygems_", clsHex, 48, true},                     // RubyGems
+	{"pscale_tkn_", clsTokDash | clsIdent, 32, false},   // PlanetScale
+	{"pscale_pw_", clsTokDash | clsIdent, 32, false},    // PlanetScale
+	{"AGE-SECRET-KEY-1", clsUpDig, 50, false},           // age
+	{"sq0atp-", clsTokDash, 22, false},                  // Square
+	{"sq0csp-", clsTokDash, 40, false},                  // Square
+	{"ATATT3", clsTokDash | clsB64, 100, false},         // Atlassian
+	{"gsk_", clsAlnum, 40, false},                       // Groq
+	{"xai-", clsAlnum, 60, false},                       // xAI
+	{"dapi", clsHex, 32, true},                          // Databricks
+	{"ntn_", clsAlnum, 40, false},                       // Notion
+	{"sk_prod_", clsAlnum, 10, false},                   // Stripe
+	{"rk_prod_", clsAlnum, 10, false},                   // Stripe
+	{"glft-", clsTokDash, 20, false},                    // GitLab feed token
+	{"ops_eyJ", clsB64, 100, false},                     // 1Password service account
+	{"p8e-", clsAlnum, 32, true},                        // Adobe client secret
+	{"LTAI", clsAlnum, 20, true},                        // Alibaba access key
+	{"AKCp", clsAlnum, 69, true},                        // JFrog Artifactory
+	{"ABSK", clsB64, 109, false},                        // Amazon Bedrock
+	{"4b1d", clsAlnum, 38, true},                        // ClickHouse Cloud
+	{"v1.0-", clsHex | clsAlnumDash, 170, false},        // Cloudflare origin CA
+	{"duffel_test_", clsTokDash | clsB64, 43, false},    // Duffel
+	{"duffel_live_", clsTokDash | clsB64, 43, false},    // Duffel
+	{"dt0c01.", clsAlnum | clsIdent, 89, false},         // Dynatrace
+	{"EZAK", clsAlnum, 54, true},                        // EasyPost
+	{"EZTK", clsAlnum, 54, true},                        // EasyPost test
+	{"EAAC", clsAlnum, 100, false},                      // Facebook
+	{"EAAM", clsAlnum, 100, false},                      // Facebook
+	{"EAAA", clsTokDash, 22, false},                     // Square
+	{"FLWSECK_TEST-", clsAlnumDash, 12, false},          // Flutterwave
+	{"FLWSECK-", clsAlnumDash, 32, false},               // Flutterwave
+	{"fo1_", clsTokDash, 43, false},                     // Fly.io
+	{"fm1a_", clsB64, 100, false},                       // Fly.io
+	{"fm1r_", clsB64, 100, false},                       // Fly.io
+	{"fm2_", clsB64, 100, false},                        // Fly.io
+	{"fio-u-", clsTokDash | clsB64, 64, false},          // Frame.io
+	{"HRKU-AA", clsTokDash, 58, false},                  // Heroku
+	{"ico-", clsAlnum, 32, true},                        // Infracost
+	{"s-s4t2ud-", clsHex, 64, true},                     // 42 intra
+	{"s-s4t2af-", clsHex, 64, true},                     // 42 intra
+	{"API-", clsUpDig, 26, true},                        // Octopus Deploy
+	{"sha256~", clsTokDash, 43, false},                  // OpenShift
+	{"pplx-", clsAlnum, 48, false},                      // Perplexity
+	{"pnu_", clsAlnum, 36, false},                       // Prefect
+	{"rdme_", clsAlnum, 70, false},                      // ReadMe
+	{"tk-us-", clsTokDash, 48, false},                   // Scalingo
+	{"xkeysib-", clsAlnumDash, 64, false},               // Brevo (Sendinblue)
+	{"sm_aat_", clsAlnum, 16, true},                     // SettleMint
+	{"sm_pat_", clsAlnum, 16, true},                     // SettleMint
+	{"sm_sat_", clsAlnum, 16, true},                     // SettleMint
+	{"shippo_live_", clsHex, 40, true},                  // Shippo
+	{"shippo_test_", clsHex, 40, true},                  // Shippo
+	{"pscale_oauth_", clsTokDash | clsIdent, 32, false}, // PlanetScale
 }
 
 // tokByFirst indexes tokRules by their first byte (built once, never changed).
@@ -445,8 +501,8 @@ var tokByFirst = func() (t [256][]tokRule) {
 // rkind classifies bytes for the scan (the prefilter): kindPlain bytes are
 // skipped at once, words (letters and digits) are skipped after a look at
 // their first two bytes, and only ':', '=', '-' call a matcher. rnext holds,
-// for each letter that can start a token, the bytes that can follow it (bit
-// d-'0').
+// for each letter or digit that can start a token, the bytes that can follow
+// it (bit d of the 256).
 const (
 	kindPlain  = iota // not a letter or digit, starts nothing
 	kindColon         // ':' key/value, "://"
@@ -456,21 +512,20 @@ const (
 	kindLetter        // letter that can start a token
 )
 
-var rkind, rnext = func() (t [256]uint8, nx [256][2]uint64) {
+var rkind, rnext = func() (t [256]uint8, nx [256][4]uint64) {
 	for c := 0; c < 256; c++ {
 		if rcls[c]&clsAlnum != 0 {
 			t[c] = kindWord
 		}
 	}
 	t[':'], t['='], t['-'] = kindColon, kindEq, kindDash
-	starts := []string{"xo", "gh", "AK", "AS", "AC", "ey", "Be", "ho"}
+	starts := []string{"xo", "gh", "AK", "AS", "AB", "AC", "A3", "ey", "Be", "ho"}
 	for _, r := range tokRules {
 		starts = append(starts, r.prefix[:2])
 	}
 	for _, p := range starts {
 		t[p[0]] = kindLetter
-		d := p[1] - '0'
-		nx[p[0]][d/64] |= 1 << (d % 64)
+		nx[p[0]][p[1]/64] |= 1 << (p[1] % 64)
 	}
 	return
 }()
@@ -479,10 +534,7 @@ func rIsAlnum(c byte) bool    { return rcls[c]&clsAlnum != 0 }
 func isBlankByte(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 // mayStartToken: the prefilter on a word's first two bytes.
-func mayStartToken(c, d byte) bool {
-	d -= '0'
-	return d < 128 && rnext[c][d/64]>>(d%64)&1 != 0
-}
+func mayStartToken(c, d byte) bool { return rnext[c][d/64]>>(d%64)&1 != 0 }
 
 // redactScan appends the spans to redact in b and reports whether b opens a
 // PEM private-key block that it does not close. partial says that b is a
@@ -958,7 +1010,7 @@ func tokenAt[T rtext](b T, i int, partial bool) rspan {
 	}
 	switch b[i] {
 	case 'x':
-		if i+4 < len(b) && b[i+1] == 'o' && b[i+2] == 'x' && b[i+4] == '-' && strings.IndexByte("abeprs", b[i+3]) >= 0 {
+		if i+4 < len(b) && b[i+1] == 'o' && b[i+2] == 'x' && b[i+4] == '-' && strings.IndexByte("abeoprs", b[i+3]) >= 0 {
 			s, e := runFrom(b, i, 5, clsAlnumDash, 10)
 			return rspan{s, e, inRun(clsAlnumDash)}
 		}
@@ -968,7 +1020,7 @@ func tokenAt[T rtext](b T, i int, partial bool) rspan {
 			return rspan{s, e, inRun(clsAlnum)}
 		}
 	case 'A':
-		if hasPrefixAt(b, i, "AKIA") || hasPrefixAt(b, i, "ASIA") {
+		if hasPrefixAt(b, i, "AKIA") || hasPrefixAt(b, i, "ASIA") || hasPrefixAt(b, i, "ABIA") || hasPrefixAt(b, i, "ACCA") || hasPrefixAt(b, i, "A3T") {
 			k := i + 4
 			for k < len(b) && k-i < 20 && rcls[b[k]]&clsUpDig != 0 {
 				k++
@@ -1000,10 +1052,11 @@ func tokenAt[T rtext](b T, i int, partial bool) rspan {
 			return rspan{s, e, inRun(clsBearer | clsB64)}
 		}
 	case 'h':
-		const hook = "hooks.slack.com/services/"
-		if hasPrefixAt(b, i, hook) {
-			s, e := runFrom(b, i+len(hook), 0, clsSlack, 1)
-			return rspan{s, e, inRun(clsSlack)}
+		for _, hook := range []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"} {
+			if hasPrefixAt(b, i, hook) {
+				s, e := runFrom(b, i+len(hook), 0, clsSlack, 1)
+				return rspan{s, e, inRun(clsSlack)}
+			}
 		}
 	}
 	return none
