@@ -231,3 +231,178 @@ func redactJobOn(t *testing.T, c interface{ OK(...string) string }, text string)
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// redactTok builds a token: prefix (split by the caller, see above) + n
+// bytes of alphabet, varied by prefix and n (an LCG), so no two fixtures
+// share a run of bytes.
+func redactTok(prefix, alphabet string, n int) string {
+	seed := uint32(n)
+	for _, c := range []byte(prefix + alphabet) {
+		seed = seed*31 + uint32(c)
+	}
+	b := make([]byte, n)
+	for i := range b {
+		seed = seed*1664525 + 1013904223
+		b[i] = alphabet[seed>>16%uint32(len(alphabet))]
+	}
+	return prefix + string(b)
+}
+
+const (
+	redactAlnum = "aB3dE5fG7hJ9kLmNpQrStUvWxYz0"
+	redactHex   = "0123456789abcdef"
+	redactUpDig = "ABCDEFGHJKLMNPQRSTUVWXYZ2345"
+	redactLower = "abcdefghijklmnopqrstuvwxyz"
+)
+
+// redactKinds are the token kinds of issue 24 and the gitleaks rules added
+// with them: line is printed by the job, secret must not show in any part
+// of 8 bytes or more.
+var redactKinds = []struct{ name, line, secret string }{}
+
+func init() {
+	add := func(name, before, secret, after string) {
+		redactKinds = append(redactKinds, struct{ name, line, secret string }{name, before + secret + after, secret})
+	}
+	for _, k := range []struct{ name, token string }{
+		{"hugging face", redactTok("hf"+"_", redactLower, 34)},
+		{"gitlab pat", redactTok("gl"+"pat-", redactAlnum+"_-", 20)},
+		{"gitlab runner", redactTok("gl"+"rt-", redactAlnum, 20)},
+		{"gitlab deploy", redactTok("gl"+"dt-", redactAlnum, 20)},
+		{"sendgrid", redactTok("S"+"G.", redactAlnum, 22) + "." + redactTok("", redactAlnum+"-_", 43)},
+		{"google oauth", redactTok("ya"+"29.", redactAlnum+"-_", 120)},
+		{"twilio api key", redactTok("S"+"K", redactHex, 32)},
+		{"digitalocean", redactTok("do"+"p_v1_", redactHex, 64)},
+		{"shopify", redactTok("sh"+"pat_", redactHex, 32)},
+		{"linear", redactTok("lin"+"_api_", redactAlnum, 40)},
+		{"pulumi", redactTok("pu"+"l-", redactHex, 40)},
+		{"vault", redactTok("hv"+"s.", redactAlnum+"_-", 95)},
+		{"doppler", redactTok("dp"+".pt.", redactAlnum, 43)},
+		{"postman", redactTok("PM"+"AK-", redactHex, 24) + "-" + redactTok("", redactHex, 34)},
+		{"rubygems", redactTok("ruby"+"gems_", redactHex, 48)},
+		{"planetscale", redactTok("pscale"+"_tkn_", redactAlnum, 43)},
+		{"age", redactTok("AGE-SECRET"+"-KEY-1", redactUpDig, 58)},
+		{"square", redactTok("sq"+"0atp-", redactAlnum+"_-", 22)},
+		{"databricks", redactTok("da"+"pi", redactHex, 32)},
+		{"grafana cloud", redactTok("gl"+"c_", redactAlnum, 40)},
+		{"perplexity", redactTok("pp"+"lx-", redactAlnum, 48)},
+		{"openshift", redactTok("sha"+"256~", redactAlnum+"_-", 43)},
+		{"aws abia", redactTok("AB"+"IA", redactUpDig, 16)},
+	} {
+		add(k.name, "using ", k.token, " ok")
+	}
+	sid := redactTok("A"+"C", redactHex, 32)
+	add("twilio sid:token", "curl https://api.twilio.com -u "+sid+":", redactTok("tw", redactHex, 32)[2:], " -d x")
+	add("curl -u", "curl -u admin:", "s3cr3t-Pa55w0rd-xyz", " https://api.example.com")
+	add("curl --user quoted", "curl --user 'deploy:", "h0pk1ns~21s-long", "' https://x")
+	add("--password flag", "mysqldump --password ", "hunter2hunter2", " --all-databases")
+	add("--api-key flag", "tool --api-key ", "k3y-v4lu3-0123456", " --verbose")
+	add("-token flag", "app -token ", "t0k3n-v4lu3-0123", " run")
+}
+
+// redactKeep are lines no rule may touch (decided: "-p" is a port or mkdir's
+// parents flag, never a password; uid:gid is no user:password).
+var redactKeep = []string{
+	"docker run -p 8080:80 -u 1000:1000 img && ssh -p 22 host && mkdir -p /tmp/a/b",
+	"commit 3f786850e387550fdab836ed7e6dc881de23001b merged",
+	"task 0190c2a4-7b7e-7c3a-9d2e-1f2a3b4c5d6e started; git push -u origin main",
+	"the tokenizer uses hf_hub_download; docker login --password-stdin",
+}
+
+// redactLeak returns the first part of secret (8 bytes or more) found in
+// out, or "".
+func redactLeak(out, secret string) string {
+	for i := 0; i+8 <= len(secret); i++ {
+		if strings.Contains(out, secret[i:i+8]) {
+			return secret[i : i+8]
+		}
+	}
+	return ""
+}
+
+// TestRedactTokenKinds: every token kind of issue 24 (Hugging Face, GitLab,
+// SendGrid, Google OAuth, Twilio, curl -u, --password-style flags) and the
+// gitleaks prefixes added with them, printed by a job, never reach its log,
+// `job tail` or `job follow`; ordinary lines (ports, uid:gid, hashes, UUIDs)
+// come out unchanged.
+func TestRedactTokenKinds(t *testing.T) {
+	t.Parallel()
+	var sb strings.Builder
+	for _, k := range redactKinds {
+		sb.WriteString(k.line + "\n")
+	}
+	for _, l := range redactKeep {
+		sb.WriteString(l + "\n")
+	}
+	c := newCLI(t)
+	c.Env = append(c.Env, core.EnvJobRotateBytes+"=1073741824")
+	j := redactJobOn(t, c, sb.String())
+	for where, out := range redactOutputs(t, c, j) {
+		for _, k := range redactKinds {
+			if piece := redactLeak(out, k.secret); piece != "" {
+				t.Errorf("%s: %s: %q survives", where, k.name, piece)
+			}
+		}
+		for _, l := range redactKeep {
+			if !strings.Contains(out, l+"\n") && !strings.HasSuffix(out, l) {
+				t.Errorf("%s: an ordinary line was changed; want %q", where, l)
+			}
+		}
+	}
+}
+
+// TestRedactMCPInputClip: an MCP tool's input is shown in an approval as its
+// compact JSON clipped to 2,000 bytes. A token that the clip cuts must be
+// redacted whole before the clip: no part of it may reach the approval.
+func TestRedactMCPInputClip(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.OK("session", "open", "mcp")
+	const clipAt, head = 2000, `{"body":"`
+	tokens := []string{
+		redactTok("gh"+"p_", redactAlnum, 36),
+		redactTok("sk-"+"ant-api03-", redactAlnum+"_-", 95),
+		redactTok("hf"+"_", redactLower, 34),
+		redactTok("AK"+"IA", redactUpDig, 16),
+		"ey" + "JhbGciOiJIUzI1NiJ9." + redactTok("eyJ", redactAlnum, 40) + "." + redactTok("", redactAlnum, 43),
+	}
+	n := 0
+	for _, tok := range tokens {
+		for _, k := range []int{1, 2, 4, 5, 8, 12, 19, len(tok) / 2, len(tok) - 2, len(tok) - 1} {
+			// The token starts k bytes before the clip.
+			pad := strings.Repeat("w ", clipAt)[:clipAt-k-len(head)-1] + " "
+			n++
+			payload, err := json.Marshal(map[string]any{
+				"session_id": "mcp", "hook_event_name": "PreToolUse", "tool_name": "mcp__tracker__create_issue",
+				"cwd": "/tmp", "tool_use_id": fmt.Sprintf("toolu_%03d", n),
+				"tool_input": map[string]string{"body": pad + tok + " and more text after the token"},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := c.RunIn(strings.NewReader(string(payload)), "hook", "--gated", "--approval-timeout", "100ms")
+			if !strings.Contains(o.Stdout, `"deny"`) {
+				t.Fatalf("hook: %s", o)
+			}
+		}
+	}
+	var aps []core.Approval
+	if err := json.Unmarshal([]byte(c.OK("--json", "approval", "list", "--limit", "0")), &aps); err != nil {
+		t.Fatal(err)
+	}
+	if len(aps) != n {
+		t.Fatalf("%d approvals, want %d", len(aps), n)
+	}
+	for _, a := range aps {
+		for _, tok := range tokens {
+			// Any 5 bytes of the token after its first 3: a cut token shows
+			// its prefix and a few more bytes.
+			for i := 3; i+5 <= len(tok); i++ {
+				if strings.Contains(a.Command, tok[i:i+5]) {
+					t.Errorf("approval %s keeps %q of a token cut by the clip: …%q", a.ID, tok[i:i+5], a.Command[max(0, len(a.Command)-60):])
+					break
+				}
+			}
+		}
+	}
+}
