@@ -298,6 +298,19 @@ func FuzzRedact(f *testing.F) {
 				t.Fatalf("LineRedactor kept the planted secret")
 			}
 		}
+		// A Stream fed in pieces gives what LineRedactor gives whole.
+		lr, st := r.NewLineRedactor(), r.NewStream()
+		chunk := len(b)%7 + 1
+		for _, l := range bytes.Split([]byte(a+"\n"+b), []byte("\n")) {
+			want := string(lr.Line(l))
+			var out []byte
+			for k := 0; k < len(l); k += chunk {
+				out = st.Write(out, l[k:min(len(l), k+chunk)])
+			}
+			if got := string(st.EndLine(out)); got != want {
+				t.Fatalf("Stream in pieces of %d:\n line %q\n got  %q\n want %q", chunk, l, got, want)
+			}
+		}
 	})
 }
 

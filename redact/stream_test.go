@@ -178,13 +178,16 @@ func FuzzRedactStream(f *testing.F) {
 		sh := streamShapes[int(shape)%len(streamShapes)]
 		n = max(n%200_001, uint32(sh.min))
 		off %= 3 * StreamWindow
-		if filler == "" || strings.ContainsAny(filler, secretAlphabet+"\n\"'`\\") {
+		if filler == "" || strings.ContainsAny(filler, secretAlphabet+"\n") {
 			filler = "lorem ipsum "
 		}
 		rng := rand.New(rand.NewPCG(seed, uint64(off)))
 		pad := strings.Repeat(filler, int(off)/len(filler)+1)[:off]
 		line := []byte(pad + " " + sh.make(secretBody(rng, int(n))) + " after")
 		out := streamFeed(Default().NewStream(), line, rng, 1+int(seed%70_000))
+		if whole := streamFeed(Default().NewStream(), line, rng, len(line)+1); !bytes.Equal(out, whole) {
+			t.Fatalf("%s: the output depends on the pieces", sh.name)
+		}
 		if got := countSecretBytes(out); got > sh.allowed {
 			i := bytes.IndexAny(out, secretAlphabet)
 			t.Fatalf("%s: %d secret bytes kept: …%q…", sh.name, got, out[max(0, i-60):min(len(out), i+20)])
