@@ -194,3 +194,37 @@ func FuzzRedactStream(f *testing.F) {
 		}
 	})
 }
+
+// A PEM block across lines whose body lines are too long to hold whole: each
+// body line is masked, the END line ends the block, and a line of another
+// shape ends it too.
+func TestStreamPEMLongBodyLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	body := strings.Repeat("QZ7QZ7+/", 40_000) // 320 KB of base64
+	st := Default().NewStream()
+	lines := []string{"-----BEGIN RSA " + "PRIVATE KEY-----", body, body[:1000], body, "-----END RSA PRIVATE KEY-----", "after " + body[:30]}
+	var got []string
+	for _, l := range lines {
+		got = append(got, string(streamFeed(st, []byte(l), rng, 1+rng.IntN(100_000))))
+	}
+	want := []string{lines[0], R, R, R, lines[4], "after " + body[:30]}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: got %.60q…, want %.60q", i, got[i], want[i])
+		}
+	}
+	if st.InPEM() {
+		t.Error("still in PEM after END")
+	}
+	// An unterminated block ends at the first line of another shape (as with
+	// LineRedactor, that line is scanned by the rules, not swallowed).
+	st = Default().NewStream()
+	streamFeed(st, []byte(lines[0]), rng, 10)
+	out := string(streamFeed(st, []byte(body+" done, then words "+strings.Repeat("x", 200_000)), rng, 50_000))
+	if !strings.HasPrefix(out, R) || !strings.HasSuffix(out, ", then words "+strings.Repeat("x", 200_000)) || st.InPEM() {
+		t.Errorf("a long line of another shape: %.40q…, in PEM %v", out, st.InPEM())
+	}
+	if out := string(streamFeed(st, []byte("normal line"), rng, 3)); out != "normal line" {
+		t.Errorf("after the block: %q", out)
+	}
+}
