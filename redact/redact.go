@@ -556,29 +556,22 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan, partial bool) ([]rspan
 			}
 			continue
 		}
-		sp := rspan{s: -1, e: -1}
-		switch k {
-		case kindWord, kindLetter:
+		if k >= kindWord {
 			// A word: only its start can begin a token (the prefilter for
 			// letters); then skip the rest of it in a tight loop.
 			if k == kindLetter && i+1 < n && mayStartToken(c, b[i+1]) {
-				if c == 'e' {
-					if i >= jwtDead && hasPrefixAt(b, i, "eyJ") {
-						var dead int
-						if sp.s, sp.e, dead = jwtAt(b, i, partial); sp.s < 0 {
-							jwtDead = dead
-						}
-						sp.t = inRun(clsTokDash | clsIdent)
-					}
-				} else {
-					sp = tokenAt(b, i, partial)
+				if sp := wordToken(b, i, partial, &jwtDead); sp.s >= 0 {
+					spans = append(spans, sp)
+					i = max(sp.e, i+1)
+					continue
 				}
 			}
-			if sp.s < 0 {
-				for i++; i < n && rkind[b[i]] >= kindWord; i++ {
-				}
-				continue
+			for i++; i < n && rkind[b[i]] >= kindWord; i++ {
 			}
+			continue
+		}
+		sp := rspan{s: -1, e: -1}
+		switch k {
 		case kindColon:
 			if i+2 < n && b[i+1] == '/' && b[i+2] == '/' {
 				var ue int
@@ -626,6 +619,23 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan, partial bool) ([]rspan
 		i = max(sp.e, i+1)
 	}
 	return spans, openPEM
+}
+
+// wordToken matches a token at the word start i: a JWT (skipping the
+// "eyJ" that a failed match already ruled out, before *jwtDead) or a
+// well-known prefix.
+func wordToken[T rtext](b T, i int, partial bool, jwtDead *int) rspan {
+	if b[i] != 'e' {
+		return tokenAt(b, i, partial)
+	}
+	sp := rspan{s: -1, e: -1, t: inRun(clsTokDash | clsIdent)}
+	if i >= *jwtDead && hasPrefixAt(b, i, "eyJ") {
+		var dead int
+		if sp.s, sp.e, dead = jwtAt(b, i, partial); sp.s < 0 {
+			*jwtDead = dead
+		}
+	}
+	return sp
 }
 
 // keyValue handles a ':' or '=' at i: if the identifier before it is a secret
@@ -990,8 +1000,9 @@ func pemInLine[T rtext](b T, i int, partial bool) (int, int, bool) {
 // tokenAt matches a well-known token at i (at a word start).
 func tokenAt[T rtext](b T, i int, partial bool) rspan {
 	none := rspan{s: -1, e: -1}
+	d := b[i+1] // the caller checked i+1 < len(b)
 	for _, tr := range tokByFirst[b[i]] {
-		if !hasPrefixAt(b, i, tr.prefix) {
+		if tr.prefix[1] != d || !hasPrefixAt(b, i, tr.prefix) {
 			continue
 		}
 		if tr.exact {
