@@ -16,7 +16,7 @@ import "strings"
 //     '_' '-' '.' removed) ENDS with one of redactKeywords (…token, …secret,
 //     …password, passwd, passphrase, …apikey, …accesskey, …secretkey,
 //     …privatekey, …signingkey, …encryptionkey, …masterkey, …accountkey,
-//     authorization, auth, credential(s), connectionstring), followed by
+//     authorization, auth, credential(s), creds, connectionstring), followed by
 //     optional quote, optional blanks, ':' / '=' / '=>' and a value:
 //     JSON `"api_key": "v"`, escaped JSON `\"token\": \"v\"`, env
 //     `export X_TOKEN=v`, YAML `password: v`, TOML `secret = "v"`, form
@@ -87,7 +87,7 @@ var redactKeywords = []string{
 	"token", "secret", "password", "passwd", "passphrase",
 	"apikey", "accesskey", "secretkey", "privatekey", "signingkey",
 	"encryptionkey", "masterkey", "accountkey",
-	"authorization", "auth", "credential", "credentials", "connectionstring",
+	"authorization", "auth", "credential", "credentials", "creds", "connectionstring",
 }
 
 // defaultRedactor is built once at package init and never changed.
@@ -391,69 +391,70 @@ type tokRule struct {
 // token is replaced). The sources are the vendors' documented formats, as
 // collected by gitleaks' default rule set (see README, Security model).
 var tokRules = []tokRule{
-	{"sk-", clsTokDash, 20, false},                      // OpenAI, Anthropic (sk-ant-…), DeepSeek…
-	{"sk_live_", clsAlnum, 10, false},                   // Stripe
-	{"sk_test_", clsAlnum, 10, false},                   // Stripe
-	{"rk_live_", clsAlnum, 10, false},                   // Stripe restricted
-	{"rk_test_", clsAlnum, 10, false},                   // Stripe restricted
-	{"github_pat_", clsTokDash, 20, false},              // GitHub fine-grained
-	{"AIza", clsTokDash, 35, false},                     // Google API key
-	{"whsec_", clsB64, 10, false},                       // Stripe/Svix webhook secret
-	{"npm_", clsAlnum, 36, false},                       // npm
-	{"pypi-", clsTokDash, 16, false},                    // PyPI
-	{"hf_", clsAlnum, 30, false},                        // Hugging Face
-	{"api_org_", clsAlnum, 30, false},                   // Hugging Face organisation
-	{"glpat-", clsTokDash | clsIdent, 20, false},        // GitLab personal access token
-	{"gldt-", clsTokDash, 20, false},                    // GitLab deploy token
-	{"glptt-", clsTokDash, 20, false},                   // GitLab pipeline trigger
-	{"glrt-", clsTokDash | clsIdent, 20, false},         // GitLab runner
-	{"glcbt-", clsTokDash, 20, false},                   // GitLab CI/CD job
-	{"glimt-", clsTokDash, 20, false},                   // GitLab incoming mail
-	{"glagent-", clsTokDash, 20, false},                 // GitLab agent
-	{"gloas-", clsTokDash, 20, false},                   // GitLab OAuth app secret
-	{"glsoat-", clsTokDash, 20, false},                  // GitLab SCIM
-	{"glffct-", clsTokDash, 20, false},                  // GitLab feature flags client
-	{"GR1348941", clsTokDash, 20, false},                // GitLab runner registration
-	{"SG.", clsTokDash | clsIdent, 40, false},           // SendGrid (SG.<22>.<43>)
-	{"ya29.", clsTokDash, 20, false},                    // Google OAuth access token
-	{"SK", clsHex, 32, true},                            // Twilio API key
-	{"dop_v1_", clsHex, 64, true},                       // DigitalOcean
-	{"doo_v1_", clsHex, 64, true},                       // DigitalOcean OAuth
-	{"dor_v1_", clsHex, 64, true},                       // DigitalOcean refresh
-	{"shpat_", clsHex, 32, true},                        // Shopify
-	{"shpca_", clsHex, 32, true},                        // Shopify
-	{"shppa_", clsHex, 32, true},                        // Shopify
-	{"shpss_", clsHex, 32, true},                        // Shopify shared secret
-	{"glc_", clsB64, 32, false},                         // Grafana Cloud
-	{"glsa_", clsTokDash, 32, false},                    // Grafana service account
-	{"lin_api_", clsAlnum, 40, false},                   // Linear
-	{"pul-", clsHex, 40, true},                          // Pulumi
-	{"xapp-", clsAlnumDash, 20, false},                  // Slack app-level
-	{"sntrys_", clsB64 | clsTokDash, 40, false},         // Sentry org
-	{"sntryu_", clsHex, 64, true},                       // Sentry user
-	{"hvs.", clsTokDash, 24, false},                     // HashiCorp Vault service
-	{"hvb.", clsTokDash, 24, false},                     // HashiCorp Vault batch
-	{"dp.pt.", clsAlnum, 40, false},                     // Doppler
-	{"PMAK-", clsHex | clsAlnumDash, 40, false},         // Postman
-	{"rubygems_", clsHex, 48, true},                     // RubyGems
-	{"pscale_tkn_", clsTokDash | clsIdent, 32, false},   // PlanetScale
-	{"pscale_pw_", clsTokDash | clsIdent, 32, false},    // PlanetScale
-	{"AGE-SECRET-KEY-1", clsUpDig, 50, false},           // age
-	{"sq0atp-", clsTokDash, 22, false},                  // Square
-	{"sq0csp-", clsTokDash, 40, false},                  // Square
-	{"ATATT3", clsTokDash | clsB64, 100, false},         // Atlassian
-	{"gsk_", clsAlnum, 40, false},                       // Groq
-	{"xai-", clsAlnum, 60, false},                       // xAI
-	{"dapi", clsHex, 32, true},                          // Databricks
-	{"ntn_", clsAlnum, 40, false},                       // Notion
-	{"sk_prod_", clsAlnum, 10, false},                   // Stripe
-	{"rk_prod_", clsAlnum, 10, false},                   // Stripe
-	{"glft-", clsTokDash, 20, false},                    // GitLab feed token
-	{"ops_eyJ", clsB64, 100, false},                     // 1Password service account
-	{"p8e-", clsAlnum, 32, true},                        // Adobe client secret
-	{"LTAI", clsAlnum, 20, true},                        // Alibaba access key
-	{"AKCp", clsAlnum, 69, true},                        // JFrog Artifactory
-	{"ABSK", clsB64, 109, false},                        // Amazon Bedrock
+	{"sk-", clsTokDash, 20, false},                    // OpenAI, Anthropic (sk-ant-…), DeepSeek…
+	{"sk_live_", clsAlnum, 10, false},                 // Stripe
+	{"sk_test_", clsAlnum, 10, false},                 // Stripe
+	{"rk_live_", clsAlnum, 10, false},                 // Stripe restricted
+	{"rk_test_", clsAlnum, 10, false},                 // Stripe restricted
+	{"github_pat_", clsTokDash, 20, false},            // GitHub fine-grained
+	{"AIza", clsTokDash, 35, false},                   // Google API key
+	{"whsec_", clsB64, 10, false},                     // Stripe/Svix webhook secret
+	{"npm_", clsAlnum, 36, false},                     // npm
+	{"pypi-", clsTokDash, 16, false},                  // PyPI
+	{"hf_", clsAlnum, 30, false},                      // Hugging Face
+	{"api_org_", clsAlnum, 30, false},                 // Hugging Face organisation
+	{"glpat-", clsTokDash | clsIdent, 20, false},      // GitLab personal access token
+	{"gldt-", clsTokDash, 20, false},                  // GitLab deploy token
+	{"glptt-", clsTokDash, 20, false},                 // GitLab pipeline trigger
+	{"glrt-", clsTokDash | clsIdent, 20, false},       // GitLab runner
+	{"glcbt-", clsTokDash, 20, false},                 // GitLab CI/CD job
+	{"glimt-", clsTokDash, 20, false},                 // GitLab incoming mail
+	{"glagent-", clsTokDash, 20, false},               // GitLab agent
+	{"gloas-", clsTokDash, 20, false},                 // GitLab OAuth app secret
+	{"glsoat-", clsTokDash, 20, false},                // GitLab SCIM
+	{"glffct-", clsTokDash, 20, false},                // GitLab feature flags client
+	{"GR1348941", clsTokDash, 20, false},              // GitLab runner registration
+	{"SG.", clsTokDash | clsIdent, 40, false},         // SendGrid (SG.<22>.<43>)
+	{"ya29.", clsTokDash, 20, false},                  // Google OAuth access token
+	{"SK", clsHex, 32, true},                          // Twilio API key
+	{"dop_v1_", clsHex, 64, true},                     // DigitalOcean
+	{"doo_v1_", clsHex, 64, true},                     // DigitalOcean OAuth
+	{"dor_v1_", clsHex, 64, true},                     // DigitalOcean refresh
+	{"shpat_", clsHex, 32, true},                      // Shopify
+	{"shpca_", clsHex, 32, true},                      // Shopify
+	{"shppa_", clsHex, 32, true},                      // Shopify
+	{"shpss_", clsHex, 32, true},                      // Shopify shared secret
+	{"glc_", clsB64, 32, false},                       // Grafana Cloud
+	{"glsa_", clsTokDash, 32, false},                  // Grafana service account
+	{"lin_api_", clsAlnum, 40, false},                 // Linear
+	{"pul-", clsHex, 40, true},                        // Pulumi
+	{"xapp-", clsAlnumDash, 20, false},                // Slack app-level
+	{"sntrys_", clsB64 | clsTokDash, 40, false},       // Sentry org
+	{"sntryu_", clsHex, 64, true},                     // Sentry user
+	{"hvs.", clsTokDash, 24, false},                   // HashiCorp Vault service
+	{"hvb.", clsTokDash, 24, false},                   // HashiCorp Vault batch
+	{"dp.pt.", clsAlnum, 40, false},                   // Doppler
+	{"PMAK-", clsHex | clsAlnumDash, 40, false},       // Postman
+	{"rubygems_", clsHex, 48, true},                   // RubyGems
+	{"pscale_tkn_", clsTokDash | clsIdent, 32, false}, // PlanetScale
+	{"pscale_pw_", clsTokDash | clsIdent, 32, false},  // PlanetScale
+	{"AGE-SECRET-KEY-1", clsUpDig, 50, false},         // age
+	{"sq0atp-", clsTokDash, 22, false},                // Square
+	{"sq0csp-", clsTokDash, 40, false},                // Square
+	{"ATATT3", clsTokDash | clsB64, 100, false},       // Atlassian
+	{"gsk_", clsAlnum, 40, false},                     // Groq
+	{"xai-", clsAlnum, 60, false},                     // xAI
+	{"dapi", clsHex, 32, true},                        // Databricks
+	{"ntn_", clsAlnum, 40, false},                     // Notion
+	{"sk_prod_", clsAlnum, 10, false},                 // Stripe
+	{"rk_prod_", clsAlnum, 10, false},                 // Stripe
+	{"glft-", clsTokDash, 20, false},                  // GitLab feed token
+	{"ops_eyJ", clsB64, 100, false},                   // 1Password service account
+	{"p8e-", clsAlnum, 32, true},                      // Adobe client secret
+	{"LTAI", clsAlnum, 20, true},                      // Alibaba access key
+	{"AKCp", clsAlnum, 69, true},                      // JFrog Artifactory
+	{"ABSK", clsB64, 109, false},
+	{"bedrock-api-key-", clsB64, 20, false},             // Amazon Bedrock
 	{"4b1d", clsAlnum, 38, true},                        // ClickHouse Cloud
 	{"v1.0-", clsHex | clsAlnumDash, 170, false},        // Cloudflare origin CA
 	{"duffel_test_", clsTokDash | clsB64, 43, false},    // Duffel

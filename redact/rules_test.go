@@ -70,6 +70,7 @@ func TestRedactRules(t *testing.T) {
 		{"perplexity", tk("pp"+"lx-", abAlnum, 48)},
 		{"octopus", tk("AP"+"I-", abUpDig, 26)},
 		{"stripe prod", tk("sk"+"_prod_", abAlnum, 24)},
+		{"bedrock short-lived", tk("bedrock"+"-api-key-", abAlnum+"+/", 120) + "=="},
 		{"slack workflow hook", "https://hooks." + "slack.com/workflows/" + tk("", abAlnum, 44)},
 	} {
 		want := "x " + R + " y"
@@ -93,6 +94,7 @@ func TestRedactRules(t *testing.T) {
 		{"--client-secret", "az login --client-secret abc123 --tenant t", "az login --client-secret " + R + " --tenant t"},
 		{"-token", "app -token abc123", "app -token " + R},
 		{"--token then flag", "gh auth --token --help", ""},
+		{"creds", "AWS_CREDS=abc123 x", "AWS_CREDS=" + R + " x"},
 		// Near misses: left alone.
 		{"-p port", "docker run -p 8080:80 -p 443 img && ssh -p 22 host", ""},
 		{"mkdir -p", "mkdir -p /tmp/a/b", ""},
