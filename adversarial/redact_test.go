@@ -298,10 +298,13 @@ func init() {
 	add("--password flag", "mysqldump --password ", "hunter2hunter2", " --all-databases")
 	add("--api-key flag", "tool --api-key ", "k3y-v4lu3-0123456", " --verbose")
 	add("-token flag", "app -token ", "t0k3n-v4lu3-0123", " run")
+	add("mysql -p", "mysql -uroot -p", "S3cr3t-mysql-pw!", " shop")
+	add("sshpass -p", "sshpass -p ", "ssh-pa55-w0rd-x", " ssh deploy@host")
 }
 
 // redactKeep are lines no rule may touch (decided: "-p" is a port or mkdir's
-// parents flag, never a password; uid:gid is no user:password).
+// parents flag, a password only after mysql, mariadb or sshpass; uid:gid is
+// no user:password).
 var redactKeep = []string{
 	"docker run -p 8080:80 -u 1000:1000 img && ssh -p 22 host && mkdir -p /tmp/a/b",
 	"commit 3f786850e387550fdab836ed7e6dc881de23001b merged",

@@ -47,8 +47,9 @@ import "strings"
 //   - Command-line flags: curl's -u/--user user:PASS (the password; uid:gid
 //     such as "-u 1000:1000" is left alone), and a flag named like a secret
 //     key followed by its value as the next word ("--password PASS",
-//     "--api-key PASS", "-token PASS"). "-p" is not read as a password:
-//     it is a port (docker, ssh) or a parents flag (mkdir) far more often.
+//     "--api-key PASS", "-token PASS"); "-pPASS" after mysql or mariadb and
+//     "-p PASS" after sshpass. Elsewhere "-p" is not read as a password: it
+//     is a port (docker, ssh) or a parents flag (mkdir) far more often.
 //   - PEM private keys: in a single line, everything between
 //     "-----BEGIN … PRIVATE KEY-----" and "-----END" (or the end of the line);
 //     across lines, LineRedactor/Block replace every body line.
@@ -758,8 +759,8 @@ func valueAt[T rtext](b T, k int, partial bool) rspan {
 // only), and a flag named like a secret key followed by its value as the
 // next word: "--password PASS", "--api-key PASS", "-token PASS" (the "="
 // form is a key/value). A next word that is another flag is no value.
-// "-p" is not read as a password (ports, mkdir -p), nor is uid:gid
-// ("-u 1000:1000").
+// "-p" is a password only after mysql, mariadb or sshpass (shortPassword);
+// uid:gid ("-u 1000:1000") is no user:password.
 func flagValue[T rtext](r *Redactor, b T, i int, partial bool) rspan {
 	n := len(b)
 	none := rspan{s: -1, e: -1}
@@ -770,6 +771,9 @@ func flagValue[T rtext](r *Redactor, b T, i int, partial bool) rspan {
 	ns := j
 	for j < n && rcls[b[j]]&clsIdent != 0 {
 		j++
+	}
+	if j > ns && ns == i+1 && b[ns] == 'p' {
+		return shortPassword(b, i, j, partial)
 	}
 	if j == ns || j >= n {
 		return none
@@ -794,6 +798,34 @@ func flagValue[T rtext](r *Redactor, b T, i int, partial bool) rspan {
 		return none
 	}
 	return valueAt(b, j, partial)
+}
+
+// shortPassword handles "-p…" at i (name up to j): MySQL's and MariaDB's
+// attached "-pPASS" / "-p'PASS'" when such a client is named in the 256
+// bytes before it, and sshpass's "-p PASS". Elsewhere "-p" is a port or a
+// parents flag.
+func shortPassword[T rtext](b T, i, j int, partial bool) rspan {
+	none := rspan{s: -1, e: -1}
+	before := b[max(0, i-256):i]
+	at := byte(0) // the byte after "-p", 0 at the end
+	if j == i+2 && j < len(b) {
+		at = b[j]
+	}
+	switch {
+	case (at == ' ' || at == '\t') && indexT(before, "sshpass ") >= 0:
+		return valueAt(b, j, partial)
+	case indexT(before, "mysql") < 0 && indexT(before, "mariadb") < 0:
+		return none
+	case at == '\'' || at == '"':
+		return valueAt(b, j, partial)
+	case j > i+2:
+		e := i + 2
+		for e < len(b) && rcls[b[e]]&clsValEnd == 0 {
+			e++
+		}
+		return rspan{i + 2, e, outRun(clsValEnd)}
+	}
+	return none
 }
 
 // userPassword returns the password of "user:PASS" after the blanks at k

@@ -95,7 +95,13 @@ func TestRedactRules(t *testing.T) {
 		{"-token", "app -token abc123", "app -token " + R},
 		{"--token then flag", "gh auth --token --help", ""},
 		{"creds", "AWS_CREDS=abc123 x", "AWS_CREDS=" + R + " x"},
+		{"mysql -p attached", "mysql -uroot -pS3cr3t! shop", "mysql -uroot -p" + R + " shop"},
+		{"mysqldump -p quoted", "mysqldump -u app -p'a b' db", "mysqldump -u app -p'" + R + "' db"},
+		{"mariadb -p", "mariadb --host db -pxyz", "mariadb --host db -p" + R},
+		{"sshpass -p", "sshpass -p hunter2 ssh host", "sshpass -p " + R + " ssh host"},
 		// Near misses: left alone.
+		{"mysql -p prompt", "mysql -u root -p shop", ""},
+		{"-p without mysql", "pip install -pfoo; tar -pxf a.tar", ""},
 		{"-p port", "docker run -p 8080:80 -p 443 img && ssh -p 22 host", ""},
 		{"mkdir -p", "mkdir -p /tmp/a/b", ""},
 		{"-u uid:gid", "docker run -u 1000:1000 img", ""},
