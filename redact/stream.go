@@ -145,8 +145,9 @@ func (s *Stream) appendRest(dst []byte) ([]byte, bool) {
 }
 
 // piece writes what is decided of a full buffer: everything up to
-// streamAhead bytes before its end, and further to the end of a match that
-// starts before that point.
+// streamAhead bytes before its end, every match that ends before the end of
+// the buffer, and the start of a match that reaches it (whose bytes are then
+// dropped as they arrive).
 func (s *Stream) piece(dst []byte) []byte {
 	if !s.long {
 		s.long = true
@@ -173,9 +174,11 @@ func (s *Stream) piece(dst []byte) []byte {
 			continue // in the context: written before
 		}
 		st := max(sp.s, pos)
-		if st >= safe {
-			break
+		if st >= safe && sp.e == n {
+			break // may still turn out no secret ("token=nu" → "null")
 		}
+		// A span that ends before n is decided wherever it starts: its key
+		// may be far before (a URL's long user name), so it is taken now.
 		dst = append(dst, s.buf[pos:st]...)
 		dst = append(dst, Redacted...)
 		if sp.e == n {
@@ -229,14 +232,20 @@ func (s *Stream) enter(t rterm) {
 
 // keep drops buf[:pos], written, but for up to streamBehind bytes of context
 // before pos that start at a word start. Runs of blanks in the context are
-// cut to one blank (the rules skip any number of them), so a key far before
-// its value ("token=" and thousands of blanks) stays in it.
+// cut to one blank and runs of dashes to 16 (the rules skip any number of
+// them), so a key far before its value ("token=" and thousands of blanks, a
+// BEGIN line and a long rule of dashes) stays in it.
 func (s *Stream) keep(pos int) {
 	var c [streamBehind]byte
-	k := len(c)
+	k, dashes := len(c), 0
 	for i := pos - 1; i >= 0 && k > 0; i-- {
 		b := s.buf[i]
 		if rcls[b]&clsBlank != 0 && i+1 < pos && rcls[s.buf[i+1]]&clsBlank != 0 {
+			continue
+		}
+		if b != '-' {
+			dashes = 0
+		} else if dashes++; dashes > 16 {
 			continue
 		}
 		k--

@@ -70,6 +70,10 @@ var streamShapes = []struct {
 	{"curl -u", func(s string) string { return "curl -u admin:" + s + " https://x" }, 0, 1},
 	{"flag", func(s string) string { return "tool --password '" + s + "' --verbose" }, 0, 1},
 	{"key far from value", func(s string) string { return "token=" + strings.Repeat(" ", 9000) + s }, 0, 1},
+	{"url long user", func(s string) string { return "postgres://" + strings.Repeat("u", 3000) + ":" + s + "@db/x" }, 0, 1},
+	{"pem dashes", func(s string) string {
+		return "-----BEGIN " + "PRIVATE KEY-----" + strings.Repeat("-", 5000) + s + "-----END PRIVATE KEY-----"
+	}, 0, 1},
 	{"bearer far from token", func(s string) string { return "Authorization: Bearer" + strings.Repeat(" ", 9000) + s }, 0, 1},
 }
 
@@ -85,8 +89,11 @@ func TestStreamLongSecrets(t *testing.T) {
 			}
 			for trial := 0; trial < 3; trial++ {
 				pad := rng.IntN(3 * StreamWindow)
-				if trial == 0 {
+				switch trial {
+				case 0: // the shape starts at the end of the first piece
 					pad = StreamWindow - streamAhead - 3 + rng.IntN(6)
+				case 1: // the shape starts before the piece's end, its secret after it
+					pad = StreamWindow - streamAhead - len(sh.make("")) + 1 + rng.IntN(6)
 				}
 				line := []byte(strings.Repeat("lorem ipsum ", pad/12+1)[:pad] + " " + sh.make(secretBody(rng, n)) + " after")
 				for _, chunk := range []int{1 << 20, 1 + rng.IntN(9000), 7} {
@@ -226,5 +233,33 @@ func TestStreamPEMLongBodyLines(t *testing.T) {
 	}
 	if out := string(streamFeed(st, []byte("normal line"), rng, 3)); out != "normal line" {
 		t.Errorf("after the block: %q", out)
+	}
+}
+
+// A key far before its value (a long URL user name, a rule of dashes after
+// BEGIN, thousands of blanks), with the value starting right around the end
+// of the first piece a long line is cut into: the value is still masked.
+func TestStreamKeyFarBeforeValue(t *testing.T) {
+	for _, sh := range []struct{ pre, post string }{
+		{"postgres://" + strings.Repeat("u", 3000) + ":", "@db/x"},
+		{"-----BEGIN " + "PRIVATE KEY-----" + strings.Repeat("-", 5000), "-----END PRIVATE KEY-----"},
+		{"token=" + strings.Repeat(" ", 5000), ""},
+		{`"secret":` + strings.Repeat("\t", 5000) + `"`, `"`},
+		{"Authorization: Bearer" + strings.Repeat(" ", 5000), ""},
+		{"mysqldump --password" + strings.Repeat(" ", 5000), ""},
+	} {
+		pre := sh.pre
+		for _, n := range []int{9, 5000, 200_000} {
+			for d := -8; d <= 8; d++ {
+				start := StreamWindow - streamAhead + d // where the value starts
+				pad := strings.Repeat("x ", start)[:start-len(pre)]
+				line := pad + pre + strings.Repeat("QZ7", n/3) + sh.post + " after" + strings.Repeat(" y", 5000)
+				st := Default().NewStream()
+				if out := st.EndLine(st.Write(nil, []byte(line))); countSecretBytes(out) > 0 {
+					i := bytes.IndexAny(out, secretAlphabet)
+					t.Errorf("%.20q…, %d-byte value at %+d: kept: …%q", pre, n, d, out[max(0, i-30):i+10])
+				}
+			}
+		}
 	}
 }
