@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/tailer"
 )
 
@@ -52,6 +53,7 @@ var redactLongShapes = []redactShape{
 	{"url password", "postgres://app:", "@db:5432/x"},
 	{"curl -u", "curl -u admin:", " https://api.example.com"},
 	{"password flag", "mysqldump --password ", " --all-databases"},
+	{"url long user", "postgres://" + strings.Repeat("u", 3000) + ":", "@db:5432/x"},
 }
 
 // The old pump cut a stdout line every 64 KiB and let the redactor see 8 KiB
@@ -71,7 +73,8 @@ type redactLongCase struct {
 // redactLongCases places a body of n bytes in shape sh around the old cuts:
 // the body starting at each cut ±3 bytes, the key cut in two by it, the key
 // at the end of the old overlap ±3, and the body ending there ±3. When
-// second is set, the body also starts around the second cut.
+// second is set, the body also starts around the second cut; otherwise
+// around the points where the streaming redactor decides its first piece.
 func redactLongCases(sh redactShape, n int, second bool, seed *uint32) []redactLongCase {
 	var starts []int // where the body starts
 	for d := -3; d <= 3; d++ {
@@ -83,6 +86,9 @@ func redactLongCases(sh redactShape, n int, second bool, seed *uint32) []redactL
 		)
 		if second {
 			starts = append(starts, 2*redactOldCut+d)
+		} else {
+			// Where today's streaming redactor decides a first piece.
+			starts = append(starts, redact.StreamWindow-4<<10+d, redact.StreamWindow+d)
 		}
 	}
 	starts = append(starts, redactOldCut-2+len(sh.prefix)) // "pass|word="
