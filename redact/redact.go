@@ -489,6 +489,9 @@ var tokRules = []tokRule{
 	{"sm_sat_", clsAlnum, 16, true},                     // SettleMint
 	{"shippo_live_", clsHex, 40, true},                  // Shippo
 	{"shippo_test_", clsHex, 40, true},                  // Shippo
+	{"CLOJARS_", clsAlnum, 60, false},                   // Clojars
+	{"xoxe.xoxb-", clsAlnumDash, 100, false},            // Slack configuration
+	{"xoxe.xoxp-", clsAlnumDash, 100, false},            // Slack configuration
 	{"pscale_oauth_", clsTokDash | clsIdent, 32, false}, // PlanetScale
 }
 

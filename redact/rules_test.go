@@ -70,6 +70,8 @@ func TestRedactRules(t *testing.T) {
 		{"perplexity", tk("pp"+"lx-", abAlnum, 48)},
 		{"octopus", tk("AP"+"I-", abUpDig, 26)},
 		{"stripe prod", tk("sk"+"_prod_", abAlnum, 24)},
+		{"clojars", tk("CLO"+"JARS_", abLower+"0123456789", 60)},
+		{"slack config", tk("xo"+"xe.xoxp-1-", abAlnum, 163)},
 		{"bedrock short-lived", tk("bedrock"+"-api-key-", abAlnum+"+/", 120) + "=="},
 		{"slack workflow hook", "https://hooks." + "slack.com/workflows/" + tk("", abAlnum, 44)},
 	} {
