@@ -124,6 +124,14 @@ func (s *Stream) AppendPending(dst []byte) []byte {
 	return dst
 }
 
+// MayStartToken reports whether word (a run of non-blank bytes) may be the
+// start of a token recognised by its prefix (ghp_…, sk-…, eyJ…): its first
+// two bytes are those of one. A preview of a line still arriving holds such
+// a run back, however short, since its end decides whether it is a secret.
+func (r *Redactor) MayStartToken(word []byte) bool {
+	return len(word) >= 2 && rkind[word[0]] == kindLetter && mayStartToken(word[0], word[1])
+}
+
 // Pending is the number of bytes of the current line not yet written.
 func (s *Stream) Pending() int { return len(s.buf) - s.ctx }
 

@@ -42,7 +42,8 @@ const PartialMark = "[partial] "
 
 // holdBack is the length from which a trailing run of non-blank bytes is
 // kept out of a preview: it may be a secret still arriving, which the
-// redactor recognises only whole.
+// redactor recognises only whole. A shorter run is kept out too when it
+// starts like a token (redact.Redactor.MayStartToken).
 const holdBack = 8
 
 // deadliner is a reader with read deadlines (an *os.File on a pipe).
@@ -70,8 +71,9 @@ type deadliner interface {
 // unfinished for PartialIdle with no more output is previewed: written as
 // prefix + PartialMark + the redaction of the text so far not yet written,
 // only what follows its last '\r' (a progress bar's current state), without
-// a trailing run of holdBack or more non-blank bytes (a secret may be
-// arriving), and nothing inside a secret or a PEM block. It is previewed
+// a trailing run of holdBack or more non-blank bytes or one that starts like
+// a token (a secret may be arriving), and nothing inside a secret or a PEM
+// block. It is previewed
 // again only after more of it arrives, and written whole when it ends.
 func Pump(r io.Reader, sink LineSink, prefix string) (int64, error) {
 	p := &pump{
@@ -200,7 +202,7 @@ func (p *pump) preview() {
 	}
 	cut := len(b)
 	i := bytes.LastIndexAny(b, " \t\r")
-	if cut-(i+1) >= holdBack {
+	if run := b[i+1:]; len(run) >= holdBack || redact.Default().MayStartToken(run) {
 		cut = i + 1
 	}
 	b = b[:cut]
