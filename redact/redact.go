@@ -16,7 +16,7 @@ import "strings"
 //     '_' '-' '.' removed) ENDS with one of redactKeywords (…token, …secret,
 //     …password, passwd, passphrase, …apikey, …accesskey, …secretkey,
 //     …privatekey, …signingkey, …encryptionkey, …masterkey, …accountkey,
-//     authorization, auth, credential(s), connectionstring), followed by
+//     authorization, auth, credential(s), creds, connectionstring), followed by
 //     optional quote, optional blanks, ':' / '=' / '=>' and a value:
 //     JSON `"api_key": "v"`, escaped JSON `\"token\": \"v\"`, env
 //     `export X_TOKEN=v`, YAML `password: v`, TOML `secret = "v"`, form
@@ -33,20 +33,35 @@ import "strings"
 //     its prefix.
 //   - "Bearer <token>" anywhere, token ≥ 16 chars (shorter words such as
 //     "Bearer token required" are prose).
-//   - Slack webhooks: hooks.slack.com/services/<REDACTED>.
+//   - Slack webhooks: hooks.slack.com/{services,workflows,triggers}/<REDACTED>.
 //   - Well-known token prefixes, the whole token replaced, only at a word
 //     start (previous byte not a letter/digit, so "task-…" is no "sk-…"):
-//     sk-… (≥20), sk_live_/sk_test_/rk_live_/rk_test_… (≥10),
-//     xox[abeprs]-… (≥10), gh[pousr]_… (≥30), github_pat_… (≥20),
-//     AKIA/ASIA + exactly 16 [A-Z0-9], AIza + ≥35, whsec_… (≥10),
-//     npm_… (≥36), pypi-… (≥16), JWTs eyJ….….… (header ≥ 10 chars).
+//     xox[abeoprs]-… (≥10), gh[pousr]_… (≥30), AKIA/ASIA/ABIA/ACCA/A3T… +
+//     16 [A-Z0-9], JWTs eyJ….….… (header ≥ 10 chars), and the prefixes of
+//     tokRules (OpenAI/Anthropic sk-, Stripe, GitHub fine-grained, Google
+//     AIza and ya29., npm, PyPI, Hugging Face hf_, GitLab glpat- and its
+//     kin, SendGrid SG., Twilio SK…, DigitalOcean, Shopify, Grafana,
+//     Linear, Pulumi, Vault, Doppler, Postman, RubyGems, PlanetScale, age,
+//     Square, and others from gitleaks' default rule set).
+//   - Twilio: the auth token after an account SID ("AC<32 hex>:TOKEN").
+//   - Command-line flags: curl's -u/--user user:PASS (the password; uid:gid
+//     such as "-u 1000:1000" is left alone), and a flag named like a secret
+//     key followed by its value as the next word ("--password PASS",
+//     "--api-key PASS", "-token PASS"); "-pPASS" after mysql or mariadb and
+//     "-p PASS" after sshpass. Elsewhere "-p" is not read as a password: it
+//     is a port (docker, ssh) or a parents flag (mkdir) far more often.
 //   - PEM private keys: in a single line, everything between
 //     "-----BEGIN … PRIVATE KEY-----" and "-----END" (or the end of the line);
 //     across lines, LineRedactor/Block replace every body line.
 //
 // Not redacted (by design, SPEC J4 "no entropy rules"): commit SHAs, UUIDs,
 // ordinary hex/base64, secrets in prose without a key/value separator
-// ("the password is hunter2"), cookies. A prose "token: expired" loses its
+// ("the password is hunter2"), cookies, a key named "key" alone (cache_key,
+// primary_key), a secret split across lines (but PEM bodies), a secret
+// encoded (base64 of "password=x").
+//
+// A line of any length is covered: Stream redacts a line that arrives in
+// pieces, holding a secret's state across them. A prose "token: expired" loses its
 // next word (over-redaction is the safe side).
 //
 // Idempotent: redacting an output again returns it unchanged.
@@ -73,7 +88,7 @@ var redactKeywords = []string{
 	"token", "secret", "password", "passwd", "passphrase",
 	"apikey", "accesskey", "secretkey", "privatekey", "signingkey",
 	"encryptionkey", "masterkey", "accountkey",
-	"authorization", "auth", "credential", "credentials", "connectionstring",
+	"authorization", "auth", "credential", "credentials", "creds", "connectionstring",
 }
 
 // defaultRedactor is built once at package init and never changed.
@@ -97,7 +112,7 @@ func newRedactor() *Redactor {
 // new slice. Stateless: PEM bodies spanning lines need LineRedactor or Block.
 func (r *Redactor) Line(b []byte) []byte {
 	var buf [8]rspan
-	spans, _ := redactScan(r, b, buf[:0])
+	spans, _ := redactScan(r, b, buf[:0], false)
 	if len(spans) == 0 {
 		return b
 	}
@@ -108,14 +123,14 @@ func (r *Redactor) Line(b []byte) []byte {
 // room) and returns it — for a pump that reuses one buffer.
 func (r *Redactor) AppendLine(dst, b []byte) []byte {
 	var buf [8]rspan
-	spans, _ := redactScan(r, b, buf[:0])
+	spans, _ := redactScan(r, b, buf[:0], false)
 	return redactApply(dst, b, spans)
 }
 
 // String is Line for strings: it returns s itself when nothing matches.
 func (r *Redactor) String(s string) string {
 	var buf [8]rspan
-	spans, _ := redactScan(r, s, buf[:0])
+	spans, _ := redactScan(r, s, buf[:0], false)
 	if len(spans) == 0 {
 		return s
 	}
@@ -200,55 +215,40 @@ func (l *LineRedactor) AppendLine(dst, b []byte) []byte {
 	return redactApply(dst, b, spans)
 }
 
-// AppendLineCut is AppendLine for one piece of a line too long to write
-// whole (SPEC J2 splits lines longer than 64 KiB): b is the piece, b[:cut],
-// followed by the bytes of the same line that come after it, as many as the
-// caller has. All of b is scanned, so a secret that the cut splits is still
-// recognised; the redaction of b[:cut] only is appended to dst. more is how
-// many bytes after cut belong to a secret begun before it: the caller
-// replaces them (one Redacted) at the start of the next piece. Like
-// AppendLine it advances the PEM state.
-func (l *LineRedactor) AppendLineCut(dst, b []byte, cut int) (out []byte, more int) {
-	var buf [8]rspan
-	spans := lineRedactorStep(l, b, buf[:0])
-	k := 0
-	var after []rspan // spans found only with the bytes before the cut
-	for _, sp := range spans {
-		switch {
-		case sp.s >= cut:
-			after = append(after, sp)
-			continue
-		case sp.e > cut:
-			more = sp.e - cut
-			sp.e = cut
-		}
-		spans[k] = sp
-		k++
-	}
-	if len(after) > 0 {
-		// A value after the cut whose key is before it ("password: " | "x")
-		// is not found in the next piece alone: carry it over too, with the
-		// few bytes between the cut and the value.
-		var buf2 [8]rspan
-		alone, _ := redactScan(l.r, b[cut:], buf2[:0])
-	next:
-		for _, sp := range after {
-			for _, a := range alone {
-				if a.s+cut <= sp.s && a.e+cut >= sp.e {
-					continue next
-				}
-			}
-			more = max(more, sp.e-cut)
-		}
-	}
-	return redactApply(dst, b[:cut], spans[:k]), more
-}
-
 // rtext is what the scanner reads: both instantiations index bytes directly.
 type rtext interface{ ~string | ~[]byte }
 
-// rspan is a half-open byte range [s, e) to replace with Redacted.
-type rspan struct{ s, e int }
+// rspan is a half-open byte range [s, e) to replace with Redacted, and how
+// it goes on when it reaches the end of a partial text (a piece of a longer
+// line, see Stream).
+type rspan struct {
+	s, e int
+	t    rterm
+}
+
+// rterm says which bytes after the end of a partial text still belong to a
+// span that reaches that end: it is what lets Stream mask a secret of any
+// length, however a long line is cut.
+type rterm struct {
+	kind uint8  // termNone, termIn, …
+	q    byte   // termQuote, termEscQuote: the closing quote
+	cls  uint16 // termIn: bytes of one of these classes go on; termOut: bytes of none of them
+	ctx  string // termCtx: text that, put before the next non-blank byte, lets the scan find the value
+}
+
+// Span continuations (rterm.kind).
+const (
+	termNone     = iota
+	termIn       // while the byte is in cls (a token's alphabet)
+	termOut      // until a byte in cls (an unquoted value: until a blank)
+	termQuote    // until q not preceded by a backslash
+	termEscQuote // until a backslash and q (an escaped JSON string)
+	termPEM      // until "-----END"
+	termCtx      // blanks pass; the value starts at the next non-blank byte
+)
+
+func inRun(cls uint16) rterm  { return rterm{kind: termIn, cls: cls} }
+func outRun(cls uint16) rterm { return rterm{kind: termOut, cls: cls} }
 
 func lineRedactorStep[T rtext](l *LineRedactor, b T, spans []rspan) []rspan {
 	if l.inPEM {
@@ -266,14 +266,14 @@ func lineRedactorStep[T rtext](l *LineRedactor, b T, spans []rspan) []rspan {
 			// The END line itself is scanned normally below.
 		case isPEMBodyLine(b[body:end]):
 			if end > body && !equalT(b[body:end], Redacted) {
-				spans = append(spans, rspan{body, end})
+				spans = append(spans, rspan{s: body, e: end})
 			}
 			return spans
 		default:
 			l.inPEM = false
 		}
 	}
-	spans, open := redactScan(l.r, b, spans)
+	spans, open := redactScan(l.r, b, spans, false)
 	if open {
 		l.inPEM = true
 	}
@@ -328,6 +328,8 @@ const (
 	clsAuthEnd               // ends a URL authority: / ? # blanks quotes < >
 	clsSlack                 // [A-Za-z0-9_/-]
 	clsAlnumDash             // [A-Za-z0-9-]
+	clsHex                   // [0-9A-Fa-f]
+	clsBlank                 // ' ' '\t'
 )
 
 var rcls = func() (t [256]uint16) {
@@ -339,6 +341,9 @@ var rcls = func() (t [256]uint16) {
 		}
 		if 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' {
 			t[c] |= clsUpDig
+		}
+		if 'a' <= b && b <= 'f' || 'A' <= b && b <= 'F' || '0' <= b && b <= '9' {
+			t[c] |= clsHex
 		}
 		switch b {
 		case '_':
@@ -357,6 +362,9 @@ var rcls = func() (t [256]uint16) {
 			t[c] |= clsB64
 		case ' ', '\t', '\r', '\n', '\v', '\f':
 			t[c] |= clsValEnd | clsAuthEnd
+			if b == ' ' || b == '\t' {
+				t[c] |= clsBlank
+			}
 		case '&', '`':
 			t[c] |= clsValEnd
 			if b == '`' {
@@ -371,30 +379,158 @@ var rcls = func() (t [256]uint16) {
 	return
 }()
 
+// tokRule is a well-known token shape: a literal prefix, then at least min
+// bytes of class cls (exact: exactly min, then no letter or digit).
+type tokRule struct {
+	prefix string
+	cls    uint16
+	min    int
+	exact  bool
+}
+
+// tokRules are the token prefixes that are a secret by themselves (the whole
+// token is replaced). The sources are the vendors' documented formats, as
+// collected by gitleaks' default rule set (see README, Security model).
+var tokRules = []tokRule{
+	{"sk-", clsTokDash, 20, false},                    // OpenAI, Anthropic (sk-ant-…), DeepSeek…
+	{"sk_live_", clsAlnum, 10, false},                 // Stripe
+	{"sk_test_", clsAlnum, 10, false},                 // Stripe
+	{"rk_live_", clsAlnum, 10, false},                 // Stripe restricted
+	{"rk_test_", clsAlnum, 10, false},                 // Stripe restricted
+	{"github_pat_", clsTokDash, 20, false},            // GitHub fine-grained
+	{"AIza", clsTokDash, 35, false},                   // Google API key
+	{"whsec_", clsB64, 10, false},                     // Stripe/Svix webhook secret
+	{"npm_", clsAlnum, 36, false},                     // npm
+	{"pypi-", clsTokDash, 16, false},                  // PyPI
+	{"hf_", clsAlnum, 30, false},                      // Hugging Face
+	{"api_org_", clsAlnum, 30, false},                 // Hugging Face organisation
+	{"glpat-", clsTokDash | clsIdent, 20, false},      // GitLab personal access token
+	{"gldt-", clsTokDash, 20, false},                  // GitLab deploy token
+	{"glptt-", clsTokDash, 20, false},                 // GitLab pipeline trigger
+	{"glrt-", clsTokDash | clsIdent, 20, false},       // GitLab runner
+	{"glcbt-", clsTokDash, 20, false},                 // GitLab CI/CD job
+	{"glimt-", clsTokDash, 20, false},                 // GitLab incoming mail
+	{"glagent-", clsTokDash, 20, false},               // GitLab agent
+	{"gloas-", clsTokDash, 20, false},                 // GitLab OAuth app secret
+	{"glsoat-", clsTokDash, 20, false},                // GitLab SCIM
+	{"glffct-", clsTokDash, 20, false},                // GitLab feature flags client
+	{"GR1348941", clsTokDash, 20, false},              // GitLab runner registration
+	{"SG.", clsTokDash | clsIdent, 40, false},         // SendGrid (SG.<22>.<43>)
+	{"ya29.", clsTokDash, 20, false},                  // Google OAuth access token
+	{"SK", clsHex, 32, true},                          // Twilio API key
+	{"dop_v1_", clsHex, 64, true},                     // DigitalOcean
+	{"doo_v1_", clsHex, 64, true},                     // DigitalOcean OAuth
+	{"dor_v1_", clsHex, 64, true},                     // DigitalOcean refresh
+	{"shpat_", clsHex, 32, true},                      // Shopify
+	{"shpca_", clsHex, 32, true},                      // Shopify
+	{"shppa_", clsHex, 32, true},                      // Shopify
+	{"shpss_", clsHex, 32, true},                      // Shopify shared secret
+	{"glc_", clsB64, 32, false},                       // Grafana Cloud
+	{"glsa_", clsTokDash, 32, false},                  // Grafana service account
+	{"lin_api_", clsAlnum, 40, false},                 // Linear
+	{"pul-", clsHex, 40, true},                        // Pulumi
+	{"xapp-", clsAlnumDash, 20, false},                // Slack app-level
+	{"sntrys_", clsB64 | clsTokDash, 40, false},       // Sentry org
+	{"sntryu_", clsHex, 64, true},                     // Sentry user
+	{"hvs.", clsTokDash, 24, false},                   // HashiCorp Vault service
+	{"hvb.", clsTokDash, 24, false},                   // HashiCorp Vault batch
+	{"dp.pt.", clsAlnum, 40, false},                   // Doppler
+	{"PMAK-", clsHex | clsAlnumDash, 40, false},       // Postman
+	{"rubygems_", clsHex, 48, true},                   // RubyGems
+	{"pscale_tkn_", clsTokDash | clsIdent, 32, false}, // PlanetScale
+	{"pscale_pw_", clsTokDash | clsIdent, 32, false},  // PlanetScale
+	{"AGE-SECRET-KEY-1", clsUpDig, 50, false},         // age
+	{"sq0atp-", clsTokDash, 22, false},                // Square
+	{"sq0csp-", clsTokDash, 40, false},                // Square
+	{"ATATT3", clsTokDash | clsB64, 100, false},       // Atlassian
+	{"gsk_", clsAlnum, 40, false},                     // Groq
+	{"xai-", clsAlnum, 60, false},                     // xAI
+	{"dapi", clsHex, 32, true},                        // Databricks
+	{"ntn_", clsAlnum, 40, false},                     // Notion
+	{"sk_prod_", clsAlnum, 10, false},                 // Stripe
+	{"rk_prod_", clsAlnum, 10, false},                 // Stripe
+	{"glft-", clsTokDash, 20, false},                  // GitLab feed token
+	{"ops_eyJ", clsB64, 100, false},                   // 1Password service account
+	{"p8e-", clsAlnum, 32, true},                      // Adobe client secret
+	{"LTAI", clsAlnum, 20, true},                      // Alibaba access key
+	{"AKCp", clsAlnum, 69, true},                      // JFrog Artifactory
+	{"ABSK", clsB64, 109, false},
+	{"bedrock-api-key-", clsB64, 20, false},             // Amazon Bedrock
+	{"4b1d", clsAlnum, 38, true},                        // ClickHouse Cloud
+	{"v1.0-", clsHex | clsAlnumDash, 170, false},        // Cloudflare origin CA
+	{"duffel_test_", clsTokDash | clsB64, 43, false},    // Duffel
+	{"duffel_live_", clsTokDash | clsB64, 43, false},    // Duffel
+	{"dt0c01.", clsAlnum | clsIdent, 89, false},         // Dynatrace
+	{"EZAK", clsAlnum, 54, true},                        // EasyPost
+	{"EZTK", clsAlnum, 54, true},                        // EasyPost test
+	{"EAAC", clsAlnum, 100, false},                      // Facebook
+	{"EAAM", clsAlnum, 100, false},                      // Facebook
+	{"EAAA", clsTokDash, 22, false},                     // Square
+	{"FLWSECK_TEST-", clsAlnumDash, 12, false},          // Flutterwave
+	{"FLWSECK-", clsAlnumDash, 32, false},               // Flutterwave
+	{"fo1_", clsTokDash, 43, false},                     // Fly.io
+	{"fm1a_", clsB64, 100, false},                       // Fly.io
+	{"fm1r_", clsB64, 100, false},                       // Fly.io
+	{"fm2_", clsB64, 100, false},                        // Fly.io
+	{"fio-u-", clsTokDash | clsB64, 64, false},          // Frame.io
+	{"HRKU-AA", clsTokDash, 58, false},                  // Heroku
+	{"ico-", clsAlnum, 32, true},                        // Infracost
+	{"s-s4t2ud-", clsHex, 64, true},                     // 42 intra
+	{"s-s4t2af-", clsHex, 64, true},                     // 42 intra
+	{"API-", clsUpDig, 26, true},                        // Octopus Deploy
+	{"sha256~", clsTokDash, 43, false},                  // OpenShift
+	{"pplx-", clsAlnum, 48, false},                      // Perplexity
+	{"pnu_", clsAlnum, 36, false},                       // Prefect
+	{"rdme_", clsAlnum, 70, false},                      // ReadMe
+	{"tk-us-", clsTokDash, 48, false},                   // Scalingo
+	{"xkeysib-", clsAlnumDash, 64, false},               // Brevo (Sendinblue)
+	{"sm_aat_", clsAlnum, 16, true},                     // SettleMint
+	{"sm_pat_", clsAlnum, 16, true},                     // SettleMint
+	{"sm_sat_", clsAlnum, 16, true},                     // SettleMint
+	{"shippo_live_", clsHex, 40, true},                  // Shippo
+	{"shippo_test_", clsHex, 40, true},                  // Shippo
+	{"CLOJARS_", clsAlnum, 60, false},                   // Clojars
+	{"xoxe.xoxb-", clsAlnumDash, 100, false},            // Slack configuration
+	{"xoxe.xoxp-", clsAlnumDash, 100, false},            // Slack configuration
+	{"pscale_oauth_", clsTokDash | clsIdent, 32, false}, // PlanetScale
+}
+
+// tokByFirst indexes tokRules by their first byte (built once, never changed).
+var tokByFirst = func() (t [256][]tokRule) {
+	for _, r := range tokRules {
+		t[r.prefix[0]] = append(t[r.prefix[0]], r)
+	}
+	return
+}()
+
 // rkind classifies bytes for the scan (the prefilter): kindPlain bytes are
 // skipped at once, words (letters and digits) are skipped after a look at
 // their first two bytes, and only ':', '=', '-' call a matcher. rnext holds,
-// for each letter that can start a token, the bytes that can follow it (bit
-// d-'A').
+// for each letter or digit that can start a token, the bytes that can follow
+// it (bit d of the 256).
 const (
 	kindPlain  = iota // not a letter or digit, starts nothing
 	kindColon         // ':' key/value, "://"
 	kindEq            // '=' key/value
-	kindDash          // '-' "-----BEGIN"
+	kindDash          // '-' "-----BEGIN", command-line flags
 	kindWord          // letter or digit that starts no token
 	kindLetter        // letter that can start a token
 )
 
-var rkind, rnext = func() (t [256]uint8, nx [256]uint64) {
+var rkind, rnext = func() (t [256]uint8, nx [256][4]uint64) {
 	for c := 0; c < 256; c++ {
 		if rcls[c]&clsAlnum != 0 {
 			t[c] = kindWord
 		}
 	}
 	t[':'], t['='], t['-'] = kindColon, kindEq, kindDash
-	for _, p := range []string{"sk", "rk", "xo", "gh", "gi", "AK", "AS", "AI", "wh", "np", "py", "ey", "Be", "ho"} {
+	starts := []string{"xo", "gh", "AK", "AS", "AB", "AC", "A3", "ey", "Be", "ho"}
+	for _, r := range tokRules {
+		starts = append(starts, r.prefix[:2])
+	}
+	for _, p := range starts {
 		t[p[0]] = kindLetter
-		nx[p[0]] |= 1 << (p[1] - 'A')
+		nx[p[0]][p[1]/64] |= 1 << (p[1] % 64)
 	}
 	return
 }()
@@ -402,9 +538,15 @@ var rkind, rnext = func() (t [256]uint8, nx [256]uint64) {
 func rIsAlnum(c byte) bool    { return rcls[c]&clsAlnum != 0 }
 func isBlankByte(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
+// mayStartToken: the prefilter on a word's first two bytes.
+func mayStartToken(c, d byte) bool { return rnext[c][d/64]>>(d%64)&1 != 0 }
+
 // redactScan appends the spans to redact in b and reports whether b opens a
-// PEM private-key block that it does not close.
-func redactScan[T rtext](r *Redactor, b T, spans []rspan) ([]rspan, bool) {
+// PEM private-key block that it does not close. partial says that b is a
+// piece of a longer line that goes on after it (Stream): a match that reaches
+// the end of b then ends there, with its rterm saying how it goes on, and
+// nothing that could still grow is trimmed.
+func redactScan[T rtext](r *Redactor, b T, spans []rspan, partial bool) ([]rspan, bool) {
 	openPEM := false
 	jwtDead := 0
 	n := len(b)
@@ -419,86 +561,99 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan) ([]rspan, bool) {
 			}
 			continue
 		}
-		s, e := -1, -1
-		switch k {
-		case kindWord, kindLetter:
+		if k >= kindWord {
 			// A word: only its start can begin a token (the prefilter for
 			// letters); then skip the rest of it in a tight loop.
-			if k == kindLetter && i+1 < n {
-				if d := b[i+1] - 'A'; d < 64 && rnext[c]>>d&1 != 0 {
-					if c == 'e' {
-						if i >= jwtDead && hasPrefixAt(b, i, "eyJ") {
-							var dead int
-							if s, e, dead = jwtAt(b, i); s < 0 {
-								jwtDead = dead
-							}
-						}
-					} else {
-						s, e = tokenAt(b, i)
-					}
+			if k == kindLetter && i+1 < n && mayStartToken(c, b[i+1]) {
+				if sp := wordToken(b, i, partial, &jwtDead); sp.s >= 0 {
+					spans = append(spans, sp)
+					i = max(sp.e, i+1)
+					continue
 				}
 			}
-			if s < 0 {
-				for i++; i < n && rkind[b[i]] >= kindWord; i++ {
-				}
-				continue
+			for i++; i < n && rkind[b[i]] >= kindWord; i++ {
 			}
+			continue
+		}
+		sp := rspan{s: -1, e: -1}
+		switch k {
 		case kindColon:
 			if i+2 < n && b[i+1] == '/' && b[i+2] == '/' {
 				var ue int
-				ue, s, e = urlPassword(b, i)
+				ue, sp = urlPassword(b, i, partial)
 				if ue > i+3 {
 					// The user name before a password: scanned on its own
 					// first (a token as the user, "https://ghp_…:x@host"),
 					// so the spans stay sorted.
 					from := len(spans)
-					spans, _ = redactScan(r, b[i+3:ue], spans)
+					spans, _ = redactScan(r, b[i+3:ue], spans, false)
 					for k := from; k < len(spans); k++ {
 						spans[k].s += i + 3
 						spans[k].e += i + 3
 					}
 				}
 			} else if i > 0 {
-				s, e = keyValue(r, b, i)
+				sp = keyValue(r, b, i, partial)
 			}
 		case kindEq:
 			if i > 0 {
-				s, e = keyValue(r, b, i)
+				sp = keyValue(r, b, i, partial)
 			}
 		case kindDash:
 			if i+10 < n && b[i+1] == '-' && b[i+5] == 'B' && hasPrefixAt(b, i, "-----BEGIN ") {
 				var open bool
-				s, e, open = pemInLine(b, i)
+				sp.s, sp.e, open = pemInLine(b, i, partial)
+				sp.t = rterm{kind: termPEM}
 				if open {
 					openPEM = true
 				}
+			} else if i == 0 || rcls[b[i-1]]&(clsValEnd|clsAuthEnd) != 0 && b[i-1] != '&' {
+				sp = flagValue(r, b, i, partial)
 			}
 		}
-		if s < 0 {
+		if sp.s < 0 {
 			i++
 			continue
 		}
-		if e > s {
-			spans = append(spans, rspan{s, e})
+		if sp.e > sp.s || sp.t.kind == termCtx && partial {
+			spans = append(spans, sp)
 		}
-		if openPEM {
+		if openPEM || sp.t.kind == termCtx && partial {
 			break
 		}
-		i = max(e, i+1)
+		i = max(sp.e, i+1)
 	}
 	return spans, openPEM
 }
 
+// wordToken matches a token at the word start i: a JWT (skipping the
+// "eyJ" that a failed match already ruled out, before *jwtDead) or a
+// well-known prefix.
+func wordToken[T rtext](b T, i int, partial bool, jwtDead *int) rspan {
+	if b[i] != 'e' {
+		return tokenAt(b, i, partial)
+	}
+	sp := rspan{s: -1, e: -1, t: inRun(clsTokDash | clsIdent)}
+	if i >= *jwtDead && hasPrefixAt(b, i, "eyJ") {
+		var dead int
+		if sp.s, sp.e, dead = jwtAt(b, i, partial); sp.s < 0 {
+			*jwtDead = dead
+		}
+	}
+	return sp
+}
+
 // keyValue handles a ':' or '=' at i: if the identifier before it is a secret
 // key, it returns the value's span.
-func keyValue[T rtext](r *Redactor, b T, i int) (int, int) {
+func keyValue[T rtext](r *Redactor, b T, i int, partial bool) rspan {
 	n := len(b)
+	none := rspan{s: -1, e: -1}
 	if b[i] == ':' {
 		if i+1 < n && b[i+1] == ':' { // Rust/C++ path "Token::new"
-			return -1, -1
+			return none
 		}
 	} else if i+1 < n && b[i+1] == '=' || i > 0 && (b[i-1] == '=' || b[i-1] == '!' || b[i-1] == '<' || b[i-1] == '>') {
-		return -1, -1 // comparison, not assignment
+		return none // comparison, not assignment
 	}
 	// Key end: skip blanks, a closing quote and its escaping backslash.
 	j := i
@@ -512,18 +667,32 @@ func keyValue[T rtext](r *Redactor, b T, i int) (int, int) {
 		}
 	}
 	if j == 0 || !keyMatch(r, b, j) {
-		return -1, -1
+		return none
 	}
 	// Value start.
 	k := i + 1
 	if k < n && (b[i] == '=' && b[k] == '>' || b[i] == ':' && b[k] == '=') {
 		k++ // "=>" (Ruby, Perl), ":=" (Go)
 	}
+	return valueAt(b, k, partial)
+}
+
+// valueAt returns the span of the value that starts after the blanks at k
+// (the value of a secret key or flag): a quoted string's content, else the
+// run up to a blank, '&', a quote or a backtick, less closing punctuation.
+// An auth scheme word before it is kept; '{', '[' and null/true/false are no
+// value.
+func valueAt[T rtext](b T, k int, partial bool) rspan {
+	n := len(b)
+	none := rspan{s: -1, e: -1}
 	for k < n && (b[k] == ' ' || b[k] == '\t') {
 		k++
 	}
 	if k >= n {
-		return -1, -1
+		if partial { // the value has not arrived yet
+			return rspan{s: n, e: n, t: rterm{kind: termCtx, ctx: "token="}}
+		}
+		return none
 	}
 	switch c := b[k]; {
 	case c == '"' || c == '\'' || c == '`':
@@ -533,7 +702,7 @@ func keyValue[T rtext](r *Redactor, b T, i int) (int, int) {
 			ve++
 		}
 		vs = skipScheme(b, vs, ve)
-		return vs, ve
+		return rspan{vs, ve, rterm{kind: termQuote, q: c}}
 	case c == '\\' && k+1 < n && (b[k+1] == '"' || b[k+1] == '\''):
 		q := b[k+1]
 		vs := k + 2
@@ -548,16 +717,19 @@ func keyValue[T rtext](r *Redactor, b T, i int) (int, int) {
 			ve = vs
 		}
 		vs = skipScheme(b, vs, ve)
-		return vs, ve
+		return rspan{vs, ve, rterm{kind: termEscQuote, q: q}}
 	case c == '{' || c == '[':
-		return -1, -1
+		return none
 	}
 	if isJSONLiteral(b, k) {
-		return -1, -1
+		return none
 	}
 	ve := k
 	for ve < n && rcls[b[ve]]&clsValEnd == 0 {
 		ve++
+	}
+	if partial && ve == n {
+		return rspan{k, n, outRun(clsValEnd)}
 	}
 	// Closing punctuation right after the value belongs to the syntax around
 	// it: {"token": 123}, (password=x), secret=y; — inner punctuation stays
@@ -571,15 +743,136 @@ func keyValue[T rtext](r *Redactor, b T, i int) (int, int) {
 		for w < n && b[w] == ' ' {
 			w++
 		}
+		if partial && w == n {
+			return rspan{s: n, e: n, t: rterm{kind: termCtx, ctx: "token: Bearer "}}
+		}
 		we := w
 		for we < n && rcls[b[we]]&clsValEnd == 0 {
 			we++
 		}
 		if we > w {
-			return w, we
+			return rspan{w, we, outRun(clsValEnd)}
 		}
 	}
-	return k, ve
+	return rspan{k, ve, outRun(clsValEnd)}
+}
+
+// flagValue handles a command-line flag at i (at a word start): curl's
+// "-u user:PASS", "--user user:PASS", "--user=user:PASS" (the password
+// only), and a flag named like a secret key followed by its value as the
+// next word: "--password PASS", "--api-key PASS", "-token PASS" (the "="
+// form is a key/value). A next word that is another flag is no value.
+// "-p" is a password only after mysql, mariadb or sshpass (shortPassword);
+// uid:gid ("-u 1000:1000") is no user:password.
+func flagValue[T rtext](r *Redactor, b T, i int, partial bool) rspan {
+	n := len(b)
+	none := rspan{s: -1, e: -1}
+	j := i + 1
+	if j < n && b[j] == '-' {
+		j++
+	}
+	ns := j
+	for j < n && rcls[b[j]]&clsIdent != 0 {
+		j++
+	}
+	if j > ns && ns == i+1 && b[ns] == 'p' {
+		return shortPassword(b, i, j, partial)
+	}
+	if j == ns || j >= n {
+		return none
+	}
+	if name := b[ns:j]; equalT(name, "u") && ns == i+1 || equalT(name, "user") && ns == i+2 {
+		k := j
+		if b[k] == '=' {
+			k++
+		} else if b[k] != ' ' && b[k] != '\t' {
+			return none
+		}
+		return userPassword(b, k, partial)
+	}
+	if b[j] != ' ' && b[j] != '\t' || !keyMatch(r, b, j) {
+		return none
+	}
+	k := j
+	for k < n && (b[k] == ' ' || b[k] == '\t') {
+		k++
+	}
+	if k < n && b[k] == '-' {
+		return none
+	}
+	return valueAt(b, j, partial)
+}
+
+// shortPassword handles "-p…" at i (name up to j): MySQL's and MariaDB's
+// attached "-pPASS" / "-p'PASS'" when such a client is named in the 256
+// bytes before it, and sshpass's "-p PASS". Elsewhere "-p" is a port or a
+// parents flag.
+func shortPassword[T rtext](b T, i, j int, partial bool) rspan {
+	none := rspan{s: -1, e: -1}
+	before := b[max(0, i-256):i]
+	at := byte(0) // the byte after "-p", 0 at the end
+	if j == i+2 && j < len(b) {
+		at = b[j]
+	}
+	switch {
+	case (at == ' ' || at == '\t') && indexT(before, "sshpass ") >= 0:
+		return valueAt(b, j, partial)
+	case indexT(before, "mysql") < 0 && indexT(before, "mariadb") < 0:
+		return none
+	case at == '\'' || at == '"':
+		return valueAt(b, j, partial)
+	case j > i+2:
+		e := i + 2
+		for e < len(b) && rcls[b[e]]&clsValEnd == 0 {
+			e++
+		}
+		return rspan{i + 2, e, outRun(clsValEnd)}
+	}
+	return none
+}
+
+// userPassword returns the password of "user:PASS" after the blanks at k
+// (quoted or not), when both halves are not all digits (uid:gid).
+func userPassword[T rtext](b T, k int, partial bool) rspan {
+	n := len(b)
+	none := rspan{s: -1, e: -1}
+	for k < n && (b[k] == ' ' || b[k] == '\t') {
+		k++
+	}
+	if k >= n {
+		if partial {
+			return rspan{s: n, e: n, t: rterm{kind: termCtx, ctx: "-u "}}
+		}
+		return none
+	}
+	t := outRun(clsValEnd)
+	if c := b[k]; c == '"' || c == '\'' {
+		t = rterm{kind: termQuote, q: c}
+		k++
+	}
+	colon, e := -1, k
+	for ; e < n; e++ {
+		c := b[e]
+		if t.kind == termQuote && c == t.q || t.kind == termOut && rcls[c]&clsValEnd != 0 {
+			break
+		}
+		if c == ':' && colon < 0 {
+			colon = e
+		}
+	}
+	if colon < 0 || colon+1 == e || allDigits(b[k:colon]) && allDigits(b[colon+1:e]) && !(partial && e == n) {
+		return none
+	}
+	return rspan{colon + 1, e, t}
+}
+
+func allDigits[T rtext](b T) bool {
+	for i := 0; i < len(b); i++ {
+		if b[i] < '0' || b[i] > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
 }
 
 // skipScheme moves a quoted value's start past a leading auth scheme word.
@@ -676,8 +969,10 @@ outer:
 // the end of the user name when a password follows it (ue, the ':' before the
 // password; -1 otherwise) and the password span. Without a password the span
 // is empty at i+3, so the scan goes on through the user name and the host:
-// "https://<token>@host" is scanned like any other text.
-func urlPassword[T rtext](b T, i int) (ue, s, e int) {
+// "https://<token>@host" is scanned like any other text. In a partial text,
+// an authority that reaches its end is masked whole from its start (a
+// password may be in it; no host is that long).
+func urlPassword[T rtext](b T, i int, partial bool) (ue int, sp rspan) {
 	n := len(b)
 	a := i + 3
 	at, end := -1, a
@@ -686,10 +981,13 @@ func urlPassword[T rtext](b T, i int) (ue, s, e int) {
 			at = end
 		}
 	}
+	if partial && end == n && n > a {
+		return -1, rspan{a, n, outRun(clsAuthEnd)}
+	}
 	if at < 0 {
 		// No userinfo. (The authority ends at the next '/', so a following
 		// "://" never rescans it: linear.) Hosts are scanned for other rules.
-		return -1, a, a
+		return -1, rspan{s: a, e: a}
 	}
 	// The first ':' before the LAST '@' separates user and password.
 	colon := -1
@@ -700,18 +998,18 @@ func urlPassword[T rtext](b T, i int) (ue, s, e int) {
 		}
 	}
 	if colon < 0 {
-		return -1, a, a
+		return -1, rspan{s: a, e: a}
 	}
 	if colon+1 == at {
-		return colon, at, at
+		return colon, rspan{s: at, e: at}
 	}
-	return colon, colon + 1, at
+	return colon, rspan{colon + 1, at, outRun(clsAuthEnd)}
 }
 
 // pemInLine handles "-----BEGIN " at i. For a private key it returns the span
 // from the end of the BEGIN marker to "-----END" or the end of the line, and
 // whether the block stays open past this line.
-func pemInLine[T rtext](b T, i int) (int, int, bool) {
+func pemInLine[T rtext](b T, i int, partial bool) (int, int, bool) {
 	n := len(b)
 	ls := i + len("-----BEGIN ")
 	le := ls
@@ -729,62 +1027,58 @@ func pemInLine[T rtext](b T, i int) (int, int, bool) {
 		return s, s + k, false
 	}
 	e := n
-	for e > s && isBlankByte(b[e-1]) {
+	for e > s && isBlankByte(b[e-1]) && !partial {
 		e--
 	}
 	return s, e, true
 }
 
-// tokenAt matches a well-known token prefix at i (at a word start).
-func tokenAt[T rtext](b T, i int) (int, int) {
+// tokenAt matches a well-known token at i (at a word start).
+func tokenAt[T rtext](b T, i int, partial bool) rspan {
+	none := rspan{s: -1, e: -1}
+	d := b[i+1] // the caller checked i+1 < len(b)
+	for _, tr := range tokByFirst[b[i]] {
+		if tr.prefix[1] != d || !hasPrefixAt(b, i, tr.prefix) {
+			continue
+		}
+		if tr.exact {
+			k := i + len(tr.prefix)
+			for k < len(b) && k-i < len(tr.prefix)+tr.min && rcls[b[k]]&tr.cls != 0 {
+				k++
+			}
+			if k-i == len(tr.prefix)+tr.min && (k == len(b) || !rIsAlnum(b[k])) {
+				return rspan{i, k, inRun(clsAlnum)}
+			}
+			continue
+		}
+		if s, e := runFrom(b, i, len(tr.prefix), tr.cls, tr.min); s >= 0 {
+			return rspan{s, e, inRun(tr.cls)}
+		}
+	}
 	switch b[i] {
-	case 's':
-		if hasPrefixAt(b, i, "sk-") {
-			return runFrom(b, i, 3, clsTokDash, 20)
-		}
-		if hasPrefixAt(b, i, "sk_live_") || hasPrefixAt(b, i, "sk_test_") {
-			return runFrom(b, i, 8, clsAlnum, 10)
-		}
-	case 'r':
-		if hasPrefixAt(b, i, "rk_live_") || hasPrefixAt(b, i, "rk_test_") {
-			return runFrom(b, i, 8, clsAlnum, 10)
-		}
 	case 'x':
-		if i+4 < len(b) && b[i+1] == 'o' && b[i+2] == 'x' && b[i+4] == '-' && strings.IndexByte("abeprs", b[i+3]) >= 0 {
-			return runFrom(b, i, 5, clsAlnumDash, 10)
+		if i+4 < len(b) && b[i+1] == 'o' && b[i+2] == 'x' && b[i+4] == '-' && strings.IndexByte("abeoprs", b[i+3]) >= 0 {
+			s, e := runFrom(b, i, 5, clsAlnumDash, 10)
+			return rspan{s, e, inRun(clsAlnumDash)}
 		}
 	case 'g':
 		if i+3 < len(b) && b[i+1] == 'h' && b[i+3] == '_' && strings.IndexByte("pousr", b[i+2]) >= 0 {
-			return runFrom(b, i, 4, clsAlnum, 30)
-		}
-		if hasPrefixAt(b, i, "github_pat_") {
-			return runFrom(b, i, 11, clsTokDash, 20)
+			s, e := runFrom(b, i, 4, clsAlnum, 30)
+			return rspan{s, e, inRun(clsAlnum)}
 		}
 	case 'A':
-		if hasPrefixAt(b, i, "AKIA") || hasPrefixAt(b, i, "ASIA") {
+		if hasPrefixAt(b, i, "AKIA") || hasPrefixAt(b, i, "ASIA") || hasPrefixAt(b, i, "ABIA") || hasPrefixAt(b, i, "ACCA") || hasPrefixAt(b, i, "A3T") {
 			k := i + 4
 			for k < len(b) && k-i < 20 && rcls[b[k]]&clsUpDig != 0 {
 				k++
 			}
 			if k-i == 20 && (k == len(b) || !rIsAlnum(b[k])) {
-				return i, k
+				return rspan{i, k, inRun(clsAlnum)}
 			}
-			return -1, -1
+			return none
 		}
-		if hasPrefixAt(b, i, "AIza") {
-			return runFrom(b, i, 4, clsTokDash, 35)
-		}
-	case 'w':
-		if hasPrefixAt(b, i, "whsec_") {
-			return runFrom(b, i, 6, clsB64, 10)
-		}
-	case 'n':
-		if hasPrefixAt(b, i, "npm_") {
-			return runFrom(b, i, 4, clsAlnum, 36)
-		}
-	case 'p':
-		if hasPrefixAt(b, i, "pypi-") {
-			return runFrom(b, i, 5, clsTokDash, 16)
+		if hasPrefixAt(b, i, "AC") {
+			return twilioSecret(b, i, partial)
 		}
 	case 'B':
 		if hasPrefixAt(b, i, "Bearer ") {
@@ -792,23 +1086,44 @@ func tokenAt[T rtext](b T, i int) (int, int) {
 			for k < len(b) && b[k] == ' ' {
 				k++
 			}
+			if partial && k == len(b) {
+				return rspan{s: k, e: k, t: rterm{kind: termCtx, ctx: "Bearer "}}
+			}
 			s, e := runFrom(b, k, 0, clsBearer, 16)
 			if s < 0 {
-				return -1, -1
+				return none
 			}
 			for e < len(b) && b[e] == '=' {
 				e++
 			}
-			return s, e
+			return rspan{s, e, inRun(clsBearer | clsB64)}
 		}
 	case 'h':
-		const hook = "hooks.slack.com/services/"
-		if hasPrefixAt(b, i, hook) {
-			s, e := runFrom(b, i+len(hook), 0, clsSlack, 1)
-			return s, e
+		for _, hook := range []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"} {
+			if hasPrefixAt(b, i, hook) {
+				s, e := runFrom(b, i+len(hook), 0, clsSlack, 1)
+				return rspan{s, e, inRun(clsSlack)}
+			}
 		}
 	}
-	return -1, -1
+	return none
+}
+
+// twilioSecret: a Twilio account SID (AC + 32 hex) followed by ':' and its
+// auth token, as curl -u and connection strings write them: the token.
+func twilioSecret[T rtext](b T, i int, partial bool) rspan {
+	k := i + 2
+	for k < len(b) && k-i < 34 && rcls[b[k]]&clsHex != 0 {
+		k++
+	}
+	if k-i != 34 || k >= len(b) || b[k] != ':' {
+		return rspan{s: -1, e: -1}
+	}
+	s, e := runFrom(b, k+1, 0, clsAlnum, 16)
+	if s < 0 {
+		return rspan{s: -1, e: -1}
+	}
+	return rspan{s, e, inRun(clsAlnum)}
 }
 
 // runFrom matches b[i:i+pre] (already checked) followed by at least min bytes
@@ -826,8 +1141,10 @@ func runFrom[T rtext](b T, i, pre int, cls uint16, min int) (int, int) {
 
 // jwtAt matches eyJ<seg>.<seg>.<seg?> with a header of at least 10 bytes.
 // On failure it returns dead, the end of the header run: any "eyJ" starting
-// before it fails the same way, so the caller skips those (linear scan).
-func jwtAt[T rtext](b T, i int) (s, e, dead int) {
+// before it fails the same way, so the caller skips those (linear scan). In
+// a partial text, a header or payload that reaches its end is taken for a
+// token still arriving.
+func jwtAt[T rtext](b T, i int, partial bool) (s, e, dead int) {
 	n := len(b)
 	k := i
 	for seg := 0; seg < 3; seg++ {
@@ -837,6 +1154,9 @@ func jwtAt[T rtext](b T, i int) (s, e, dead int) {
 		}
 		if seg == 0 {
 			dead = k
+		}
+		if partial && k == n && (seg > 0 || k-st >= 10) {
+			return i, n, dead
 		}
 		if seg == 0 && k-st < 10 || seg == 1 && k-st < 2 {
 			return -1, -1, dead

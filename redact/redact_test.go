@@ -255,50 +255,6 @@ func TestRedactConcurrent(t *testing.T) {
 
 // redactGrowthBound: each redacted span is at least one byte and becomes
 // len(Redacted) bytes; spans are separated by at least one byte.
-// AppendLineCut redacts a secret that a split point cuts on both sides of
-// the cut, wherever the cut falls (SPEC J2 splits lines at 64 KiB).
-func TestAppendLineCut(t *testing.T) {
-	pad := strings.Repeat("x", 40) + " "
-	for _, sec := range []struct{ text, secret string }{
-		{fxGhp, fxGhp},
-		{fxJWT, fxJWT},
-		{fxAkia, fxAkia},
-		{"password=hunter2hunter2", "hunter2hunter2"},
-		{"password: hunter2hunter2", "hunter2hunter2"},
-		{`{"api_key": "hunter2hunter2"}`, "hunter2hunter2"},
-		{"Authorization: Bearer abcdefghijklmnop0123", "abcdefghijklmnop0123"},
-		{"https://me:hunter2hunter2@example.com/", "hunter2hunter2"},
-		{"https://" + fxGhp + "@github.com/", fxGhp},
-	} {
-		line := []byte(pad + sec.text + " tail words")
-		for cut := len(pad) - 2; cut <= len(pad)+len(sec.text)+2; cut++ {
-			lr := Default().NewLineRedactor()
-			first, more := lr.AppendLineCut(nil, line, cut)
-			rest := line[cut:]
-			var second []byte
-			if more > 0 {
-				second = append(second, Redacted...)
-				rest = line[cut+min(more, len(rest)):]
-			}
-			second = lr.AppendLine(second, rest)
-			for k := 0; k+6 <= len(sec.secret); k++ {
-				frag := sec.secret[k : k+6]
-				if bytes.Contains(first, []byte(frag)) || bytes.Contains(second, []byte(frag)) {
-					t.Fatalf("%q cut at %d: %q | %q keeps %q", sec.text, cut, first, second, frag)
-				}
-			}
-			if !bytes.HasPrefix(first, []byte(pad[:len(pad)-2])) || !strings.HasSuffix(string(first)+string(second), " tail words") {
-				t.Errorf("%q cut at %d: text around the secret lost: %q | %q", sec.text, cut, first, second)
-			}
-		}
-	}
-	// No secret near the cut: the piece is b[:cut] unchanged.
-	line := []byte("commit 3f786850e387550fdab836ed7e6dc881de23001b merged")
-	if got, more := Default().NewLineRedactor().AppendLineCut(nil, line, 20); string(got) != string(line[:20]) || more != 0 {
-		t.Errorf("clean cut: %q, %d", got, more)
-	}
-}
-
 func redactGrowthBound(n int) int { return n + (n/2+1)*len(Redacted) }
 
 func FuzzRedact(f *testing.F) {
@@ -336,22 +292,23 @@ func FuzzRedact(f *testing.F) {
 				t.Fatalf("planted secret kept: %q", got)
 			}
 		}
-		// Cut inside the planted secret (a 64 KiB split): neither piece
-		// keeps a piece of it.
-		line := []byte(strings.ReplaceAll(in, "\n", " "))
-		cut := len(a) + 1 + len(b)%len(planted)
-		first, more := r.NewLineRedactor().AppendLineCut(nil, line, cut)
-		rest := line[cut+min(more, len(line)-cut):]
-		second := r.NewLineRedactor().Line(rest)
-		for k := 0; k+10 <= len(planted); k++ {
-			if bytes.Contains(first, []byte(planted[k:k+10])) || bytes.Contains(second, []byte(planted[k:k+10])) {
-				t.Fatalf("cut at %d kept a piece of the planted secret: %q | %q", cut, first, second)
-			}
-		}
 		lr := r.NewLineRedactor()
 		for _, l := range bytes.Split([]byte(in), []byte("\n")) {
 			if bytes.Contains(lr.Line(l), []byte(planted[:20])) {
 				t.Fatalf("LineRedactor kept the planted secret")
+			}
+		}
+		// A Stream fed in pieces gives what LineRedactor gives whole.
+		lr, st := r.NewLineRedactor(), r.NewStream()
+		chunk := len(b)%7 + 1
+		for _, l := range bytes.Split([]byte(a+"\n"+b), []byte("\n")) {
+			want := string(lr.Line(l))
+			var out []byte
+			for k := 0; k < len(l); k += chunk {
+				out = st.Write(out, l[k:min(len(l), k+chunk)])
+			}
+			if got := string(st.EndLine(out)); got != want {
+				t.Fatalf("Stream in pieces of %d:\n line %q\n got  %q\n want %q", chunk, l, got, want)
 			}
 		}
 	})

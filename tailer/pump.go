@@ -30,11 +30,6 @@ type LineSink interface {
 // pumpReadSize is the read size; a pipe hands over at most 64 KiB at once.
 const pumpReadSize = 64 << 10
 
-// cutOverlap is how many bytes after a split point of a long line the
-// redactor sees (SPEC J2, J4): a secret that the 64 KiB split cuts is
-// recognised whole when it ends within this many bytes of the cut.
-const cutOverlap = 8 << 10
-
 // PartialIdle is how long a line without its newline may sit in the pump
 // before a preview of it is written (SPEC J2: a prompt or a progress line
 // shows before its newline, EOF or 64 KiB).
@@ -47,7 +42,8 @@ const PartialMark = "[partial] "
 
 // holdBack is the length from which a trailing run of non-blank bytes is
 // kept out of a preview: it may be a secret still arriving, which the
-// redactor recognises only whole.
+// redactor recognises only whole. A shorter run is kept out too when it
+// starts like a token (redact.Redactor.MayStartToken).
 const holdBack = 8
 
 // deadliner is a reader with read deadlines (an *os.File on a pipe).
@@ -57,12 +53,12 @@ type deadliner interface {
 
 // Pump copies r into sink line by line until r ends (EOF or a read error,
 // which it returns; EOF gives nil) and returns the bytes read. Each line gets
-// prefix ("" or redact.StderrPrefix) and is redacted by a fresh
-// redact.LineRedactor (one per stream: PEM state spans lines) before it is
-// written. A line longer than DefaultMaxLine (prefix included) is split into
-// several lines, so memory stays bounded whatever the command prints; the
-// redactor sees cutOverlap bytes past each split point, and the part of a
-// secret after the cut starts the next line as redact.Redacted. A final line
+// prefix ("" or redact.StderrPrefix) and is redacted by one redact.Stream for
+// the whole stream (PEM state spans lines) before it is written. A line
+// longer than DefaultMaxLine (prefix included) is written as several lines of
+// at most DefaultMaxLine bytes, as its redaction comes out of the Stream:
+// memory stays bounded whatever the command prints, and a secret of any
+// length is masked wherever the line is cut (redact.Stream). A final line
 // without a newline is written at EOF. Lines reach the file after every read
 // from r (a pipe read returns what is there, so an idle pipe means a flushed
 // log): a line printed by a dev server is visible to `job tail` at once.
@@ -73,148 +69,152 @@ type deadliner interface {
 //
 // When r has read deadlines (a pipe from os.Pipe), a line that has sat
 // unfinished for PartialIdle with no more output is previewed: written as
-// prefix + PartialMark + the text so far, redacted on its own, without a
-// trailing run of holdBack or more non-blank bytes (a secret may be
-// arriving), only what follows its last '\r' (a progress bar's current
-// state), and nothing inside a PEM block. It is previewed again only after
-// more of it arrives, and written whole when it ends.
+// prefix + PartialMark + the redaction of the text so far not yet written,
+// only what follows its last '\r' (a progress bar's current state), without
+// a trailing run of holdBack or more non-blank bytes or one that starts like
+// a token (a secret may be arriving), and nothing inside a secret or a PEM
+// block. It is previewed
+// again only after more of it arrives, and written whole when it ends.
 func Pump(r io.Reader, sink LineSink, prefix string) (int64, error) {
-	lr := redact.Default().NewLineRedactor()
-	maxContent := DefaultMaxLine - len(prefix)
-	buf := make([]byte, 2*pumpReadSize+cutOverlap)
-	out := make([]byte, 0, DefaultMaxLine+256)
-	failed := sink.Err() != nil
+	p := &pump{
+		sink: sink, prefix: prefix, st: redact.Default().NewStream(),
+		maxContent: DefaultMaxLine - len(prefix), failed: sink.Err() != nil,
+	}
+	p.out = append(make([]byte, 0, DefaultMaxLine+256), prefix...)
+	buf := make([]byte, pumpReadSize)
 	var total int64
-	carry := 0 // bytes at the start of the next piece that belong to a cut secret
-	write := func(b []byte) {
-		if sink.WriteLine(redactHidden(b)) != nil {
-			failed = true
-		}
-	}
-	// emit writes b[:cut] as one line; b[cut:] is what follows on the same
-	// line as far as it has arrived (last: nothing follows, cut == len(b)).
-	emit := func(b []byte, cut int, last bool) {
-		if failed {
-			return
-		}
-		skip := min(carry, cut)
-		carry -= skip
-		if last {
-			carry = 0
-		}
-		if skip == 0 && last && prefix == "" {
-			write(lr.Line(b)) // b itself when clean: no copy
-			return
-		}
-		out = append(out[:0], prefix...)
-		if skip > 0 {
-			out = append(out, redact.Redacted...)
-		}
-		if skip < cut {
-			var more int
-			out, more = lr.AppendLineCut(out, b[skip:], cut-skip)
-			if !last {
-				carry = more
-			}
-		}
-		write(out)
-	}
-	// buf[start:end] holds an incomplete line (no '\n', shorter than
-	// maxContent+cutOverlap). Reads append at end; the line moves to the
-	// front only when less than one read size is free, so a long line
-	// arriving a byte at a time costs linear, not quadratic, time.
-	start, end := 0, 0
 	dl, _ := r.(deadliner)
 	armed := false
 	shown := 0 // length of the unfinished line when it was last previewed
-	preview := func(b []byte) {
-		if failed || lr.InPEM() {
-			return
-		}
-		// A progress bar redraws with '\r': show what a terminal would,
-		// not the whole history of the line each time.
-		if k := bytes.LastIndexByte(b, '\r'); k >= 0 {
-			b = b[k+1:]
-		}
-		cut := len(b)
-		i := bytes.LastIndexAny(b, " \t\r")
-		if cut-(i+1) >= holdBack {
-			cut = i + 1
-		}
-		if cut == 0 {
-			return
-		}
-		out = append(append(out[:0], prefix...), PartialMark...)
-		out = redact.Default().AppendLine(out, b[:cut])
-		write(out)
-		if !failed && sink.Flush() != nil {
-			failed = true
-		}
-	}
 	for {
-		if start == end {
-			start, end = 0, 0
-		} else if len(buf)-end < pumpReadSize {
-			end = copy(buf, buf[start:end])
-			start = 0
-		}
 		if dl != nil {
-			if end > start && end-start != shown {
+			if p.lineLen > 0 && p.lineLen != shown {
 				armed = dl.SetReadDeadline(time.Now().Add(PartialIdle)) == nil
 			} else if armed {
 				_ = dl.SetReadDeadline(time.Time{})
 				armed = false
 			}
 		}
-		n, rerr := r.Read(buf[end : end+pumpReadSize])
+		n, rerr := r.Read(buf)
 		if n == 0 && rerr != nil && errors.Is(rerr, os.ErrDeadlineExceeded) {
-			shown = end - start
-			preview(buf[start:end])
+			shown = p.lineLen
+			p.preview()
 			continue
 		}
 		total += int64(n)
-		from := end // buf[start:end] is known to hold no '\n': scan only new bytes
-		end += n
-		for {
-			i := bytes.IndexByte(buf[from:end], '\n')
-			if i < 0 {
-				break
-			}
-			line := buf[start : from+i]
-			for len(line) > maxContent {
-				emit(line[:min(len(line), maxContent+cutOverlap)], maxContent, false)
-				line = line[maxContent:]
-			}
-			emit(line, len(line), true)
-			start = from + i + 1
-			from = start
-			shown = 0
-		}
-		for end-start >= maxContent+cutOverlap {
-			emit(buf[start:start+maxContent+cutOverlap], maxContent, false)
-			start += maxContent
+		if p.feed(buf[:n]) {
 			shown = 0
 		}
 		if rerr != nil {
-			for end-start > maxContent {
-				emit(buf[start:end], maxContent, false)
-				start += maxContent
+			if p.lineLen > 0 && !p.failed {
+				p.out = p.st.EndLine(p.out)
+				p.writeOut(true)
 			}
-			if end > start {
-				emit(buf[start:end], end-start, true)
-			}
-			if !failed && sink.Flush() != nil {
-				failed = true
-			}
+			p.flush()
 			if rerr == io.EOF {
 				return total, nil
 			}
 			return total, rerr
 		}
-		if !failed && sink.Flush() != nil {
-			failed = true
-		}
+		p.flush()
 	}
+}
+
+// pump is the state of one Pump.
+type pump struct {
+	sink       LineSink
+	prefix     string
+	st         *redact.Stream
+	maxContent int    // DefaultMaxLine less the prefix
+	out        []byte // prefix + the current line's output not yet written
+	lineLen    int    // bytes of the current line read so far
+	failed     bool   // a write failed: read and discard from now on
+	pv         []byte // preview scratch
+}
+
+// feed takes the bytes of one read; it reports whether a line ended in them.
+func (p *pump) feed(data []byte) bool {
+	ended := false
+	for len(data) > 0 && !p.failed {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			p.out = p.st.Write(p.out, data)
+			p.lineLen += len(data)
+			p.writeOut(false)
+			break
+		}
+		if p.lineLen == 0 {
+			// A whole line in one read: written without a copy when clean.
+			red := p.st.Line(data[:i])
+			if p.prefix == "" && len(red) <= p.maxContent {
+				p.write(red)
+			} else {
+				p.out = append(p.out, red...)
+				p.writeOut(true)
+			}
+		} else {
+			p.out = p.st.EndLine(p.st.Write(p.out, data[:i]))
+			p.writeOut(true)
+		}
+		p.lineLen, ended = 0, true
+		data = data[i+1:]
+	}
+	return ended
+}
+
+// writeOut writes out in lines of maxContent bytes of output each, and the
+// rest too when the line has ended.
+func (p *pump) writeOut(end bool) {
+	pl := len(p.prefix)
+	for len(p.out)-pl > p.maxContent {
+		p.write(p.out[:pl+p.maxContent])
+		p.out = append(p.out[:pl], p.out[pl+p.maxContent:]...)
+	}
+	if end {
+		p.write(p.out)
+		p.out = p.out[:pl]
+	}
+}
+
+func (p *pump) write(b []byte) {
+	if !p.failed && p.sink.WriteLine(redactHidden(b)) != nil {
+		p.failed = true
+	}
+}
+
+func (p *pump) flush() {
+	if !p.failed && p.sink.Flush() != nil {
+		p.failed = true
+	}
+}
+
+// preview writes the partial-line preview (see Pump).
+func (p *pump) preview() {
+	if p.failed || p.st.InPEM() {
+		return
+	}
+	b := p.st.AppendPending(p.pv[:0])
+	p.pv = b[:0]
+	// A progress bar redraws with '\r': show what a terminal would, not the
+	// whole history of the line each time.
+	if k := bytes.LastIndexByte(b, '\r'); k >= 0 {
+		b = b[k+1:]
+	}
+	cut := len(b)
+	i := bytes.LastIndexAny(b, " \t\r")
+	if run := b[i+1:]; len(run) >= holdBack || redact.Default().MayStartToken(run) {
+		cut = i + 1
+	}
+	b = b[:cut]
+	if lim := p.maxContent - len(PartialMark); len(b) > lim {
+		b = b[len(b)-lim:]
+	}
+	if len(b) == 0 {
+		return
+	}
+	line := append(append([]byte(p.prefix), PartialMark...), b...)
+	p.write(line)
+	p.flush()
 }
 
 // redactHidden catches a secret that escape sequences or stray control bytes

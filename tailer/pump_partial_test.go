@@ -29,6 +29,7 @@ func TestPumpPartialLine(t *testing.T) {
 		{"prompt", []string{"Password: ", "hunter2\n"}, []string{"[partial] Password: "}, "Password: " + redact.Redacted},
 		{"progress", []string{"building 45%", " done\n"}, []string{"[partial] building 45%"}, "building 45% done"},
 		{"secret arriving", []string{"key " + secret[:20], secret[20:] + "\n"}, []string{"[partial] key "}, "key " + redact.Redacted},
+		{"short token start", []string{"key gh" + "p_ab", "c" + strings.Repeat("Q", 40) + " ok\n"}, []string{"[partial] key "}, "key " + redact.Redacted + " ok"},
 		{"secret whole", []string{"token=" + secret + " wait", " ok\n"}, []string{"[partial] token=" + redact.Redacted + " wait"}, "token=" + redact.Redacted + " wait ok"},
 		{"no blank", []string{strings.Repeat("y", 30), "\n"}, nil, strings.Repeat("y", 30)},
 		{"progress bar", []string{"\r10%", "\r20%", "\r100%\n"}, []string{"[partial] 10%", "[partial] 20%"}, "\r10%\r20%\r100%"},

@@ -241,9 +241,10 @@ func TestRedactionCorpus(t *testing.T) {
 	}
 }
 
-// A secret that the 64 KiB line split cuts is redacted on both sides of the
-// cut (SPEC J2, J4), wherever the cut falls in it, on both streams and
-// whether the line arrives at once or in small reads.
+// A secret near the 64 KiB line split is redacted on both sides of the cut
+// (SPEC J2, J4), wherever the cut falls in it, on both streams and whether
+// the line arrives at once or in small reads. The split is made in the
+// redacted output, so a line that redaction shortens may fit in one.
 func TestPumpRedactsSecretCutBySplit(t *testing.T) {
 	for _, k := range corpusKinds {
 		texts := []string{"token=" + k.secret, "Authorization: Bearer " + k.secret, "https://u:" + k.secret + "@h/"}
@@ -267,18 +268,24 @@ func TestPumpRedactsSecretCutBySplit(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if len(m.lines) != 2 {
-							t.Fatalf("%s cut %d back: %d lines, want 2", text, back, len(m.lines))
+						if len(m.lines) < 1 || len(m.lines) > 2 {
+							t.Fatalf("%s cut %d back: %d lines, want 1 or 2", text, back, len(m.lines))
 						}
 						for _, l := range m.lines {
+							if len(l) > tailer.DefaultMaxLine {
+								t.Errorf("%s cut %d back: a line of %d bytes", text, back, len(l))
+							}
 							if piece := leaked(l, []string{k.secret}); piece != "" {
 								t.Errorf("%s (prefix %q) cut %d bytes in, reads of %d: %q survives in …%q",
 									k.name, prefix, back, chunk, piece, l[max(0, len(l)-80):])
 							}
 						}
-						if !strings.HasSuffix(m.lines[1], " tail") || !strings.HasPrefix(m.lines[0], prefix+"aaaa") {
-							t.Errorf("%s cut %d back: text around the secret lost: …%q | %q",
-								text, back, m.lines[0][max(0, len(m.lines[0])-40):], m.lines[1])
+						var joined strings.Builder
+						for _, l := range m.lines {
+							joined.WriteString(strings.TrimPrefix(l, prefix))
+						}
+						if j := joined.String(); !strings.HasSuffix(j, " tail") || !strings.HasPrefix(j, "aaaa") {
+							t.Errorf("%s cut %d back: text around the secret lost: …%q", text, back, j[max(0, len(j)-60):])
 						}
 					}
 				}

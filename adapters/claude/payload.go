@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/redact"
 )
 
 // MaxPayloadBytes caps what ReadPayload reads from stdin: 1 MiB. A hook
@@ -175,7 +176,9 @@ func (p *Payload) ToolCall() (command, rationale string) {
 	if command == "" && len(p.ToolInput) > 0 {
 		var b bytes.Buffer
 		if json.Compact(&b, p.ToolInput) == nil && b.String() != "{}" {
-			command = clip(b.String(), maxCommandChars)
+			// Redact before clipping: a token cut by the clip is no longer
+			// recognisable, and its first part would survive.
+			command = clip(redact.Default().String(b.String()), maxCommandChars)
 		}
 	}
 	if command == "" {
