@@ -234,7 +234,7 @@ func (r *Registry) approvalOp(ctx context.Context, id string, fn func(tx Tx, a *
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityApproval, id)
+		full, err := resolve(tx, EntityApproval, id, r.match)
 		if err != nil {
 			return err
 		}
@@ -457,7 +457,7 @@ func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Durati
 		var a *Approval
 		err := r.store.View(ctx, func(tx Tx) error {
 			var err error
-			if full, err = resolve(tx, EntityApproval, full); err != nil {
+			if full, err = resolve(tx, EntityApproval, full, r.match); err != nil {
 				return err
 			}
 			a, err = tx.GetApproval(full)
@@ -488,7 +488,7 @@ func (r *Registry) GetApproval(ctx context.Context, id string) (*Approval, []Eve
 		evs []Event
 	)
 	err := r.store.View(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityApproval, id)
+		full, err := resolve(tx, EntityApproval, id, r.match)
 		if err != nil {
 			return err
 		}
@@ -529,7 +529,7 @@ func (r *Registry) ListGrants(ctx context.Context) ([]Grant, error) {
 func (r *Registry) RevokeGrant(ctx context.Context, id string, actor Actor) (*Grant, error) {
 	var out *Grant
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityGrant, id)
+		full, err := resolve(tx, EntityGrant, id, r.match)
 		if err != nil {
 			return err
 		}

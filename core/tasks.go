@@ -180,7 +180,7 @@ func (r *Registry) taskOp(ctx context.Context, id string, fn func(tx Tx, t *Task
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityTask, id)
+		full, err := resolve(tx, EntityTask, id, r.match)
 		if err != nil {
 			return err
 		}
@@ -534,7 +534,7 @@ func (r *Registry) GetTask(ctx context.Context, id string) (*Task, []Event, erro
 		evs []Event
 	)
 	err := r.store.View(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityTask, id)
+		full, err := resolve(tx, EntityTask, id, r.match)
 		if err != nil {
 			return err
 		}
