@@ -150,7 +150,7 @@ func holdsWait(a *Approval, run *Run) bool {
 // run's inactivity watchdog.
 func (r *Registry) holdApprovalWait(tx Tx, run *Run, a *Approval, actor Actor, now Timestamp) error {
 	from := run.PendingApprovalWaits
-	run.PendingApprovalWaits++
+	run.PendingApprovalWaits, _ = SatAdd(from, 1)
 	if err := tx.UpdateRun(run); err != nil {
 		return wrapWrite("run", run.RunID, err)
 	}

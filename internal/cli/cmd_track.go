@@ -233,7 +233,7 @@ func (t *tracker) event(ev core.StreamEvent) {
 			t.warn("start", fmt.Sprintf("could not mark task %s running: %v", t.id, err))
 		}
 	}
-	t.pending += int64(ev.Outputs)
+	t.pending, _ = core.SatAdd(t.pending, int64(ev.Outputs))
 	t.dirty = true
 	if ev.Activity != "" {
 		t.activity = ev.Activity
