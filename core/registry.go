@@ -160,9 +160,15 @@ type NewApproval struct {
 	Cwd       string
 	ExpiresIn time.Duration // 0 = never expires
 	// ToolUseID is the runtime's id of the tool call (Claude Code hooks:
-	// PreToolUse tool_use_id). A second request with the same id returns the
-	// first approval, whatever its status, instead of a new one.
+	// PreToolUse tool_use_id). A second request with the same id, Session,
+	// Tool and InputHash is the same call: it returns the first approval,
+	// whatever its status, instead of a new one. The same id with anything
+	// else different is another call, asked anew.
 	ToolUseID string
+	// InputHash is CanonicalInputHash of the call's input (Claude Code
+	// hooks: PreToolUse tool_input). Empty: the approval never answers a
+	// repeated call.
+	InputHash string
 	// Waiter is the process that will wait for the decision and answer the
 	// runtime (ThisProcess for a hook that waits itself); zero when none.
 	Waiter Waiter

@@ -146,7 +146,8 @@ func (h *Handler) approvalTimeout() time.Duration {
 
 // preToolUse records the tool call as an approval bound to the sub-agent's run
 // (SPEC R6: its watchdog pauses), waits for the operator and answers. A grant
-// answers at once; a repeated tool_use_id is answered from its approval; past
+// answers at once; a repeated tool call (same tool_use_id, session, tool and
+// input) is answered from its approval; past
 // the approval timeout the approval expires and the answer is deny.
 func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) {
 	if p.SessionID == "" {
@@ -159,13 +160,20 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		return Decision{}, err
 	}
 	command, rationale := p.ToolCall()
+	// The recorded answer of a tool_use_id answers only the same session,
+	// tool and input (canonical JSON's SHA-256): another call reusing the
+	// id is asked anew.
+	inputHash, err := core.CanonicalInputHash(p.ToolInput)
+	if err != nil {
+		return Decision{}, err
+	}
 	// This process waits and answers: a sweep on this host withdraws the
 	// approval if it is killed before it can do so itself.
 	waiter, _ := core.ThisProcess()
 	a, err := h.Reg.RequestApproval(ctx, core.NewApproval{
 		Session: p.SessionID, RunID: p.AgentID, Tool: p.ToolName, Command: command,
 		Rationale: rationale, Cwd: p.Cwd, ExpiresIn: h.approvalTimeout(), ToolUseID: p.ToolUseID,
-		Waiter: waiter,
+		InputHash: inputHash, Waiter: waiter,
 	}, core.ActorRuntime)
 	if err != nil {
 		return Decision{}, err
