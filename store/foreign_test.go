@@ -230,3 +230,42 @@ func TestPGOpenRefusesForeignSchema(t *testing.T) {
 	}
 	db.Close()
 }
+
+// FuzzOpenForeignFile: whatever bytes a file at the registry path holds
+// (but clawpit's mark), an Open that fails leaves them exactly as they
+// were, and an Open that succeeds leaves a marked registry.
+func FuzzOpenForeignFile(f *testing.F) {
+	dir := f.TempDir()
+	seed := filepath.Join(dir, "seed.db")
+	foreignSQLite(&testing.T{}, seed, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)",
+		"INSERT INTO notes (body) VALUES ('a')", "PRAGMA user_version = 7")
+	if b, err := os.ReadFile(seed); err == nil {
+		f.Add(b)
+		hdr := append([]byte(nil), b[:100]...)
+		f.Add(hdr)
+	}
+	f.Add([]byte(sqliteMagic))
+	f.Add([]byte("not a database at all"))
+	f.Fuzz(func(t *testing.T, content []byte) {
+		if len(content) == 0 {
+			return // an empty file becomes a registry (TestOpenEmptyFileAndFresh)
+		}
+		if len(content) >= 72 && string(content[:16]) == sqliteMagic && string(content[68:72]) == "CLAW" {
+			return // marked as clawpit's: opened as a registry, as it claims
+		}
+		path := filepath.Join(t.TempDir(), "r.db")
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		db, err := Open(context.Background(), path, Options{BusyTimeoutMs: 100})
+		if err == nil {
+			db.Close()
+			assertMarked(t, path)
+			return
+		}
+		got, rerr := os.ReadFile(path)
+		if rerr != nil || string(got) != string(content) {
+			t.Fatalf("a refused open (%v) changed the file", err)
+		}
+	})
+}
