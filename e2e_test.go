@@ -173,7 +173,7 @@ func TestTrackTee(t *testing.T) {
 func TestTrackStreaming(t *testing.T) {
 	c := newCLI(t)
 	existing := c.ok("task", "create", "--runtime", "subagent", "--label", "streamed")
-	cmd := c.command(nil, "task", "track", "--id", existing[:8], "--tee")
+	cmd := c.command(nil, "task", "track", "--id", existing, "--tee")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -91,7 +91,7 @@ func TestRequestApprovalToolUseIDRepeat(t *testing.T) {
 	f := newRegFixture(t)
 	f.session("s")
 	run := f.run("r1", "s")
-	na := core.NewApproval{Session: "s", RunID: run.RunID, Tool: "Bash", Command: "make deploy", ToolUseID: "toolu_1", ExpiresIn: time.Minute}
+	na := core.NewApproval{Session: "s", RunID: run.RunID, Tool: "Bash", Command: "make deploy", ToolUseID: "toolu_1", InputHash: "h1", ExpiresIn: time.Minute}
 	a, err := f.reg.RequestApproval(f.ctx, na, core.ActorRuntime)
 	f.must(err)
 	if a.ToolUseID != "toolu_1" || f.getRun(run.RunID).PendingApprovalWaits != 1 {

@@ -57,33 +57,16 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 	var out *Approval
 	err := r.store.Update(ctx, func(tx Tx) error {
 		now := r.now()
-		if na.ToolUseID != "" {
-			// The same tool call asked again (a resumed Claude Code session):
-			// answer from the first request, never open a second one.
-			prev, err := tx.ListApprovals(ApprovalFilter{ToolUseID: na.ToolUseID, Limit: 1})
-			if err != nil {
-				return fmt.Errorf("approval for tool_use_id %s: %w", na.ToolUseID, err)
-			}
-			if len(prev) > 0 {
-				out = &prev[0]
-				if out.Status == ApprovalPending && na.Waiter != (Waiter{}) && out.Waiter != na.Waiter {
-					// The new asker waits now (the first may have been
-					// killed): a sweep must judge this one, not withdraw the
-					// approval for the first one's death.
-					out.Waiter = na.Waiter
-					if err := tx.UpdateApproval(out); err != nil {
-						return fmt.Errorf("approval %s: record its new waiter: %w", out.ID, err)
-					}
-				}
-				return journal(tx, now, EntityApproval, out.ID, string(out.Status), string(out.Status), actor,
-					"tool_use_id "+na.ToolUseID+" requested again; answered from this approval", false)
-			}
+		replay, other, err := r.replayedCall(tx, na, actor, now)
+		if err != nil || replay != nil {
+			out = replay
+			return err
 		}
 		a := &Approval{
 			ID: NewShortID(), Session: na.Session, RunID: na.RunID, TaskID: na.TaskID,
 			Tool: na.Tool, Command: na.Command, Rationale: na.Rationale, Cwd: na.Cwd,
 			Pattern: pattern, Status: ApprovalPending, RequestedAt: now, ToolUseID: na.ToolUseID,
-			Waiter: na.Waiter,
+			InputHash: na.InputHash, Waiter: na.Waiter,
 		}
 		if na.ExpiresIn > 0 {
 			a.ExpiresAt = now.Add(na.ExpiresIn)
@@ -124,7 +107,12 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 		if g != nil {
 			return journal(tx, now, EntityApproval, a.ID, "", string(ApprovalApproved), actor, "requested; "+a.Reason, true)
 		}
-		if err := journal(tx, now, EntityApproval, a.ID, "", string(ApprovalPending), actor, "requested", true); err != nil {
+		why := "requested"
+		if other != "" {
+			why += "; tool_use_id " + na.ToolUseID + " was asked before for another call (approval " + other +
+				"), whose answer does not carry over"
+		}
+		if err := journal(tx, now, EntityApproval, a.ID, "", string(ApprovalPending), actor, why, true); err != nil {
 			return err
 		}
 		if run == nil {
@@ -136,6 +124,48 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 		return nil, err
 	}
 	return out, nil
+}
+
+// replayedCall finds the approval of the tool call na repeats: the same
+// ToolUseID, Session, Tool and a non-empty InputHash equal to na's (Claude
+// Code sends a call again when a session resumes). It returns that approval
+// as it is now, after recording na's Waiter on it while pending and
+// journaling the repeat; or nil and, when the ToolUseID was used before for
+// another call, the id of the newest such approval (for the new request's
+// journal). Approvals recorded without an input hash never match.
+func (r *Registry) replayedCall(tx Tx, na NewApproval, actor Actor, now Timestamp) (*Approval, string, error) {
+	if na.ToolUseID == "" {
+		return nil, "", nil
+	}
+	prev, err := tx.ListApprovals(ApprovalFilter{ToolUseID: na.ToolUseID})
+	if err != nil {
+		return nil, "", fmt.Errorf("approval for tool_use_id %s: %w", na.ToolUseID, err)
+	}
+	var out *Approval
+	for i := range prev {
+		p := &prev[i]
+		if na.InputHash != "" && p.InputHash == na.InputHash && p.Session == na.Session && p.Tool == na.Tool {
+			out = p
+			break
+		}
+	}
+	if out == nil {
+		if len(prev) > 0 {
+			return nil, prev[0].ID, nil
+		}
+		return nil, "", nil
+	}
+	if out.Status == ApprovalPending && na.Waiter != (Waiter{}) && out.Waiter != na.Waiter {
+		// The new asker waits now (the first may have been killed): a
+		// sweep must judge this one, not withdraw the approval for the
+		// first one's death.
+		out.Waiter = na.Waiter
+		if err := tx.UpdateApproval(out); err != nil {
+			return nil, "", fmt.Errorf("approval %s: record its new waiter: %w", out.ID, err)
+		}
+	}
+	return out, "", journal(tx, now, EntityApproval, out.ID, string(out.Status), string(out.Status), actor,
+		"tool_use_id "+na.ToolUseID+" requested again; answered from this approval", false)
 }
 
 // holdsWait reports whether approval a, requested now, takes a wait on run
@@ -152,7 +182,7 @@ func holdsWait(a *Approval, run *Run) bool {
 // run's inactivity watchdog.
 func (r *Registry) holdApprovalWait(tx Tx, run *Run, a *Approval, actor Actor, now Timestamp) error {
 	from := run.PendingApprovalWaits
-	run.PendingApprovalWaits++
+	run.PendingApprovalWaits, _ = SatAdd(from, 1)
 	if err := tx.UpdateRun(run); err != nil {
 		return wrapWrite("run", run.RunID, err)
 	}
@@ -236,7 +266,7 @@ func (r *Registry) approvalOp(ctx context.Context, id string, fn func(tx Tx, a *
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityApproval, id)
+		full, err := resolve(tx, EntityApproval, id, r.match)
 		if err != nil {
 			return err
 		}
@@ -459,7 +489,7 @@ func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Durati
 		var a *Approval
 		err := r.store.View(ctx, func(tx Tx) error {
 			var err error
-			if full, err = resolve(tx, EntityApproval, full); err != nil {
+			if full, err = resolve(tx, EntityApproval, full, r.match); err != nil {
 				return err
 			}
 			a, err = tx.GetApproval(full)
@@ -490,7 +520,7 @@ func (r *Registry) GetApproval(ctx context.Context, id string) (*Approval, []Eve
 		evs []Event
 	)
 	err := r.store.View(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityApproval, id)
+		full, err := resolve(tx, EntityApproval, id, r.match)
 		if err != nil {
 			return err
 		}
@@ -531,7 +561,7 @@ func (r *Registry) ListGrants(ctx context.Context) ([]Grant, error) {
 func (r *Registry) RevokeGrant(ctx context.Context, id string, actor Actor) (*Grant, error) {
 	var out *Grant
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityGrant, id)
+		full, err := resolve(tx, EntityGrant, id, r.match)
 		if err != nil {
 			return err
 		}

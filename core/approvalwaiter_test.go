@@ -146,9 +146,9 @@ func TestRepeatedToolCallTakesOverTheWait(t *testing.T) {
 	}
 	f := newRegFixture(t)
 	gone := core.Waiter{Host: self.Host, PID: deadPID(t), Start: 1, NS: self.NS}
-	first, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", Waiter: gone}, core.ActorRuntime)
+	first, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", InputHash: "h1", Waiter: gone}, core.ActorRuntime)
 	f.must(err)
-	again, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", Waiter: self}, core.ActorRuntime)
+	again, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", InputHash: "h1", Waiter: self}, core.ActorRuntime)
 	f.must(err)
 	if again.ID != first.ID || again.Waiter != self || f.getApproval(first.ID).Waiter != self {
 		t.Fatalf("repeated request: %+v, stored waiter %+v; want the same approval waited by %+v", again, f.getApproval(first.ID).Waiter, self)

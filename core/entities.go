@@ -100,9 +100,16 @@ type Approval struct {
 	ExpiresAt    Timestamp      `json:"expires_at"`
 	CleanupAfter Timestamp      `json:"cleanup_after"`
 	// ToolUseID is the runtime's id of the gated tool call (Claude Code hooks:
-	// PreToolUse tool_use_id), unique when set; empty for approvals requested
-	// through the CLI.
+	// PreToolUse tool_use_id); empty for approvals requested through the
+	// CLI. One tool call (tool_use_id, session, tool, input hash) has one
+	// approval; another call reusing the id gets its own.
 	ToolUseID string `json:"tool_use_id,omitempty"`
+	// InputHash is CanonicalInputHash of the gated call's input (Claude
+	// Code hooks: PreToolUse tool_input): with Session, Tool and ToolUseID
+	// it names the one tool call this approval answers. Empty for approvals
+	// requested through the CLI or recorded before it existed; those never
+	// answer a repeated tool call.
+	InputHash string `json:"input_hash,omitempty"`
 	// HoldsWait is true while the approval counts in its run's
 	// pending_approval_waits (SPEC R6): set with the increment, cleared with
 	// the decrement.

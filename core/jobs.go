@@ -417,7 +417,7 @@ func (j *Jobs) GetJob(ctx context.Context, id string) (*Job, []Event, error) {
 		evs []Event
 	)
 	err := j.reg.store.View(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityJob, id)
+		full, err := resolve(tx, EntityJob, id, j.reg.match)
 		if err != nil {
 			return err
 		}
@@ -475,7 +475,7 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 		res Result
 	)
 	err := j.reg.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityJob, id)
+		full, err := resolve(tx, EntityJob, id, j.reg.match)
 		if err != nil {
 			return err
 		}

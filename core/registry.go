@@ -17,12 +17,52 @@ type Registry struct {
 	clock Clock
 	th    Thresholds
 	jobs  JobController
+	// match is how the ids given to its methods find their rows.
+	match IDMatch
+}
+
+// IDMatch says how an id handed to the registry finds its row.
+type IDMatch int
+
+const (
+	// MatchPrefix takes the id as given, else a unique prefix of at least
+	// MinIDPrefixLen characters (SPEC §3 IDs): what an operator types at
+	// the CLI. The default of NewRegistry.
+	MatchPrefix IDMatch = iota
+	// MatchWhole takes the id as given, byte for byte, and nothing else:
+	// ids a runtime sends (Claude Code hooks: session_id, agent_id;
+	// `task track --id`), which must never land on another row whose id
+	// they happen to begin (agent-7f3a is not agent-7f3a9c21).
+	MatchWhole
+)
+
+// String is "prefix" or "whole".
+func (m IDMatch) String() string {
+	if m == MatchWhole {
+		return "whole"
+	}
+	return "prefix"
 }
 
 // NewRegistry returns a Registry over s using clock c and thresholds th.
+// It resolves ids by prefix (MatchPrefix); WholeIDs gives the view for ids
+// that come from a runtime.
 func NewRegistry(s Store, c Clock, th Thresholds) *Registry {
 	return &Registry{store: s, clock: c, th: th}
 }
+
+// WholeIDs returns a view of r, sharing its store, clock, thresholds and
+// job controller, whose methods match every id they are given whole
+// (MatchWhole): the view for callers whose ids come from a runtime, such as
+// the Claude Code hook adapter.
+func (r *Registry) WholeIDs() *Registry {
+	c := *r
+	c.match = MatchWhole
+	return &c
+}
+
+// IDMatch is how r's methods match the ids they are given.
+func (r *Registry) IDMatch() IDMatch { return r.match }
 
 // redactText applies the SPEC J4 redaction to free text a runtime or an
 // operator hands the registry (labels, task text, commands, rationales,
@@ -120,9 +160,15 @@ type NewApproval struct {
 	Cwd       string
 	ExpiresIn time.Duration // 0 = never expires
 	// ToolUseID is the runtime's id of the tool call (Claude Code hooks:
-	// PreToolUse tool_use_id). A second request with the same id returns the
-	// first approval, whatever its status, instead of a new one.
+	// PreToolUse tool_use_id). A second request with the same id, Session,
+	// Tool and InputHash is the same call: it returns the first approval,
+	// whatever its status, instead of a new one. The same id with anything
+	// else different is another call, asked anew.
 	ToolUseID string
+	// InputHash is CanonicalInputHash of the call's input (Claude Code
+	// hooks: PreToolUse tool_input). Empty: the approval never answers a
+	// repeated call.
+	InputHash string
 	// Waiter is the process that will wait for the decision and answer the
 	// runtime (ThisProcess for a hook that waits itself); zero when none.
 	Waiter Waiter
@@ -156,11 +202,17 @@ func refuse(tx Tx, at Timestamp, entity, id, from, to string, actor Actor, reaso
 // applied is the Result of a change that took effect.
 func applied(note string) Result { return Result{Applied: true, Reason: note} }
 
-// resolve turns an id or unique prefix (≥ 4 characters) into a full id of
-// entity. Errors: ErrNotFound, *AmbiguousError, ErrInvalid (SPEC §3 IDs).
-func resolve(tx Tx, entity, prefix string) (string, error) {
+// resolve turns id into the full id of entity as m says: MatchWhole returns
+// id itself (the caller's Get then finds that row or none), MatchPrefix an
+// exact id or a unique prefix (≥ 4 characters). Errors: ErrInvalid for an
+// empty id; with MatchPrefix also ErrNotFound, *AmbiguousError and
+// ErrInvalid for a short prefix (SPEC §3 IDs).
+func resolve(tx Tx, entity, prefix string, m IDMatch) (string, error) {
 	if prefix == "" {
 		return "", Invalidf("empty %s id", entity)
+	}
+	if m == MatchWhole {
+		return prefix, nil
 	}
 	id, err := tx.ResolveID(entity, prefix)
 	if err != nil {

@@ -81,7 +81,7 @@ func (r *Registry) runOp(ctx context.Context, id string, fn func(tx Tx, run *Run
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityRun, id)
+		full, err := resolve(tx, EntityRun, id, r.match)
 		if err != nil {
 			return err
 		}
@@ -294,7 +294,7 @@ func (r *Registry) GetRun(ctx context.Context, id string) (*Run, []Event, error)
 		evs []Event
 	)
 	err := r.store.View(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityRun, id)
+		full, err := resolve(tx, EntityRun, id, r.match)
 		if err != nil {
 			return err
 		}

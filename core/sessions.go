@@ -97,7 +97,7 @@ func (r *Registry) sessionOp(ctx context.Context, id string, fn func(tx Tx, s *S
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntitySession, id)
+		full, err := resolve(tx, EntitySession, id, r.match)
 		if err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func (r *Registry) GetSession(ctx context.Context, id string) (*Session, []Event
 		evs []Event
 	)
 	err := r.store.View(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntitySession, id)
+		full, err := resolve(tx, EntitySession, id, r.match)
 		if err != nil {
 			return err
 		}

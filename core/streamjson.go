@@ -272,7 +272,7 @@ func (t *StreamTracker) parse(src *streamSrc) (StreamEvent, error) {
 		if !f.msgBad {
 			ev.Outputs, ev.Activity = f.outputs, f.activity()
 		}
-		t.sum.Outputs += int64(ev.Outputs)
+		t.sum.Outputs, _ = SatAdd(t.sum.Outputs, int64(ev.Outputs))
 	case "result":
 		ev.Terminal = true
 		t.sum.Result = &StreamResult{Subtype: ev.Subtype, Text: f.result.String(), IsError: f.isError}

@@ -182,7 +182,7 @@ func (r *Registry) taskOp(ctx context.Context, id string, fn func(tx Tx, t *Task
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityTask, id)
+		full, err := resolve(tx, EntityTask, id, r.match)
 		if err != nil {
 			return err
 		}
@@ -245,14 +245,16 @@ func (r *Registry) ProgressTask(ctx context.Context, id, summary string, actor A
 
 // AddTaskOutput adds n (≥ 1) to a task's output_count (SPEC R4: each non-empty
 // assistant text block counts one output; R7 silent tasks). Output is counted
-// in any status, because a late text block is still output. Errors: ErrInvalid
-// for n < 1.
+// in any status, because a late text block is still output. The count
+// saturates at MaxCount (SatAdd): it never wraps negative, and the journal
+// says "at its maximum" when it stopped there. Errors: ErrInvalid for n < 1.
 func (r *Registry) AddTaskOutput(ctx context.Context, id string, n int64, actor Actor) (*Task, Result, error) {
 	if n < 1 {
 		return nil, Result{}, Invalidf("output count %d must be at least 1", n)
 	}
 	return r.taskOp(ctx, id, func(tx Tx, t *Task, now Timestamp) (Result, error) {
-		t.OutputCount += n
+		var full bool
+		t.OutputCount, full = SatAdd(t.OutputCount, n)
 		if t.Status.Active() {
 			t.LastEventAt = now
 		}
@@ -260,8 +262,11 @@ func (r *Registry) AddTaskOutput(ctx context.Context, id string, n int64, actor 
 			return Result{}, wrapWrite("task", t.ID, err)
 		}
 		st := string(t.Status)
-		return applied(""), journal(tx, now, EntityTask, t.ID, st, st, actor,
-			fmt.Sprintf("output +%d (output_count %d)", n, t.OutputCount), true)
+		why := fmt.Sprintf("output +%d (output_count %d)", n, t.OutputCount)
+		if full {
+			why = fmt.Sprintf("output +%d (output_count %d, at its maximum)", n, t.OutputCount)
+		}
+		return applied(""), journal(tx, now, EntityTask, t.ID, st, st, actor, why, true)
 	})
 }
 
@@ -365,7 +370,7 @@ func (r *Registry) FinishTask(ctx context.Context, id string, f Finish, actor Ac
 					t.ResultSubtype = p.subtype
 				}
 				if f.Text != "" {
-					t.OutputCount++
+					t.OutputCount, _ = SatAdd(t.OutputCount, 1)
 				}
 			},
 		}, actor, now)
@@ -538,7 +543,7 @@ func (r *Registry) GetTask(ctx context.Context, id string) (*Task, []Event, erro
 		evs []Event
 	)
 	err := r.store.View(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityTask, id)
+		full, err := resolve(tx, EntityTask, id, r.match)
 		if err != nil {
 			return err
 		}

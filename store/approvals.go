@@ -4,13 +4,13 @@ import "github.com/clawpit/clawpit/core"
 
 const approvalCols = `id, session, run_id, task_id, tool, command, rationale, cwd, pattern, status, scope,
  reason, decided_by, requested_at, decided_at, expires_at, cleanup_after, tool_use_id, holds_wait,
- waiter_host, waiter_pid, waiter_start, waiter_ns, rev`
+ waiter_host, waiter_pid, waiter_start, waiter_ns, input_hash, rev`
 
 func scanApproval(r rowScanner, a *core.Approval) error {
 	return r.Scan(&a.ID, &a.Session, nstr{&a.RunID}, nstr{&a.TaskID}, &a.Tool, &a.Command, &a.Rationale, &a.Cwd,
 		&a.Pattern, &a.Status, &a.Scope, &a.Reason, &a.DecidedBy, &a.RequestedAt, nts{&a.DecidedAt},
 		nts{&a.ExpiresAt}, nts{&a.CleanupAfter}, nstr{&a.ToolUseID}, &a.HoldsWait,
-		&a.Waiter.Host, &a.Waiter.PID, &a.Waiter.Start, &a.Waiter.NS, &a.Rev)
+		&a.Waiter.Host, &a.Waiter.PID, &a.Waiter.Start, &a.Waiter.NS, nstr{&a.InputHash}, &a.Rev)
 }
 
 // approvalArgs are the values of every column but id and rev, in approvalCols order.
@@ -18,7 +18,7 @@ func approvalArgs(a *core.Approval) []any {
 	return []any{a.Session, strArg(a.RunID), strArg(a.TaskID), a.Tool, a.Command, a.Rationale, a.Cwd,
 		a.Pattern, string(a.Status), string(a.Scope), a.Reason, a.DecidedBy, int64(a.RequestedAt),
 		tsArg(a.DecidedAt), tsArg(a.ExpiresAt), tsArg(a.CleanupAfter), strArg(a.ToolUseID), boolArg(a.HoldsWait),
-		a.Waiter.Host, a.Waiter.PID, a.Waiter.Start, a.Waiter.NS}
+		a.Waiter.Host, a.Waiter.PID, a.Waiter.Start, a.Waiter.NS, strArg(a.InputHash)}
 }
 
 // GetApproval returns the approval id; wrapped core.ErrNotFound when unknown.
@@ -30,7 +30,7 @@ func (t *tx) GetApproval(id string) (*core.Approval, error) {
 func (t *tx) InsertApproval(a *core.Approval) error {
 	args := append([]any{a.ID}, approvalArgs(a)...)
 	_, err := t.insert(core.EntityApproval, a.ID,
-		"INSERT INTO approvals ("+approvalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", args...)
+		"INSERT INTO approvals ("+approvalCols+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1)", args...)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (t *tx) UpdateApproval(a *core.Approval) error {
 		`UPDATE approvals SET session = ?, run_id = ?, task_id = ?, tool = ?, command = ?, rationale = ?, cwd = ?,
 		 pattern = ?, status = ?, scope = ?, reason = ?, decided_by = ?, requested_at = ?,
 		 decided_at = ?, expires_at = ?, cleanup_after = ?, tool_use_id = ?, holds_wait = ?,
-		 waiter_host = ?, waiter_pid = ?, waiter_start = ?, waiter_ns = ?, rev = rev + 1
+		 waiter_host = ?, waiter_pid = ?, waiter_start = ?, waiter_ns = ?, input_hash = ?, rev = rev + 1
 		 WHERE id = ? AND rev = ?`, args...)
 	if err != nil {
 		return err

@@ -76,7 +76,12 @@ var _ core.Store = (*DB)(nil)
 
 // Open opens (creating when allowed) the registry at path: directory 0700, file
 // 0600, WAL, busy_timeout, foreign keys, and migrates an older schema forward.
-// Errors: core.ErrNewerSchema for a database written by a newer clawpit,
+// A registry is marked with application_id AppID on every writable open.
+// An existing file that is neither empty nor a clawpit registry (another
+// program's SQLite database, or no database) is refused before any
+// connection writes to it: core.ErrInvalid naming the file, which is left
+// byte for byte as it was; an empty (0-byte) file becomes a registry with
+// mode 0600. Errors: core.ErrNewerSchema for a database written by a newer clawpit,
 // core.ErrNotFound when MustExist and the file is missing, core.ErrInvalid when
 // path is a directory, fifo, device or socket, core.ErrReadOnly,
 // core.ErrBusy, and a wrapped error naming the path for anything else
@@ -103,6 +108,11 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if err == nil && !st.Mode().IsRegular() {
 		// SQLite would block on a fifo and fail obscurely on the rest.
 		return nil, core.Invalidf("registry path %s is %s, not a database file", abs, fileKind(st.Mode()))
+	}
+	if err == nil {
+		if err := checkExisting(ctx, abs, st, opt); err != nil {
+			return nil, err
+		}
 	}
 	if errors.Is(err, os.ErrNotExist) {
 		if opt.MustExist || opt.ReadOnly {
@@ -166,6 +176,28 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 		return nil, fmt.Errorf("open registry %s: %w", abs, err)
 	}
 	return db, nil
+}
+
+// checkExisting refuses (core.ErrInvalid, nothing changed) an existing
+// file that is not a clawpit registry and not empty (checkSQLiteFile), and
+// makes an empty one that is about to become a registry readable by its
+// owner only (0600), as a registry clawpit creates.
+func checkExisting(ctx context.Context, abs string, st os.FileInfo, opt Options) error {
+	class, why, err := checkSQLiteFile(ctx, abs, st.Size())
+	if err != nil {
+		return err
+	}
+	switch class {
+	case fileForeign:
+		return refuseForeign(abs, why)
+	case fileEmpty:
+		if !opt.ReadOnly && st.Mode().Perm() != 0o600 {
+			if err := os.Chmod(abs, 0o600); err != nil {
+				return fmt.Errorf("make registry %s private (mode 0600): %w", abs, mapErr(err))
+			}
+		}
+	}
+	return nil
 }
 
 // fileKind names a non-regular file's type for an error message: "a
@@ -315,7 +347,10 @@ func (db *DB) init(ctx context.Context, readOnly bool) error {
 			return mapErr(err)
 		}
 	}
-	return nil
+	if readOnly {
+		return nil
+	}
+	return db.stampAppID(ctx)
 }
 
 // Update runs fn in one BEGIN IMMEDIATE transaction (SPEC §2).

@@ -97,7 +97,8 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := raw.Exec("PRAGMA user_version = 99"); err != nil {
+	// A newer clawpit's registry: marked as clawpit's, a later version.
+	if _, err := raw.Exec(fmt.Sprintf("PRAGMA application_id = %d; PRAGMA user_version = 99", AppID)); err != nil {
 		t.Fatal(err)
 	}
 	raw.Close()

@@ -204,6 +204,9 @@ func (db *DB) migrateOnePG(ctx context.Context, names []string, readOnly bool) (
 		return false, err
 	}
 	if !readOnly {
+		if err := refuseForeignPG(ctx, tx, db.path); err != nil {
+			return false, err
+		}
 		if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+pgVersionTable+" (version INTEGER NOT NULL)"); err != nil {
 			return false, err
 		}
@@ -387,4 +390,25 @@ func mapPGErr(err error) error {
 		return fmt.Errorf("%w (PostgreSQL): %w", ErrUnreachable, err)
 	}
 	return nil
+}
+
+// refuseForeignPG refuses (core.ErrInvalid, nothing created) to make a
+// registry in a schema that has no clawpit version table (pgVersionTable,
+// clawpit's mark on PostgreSQL) but already holds tables, views or
+// sequences: another program's schema. An empty schema becomes a registry.
+func refuseForeignPG(ctx context.Context, tx *sql.Tx, name string) error {
+	var marked bool
+	var schema string
+	var objects int64
+	err := tx.QueryRowContext(ctx, `SELECT to_regclass('`+pgVersionTable+`') IS NOT NULL, current_schema(),
+		(SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+		 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S'))`).Scan(&marked, &schema, &objects)
+	if err != nil {
+		return err
+	}
+	if marked || objects == 0 {
+		return nil
+	}
+	return core.Invalidf("%s is not a clawpit registry: schema %q holds %d table(s), view(s) or sequence(s) but no %s table; "+
+		"clawpit changed nothing (give --db a database or schema of its own)", name, schema, objects, pgVersionTable)
 }

@@ -96,7 +96,8 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		_, _, err := open(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), core.ActorRuntime)
 		return nil, err
 	case EventSessionEnd:
-		_, _, _, err := h.Reg.CloseSession(ctx, p.SessionID, core.ActorRuntime)
+		// session_id is the runtime's: matched whole, never as a prefix.
+		_, _, _, err := h.Reg.WholeIDs().CloseSession(ctx, p.SessionID, core.ActorRuntime)
 		if errors.Is(err, core.ErrNotFound) {
 			return nil, nil // never seen: nothing to close
 		}
@@ -146,7 +147,8 @@ func (h *Handler) approvalTimeout() time.Duration {
 
 // preToolUse records the tool call as an approval bound to the sub-agent's run
 // (SPEC R6: its watchdog pauses), waits for the operator and answers. A grant
-// answers at once; a repeated tool_use_id is answered from its approval; past
+// answers at once; a repeated tool call (same tool_use_id, session, tool and
+// input) is answered from its approval; past
 // the approval timeout the approval expires and the answer is deny.
 func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) {
 	if p.SessionID == "" {
@@ -159,13 +161,20 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		return Decision{}, err
 	}
 	command, rationale := p.ToolCall()
+	// The recorded answer of a tool_use_id answers only the same session,
+	// tool and input (canonical JSON's SHA-256): another call reusing the
+	// id is asked anew.
+	inputHash, err := core.CanonicalInputHash(p.ToolInput)
+	if err != nil {
+		return Decision{}, err
+	}
 	// This process waits and answers: a sweep on this host withdraws the
 	// approval if it is killed before it can do so itself.
 	waiter, _ := core.ThisProcess()
 	a, err := h.Reg.RequestApproval(ctx, core.NewApproval{
 		Session: p.SessionID, RunID: p.AgentID, Tool: p.ToolName, Command: command,
 		Rationale: rationale, Cwd: p.Cwd, ExpiresIn: h.approvalTimeout(), ToolUseID: p.ToolUseID,
-		Waiter: waiter,
+		InputHash: inputHash, Waiter: waiter,
 	}, core.ActorRuntime)
 	if err != nil {
 		return Decision{}, err
@@ -284,21 +293,24 @@ func (h *Handler) subagentStart(ctx context.Context, p *Payload) error {
 	if label == "" {
 		label = "subagent"
 	}
-	if _, _, err := h.Reg.GetRun(ctx, p.AgentID); err == nil {
+	// agent_id is the runtime's: matched whole, so agent-7f3a is not taken
+	// for a known agent-7f3a9c21.
+	reg := h.Reg.WholeIDs()
+	if _, _, err := reg.GetRun(ctx, p.AgentID); err == nil {
 		return nil // seen before
 	} else if !errors.Is(err, core.ErrNotFound) {
 		return err
 	}
-	if _, err := h.Reg.RegisterRun(ctx, core.NewRun{RunID: p.AgentID, ChildSession: p.SessionID,
+	if _, err := reg.RegisterRun(ctx, core.NewRun{RunID: p.AgentID, ChildSession: p.SessionID,
 		RequesterSession: p.SessionID, Label: label, InactivityBudget: budget}, core.ActorRuntime); err != nil {
 		return err
 	}
-	t, err := h.Reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeSubagent, RunID: p.AgentID,
+	t, err := reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeSubagent, RunID: p.AgentID,
 		OwnerSession: p.SessionID, Kind: TaskKind, Label: label}, core.ActorRuntime)
 	if err != nil {
 		return err
 	}
-	_, _, err = h.Reg.StartTask(ctx, t.ID, "", core.ActorRuntime)
+	_, _, err = reg.StartTask(ctx, t.ID, "", core.ActorRuntime)
 	return err
 }
 
@@ -308,7 +320,8 @@ func (h *Handler) subagentStop(ctx context.Context, p *Payload) error {
 	if p.AgentID == "" {
 		return core.Invalidf("SubagentStop payload has no agent_id")
 	}
-	_, _, _, err := h.Reg.CompleteRun(ctx, p.AgentID, core.OutcomeOK, "", core.ActorRuntime)
+	// Matched whole: the stop of agent-7f3a never completes agent-7f3a9c21.
+	_, _, _, err := h.Reg.WholeIDs().CompleteRun(ctx, p.AgentID, core.OutcomeOK, "", core.ActorRuntime)
 	if errors.Is(err, core.ErrNotFound) {
 		return fmt.Errorf("sub-agent %s stopped but its start was never recorded: %w", p.AgentID, err)
 	}

@@ -534,7 +534,7 @@ func taskCommand(a *app) *cobra.Command {
 			}, func(t *core.Task) string { return fmt.Sprintf("output_count %d", t.OutputCount) })
 		},
 	}
-	output.Flags().Int64Var(&count, "count", 1, "number of outputs to add")
+	output.Flags().Int64Var(&count, "count", 1, "number of outputs to add (1 or more; output_count stops at 9223372036854775807, never wraps)")
 
 	var fin struct {
 		status, subtype, text, errText string

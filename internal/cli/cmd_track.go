@@ -78,7 +78,7 @@ and the summary then go to stderr only.`,
 		},
 	}
 	cf.add(cmd, false)
-	cmd.Flags().StringVar(&id, "id", "", "track this existing task (id or unique prefix) instead of creating one")
+	cmd.Flags().StringVar(&id, "id", "", "track this existing task, given by its whole id (a runtime's own id: never matched as a prefix), instead of creating one")
 	cmd.Flags().BoolVar(&tee, "tee", false, "copy stdin to stdout unchanged as it arrives")
 	return cmd
 }
@@ -105,7 +105,9 @@ func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string,
 		if task, err = reg.CreateTask(ctx, nt, core.ActorRuntime); err != nil {
 			return err
 		}
-	} else if task, _, err = reg.GetTask(ctx, id); err != nil {
+	} else if task, _, err = reg.WholeIDs().GetTask(ctx, id); err != nil {
+		// --id is the runtime's own id, matched whole: a prefix of another
+		// task's id must not track that task.
 		return err
 	}
 	id = task.ID
@@ -231,7 +233,7 @@ func (t *tracker) event(ev core.StreamEvent) {
 			t.warn("start", fmt.Sprintf("could not mark task %s running: %v", t.id, err))
 		}
 	}
-	t.pending += int64(ev.Outputs)
+	t.pending, _ = core.SatAdd(t.pending, int64(ev.Outputs))
 	t.dirty = true
 	if ev.Activity != "" {
 		t.activity = ev.Activity
