@@ -85,6 +85,8 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		return core.Invalidf("--max-sessions %d: must be at least 1", f.maxSessions)
 	case f.idleTimeout < 0:
 		return core.Invalidf("--idle-timeout %s: must not be negative", f.idleTimeout)
+	case f.idleTimeout > maxFlagDuration:
+		return checkDuration("--idle-timeout", f.idleTimeout, 0, true)
 	}
 	// The embedded sweeper's thresholds and intervals: config [sweep], then
 	// flags; the thresholds go into a.th, which the registry is opened with.
