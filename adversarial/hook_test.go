@@ -476,3 +476,28 @@ func TestHookSpoolConcurrentFolders(t *testing.T) {
 		t.Fatalf("session journal after concurrent folds:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestHookGatedRetriesBusyRegistry: a write lock held past SQLite's busy
+// timeout (5 s) is not a deny: the gated hook keeps trying, records the
+// tool call once the lock is gone, and the operator's answer still counts.
+func TestHookGatedRetriesBusyRegistry(t *testing.T) {
+	c := newCLI(t)
+	c.OK("session", "open", hookSession)
+	release := hookLock(t, c.DB)
+	ch := make(chan hookResult, 1)
+	go func() {
+		ch <- hookRun(t, c, hookFixture(t, "pre_tool_use_bash", nil), 60*time.Second, "--approval-timeout", "1m", "--gated")
+	}()
+	time.Sleep(7 * time.Second)
+	select {
+	case h := <-ch:
+		t.Fatalf("answered while the registry was locked (7 s, approval timeout 1m): %s", h)
+	default:
+	}
+	release()
+	id := hookPendingApproval(t, c)
+	c.OK("approval", "approve", id)
+	if h := <-ch; h.Code != 0 || h.answers != 1 || h.decision != "allow" {
+		t.Fatalf("after the lock: %s", h)
+	}
+}
