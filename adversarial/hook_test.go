@@ -501,3 +501,44 @@ func TestHookGatedRetriesBusyRegistry(t *testing.T) {
 		t.Fatalf("after the lock: %s", h)
 	}
 }
+
+// TestHookSpoolFull: a full spool (32 MiB) under a write lock drops the
+// event with a line on stderr, exit 0 within 1 s; the next fold applies the
+// spooled events and shows the count of the lost one in Alerts.
+func TestHookSpoolFull(t *testing.T) {
+	c := newCLI(t)
+	if h := hookRun(t, c, hookFixture(t, "session_start", nil), 10*time.Second); h.Code != 0 {
+		t.Fatalf("session start: %s", h)
+	}
+	dir := c.DB + ".spool"
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// 32 spooled PostToolUse events of 1 MiB each: the spool's byte bound.
+	prefix := `{"v":1,"payload":{"SessionID":"` + hookSession + `","HookEventName":"PostToolUse","ToolName":"Read","ToolResponse":"`
+	suffix := `"}}`
+	rec := []byte(prefix + strings.Repeat("r", 1<<20-len(prefix)-len(suffix)) + suffix)
+	for i := range 32 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%020d-planted%02d.rec", i+1, i)), rec, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	release := hookLock(t, c.DB)
+	h := hookRun(t, c, hookFixture(t, "stop", nil), 20*time.Second)
+	if h.Code != 0 || h.Stdout != "" || h.elapsed > time.Second || !strings.Contains(h.Stderr, "event dropped") {
+		t.Fatalf("Stop with the spool full: want exit 0 within 1s and a line on stderr:\n%s", h)
+	}
+	release()
+	hookRun(t, c, hookFixture(t, "session_start", map[string]any{"session_id": "sess-after-full"}), 20*time.Second)
+	c.Run("sweep") // folds whatever the hook's budget left
+	if out := c.OK("notifications", "--all"); !strings.Contains(out, "1 Claude Code hook event was lost") {
+		t.Fatalf("no count of the lost event in the notifications:\n%s", out)
+	}
+	got := hookJournal(t, c, hookSession)
+	if n := strings.Count(strings.Join(got, "\n"), "activity: PostToolUse Read"); n != 32 || slices.Contains(got, "activity: Stop") {
+		t.Fatalf("session journal: %d spooled events applied, want 32 (and no Stop): %q", n, got)
+	}
+	if recs := hookSpoolRecords(t, c); len(recs) != 0 {
+		t.Fatalf("%d records left", len(recs))
+	}
+}

@@ -92,24 +92,39 @@ func (a *app) runEvent(ctx context.Context, start time.Time, cfg claude.Config, 
 			rep, own = spool.Report{Own: spool.OwnSpooled, OwnErr: err}, nil
 		}
 		if !registryBusy(err) && !errors.Is(err, context.DeadlineExceeded) {
+			if rep.Own != spool.OwnSpooled {
+				return a.eventOutcome(sp, p, rep, err)
+			}
 			return &exitError{code: exitFailed, msg: fmt.Sprintf("hook %s: %v (the event is kept in %s)", p.HookEventName, err, sp.Dir)}
 		}
 		t := time.NewTimer(foldRetry)
 		select {
 		case <-fctx.Done():
 			t.Stop()
+			if rep.Own != spool.OwnSpooled && rep.Own != spool.OwnApplied {
+				return a.eventOutcome(sp, p, rep, err)
+			}
 			fmt.Fprintf(a.stderr, "clawpit: hook %s: the registry is busy; the event is kept in %s and applied later\n", p.HookEventName, sp.Dir)
 			return nil
 		case <-t.C:
 		}
 	}
+	return a.eventOutcome(sp, p, rep, nil)
+}
+
+// eventOutcome is the hook's exit once its event was applied or spooled
+// (exit 0), refused by the registry (exit 1) or lost (exit 0, a line on
+// stderr); never handled at all, err says why (exit 1).
+func (a *app) eventOutcome(sp *spool.Spool, p *claude.Payload, rep spool.Report, err error) error {
 	switch rep.Own {
+	case spool.OwnApplied, spool.OwnSpooled:
+		return nil
 	case spool.OwnRefused:
 		return &exitError{code: exitFailed, msg: fmt.Sprintf("hook %s: %v", p.HookEventName, rep.OwnErr)}
 	case spool.OwnLost:
 		return a.eventLost(sp, p, rep.OwnErr)
 	}
-	return nil // applied, now or by a later fold of this same hook
+	return &exitError{code: exitFailed, msg: fmt.Sprintf("hook %s: %v", p.HookEventName, err)}
 }
 
 // eventLost reports an event neither applied nor spooled: a line on stderr,
