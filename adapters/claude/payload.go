@@ -147,7 +147,7 @@ func ParsePayload(data []byte) (*Payload, error) {
 	if raw, ok := m["hook_event_name"]; !ok {
 		return nil, core.Invalidf("hook payload has no hook_event_name")
 	} else if err := json.Unmarshal(raw, &event); err != nil {
-		return nil, core.Invalidf("hook payload's hook_event_name is %s, want a string", clip(string(raw), 40))
+		return nil, core.Invalidf("hook payload's hook_event_name is %q, want a string", clip(string(raw), 40))
 	}
 	if event == "" {
 		return nil, core.Invalidf("hook payload has an empty hook_event_name")
