@@ -273,6 +273,17 @@ func (s *Spool) Fold(ctx context.Context, apply func(context.Context, Entry) err
 		return rep, nil // nothing was ever spooled
 	}
 	if err := s.ensureDir(); err != nil {
+		// No spool to keep it in: the own record is applied directly
+		// rather than lost.
+		if own != nil {
+			rep.Own, rep.OwnErr = OwnApplied, nil
+			var drop *DropError
+			if aerr := own.Apply(ctx); errors.As(aerr, &drop) {
+				rep.Own, rep.OwnErr = OwnRefused, drop.Err
+			} else if aerr != nil {
+				rep.Own, rep.OwnErr = OwnLost, errors.Join(err, aerr)
+			}
+		}
 		return rep, err
 	}
 	unlock, err := s.lock(ctx)

@@ -290,3 +290,18 @@ func TestStaleTemp(t *testing.T) {
 		t.Fatalf("stale temporary file kept: %v", err)
 	}
 }
+
+// TestFoldNoDirectory: a spool path that cannot be a directory still applies
+// the own record directly.
+func TestFoldNoDirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &Spool{Dir: file}
+	applied := false
+	rep, err := s.Fold(context.Background(), (&collect{}).apply, nil, &Own{Data: []byte("x"), Apply: func(context.Context) error { applied = true; return nil }})
+	if err == nil || !applied || rep.Own != OwnApplied {
+		t.Fatalf("fold: %+v %v applied %v", rep, err, applied)
+	}
+}
