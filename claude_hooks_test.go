@@ -615,12 +615,15 @@ func TestClaudeHooksBrokenRegistry(t *testing.T) {
 	}
 }
 
+// TestClaudeHooksLockedRegistryDenies: a gated call keeps trying a
+// write-locked registry until its deadline (approval timeout + 5 s), then
+// denies, before Claude Code's hook timeout (approval timeout + 30 s).
 func TestClaudeHooksLockedRegistryDenies(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits out the 5 s busy timeout")
+		t.Skip("waits out the approval timeout and half the answer margin (6 s)")
 	}
 	c := newCLI(t)
-	r := installHooks(t, c, "1m")
+	r := installHooks(t, c, "1s")
 	db, err := sql.Open("sqlite3", "file:"+c.db+"?_txlock=immediate")
 	if err != nil {
 		t.Fatal(err)
@@ -632,7 +635,7 @@ func TestClaudeHooksLockedRegistryDenies(t *testing.T) {
 	}
 	h := r.one(fixture(t, "pre_tool_use_bash", nil))
 	tx.Rollback()
-	if h.decision != "deny" || !strings.Contains(h.reason, "locked") {
+	if h.decision != "deny" || !strings.Contains(h.reason, "locked") || h.elapsed > 20*time.Second {
 		t.Fatalf("locked registry: %s", h)
 	}
 }

@@ -7,10 +7,13 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
@@ -73,11 +76,21 @@ type Payload struct {
 // ErrPayloadTooLarge is returned for a payload over MaxPayloadBytes.
 var ErrPayloadTooLarge = fmt.Errorf("%w: hook payload is larger than %d bytes", core.ErrInvalid, MaxPayloadBytes)
 
+// PayloadReadTimeout bounds how long a hook waits for its payload: Claude
+// Code writes the whole object at once and closes stdin, so a stdin still open
+// after 3 s is a broken or hostile writer. The gated hook then denies, well
+// inside Claude Code's own hook timeout (the approval timeout + 30 s), which
+// would otherwise let the tool call through.
+const PayloadReadTimeout = 3 * time.Second
+
+// ErrPayloadTimeout is returned when stdin is not closed within the read
+// deadline.
+var ErrPayloadTimeout = fmt.Errorf("%w: hook payload not complete within the read deadline (stdin still open)", core.ErrInvalid)
+
 // ReadPayload reads one hook payload from r, reading at most MaxPayloadBytes+1
-// bytes (ErrPayloadTooLarge past the cap). The payload must be one JSON object
-// with a hook_event_name; a field of an unexpected type is ignored rather than
-// fatal, since a newer Claude Code may change what it sends. Errors wrap
-// core.ErrInvalid.
+// bytes (ErrPayloadTooLarge past the cap), then parses it with ParsePayload.
+// It waits as long as r does: a hook reads through ReadPayloadWithin. Errors
+// wrap core.ErrInvalid, except a failed read.
 func ReadPayload(r io.Reader) (*Payload, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxPayloadBytes+1))
 	if err != nil {
@@ -89,22 +102,60 @@ func ReadPayload(r io.Reader) (*Payload, error) {
 	return ParsePayload(data)
 }
 
-// ParsePayload parses one hook payload (see ReadPayload).
+// ReadPayloadWithin is ReadPayload bounded by ctx (the hook gives it
+// PayloadReadTimeout): when ctx ends first it returns ErrPayloadTimeout
+// (wrapping ctx's cause too) and leaves the read behind; the hook process
+// answers and exits without it, since a read on a blocking pipe cannot be
+// interrupted.
+func ReadPayloadWithin(ctx context.Context, r io.Reader) (*Payload, error) {
+	type result struct {
+		p   *Payload
+		err error
+	}
+	ch := make(chan result, 1) // buffered: the abandoned reader never blocks on it
+	go func() {
+		p, err := ReadPayload(r)
+		ch <- result{p, err}
+	}()
+	select {
+	case res := <-ch:
+		return res.p, res.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w (%w)", ErrPayloadTimeout, context.Cause(ctx))
+	}
+}
+
+// ParsePayload parses one hook payload: exactly one JSON object, no member
+// name twice in any object (Claude Code never writes one; two readers could
+// take different values), with hook_event_name a non-empty JSON string. A
+// member of an unexpected type other than hook_event_name is ignored rather
+// than fatal, since a newer Claude Code may change what it sends; the event
+// name is taken exactly (no trimming, no case folding). Errors wrap
+// core.ErrInvalid.
 func ParsePayload(data []byte) (*Payload, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, core.Invalidf("empty hook payload on stdin")
 	}
+	if err := checkObject(data); err != nil {
+		return nil, core.Invalidf("hook payload: %v", err)
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, core.Invalidf("hook payload is not a JSON object: %v", err)
 	}
-	if m == nil {
-		return nil, core.Invalidf("hook payload is null, want a JSON object")
+	var event string
+	if raw, ok := m["hook_event_name"]; !ok {
+		return nil, core.Invalidf("hook payload has no hook_event_name")
+	} else if err := json.Unmarshal(raw, &event); err != nil {
+		return nil, core.Invalidf("hook payload's hook_event_name is %q, want a string", clip(string(raw), 40))
+	}
+	if event == "" {
+		return nil, core.Invalidf("hook payload has an empty hook_event_name")
 	}
 	p := &Payload{
 		SessionID: str(m, "session_id"), TranscriptPath: str(m, "transcript_path"), Cwd: str(m, "cwd"),
-		PermissionMode: str(m, "permission_mode"), HookEventName: str(m, "hook_event_name"),
+		PermissionMode: str(m, "permission_mode"), HookEventName: event,
 		AgentID: str(m, "agent_id"), AgentType: str(m, "agent_type"),
 		ToolName: str(m, "tool_name"), ToolUseID: str(m, "tool_use_id"),
 		ToolInput: obj(m, "tool_input"), ToolResponse: m["tool_response"],
@@ -114,10 +165,121 @@ func ParsePayload(data []byte) (*Payload, error) {
 	}
 	_ = json.Unmarshal(m["duration_ms"], &p.DurationMs)
 	_ = json.Unmarshal(m["stop_hook_active"], &p.StopHookActive)
-	if p.HookEventName == "" {
-		return nil, core.Invalidf("hook payload has no hook_event_name")
-	}
 	return p, nil
+}
+
+// checkObject walks data's tokens: one JSON object and nothing after it, no
+// object (at any depth) naming a member twice.
+func checkObject(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not JSON: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fmt.Errorf("not a JSON object")
+	}
+	if err := checkMembers(dec, 1); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("trailing data after the JSON object")
+	}
+	return nil
+}
+
+// maxPayloadDepth bounds the nesting checkMembers follows (encoding/json
+// itself stops at 10000).
+const maxPayloadDepth = 512
+
+// checkMembers reads an object's members after its '{' up to its '}',
+// refusing a repeated name, and checks nested values.
+func checkMembers(dec *json.Decoder, depth int) error {
+	if depth > maxPayloadDepth {
+		return fmt.Errorf("nested deeper than %d", maxPayloadDepth)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("bad JSON: %w", err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("bad JSON: member name %v", tok)
+		}
+		if seen[key] {
+			return fmt.Errorf("member %q appears twice in one object", clip(key, 64))
+		}
+		seen[key] = true
+		if err := checkValue(dec, depth); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // '}'
+		return fmt.Errorf("bad JSON: %w", err)
+	}
+	return nil
+}
+
+// checkValue reads one value, checking the objects inside it.
+func checkValue(dec *json.Decoder, depth int) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("bad JSON: %w", err)
+	}
+	d, ok := tok.(json.Delim)
+	switch {
+	case !ok:
+		return nil
+	case d == '{':
+		return checkMembers(dec, depth+1)
+	case d == '[':
+		if depth+1 > maxPayloadDepth {
+			return fmt.Errorf("nested deeper than %d", maxPayloadDepth)
+		}
+		for dec.More() {
+			if err := checkValue(dec, depth+1); err != nil {
+				return err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // ']'
+			return fmt.Errorf("bad JSON: %w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf("bad JSON: unexpected %v", d)
+}
+
+// KnownEvent reports whether name is exactly one of the hook events clawpit
+// installs (Events).
+func KnownEvent(name string) bool { return slices.Contains(Events, name) }
+
+// CheckGated is the gated hook's rule (Claude Code hooks: PreToolUse): only
+// a payload whose hook_event_name is exactly "PreToolUse" can be decided;
+// any other event is an error wrapping core.ErrInvalid, which the gated hook
+// answers with a deny. clawpit installs its gated hook for PreToolUse alone,
+// so another event there is a misconfiguration or a forgery.
+func CheckGated(p *Payload) error {
+	if p.HookEventName != EventPreToolUse {
+		return core.Invalidf("the gated hook decides only PreToolUse, got hook_event_name %q", clip(p.HookEventName, 64))
+	}
+	return nil
+}
+
+// ReadGated reads a gated hook's payload within ctx: the payload when it is
+// a readable PreToolUse, else the deny to print and the reason. It never
+// returns an allow.
+func ReadGated(ctx context.Context, r io.Reader) (*Payload, *Decision, error) {
+	p, err := ReadPayloadWithin(ctx, r)
+	if err == nil {
+		err = CheckGated(p)
+	}
+	if err != nil {
+		d := DenyError(err)
+		return nil, &d, err
+	}
+	return p, nil, nil
 }
 
 // str returns m[key] when it is a JSON string, else "".

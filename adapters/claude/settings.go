@@ -66,9 +66,48 @@ type Change struct {
 	Backup  string `json:"backup,omitempty"` // copy of the file as it was, when it existed and changed
 }
 
+// MaxHookTimeoutSeconds is the largest hook `timeout` (seconds) Claude Code
+// honours: it runs the timeout on a JavaScript timer, which holds at most
+// 2^31−1 ms (about 24.8 days); a larger value fires at once, so the hook
+// would be cut off and the tool call let through.
+const MaxHookTimeoutSeconds = (1<<31 - 1) / 1000
+
+// MaxApprovalTimeout is the longest approval timeout install and the hook
+// accept: 24 days (576h), so the gated hook's timeout (this + 30 s) stays
+// under MaxHookTimeoutSeconds.
+const MaxApprovalTimeout = 24 * 24 * time.Hour
+
+// MaxRunInactivity is the longest sub-agent inactivity budget install and
+// the hook accept: 365 days (8760h).
+const MaxRunInactivity = 365 * 24 * time.Hour
+
+// CheckApprovalTimeout refuses an approval timeout that is not positive or
+// is over MaxApprovalTimeout (core.ErrInvalid naming flag and value).
+func CheckApprovalTimeout(flag string, d time.Duration) error {
+	if d <= 0 || d > MaxApprovalTimeout {
+		return core.Invalidf("%s %s: want more than 0 and at most %s (Claude Code's hook timer holds about 24.8 days)",
+			flag, d, FormatDuration(MaxApprovalTimeout))
+	}
+	return nil
+}
+
+// CheckRunInactivity refuses an inactivity budget under 1 ms or over
+// MaxRunInactivity (core.ErrInvalid naming flag and value).
+func CheckRunInactivity(flag string, d time.Duration) error {
+	if d < time.Millisecond || d > MaxRunInactivity {
+		return core.Invalidf("%s %s: want at least 1ms and at most %s", flag, d, FormatDuration(MaxRunInactivity))
+	}
+	return nil
+}
+
 // GateTimeoutSeconds is the PreToolUse hook's Claude Code timeout for an
-// approval timeout d: d plus 30 s, in whole seconds.
+// approval timeout d: d plus 30 s, in whole seconds, at most
+// MaxHookTimeoutSeconds (d is checked with CheckApprovalTimeout first; the
+// cap only keeps a bad d from overflowing).
 func GateTimeoutSeconds(d time.Duration) int {
+	if d > MaxApprovalTimeout {
+		return MaxHookTimeoutSeconds
+	}
 	return int(math.Ceil((d + gateMargin).Seconds()))
 }
 
@@ -122,10 +161,20 @@ func shellQuote(s string) string {
 // kept (0600 for a new file) after a backup of the old one beside it
 // (<file>.clawpit-backup); a symlinked file is written where it points.
 // Errors: ErrInvalid for a settings file that is not
-// a JSON object, a bad gate regex, or relative paths.
+// a JSON object, a bad gate regex, relative paths, or an approval timeout or
+// run inactivity out of range (CheckApprovalTimeout, CheckRunInactivity);
+// nothing is written then.
 func Install(o InstallOptions) (Change, error) {
-	if o.ApprovalTimeout <= 0 {
+	if o.ApprovalTimeout == 0 {
 		o.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if err := CheckApprovalTimeout("approval timeout", o.ApprovalTimeout); err != nil {
+		return Change{}, err
+	}
+	if o.RunInactivity != 0 {
+		if err := CheckRunInactivity("run inactivity", o.RunInactivity); err != nil {
+			return Change{}, err
+		}
 	}
 	if o.Gate == "" {
 		o.Gate = DefaultGate

@@ -182,7 +182,10 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 	if set.sweepInterval > 0 {
 		sw.HostStaleAfter = 2 * set.sweepInterval // another host is "not sweeping" after two of ours
 	}
-	opts.Maintenance = tui.SweeperMaintenance(sw)
+	// Hook events spooled while the registry was busy go in before the
+	// first load, and before each periodic sweep.
+	a.foldHookSpool(ctx, reg, time.Second, nil)
+	opts.Maintenance = foldingMaintenance{tui.SweeperMaintenance(sw), func(ctx context.Context) { a.foldHookSpool(ctx, reg, time.Second, nil) }}
 	stop := func() {}
 	if set.notifyCmd != "" {
 		n, err := core.NewNotifier(reg, set.notifyCmd)

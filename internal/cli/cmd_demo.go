@@ -123,6 +123,12 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	if o.duration < 0 {
 		return core.Invalidf("--duration %s is negative", o.duration)
 	}
+	if err := checkDuration("--duration", o.duration, 0, true); err != nil {
+		return err
+	}
+	if err := checkDuration("--build-duration", o.buildDuration, 0, true); err != nil {
+		return err
+	}
 	if o.duration > 0 && !o.headless {
 		return core.Invalidf("--duration needs --headless (the console runs until you quit it)")
 	}
@@ -394,6 +400,9 @@ func demoBuildCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkDuration("--duration", o.Duration, 0, true); err != nil {
+				return err
+			}
 			ctx, cancel := helperContext(cmd)
 			defer cancel()
 			if test {
@@ -424,6 +433,9 @@ func demoSecretsCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkDuration("--heartbeat", heartbeat, time.Millisecond, false); err != nil {
+				return err
+			}
 			ctx, cancel := helperContext(cmd)
 			defer cancel()
 			demo.Secrets(ctx, heartbeat, cmd.OutOrStdout(), cmd.ErrOrStderr())

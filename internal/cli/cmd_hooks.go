@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/adapters/claude"
+	"github.com/clawpit/clawpit/core"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
@@ -98,11 +99,13 @@ when it holds the onFailure key.`,
 			if onFailure != "auto" && onFailure != "block" && onFailure != "continue" {
 				return usageError{fmt.Errorf("--on-failure %q: want auto, block or continue", onFailure)}
 			}
-			if timeout <= 0 {
-				return usageError{fmt.Errorf("--approval-timeout %s must be positive", timeout)}
+			// Claude Code's hook timeout is written from these: refused
+			// before anything is written (claude.MaxApprovalTimeout).
+			if err := claude.CheckApprovalTimeout("--approval-timeout", timeout); err != nil {
+				return err
 			}
-			if inactivity < time.Millisecond {
-				return usageError{fmt.Errorf("--run-inactivity %s must be at least 1ms", inactivity)}
+			if err := claude.CheckRunInactivity("--run-inactivity", inactivity); err != nil {
+				return err
 			}
 			if _, err := regexp.Compile(orDefault(gate, claude.DefaultGate)); err != nil {
 				return usageError{fmt.Errorf("--gate %q is not a valid regular expression: %w", gate, err)}
@@ -177,7 +180,7 @@ when it holds the onFailure key.`,
 		},
 	}
 	settingsFlag(c, &settings)
-	c.Flags().DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long")
+	c.Flags().DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long (at most 576h: Claude Code's hook timer holds about 24.8 days)")
 	c.Flags().StringVar(&gate, "gate", claude.DefaultGate, "regular expression of the tool names that wait for approval")
 	c.Flags().DurationVar(&inactivity, "run-inactivity", claude.DefaultRunInactivity, "end a sub-agent's run as timed out after this long without a tool call (paused while it waits for approval)")
 	c.Flags().StringVar(&onFailure, "on-failure", "auto", "when the gated hook cannot answer: block the tool call (block), let it through (continue), or block if the claude on PATH supports it (auto)")
@@ -379,15 +382,30 @@ func hookCmd(a *app) *cobra.Command {
 		Use:    "hook",
 		Short:  "Handle one Claude Code hook event read from stdin (run by Claude Code)",
 		Hidden: true,
-		Long: `Read one Claude Code hook payload (a JSON object, at most 1 MiB) from stdin and
-record it in the registry. For PreToolUse (or with --gated) print the decision
-JSON on stdout: allow when an operator approved, deny when one denied, when no
-one decided within --approval-timeout, or when the registry could not be
-reached. Other events print nothing and never block Claude Code: a problem is
-reported on stderr with exit status 1.`,
+		Long: `Read one Claude Code hook payload (a JSON object, at most 1 MiB, complete
+within 3 s) from stdin and record it in the registry.
+
+With --gated (the PreToolUse hook) print exactly one decision JSON on stdout
+and exit 0: allow when an operator approved; deny when one denied, when no
+one decided within --approval-timeout, when the payload is not a readable
+PreToolUse (any other event, a repeated member name, bad JSON, over 1 MiB,
+stdin left open), or when the registry could not be reached in time. A
+write-locked registry is retried until the deadline, then denied.
+
+Other events print nothing, answer within about a second and never block
+Claude Code: when the registry is busy the event is kept in the hook spool
+(<registry>.spool, 0700) and applied, in order, by the next hook, the daemon
+or the console; exit 0. A broken registry exits 1 with the message on
+stderr (the event stays spooled).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_ = installedBy
+			if err := claude.CheckApprovalTimeout("--approval-timeout", timeout); err != nil {
+				return a.hookRefused(cmd.Context(), err)
+			}
+			if err := claude.CheckRunInactivity("--inactivity", inactivity); err != nil {
+				return a.hookRefused(cmd.Context(), err)
+			}
 			return a.runHook(cmd.Context(), claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}, gated)
 		},
 	}
@@ -395,50 +413,69 @@ reported on stderr with exit status 1.`,
 	// version) must not become exit 2, which blocks a Stop or any other
 	// event; a tool call is still owed a deny.
 	c.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		p, perr := claude.ReadPayload(a.stdin)
-		if perr == nil && p.HookEventName != claude.EventPreToolUse {
-			return &exitError{code: exitFailed, msg: "hook: " + err.Error()}
-		}
-		a.stdout.Write(claude.DenyError(err).JSON())
-		return &exitError{code: exitOK, msg: "hook: " + err.Error()}
+		return a.hookRefused(cmd.Context(), err)
 	})
 	f := c.Flags()
-	f.DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long")
-	f.DurationVar(&inactivity, "inactivity", claude.DefaultRunInactivity, "inactivity budget of the sub-agent runs this records")
+	f.DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long (at most 576h)")
+	f.DurationVar(&inactivity, "inactivity", claude.DefaultRunInactivity, "inactivity budget of the sub-agent runs this records (at most 8760h)")
 	f.BoolVar(&gated, "gated", false, "answer a permission decision, denying on any failure (set for PreToolUse)")
 	f.StringVar(&installedBy, "installed-by", "", "marks a hook command installed by 'clawpit hooks install'")
 	return c
 }
 
-// runHook reads the payload, handles it and answers. Gated: exactly one
-// decision JSON on stdout, exit 0 — deny on any failure and, as a last resort,
-// at approval timeout + hookAnswerMargin even when the registry hangs.
-// Not gated: nothing on stdout; a failure exits 1 (never 2, which would block
-// Claude Code) with the message on stderr.
+// hookRefused answers a hook whose command line is bad: a PreToolUse (or a
+// payload that cannot be read) is denied, exit 0; any other event exits 1
+// with the message, never 2 (which would block it).
+func (a *app) hookRefused(ctx context.Context, err error) error {
+	rctx, cancel := context.WithTimeout(ctx, claude.PayloadReadTimeout)
+	defer cancel()
+	p, perr := claude.ReadPayloadWithin(rctx, a.stdin)
+	if perr == nil && p.HookEventName != claude.EventPreToolUse {
+		return &exitError{code: exitFailed, msg: "hook: " + err.Error()}
+	}
+	a.stdout.Write(claude.DenyError(err).JSON())
+	return &exitError{code: exitOK, msg: "hook: " + err.Error()}
+}
+
+// runHook reads the payload (within claude.PayloadReadTimeout), handles it
+// and answers. Gated: exactly one decision JSON on stdout, exit 0 — deny on
+// any failure and, as a last resort, at approval timeout + hookAnswerMargin
+// from the start even when the registry hangs. Not gated: nothing on stdout,
+// within about eventBudget (see runEvent).
 func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error {
+	start := time.Now()
 	if cfg.ApprovalTimeout <= 0 {
 		cfg.ApprovalTimeout = claude.DefaultApprovalTimeout
 	}
-	p, perr := claude.ReadPayload(a.stdin)
-	if perr == nil {
-		// The event decides; --gated matters when the payload is unreadable
-		// (a PreToolUse we cannot read is still owed a deny).
-		gated = p.HookEventName == claude.EventPreToolUse
-	}
-	if !gated {
-		if perr != nil {
-			return &exitError{code: exitFailed, msg: "hook: " + perr.Error()}
-		}
-		reg, err := a.registryCreate(ctx)
-		if err == nil {
-			h := &claude.Handler{Reg: reg, Cfg: cfg}
-			_, err = h.Handle(ctx, p)
-		}
+	rctx, cancel := context.WithTimeoutCause(ctx, claude.PayloadReadTimeout,
+		fmt.Errorf("stdin still open after %s", claude.FormatDuration(claude.PayloadReadTimeout)))
+	defer cancel()
+	if gated {
+		p, deny, err := claude.ReadGated(rctx, a.stdin)
 		if err != nil {
-			return &exitError{code: exitFailed, msg: fmt.Sprintf("hook %s: %v", p.HookEventName, err)}
+			a.stdout.Write(deny.JSON())
+			fmt.Fprintln(a.stderr, "clawpit: hook PreToolUse: "+err.Error())
+			return nil
 		}
-		return nil
+		return a.runGated(ctx, start, cfg, p)
 	}
+	p, err := claude.ReadPayloadWithin(rctx, a.stdin)
+	switch {
+	case errors.Is(err, claude.ErrPayloadTimeout):
+		// Nothing to record: Claude Code is not held up by it.
+		fmt.Fprintln(a.stderr, "clawpit: hook: "+err.Error())
+		return nil
+	case err != nil:
+		return &exitError{code: exitFailed, msg: "hook: " + err.Error()}
+	case p.HookEventName == claude.EventPreToolUse:
+		// A tool call reaching an ungated hook is still owed a decision.
+		return a.runGated(ctx, start, cfg, p)
+	}
+	return a.runEvent(ctx, start, cfg, p)
+}
+
+// runGated decides the PreToolUse p: one decision JSON on stdout, exit 0.
+func (a *app) runGated(ctx context.Context, start time.Time, cfg claude.Config, p *claude.Payload) error {
 	var (
 		once sync.Once
 		mu   sync.Mutex
@@ -453,26 +490,46 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 			}
 		})
 	}
-	if perr != nil {
-		answer(claude.DenyError(perr), perr)
-		return nil
-	}
+	deadline := start.Add(cfg.ApprovalTimeout + hookAnswerMargin)
 	// The signals that end the process's context are handled here, to say
 	// which one stopped the hook.
-	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ApprovalTimeout+hookAnswerMargin/2)
+	hctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline.Add(-hookAnswerMargin/2))
 	defer cancel()
 	// Claude Code stops a hook it no longer waits for (the user interrupts
 	// the tool call, or the hook timeout passes): the approval is then
 	// withdrawn, not left pending for an operator to decide in vain.
 	sctx, stop := context.WithCancelCause(hctx)
 	defer stop(nil)
+	a.watchHookStop(ctx, sctx, stop)
+	hctx = sctx
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		d, err := a.decideRetrying(hctx, cfg, p)
+		answer(d, err)
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		err := errors.New("no answer from the registry within " + claude.FormatDuration(cfg.ApprovalTimeout+hookAnswerMargin))
+		answer(claude.DenyError(err), err)
+		a.abandonDB = true // a transaction may still hang: exit without waiting for it
+	}
+	return nil
+}
+
+// watchHookStop cancels sctx (through stop, with the cause) when a signal
+// stops the hook or its parent exits.
+func (a *app) watchHookStop(ctx, sctx context.Context, stop context.CancelCauseFunc) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	// A parent that exits (Claude Code quit or was killed, or the shell of
 	// an install without exec was stopped) leaves no one to answer either.
 	ppid := os.Getppid()
 	go func() {
+		defer signal.Stop(sigs)
 		tick := time.NewTicker(parentPoll)
 		defer tick.Stop()
 		for {
@@ -495,27 +552,47 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 			}
 		}
 	}()
-	hctx = sctx
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		reg, err := a.registryCreate(hctx)
-		if err != nil {
-			answer(claude.DenyError(err), err)
-			return
+}
+
+// gateRetry is how long a gated hook waits before it tries a busy registry
+// again.
+const gateRetry = 50 * time.Millisecond
+
+// decideRetrying opens the registry, folds the hook spool in (events of the
+// session that came before this tool call) and decides p, trying again while
+// the registry is busy (write-locked, or a PostgreSQL server out of reach)
+// until ctx ends: then the answer is deny with the last error. Any other
+// failure is a deny at once.
+func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.Payload) (claude.Decision, error) {
+	for {
+		d, err := a.decideOnce(ctx, cfg, p)
+		if err == nil || !registryBusy(err) {
+			return d, err
 		}
-		h := &claude.Handler{Reg: reg, Cfg: cfg}
-		d, err := h.Handle(hctx, p) // PreToolUse: never a nil decision
-		answer(*d, err)
-	}()
-	t := time.NewTimer(cfg.ApprovalTimeout + hookAnswerMargin)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		err := errors.New("no answer from the registry within " + claude.FormatDuration(cfg.ApprovalTimeout+hookAnswerMargin))
-		answer(claude.DenyError(err), err)
-		a.abandonDB = true // a transaction may still hang: exit without waiting for it
+		t := time.NewTimer(gateRetry)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			err = fmt.Errorf("the registry stayed busy until the hook's deadline: %w", err)
+			return claude.DenyError(err), err
+		case <-t.C:
+		}
 	}
-	return nil
+}
+
+func (a *app) decideOnce(ctx context.Context, cfg claude.Config, p *claude.Payload) (claude.Decision, error) {
+	reg, err := a.registryCreate(ctx)
+	if err != nil {
+		return claude.DenyError(err), err
+	}
+	a.foldHookSpool(ctx, reg, time.Second, func(l string) { fmt.Fprintln(a.stderr, "clawpit: "+l) })
+	h := &claude.Handler{Reg: reg, Cfg: cfg}
+	d, err := h.Handle(ctx, p) // PreToolUse: never a nil decision
+	return *d, err
+}
+
+// registryBusy reports whether err is worth another try: the registry was
+// write-locked past the busy timeout, or its server could not be reached.
+func registryBusy(err error) bool {
+	return errors.Is(err, core.ErrBusy) || errors.Is(err, core.ErrUnavailable)
 }

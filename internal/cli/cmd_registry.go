@@ -100,6 +100,9 @@ func parseDuration(flag, s string) (time.Duration, error) {
 	if d < 0 {
 		return 0, core.Invalidf("negative duration %q for --%s", s, flag)
 	}
+	if err := checkDuration("--"+flag, d, 0, true); err != nil {
+		return 0, err
+	}
 	return d, nil
 }
 

@@ -99,8 +99,12 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		return core.Invalidf("--max-sessions %d: must be at least 1", f.maxSessions)
 	case f.idleTimeout < 0:
 		return core.Invalidf("--idle-timeout %s: must not be negative", f.idleTimeout)
+	case f.idleTimeout > maxFlagDuration:
+		return checkDuration("--idle-timeout", f.idleTimeout, 0, true)
 	case f.loginGrace <= 0:
 		return core.Invalidf("--login-grace-time %s: must be positive", f.loginGrace)
+	case f.loginGrace > maxFlagDuration:
+		return checkDuration("--login-grace-time", f.loginGrace, 0, true)
 	}
 	startups, err := serve.ParseStartups(f.maxStartups)
 	if err != nil {

@@ -91,6 +91,9 @@ func resolveSweepSettings(cmd *cobra.Command, cfg *Config) (sweepSettings, error
 			if d <= 0 {
 				return set, core.Invalidf("--%s %s: must be positive", f.name, d)
 			}
+			if err := checkDuration("--"+f.name, d, 0, false); err != nil {
+				return set, err
+			}
 			*f.get(&set.th) = d
 		}
 	}
@@ -112,6 +115,9 @@ func resolveSweepSettings(cmd *cobra.Command, cfg *Config) (sweepSettings, error
 			if d < 0 {
 				return set, core.Invalidf("--%s %s: must not be negative (0 disables)", iv.name, d)
 			}
+			if err := checkDuration("--"+iv.name, d, 0, true); err != nil {
+				return set, err
+			}
 			*iv.dst = d
 		}
 	}
@@ -121,8 +127,8 @@ func resolveSweepSettings(cmd *cobra.Command, cfg *Config) (sweepSettings, error
 	}
 	if fs.Lookup("busy-timeout") != nil {
 		set.busyTimeout, _ = fs.GetDuration("busy-timeout")
-		if set.busyTimeout < 0 {
-			return set, core.Invalidf("--busy-timeout %s: must not be negative", set.busyTimeout)
+		if err := checkDuration("--busy-timeout", set.busyTimeout, 0, true); err != nil {
+			return set, err
 		}
 	}
 	return set, nil
@@ -224,6 +230,9 @@ func runSweepOnce(cmd *cobra.Command, a *app) error {
 	reg, jobs, err := a.openHeadless(cmd.Context(), set)
 	if err != nil {
 		return err
+	}
+	if !dryRun {
+		a.foldHookSpool(cmd.Context(), reg, 5*time.Second, func(l string) { fmt.Fprintln(a.stderr, "clawpit: "+l) })
 	}
 	rep, err := core.NewSweeper(reg, jobs).Sweep(cmd.Context(), dryRun)
 	if rep != nil {
@@ -334,6 +343,8 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	collector, _ := reg.Store().(labelCollector)
 	marked := 0 // buckets the label index could not split, as last logged
 	sweep := func() {
+		// Hook events spooled while the registry was busy, in order.
+		a.foldHookSpool(work, reg, 5*time.Second, func(l string) { log.Warn(l) })
 		rep, err := sw.Sweep(work, false)
 		d.report(rep, err)
 		if collector == nil {

@@ -168,6 +168,9 @@ func (c *Config) configDuration(key, value string, allowZero bool) (time.Duratio
 			err = errors.New("must not be negative")
 		}
 	}
+	if err == nil && d > maxFlagDuration {
+		err = errors.New("at most 876000h (100 years)")
+	}
 	if err != nil {
 		return 0, false, core.Invalidf("config %s: key sweep.%s: invalid duration %q: %v", c.Path, key, value, err)
 	}
