@@ -394,8 +394,8 @@ func TestConsoleMaintenance(t *testing.T) {
 	}
 	tm.waitText(sub) // shown whole
 	tm.keys("m")
-	s := tm.waitText("Maintenance — dry run")
-	s = tm.waitFor("the plan with a lost action", func(s []string) bool { return screenHas(s, "lost") && screenHas(s, "enter apply") })
+	tm.waitText("Maintenance — dry run")
+	s := tm.waitFor("the plan with a lost action", func(s []string) bool { return screenHas(s, "lost") && screenHas(s, "enter apply") })
 	if tk := c.task(sub); tk.Status != core.TaskRunning {
 		t.Fatalf("the dry run changed the task: %s", tk.Status)
 	}
@@ -569,7 +569,7 @@ func TestConsoleEscapeInjection(t *testing.T) {
 	s := tm.waitText("label")
 	check("tasks pane", s)
 	// The Jobs pane with the command line.
-	s = tm.switchPane("4")
+	tm.switchPane("4")
 	s = tm.waitText(j.ID)
 	check("jobs pane", s)
 	// The log view.
@@ -667,8 +667,8 @@ func TestConsoleSmokeSizes(t *testing.T) {
 			t.Parallel()
 			tm := startConsole(t, c, consoleRun{w: w, h: h})
 			for _, k := range []string{"1", "2", "3", "4", "5"} {
-				s := tm.switchPane(k)
-				s = tm.waitFor("pane "+k+" with rows", func(s []string) bool { return len(s) > 4 && strings.TrimSpace(s[4]) != "" })
+				tm.switchPane(k)
+				s := tm.waitFor("pane "+k+" with rows", func(s []string) bool { return len(s) > 4 && strings.TrimSpace(s[4]) != "" })
 				requireLayout(t, "pane "+k, s, w, h)
 			}
 			tm.keys("?")

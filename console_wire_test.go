@@ -79,7 +79,7 @@ func TestConsoleCursorFirstRow(t *testing.T) {
 	newer := c.ok("approval", "request", "--session", "S1", "--tool", "Bash", "--command", "echo newer")
 	tm.waitText(newer)
 	tm.switchPane("1")
-	s = tm.switchPane("3")
+	tm.switchPane("3")
 	s = tm.waitFor("the cursor still on "+kept, func(s []string) bool {
 		for _, l := range s {
 			if strings.HasPrefix(l, cursorMark) {

@@ -74,7 +74,6 @@ func TestDemoConsoleHangupCleansUp(t *testing.T) {
 			if len(dirs) != 1 {
 				t.Fatalf("want one demo directory, got %v", dirs)
 			}
-			jobs := listAllJobs(t, filepath.Join(dirs[0], "registry.db"))
 			// Wait for the job commands (dev server, build, secrets) to be
 			// running under their supervisors: 1 demo + 3 supervisors + 3 commands.
 			var tree []int
@@ -89,7 +88,7 @@ func TestDemoConsoleHangupCleansUp(t *testing.T) {
 			if len(tree) < 7 {
 				t.Fatalf("demo process tree %v: want the demo, 3 supervisors and their commands", tree)
 			}
-			jobs = listAllJobs(t, filepath.Join(dirs[0], "registry.db"))
+			jobs := listAllJobs(t, filepath.Join(dirs[0], "registry.db"))
 			if len(jobs) < 3 {
 				t.Fatalf("%d jobs, want the dev server, the build and the secrets job", len(jobs))
 			}

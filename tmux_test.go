@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/internal/e2e"
@@ -65,7 +64,6 @@ func (tm *tmuxTerm) run(args ...string) (string, error) { return tm.Run(args...)
 func (tm *tmuxTerm) must(args ...string) string         { tm.t.Helper(); return tm.Must(args...) }
 func (tm *tmuxTerm) capture() []string                  { tm.t.Helper(); return tm.Capture() }
 func (tm *tmuxTerm) captureEscapes() string             { tm.t.Helper(); return tm.CaptureEscapes() }
-func splitScreen(s string) []string                     { return e2e.SplitScreen(s) }
 func (tm *tmuxTerm) display(format string) string       { tm.t.Helper(); return tm.Display(format) }
 func (tm *tmuxTerm) keys(keys ...string)                { tm.t.Helper(); tm.Keys(keys...) }
 func (tm *tmuxTerm) typeText(s string)                  { tm.t.Helper(); tm.TypeText(s) }
@@ -75,11 +73,6 @@ func (tm *tmuxTerm) waitText(text string) []string      { tm.t.Helper(); return 
 func (tm *tmuxTerm) waitFor(what string, ok func(screen []string) bool) []string {
 	tm.t.Helper()
 	return tm.WaitFor(what, ok)
-}
-
-func (tm *tmuxTerm) waitForWithin(d time.Duration, what string, ok func(screen []string) bool) []string {
-	tm.t.Helper()
-	return tm.WaitForWithin(d, what, ok)
 }
 
 // waitStatus waits until the status line (second row from the bottom)

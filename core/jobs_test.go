@@ -921,7 +921,7 @@ func TestSuperviseStopsWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(f.ctx)
 	done := make(chan error, 1)
 	go func() { done <- f.jobs.Supervise(ctx, job.ID, nil) }()
-	j := f.waitFor(job.ID, 20*time.Second, "running", func(j *core.Job) bool { return j.Status == core.JobRunning })
+	f.waitFor(job.ID, 20*time.Second, "running", func(j *core.Job) bool { return j.Status == core.JobRunning })
 	cancel()
 	select {
 	case err := <-done:
@@ -931,7 +931,7 @@ func TestSuperviseStopsWithItsContext(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("supervise did not stop")
 	}
-	j = f.get(job.ID)
+	j := f.get(job.ID)
 	if j.Status != core.JobFailed || *j.ExitCode != 143 || core.GroupAlive(j.PGID) {
 		t.Errorf("status %s exit %v, group alive %v", j.Status, *j.ExitCode, core.GroupAlive(j.PGID))
 	}

@@ -142,7 +142,6 @@ type streamFacts struct {
 	bType    strSink
 	bText    strSink
 	bName    strSink
-	bTextSet bool
 }
 
 func newStreamFacts() *streamFacts {

@@ -22,7 +22,6 @@ type refLine struct {
 	isError       bool
 	outputs       int
 	activity      string
-	assistantSeen bool
 }
 
 func refRawString(raw json.RawMessage, max int) string {

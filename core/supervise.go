@@ -384,7 +384,6 @@ type supervision struct {
 
 	mu          sync.Mutex
 	captureErrs []string
-	recordedErr string // capture_error last written to the row
 	timedOut    bool
 	closed      bool // the log is closed: its Err no longer means a write failed
 	killOnce    sync.Once

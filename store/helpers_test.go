@@ -17,8 +17,6 @@ const pgTestEnv = storetest.Env
 
 func eachStore(t *testing.T, fn func(t *testing.T)) { t.Helper(); storetest.Each(t, fn) }
 
-func onPostgres(t *testing.T) bool { return storetest.OnPostgres(t) }
-
 // freshLocation returns a new, empty registry's file path or URL.
 func freshLocation(t testing.TB) string {
 	t.Helper()

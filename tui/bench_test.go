@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -181,7 +182,7 @@ func BenchmarkFullLoad(b *testing.B) {
 	src := bigSource(100_000)
 	for range b.N {
 		b := newBatch()
-		src.Load(nil, LoadRequest{Full: true}, b)
+		src.Load(context.Background(), LoadRequest{Full: true}, b)
 		t := newTable(taskSpec, b.tasks, 0)
 		_ = t
 	}

@@ -376,8 +376,6 @@ func (l *list[R]) layout() {
 
 func (l *list[R]) pageRows() int { return max(1, l.h-1) }
 
-// setAll replaces every row (a full load), indexing and sorting here.
-func (l *list[R]) setAll(rows []R) { l.install(newTable(l.spec, rows, l.sort)) }
 
 // install swaps in a table built by newTable (possibly in a Cmd). If the
 // sort key changed meanwhile, it is re-sorted here.

@@ -42,7 +42,6 @@ type window struct {
 	totalRead      bool           // the table has been counted at least once
 	countedAt      core.Timestamp // when the last count finished
 	recountAfter   core.Timestamp // no recount before (a large table's count is not free)
-	lastCountSpent core.Timestamp // how long the last count took (ms)
 	// narrowed is the previous window's row ids in order while a jumpNarrow
 	// read runs, and narrowedAt the cursor's index among them: the cursor
 	// then goes to its row, or the first later one that still matches.
