@@ -93,11 +93,11 @@ type history struct {
 type Server struct {
 	URL string // http://127.0.0.1:PORT
 
-	srv    *httptest.Server
-	script Script
+	srv *httptest.Server
 
-	mu   sync.Mutex
-	reqs []Request
+	mu     sync.Mutex
+	script Script
+	reqs   []Request
 	// changed is closed and replaced whenever a request is recorded, so
 	// waiters wake without polling.
 	changed chan struct{}
@@ -119,7 +119,10 @@ func (s *Server) pick(h history) (conv int, turn *Turn, final string, idx int) {
 	if !h.tools {
 		return -1, nil, "", -1
 	}
-	for i, c := range s.script {
+	s.mu.Lock()
+	script := s.script
+	s.mu.Unlock()
+	for i, c := range script {
 		if c.Match != "" && !strings.Contains(h.firstUser, c.Match) {
 			continue
 		}
@@ -137,6 +140,14 @@ func (s *Server) pick(h history) (conv int, turn *Turn, final string, idx int) {
 		return i, &Turn{Text: final}, final, len(c.Turns)
 	}
 	return -1, nil, "", -1
+}
+
+// SetScript replaces the script (for a test that knows its turns only once
+// the agent's scratch directories exist).
+func (s *Server) SetScript(script Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script = script
 }
 
 // record stores one request and wakes waiters.
