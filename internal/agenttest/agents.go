@@ -131,8 +131,9 @@ func (a *Agent) WriteGeminiSettings(extra map[string]any) error {
 	return nil
 }
 
-// env is the CLI's environment: baseEnv plus its API settings and a.Env.
-func (a *Agent) env() []string {
+// Environ is the CLI's environment: baseEnv plus its API settings and
+// a.Env (for running its other subcommands, e.g. `codex app-server`).
+func (a *Agent) Environ() []string {
 	env := baseEnv(a.Home)
 	switch a.kind {
 	case "claude":
@@ -164,7 +165,7 @@ func (a *Agent) argv(prompt string, args []string) []string {
 // Start starts the CLI on prompt in Work; ctx bounds it (the process group
 // is killed when ctx ends).
 func (a *Agent) Start(ctx context.Context, prompt string, args ...string) (*Proc, error) {
-	return Start(ctx, a.Work, a.env(), a.argv(prompt, args)...)
+	return Start(ctx, a.Work, a.Environ(), a.argv(prompt, args)...)
 }
 
 // Run runs the CLI on prompt to the end (or ctx's end).
