@@ -1,0 +1,106 @@
+package agents
+
+// Gemini CLI 0.61.0 (CLAWPIT_GEMINI) end to end against a Gemini API
+// stand-in, and the hook contract it keeps (no clawpit adapter yet: these
+// are the ground truth the Gemini adapter will be built on; NOTES.md).
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/internal/agenttest"
+)
+
+// runGemini runs `gemini --approval-mode yolo -p prompt` to the end: in
+// headless runs Gemini CLI removes its shell and write tools unless the
+// approval mode is yolo.
+func runGemini(t *testing.T, a *agenttest.Agent, prompt string) agenttest.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	r, err := a.Run(ctx, prompt, "--approval-mode", "yolo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Code != 0 || r.TimedOut {
+		t.Fatalf("gemini -p: %s", r)
+	}
+	return r
+}
+
+// shellCommand is a scripted call of Gemini CLI's shell tool. Gemini CLI
+// refuses command substitution ($(…), backticks) in it.
+func shellCommand(id, command string) agenttest.Turn {
+	return agenttest.Turn{Tool: "run_shell_command", ID: id, Input: map[string]any{"command": command}}
+}
+
+// TestGeminiRunsScriptedCall: gemini -p runs the stand-in's
+// run_shell_command call in its working directory and sends the output back.
+func TestGeminiRunsScriptedCall(t *testing.T) {
+	const callID = "call_agents_gemini_1"
+	srv := agenttest.NewGeminiAPI(t, agenttest.Script{{Match: "GEMINI-MAIN", Turns: []agenttest.Turn{
+		shellCommand(callID, "echo gemini-ran > marker; echo OUT-42")}}})
+	a := agenttest.NewGemini(t, srv.URL)
+	r := runGemini(t, a, "GEMINI-MAIN: run the command")
+	if !exists(filepath.Join(a.Work, "marker")) {
+		t.Fatalf("the command did not run:\n%s", r)
+	}
+	if tr := result(t, srv, callID); !strings.Contains(tr.Content, "OUT-42") {
+		t.Fatalf("the command's output did not reach the model: %q", tr.Content)
+	}
+	t.Logf("gemini -p finished in %s", r.Elapsed.Round(time.Millisecond))
+}
+
+// geminiHookEvents are the events Gemini CLI 0.61.0 names (HookEventName).
+var geminiHookEvents = []string{"SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel",
+	"AfterModel", "BeforeToolSelection", "BeforeTool", "AfterTool", "PreCompress", "Notification"}
+
+// geminiHooks is the settings.json "hooks" object running command for every
+// event (no matcher; timeout in milliseconds).
+func geminiHooks(command string) map[string]any {
+	hooks := map[string]any{}
+	for _, ev := range geminiHookEvents {
+		hooks[ev] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": command, "timeout": 30000}}}}
+	}
+	return hooks
+}
+
+// TestGeminiHookPayloads: with a hook for every event in
+// ~/.gemini/settings.json, a headless run sends each its payload; the
+// payloads are logged (NOTES.md) and the hook's environment holds
+// GEMINI_API_KEY.
+func TestGeminiHookPayloads(t *testing.T) {
+	const callID = "call_agents_gemini_hooks_1"
+	srv := agenttest.NewGeminiAPI(t, agenttest.Script{{Match: "GEMINI-HOOKS", Turns: []agenttest.Turn{
+		shellCommand(callID, "echo hooked > marker")}}})
+	a := agenttest.NewGemini(t, srv.URL)
+	dump := newHookDump(t)
+	if err := a.WriteGeminiSettings(map[string]any{"hooks": geminiHooks(dump.Script)}); err != nil {
+		t.Fatal(err)
+	}
+	r := runGemini(t, a, "GEMINI-HOOKS: run the command")
+	ps := dump.payloads(t)
+	logPayloads(t, "gemini", ps)
+	if !exists(filepath.Join(a.Work, "marker")) {
+		t.Fatalf("the command did not run:\n%s", r)
+	}
+	for _, ev := range []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "SessionEnd"} {
+		if len(byEvent(ps, ev)) == 0 {
+			t.Errorf("no %s payload", ev)
+		}
+	}
+	before := byEvent(ps, "BeforeTool")
+	if len(before) != 1 {
+		t.Fatalf("%d BeforeTool payloads, want 1", len(before))
+	}
+	in, _ := before[0].Fields["tool_input"].(map[string]any)
+	if before[0].Fields["tool_name"] != "run_shell_command" || in["command"] != "echo hooked > marker" {
+		t.Errorf("BeforeTool payload: %s", before[0].Raw)
+	}
+	if !strings.Contains(" "+strings.Join(before[0].EnvVars, " ")+" ", " GEMINI_API_KEY ") {
+		t.Errorf("the hook's environment no longer holds GEMINI_API_KEY (names: %v): update NOTES.md", before[0].EnvVars)
+	}
+}
