@@ -270,3 +270,51 @@ func codexHooksList(t *testing.T, a *agenttest.Agent) []codexHook {
 	t.Fatalf("codex app-server gave no hooks/list answer (%v)", sc.Err())
 	return nil
 }
+
+// TestCodexPreToolUseAnswers pins what Codex 0.169.0 does with each answer
+// of a PreToolUse hook (issue 28; the Codex adapter must answer deny or
+// nothing): permissionDecision "deny" and exit 2 block the call and send the
+// reason to the model; silence, "allow" (treated as a failed hook) and a
+// hook past its timeout let it run.
+func TestCodexPreToolUseAnswers(t *testing.T) {
+	deny := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"frozen by the operator"}}`
+	allow := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine"}}`
+	tests := []struct {
+		name       string
+		answer     hookAnswer
+		timeout    int // the handler's timeout in seconds (0: unset, 600)
+		wantRan    bool
+		wantResult string // a substring of the tool result the model gets
+	}{
+		{name: "deny", answer: hookAnswer{Stdout: deny}, wantRan: false, wantResult: "frozen by the operator"},
+		{name: "exit 2", answer: hookAnswer{Stderr: "blocked by exit 2", Code: 2}, wantRan: false, wantResult: "blocked by exit 2"},
+		{name: "silence", answer: hookAnswer{}, wantRan: true},
+		{name: "allow", answer: hookAnswer{Stdout: allow}, wantRan: true},
+		{name: "timeout", answer: hookAnswer{Sleep: 3, Stdout: deny}, timeout: 1, wantRan: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			const callID = "call_agents_codex_answer_1"
+			srv := agenttest.NewResponsesAPI(t, agenttest.Script{{Match: "CODEX-ANSWER", Turns: []agenttest.Turn{
+				execCommand(callID, "echo ran > marker")}}})
+			a := agenttest.NewCodex(t, srv.URL)
+			handler := map[string]any{"type": "command", "command": tc.answer.script(t, t.TempDir())}
+			if tc.timeout > 0 {
+				handler["timeout"] = tc.timeout
+			}
+			b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"hooks": []any{handler}}}}})
+			if err := os.WriteFile(filepath.Join(a.CodexHome(), "hooks.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := runCodex(t, a, "CODEX-ANSWER: run the command", "--dangerously-bypass-hook-trust")
+			tr := result(t, srv, callID)
+			t.Logf("tool result: %q", tr.Content)
+			if got := exists(filepath.Join(a.Work, "marker")); got != tc.wantRan {
+				t.Fatalf("the command ran: %v, want %v\n%s", got, tc.wantRan, r)
+			}
+			if !strings.Contains(tr.Content, tc.wantResult) {
+				t.Fatalf("tool result %q does not contain %q", tr.Content, tc.wantResult)
+			}
+		})
+	}
+}

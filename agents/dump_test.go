@@ -99,3 +99,24 @@ func logPayloads(t *testing.T, name string, ps []payload) {
 		_ = os.WriteFile(filepath.Join(dir, name+".txt"), []byte(b.String()), 0o644)
 	}
 }
+
+// hookAnswer is what a hook command answers: stdout, stderr, exit code,
+// after sleeping Sleep seconds (past the hook's timeout: a hook that hangs).
+type hookAnswer struct {
+	Stdout, Stderr string
+	Code           int
+	Sleep          int
+}
+
+// script writes a hook command giving this answer into dir and returns its
+// path. It reads its payload first, as a hook must.
+func (h hookAnswer) script(t *testing.T, dir string) string {
+	t.Helper()
+	path := filepath.Join(dir, "answer.sh")
+	q := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	body := fmt.Sprintf("#!/bin/sh\ncat >/dev/null\nsleep %d\nprintf '%%s' %s\nprintf '%%s' %s >&2\nexit %d\n", h.Sleep, q(h.Stdout), q(h.Stderr), h.Code)
+	if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
