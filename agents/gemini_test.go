@@ -104,3 +104,48 @@ func TestGeminiHookPayloads(t *testing.T) {
 		t.Errorf("the hook's environment no longer holds GEMINI_API_KEY (names: %v): update NOTES.md", before[0].EnvVars)
 	}
 }
+
+// TestGeminiBeforeToolAnswers pins what Gemini CLI 0.61.0 does with each
+// answer of a BeforeTool hook (issue 28): {"decision": "deny", "reason"} and
+// exit 2 block the call and send the reason to the model; silence, "allow"
+// and a hook past its timeout (milliseconds) let it run.
+func TestGeminiBeforeToolAnswers(t *testing.T) {
+	tests := []struct {
+		name       string
+		answer     hookAnswer
+		timeoutMs  int
+		wantRan    bool
+		wantResult string
+	}{
+		{name: "deny", answer: hookAnswer{Stdout: `{"decision":"deny","reason":"frozen by the operator"}`}, wantResult: "frozen by the operator"},
+		{name: "exit 2", answer: hookAnswer{Stderr: "blocked by exit 2", Code: 2}, wantResult: "blocked by exit 2"},
+		{name: "silence", answer: hookAnswer{}, wantRan: true},
+		{name: "allow", answer: hookAnswer{Stdout: `{"decision":"allow"}`}, wantRan: true},
+		{name: "timeout", answer: hookAnswer{Sleep: 3, Stdout: `{"decision":"deny","reason":"too late"}`}, timeoutMs: 1000, wantRan: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			const callID = "call_agents_gemini_answer_1"
+			srv := agenttest.NewGeminiAPI(t, agenttest.Script{{Match: "GEMINI-ANSWER", Turns: []agenttest.Turn{
+				shellCommand(callID, "echo ran > marker")}}})
+			a := agenttest.NewGemini(t, srv.URL)
+			handler := map[string]any{"type": "command", "command": tc.answer.script(t, t.TempDir())}
+			if tc.timeoutMs > 0 {
+				handler["timeout"] = tc.timeoutMs
+			}
+			hooks := map[string]any{"BeforeTool": []any{map[string]any{"hooks": []any{handler}}}}
+			if err := a.WriteGeminiSettings(map[string]any{"hooks": hooks}); err != nil {
+				t.Fatal(err)
+			}
+			r := runGemini(t, a, "GEMINI-ANSWER: run the command")
+			tr := result(t, srv, callID)
+			t.Logf("tool result: %q", tr.Content)
+			if got := exists(filepath.Join(a.Work, "marker")); got != tc.wantRan {
+				t.Fatalf("the command ran: %v, want %v\n%s", got, tc.wantRan, r)
+			}
+			if !strings.Contains(tr.Content, tc.wantResult) {
+				t.Fatalf("tool result %q does not contain %q", tr.Content, tc.wantResult)
+			}
+		})
+	}
+}
