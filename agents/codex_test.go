@@ -16,6 +16,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -316,5 +318,50 @@ func TestCodexPreToolUseAnswers(t *testing.T) {
 				t.Fatalf("tool result %q does not contain %q", tr.Content, tc.wantResult)
 			}
 		})
+	}
+}
+
+// codexSessionID finds the session id in exec_command's result for a
+// process still running ("Process running with session ID N").
+var codexSessionID = regexp.MustCompile(`session ID (\d+)`)
+
+// TestCodexInteractiveShellBypassesHooks pins issue 28's finding: a shell
+// opened with exec_command {"cmd": "bash", "tty": true} fires PreToolUse
+// with only {"command": "bash"}, and what write_stdin types into it runs
+// with no hook at all. So the Codex gate must not let an interactive shell
+// open unapproved.
+func TestCodexInteractiveShellBypassesHooks(t *testing.T) {
+	const openID, typeID = "call_agents_codex_tty_1", "call_agents_codex_tty_2"
+	srv := agenttest.NewResponsesAPI(t, agenttest.Script{{Match: "CODEX-TTY", Turns: []agenttest.Turn{
+		{Tool: "exec_command", ID: openID, Input: map[string]any{"cmd": "bash", "tty": true, "yield_time_ms": 500}},
+		{Make: func(results []agenttest.ToolResult) agenttest.Turn {
+			id := "0"
+			for _, r := range results {
+				if m := codexSessionID.FindStringSubmatch(r.Content); r.CallID == openID && m != nil {
+					id = m[1]
+				}
+			}
+			n, _ := strconv.Atoi(id)
+			return agenttest.Turn{Tool: "write_stdin", ID: typeID, Input: map[string]any{
+				"session_id": n, "chars": "touch tty-marker\n", "yield_time_ms": 1000}}
+		}},
+	}}})
+	a := agenttest.NewCodex(t, srv.URL)
+	dump := newHookDump(t)
+	writeCodexHooks(t, a, dump.Script)
+	r := runCodex(t, a, "CODEX-TTY: open a shell and type into it", "--dangerously-bypass-hook-trust")
+	ps := dump.payloads(t)
+	logPayloads(t, "codex-tty", ps)
+	t.Logf("open: %q\ntype: %q", result(t, srv, openID).Content, result(t, srv, typeID).Content)
+	if _, ok := waitFile(filepath.Join(a.Work, "tty-marker"), 5*time.Second); !ok {
+		t.Fatalf("what write_stdin typed did not run (Codex changed: update NOTES.md):\n%s", r)
+	}
+	pre := byEvent(ps, "PreToolUse")
+	if len(pre) != 1 {
+		t.Fatalf("%d PreToolUse payloads, want 1 (for opening the shell; none for write_stdin)", len(pre))
+	}
+	in, _ := pre[0].Fields["tool_input"].(map[string]any)
+	if pre[0].Fields["tool_use_id"] != openID || in["command"] != "bash" {
+		t.Errorf("PreToolUse for the shell: %s", pre[0].Raw)
 	}
 }

@@ -37,6 +37,10 @@ type Turn struct {
 	ID    string         // tool call id; "" generates call_<conversation>_<turn>
 	Text  string         // text to say when Tool is ""
 	Usage Usage          // token counts reported for this answer
+	// Make, when set, computes the turn from the tool results the request
+	// carries (every one so far, oldest first): for a call that needs an id
+	// the agent handed out, such as Codex's write_stdin session_id.
+	Make func(results []ToolResult) Turn
 }
 
 // Usage is the token accounting a stand-in reports for one answer, in
@@ -132,6 +136,9 @@ func (s *Server) pick(h history) (conv int, turn *Turn, final string, idx int) {
 		}
 		if h.turns < len(c.Turns) {
 			t := c.Turns[h.turns]
+			if t.Make != nil {
+				t = t.Make(h.results)
+			}
 			if t.Tool != "" && t.ID == "" {
 				t.ID = fmt.Sprintf("call_%d_%d", i, h.turns)
 			}
