@@ -365,3 +365,63 @@ func TestCodexInteractiveShellBypassesHooks(t *testing.T) {
 		t.Errorf("PreToolUse for the shell: %s", pre[0].Raw)
 	}
 }
+
+// codexAgentID finds the agent id in spawn_agent's result
+// ({"agent_id": "…", "nickname": "…"}).
+var codexAgentID = regexp.MustCompile(`"agent_id"\s*:\s*"([^"]+)"`)
+
+// TestCodexSubagentHooks: the main conversation spawns a sub-agent
+// (multi_agent_v1 spawn_agent, then wait_agent); the stand-in tells the
+// sub-agent's conversation by its message, and there asks for a shell call.
+// The sub-agent's hooks carry agent_id and agent_type in the parent's
+// session_id, between SubagentStart and SubagentStop.
+func TestCodexSubagentHooks(t *testing.T) {
+	const spawnID, waitID, subCall = "call_agents_codex_spawn", "call_agents_codex_wait", "call_agents_codex_sub_1"
+	srv := agenttest.NewResponsesAPI(t, agenttest.Script{
+		{Match: "SUBAGENT-TASK", Turns: []agenttest.Turn{execCommand(subCall, "touch sub-marker")}, Final: "sub-agent done"},
+		{Match: "CODEX-SUB", Turns: []agenttest.Turn{
+			{Tool: "spawn_agent", Namespace: "multi_agent_v1", ID: spawnID, Input: map[string]any{"message": "SUBAGENT-TASK: touch sub-marker"}},
+			{Make: func(results []agenttest.ToolResult) agenttest.Turn {
+				var targets []string
+				for _, r := range results {
+					if m := codexAgentID.FindStringSubmatch(r.Content); r.CallID == spawnID && m != nil {
+						targets = append(targets, m[1])
+					}
+				}
+				return agenttest.Turn{Tool: "wait_agent", Namespace: "multi_agent_v1", ID: waitID,
+					Input: map[string]any{"targets": targets, "timeout_ms": 60000}}
+			}},
+		}},
+	})
+	a := agenttest.NewCodex(t, srv.URL)
+	dump := newHookDump(t)
+	writeCodexHooks(t, a, dump.Script)
+	r := runCodex(t, a, "CODEX-SUB: delegate to a sub-agent", "--dangerously-bypass-hook-trust")
+	ps := dump.payloads(t)
+	logPayloads(t, "codex-subagent", ps)
+	if !exists(filepath.Join(a.Work, "sub-marker")) {
+		t.Fatalf("the sub-agent's command did not run:\n%s", r)
+	}
+	if tr := result(t, srv, waitID); !strings.Contains(tr.Content, "sub-agent done") {
+		t.Errorf("wait_agent's result %q lacks the sub-agent's answer", tr.Content)
+	}
+	start, stop := byEvent(ps, "SubagentStart"), byEvent(ps, "SubagentStop")
+	if len(start) != 1 || len(stop) != 1 {
+		t.Fatalf("%d SubagentStart, %d SubagentStop payloads, want 1 each", len(start), len(stop))
+	}
+	agentID, parent := start[0].Fields["agent_id"], start[0].Fields["session_id"]
+	var sub *payload
+	for _, p := range byEvent(ps, "PreToolUse") {
+		if p.Fields["tool_use_id"] == subCall {
+			sub = &p
+		}
+	}
+	switch {
+	case agentID == nil || agentID == "" || stop[0].Fields["agent_id"] != agentID:
+		t.Errorf("agent ids: start %v, stop %v", agentID, stop[0].Fields["agent_id"])
+	case sub == nil:
+		t.Errorf("no PreToolUse for the sub-agent's call")
+	case sub.Fields["agent_id"] != agentID || sub.Fields["session_id"] != parent:
+		t.Errorf("the sub-agent's PreToolUse has agent_id %v session_id %v, want %v in %v", sub.Fields["agent_id"], sub.Fields["session_id"], agentID, parent)
+	}
+}

@@ -35,6 +35,9 @@ type Turn struct {
 	Tool  string         // tool (function) name: "Bash", "exec_command", "run_shell_command"
 	Input map[string]any // the tool call's input (arguments)
 	ID    string         // tool call id; "" generates call_<conversation>_<turn>
+	// Namespace is the tool's namespace where the wire format has them
+	// (Responses API: Codex's multi_agent_v1 holds spawn_agent, wait_agent).
+	Namespace string
 	Text  string         // text to say when Tool is ""
 	Usage Usage          // token counts reported for this answer
 	// Make, when set, computes the turn from the tool results the request

@@ -132,6 +132,9 @@ func (s *Server) openaiResponses(w http.ResponseWriter, r *http.Request) {
 			"arguments": inputJSON(turn.Input), "status": "completed"}
 		added = map[string]any{"type": "function_call", "id": itemID, "call_id": turn.ID, "name": turn.Tool,
 			"arguments": "", "status": "in_progress"}
+		if turn.Namespace != "" {
+			item["namespace"], added["namespace"] = turn.Namespace, turn.Namespace
+		}
 	} else {
 		itemID := "msg_" + respID
 		item = map[string]any{"type": "message", "id": itemID, "role": "assistant", "status": "completed",
