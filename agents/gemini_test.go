@@ -149,3 +149,51 @@ func TestGeminiBeforeToolAnswers(t *testing.T) {
 		})
 	}
 }
+
+// TestGeminiSubagentHooks: the main conversation calls invoke_agent (the
+// built-in "generalist" agent); the stand-in tells the sub-agent's
+// conversation by its prompt, and there asks for a shell call and then
+// complete_task. The sub-agent's BeforeTool carries the parent's payload
+// fields (same session_id, no agent id): the adapter must nest it under the
+// invoke_agent call by order.
+func TestGeminiSubagentHooks(t *testing.T) {
+	const invokeID, subCall = "call_agents_gemini_invoke", "call_agents_gemini_sub_1"
+	srv := agenttest.NewGeminiAPI(t, agenttest.Script{
+		{Match: "SUBAGENT-TASK", Turns: []agenttest.Turn{
+			shellCommand(subCall, "touch sub-marker"),
+			{Tool: "complete_task", Input: map[string]any{"result": map[string]any{"response": "sub-agent done"}}},
+		}},
+		{Match: "GEMINI-SUB", Turns: []agenttest.Turn{{Tool: "invoke_agent", ID: invokeID, Input: map[string]any{
+			"agent_name": "generalist", "prompt": "SUBAGENT-TASK: run touch sub-marker"}}}},
+	})
+	a := agenttest.NewGemini(t, srv.URL)
+	dump := newHookDump(t)
+	if err := a.WriteGeminiSettings(map[string]any{"hooks": geminiHooks(dump.Script)}); err != nil {
+		t.Fatal(err)
+	}
+	r := runGemini(t, a, "GEMINI-SUB: delegate to a sub-agent")
+	ps := dump.payloads(t)
+	logPayloads(t, "gemini-subagent", ps)
+	if !exists(filepath.Join(a.Work, "sub-marker")) {
+		t.Fatalf("the sub-agent's command did not run:\n%s", r)
+	}
+	if tr := result(t, srv, invokeID); !strings.Contains(tr.Content, "sub-agent done") {
+		t.Errorf("invoke_agent's result %q lacks the sub-agent's answer", tr.Content)
+	}
+	var invoke, sub *payload
+	for _, p := range byEvent(ps, "BeforeTool") {
+		in, _ := p.Fields["tool_input"].(map[string]any)
+		switch {
+		case p.Fields["tool_name"] == "invoke_agent":
+			invoke = &p
+		case in["command"] == "touch sub-marker":
+			sub = &p
+		}
+	}
+	if invoke == nil || sub == nil {
+		t.Fatalf("BeforeTool for invoke_agent: %v, for the sub-agent's command: %v", invoke != nil, sub != nil)
+	}
+	if sub.Fields["session_id"] != invoke.Fields["session_id"] {
+		t.Errorf("the sub-agent's BeforeTool is in session %v, the parent's is %v", sub.Fields["session_id"], invoke.Fields["session_id"])
+	}
+}
