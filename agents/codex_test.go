@@ -425,3 +425,34 @@ func TestCodexSubagentHooks(t *testing.T) {
 		t.Errorf("the sub-agent's PreToolUse has agent_id %v session_id %v, want %v in %v", sub.Fields["agent_id"], sub.Fields["session_id"], agentID, parent)
 	}
 }
+
+// TestCodexExecNeverAsks pins why Codex's `--gate-on ask` cannot be shown
+// with `codex exec` 0.169.0: exec runs with approval policy "never" whatever
+// config.toml or -c say, so a call asking for escalation
+// (sandbox_permissions "require_escalated") is refused by Codex itself after
+// PreToolUse, and PermissionRequest never fires.
+func TestCodexExecNeverAsks(t *testing.T) {
+	const callID = "call_agents_codex_escalate_1"
+	outside := filepath.Join(t.TempDir(), "outside-marker")
+	srv := agenttest.NewResponsesAPI(t, agenttest.Script{{Match: "CODEX-ESCALATE", Turns: []agenttest.Turn{
+		{Tool: "exec_command", ID: callID, Input: map[string]any{"cmd": "touch " + outside,
+			"sandbox_permissions": "require_escalated", "justification": "needs to write outside the workspace"}}}}})
+	a := agenttest.NewCodex(t, srv.URL)
+	dump := newHookDump(t)
+	writeCodexHooks(t, a, dump.Script)
+	r := runCodex(t, a, "CODEX-ESCALATE: write outside", "--dangerously-bypass-hook-trust",
+		"--sandbox", "workspace-write", "-c", `approval_policy="on-request"`)
+	ps := dump.payloads(t)
+	logPayloads(t, "codex-escalate", ps)
+	tr := result(t, srv, callID)
+	t.Logf("tool result: %q", tr.Content)
+	if exists(outside) {
+		t.Fatal("the escalated command ran")
+	}
+	if n := len(byEvent(ps, "PermissionRequest")); n != 0 || !strings.Contains(tr.Content, "approval policy is Never") {
+		t.Fatalf("codex exec now asks (%d PermissionRequest payloads, result %q): ask mode can be tested headless; update NOTES.md\n%s", n, tr.Content, r.Stderr)
+	}
+	if len(byEvent(ps, "PreToolUse")) != 1 {
+		t.Errorf("want one PreToolUse for the escalated call")
+	}
+}
