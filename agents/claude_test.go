@@ -8,6 +8,9 @@ package agents
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,3 +192,56 @@ func TestClaudeUngatedReadRunsAtOnce(t *testing.T) {
 	}
 	t.Logf("the agent finished in %s", r.Elapsed.Round(time.Millisecond))
 }
+
+// TestClaudePermissionRequestHeadless pins issue 28's finding for
+// `--gate-on ask`: in a headless -p run Claude Code 2.1.328 fires
+// PermissionRequest whenever its own rules would ask (here a Bash call
+// outside the working directory): tool_name, tool_input,
+// permission_suggestions, no tool_use_id; a hook that does not answer
+// leaves the call refused, and {"behavior": "allow"} runs it.
+func TestClaudePermissionRequestHeadless(t *testing.T) {
+	for _, answer := range []string{"", `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`} {
+		name := map[bool]string{true: "no answer", false: "allow"}[answer == ""]
+		t.Run(name, func(t *testing.T) {
+			const callID = "toolu_agents_permreq_1"
+			outside := filepath.Join(t.TempDir(), "outside-marker")
+			srv := agenttest.NewMessagesAPI(t, agenttest.Script{{Match: "PERMREQ-MAIN", Turns: []agenttest.Turn{bash(callID, "touch "+outside)}}})
+			a := agenttest.NewClaude(t, srv.URL)
+			dump := newHookDump(t)
+			cmd := fmt.Sprintf("%s; printf '%%s' %s", dump.Script, shellQuote(answer))
+			settings := filepath.Join(t.TempDir(), "settings.json")
+			b, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+				"PermissionRequest": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
+			if err := os.WriteFile(settings, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			defer cancel()
+			r, err := a.Run(ctx, "PERMREQ-MAIN: write outside", "--settings", settings)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps := dump.payloads(t)
+			logPayloads(t, "claude-permission-request-"+strings.ReplaceAll(name, " ", "-"), ps)
+			tr := result(t, srv, callID)
+			t.Logf("tool result (error %v): %q", tr.IsError, tr.Content)
+			if r.Code != 0 {
+				t.Fatalf("claude: %s", r)
+			}
+			pr := byEvent(ps, "PermissionRequest")
+			if len(pr) != 1 {
+				t.Fatalf("%d PermissionRequest payloads, want 1", len(pr))
+			}
+			in, _ := pr[0].Fields["tool_input"].(map[string]any)
+			if pr[0].Fields["tool_name"] != "Bash" || in["command"] != "touch "+outside || pr[0].Fields["tool_use_id"] != nil {
+				t.Errorf("PermissionRequest payload: %s", pr[0].Raw)
+			}
+			if got, want := exists(outside), answer != ""; got != want {
+				t.Fatalf("the call ran: %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// shellQuote quotes s for sh.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
