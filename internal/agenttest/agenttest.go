@@ -122,9 +122,9 @@ func start(t testing.TB, script Script, route func(s *Server) http.Handler) *Ser
 // pick finds the conversation and turn that answer h: conv indexes the
 // Script, idx the turn (len(Turns) for the Final text); conv is -1 and turn
 // nil when h offers no tools or no conversation matches.
-func (s *Server) pick(h history) (conv int, turn *Turn, final string, idx int) {
+func (s *Server) pick(h history) (conv int, turn *Turn, idx int) {
 	if !h.tools {
-		return -1, nil, "", -1
+		return -1, nil, -1
 	}
 	s.mu.Lock()
 	script := s.script
@@ -133,7 +133,7 @@ func (s *Server) pick(h history) (conv int, turn *Turn, final string, idx int) {
 		if c.Match != "" && !strings.Contains(h.firstUser, c.Match) {
 			continue
 		}
-		final = c.Final
+		final := c.Final
 		if final == "" {
 			final = "done"
 		}
@@ -145,11 +145,11 @@ func (s *Server) pick(h history) (conv int, turn *Turn, final string, idx int) {
 			if t.Tool != "" && t.ID == "" {
 				t.ID = fmt.Sprintf("call_%d_%d", i, h.turns)
 			}
-			return i, &t, final, h.turns
+			return i, &t, h.turns
 		}
-		return i, &Turn{Text: final}, final, len(c.Turns)
+		return i, &Turn{Text: final}, len(c.Turns)
 	}
-	return -1, nil, "", -1
+	return -1, nil, -1
 }
 
 // SetScript replaces the script (for a test that knows its turns only once

@@ -128,7 +128,7 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 400, map[string]any{"type": "error", "error": map[string]string{"type": "invalid_request_error", "message": err.Error()}})
 		return
 	}
-	conv, turn, _, idx := s.pick(h)
+	conv, turn, idx := s.pick(h)
 	s.record(Request{At: time.Now(), Method: r.Method, Path: r.URL.Path, Body: body, Conversation: conv, Turn: idx, FirstUser: h.firstUser, Results: h.results})
 	if turn == nil {
 		// A side request (title, command prefix, …): a short text answer.

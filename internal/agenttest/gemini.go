@@ -109,7 +109,7 @@ func (s *Server) geminiModels(w http.ResponseWriter, r *http.Request) {
 	if h.tools {
 		var conv, idx int
 		var t *Turn
-		conv, t, _, idx = s.pick(h)
+		conv, t, idx = s.pick(h)
 		rec.Conversation, rec.Turn = conv, idx
 		if t != nil {
 			turn = t

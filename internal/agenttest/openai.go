@@ -115,7 +115,7 @@ func (s *Server) openaiResponses(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 400, map[string]any{"error": map[string]string{"message": err.Error()}})
 		return
 	}
-	conv, turn, _, idx := s.pick(h)
+	conv, turn, idx := s.pick(h)
 	s.record(Request{At: time.Now(), Method: r.Method, Path: r.URL.Path, Body: body, Conversation: conv, Turn: idx, FirstUser: h.firstUser, Results: h.results})
 	if turn == nil {
 		turn = &Turn{Text: "ok"}
