@@ -38,8 +38,8 @@ type Turn struct {
 	// Namespace is the tool's namespace where the wire format has them
 	// (Responses API: Codex's multi_agent_v1 holds spawn_agent, wait_agent).
 	Namespace string
-	Text  string         // text to say when Tool is ""
-	Usage Usage          // token counts reported for this answer
+	Text      string // text to say when Tool is ""
+	Usage     Usage  // token counts reported for this answer
 	// Make, when set, computes the turn from the tool results the request
 	// carries (every one so far, oldest first): for a call that needs an id
 	// the agent handed out, such as Codex's write_stdin session_id.
