@@ -31,6 +31,7 @@ const decisionLatency = time.Second
 // to the model and never runs it, a lapsed approval timeout denies and the
 // agent finishes, a registry of garbage bytes denies.
 func TestClaudeGateDecisions(t *testing.T) {
+	agenttest.RequireCLI(t, agenttest.EnvClaude, "@anthropic-ai/claude-code")
 	const callID = "toolu_agents_gate_1"
 	tests := []struct {
 		name    string
@@ -200,6 +201,7 @@ func TestClaudeUngatedReadRunsAtOnce(t *testing.T) {
 // permission_suggestions, no tool_use_id; a hook that does not answer
 // leaves the call refused, and {"behavior": "allow"} runs it.
 func TestClaudePermissionRequestHeadless(t *testing.T) {
+	agenttest.RequireCLI(t, agenttest.EnvClaude, "@anthropic-ai/claude-code")
 	for _, answer := range []string{"", `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`} {
 		name := map[bool]string{true: "no answer", false: "allow"}[answer == ""]
 		t.Run(name, func(t *testing.T) {

@@ -153,6 +153,7 @@ func trustCodexHooks(t *testing.T, a *agenttest.Agent, hooksPath, command string
 // trusted; --dangerously-bypass-hook-trust runs them, and so does the trust
 // record issue 28 describes. The payloads are logged (NOTES.md).
 func TestCodexHookTrustAndPayloads(t *testing.T) {
+	agenttest.RequireCLI(t, agenttest.EnvCodex, "@openai/codex")
 	tests := []struct {
 		name      string
 		bypass    bool
@@ -279,6 +280,7 @@ func codexHooksList(t *testing.T, a *agenttest.Agent) []codexHook {
 // reason to the model; silence, "allow" (treated as a failed hook) and a
 // hook past its timeout let it run.
 func TestCodexPreToolUseAnswers(t *testing.T) {
+	agenttest.RequireCLI(t, agenttest.EnvCodex, "@openai/codex")
 	deny := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"frozen by the operator"}}`
 	allow := `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"fine"}}`
 	tests := []struct {

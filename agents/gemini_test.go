@@ -110,6 +110,7 @@ func TestGeminiHookPayloads(t *testing.T) {
 // exit 2 block the call and send the reason to the model; silence, "allow"
 // and a hook past its timeout (milliseconds) let it run.
 func TestGeminiBeforeToolAnswers(t *testing.T) {
+	agenttest.RequireCLI(t, agenttest.EnvGemini, "@google/gemini-cli")
 	tests := []struct {
 		name       string
 		answer     hookAnswer
