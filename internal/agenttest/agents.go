@@ -45,7 +45,7 @@ func NewClaude(t testing.TB, baseURL string) *Agent {
 // provider "agenttest" (wire_api = "responses", env_key
 // AGENTTEST_API_KEY), the model "agenttest-model" (outside Codex's
 // catalogue, so its shell tool is exec_command {cmd}), and the working
-// directory trusted.
+// directory trusted, update checks, analytics, telemetry and plugins off.
 func NewCodex(t testing.TB, baseURL string) *Agent {
 	a := newAgent(t, "codex", EnvCodex, "@openai/codex", baseURL)
 	if err := os.MkdirAll(a.CodexHome(), 0o755); err != nil {
@@ -96,6 +96,11 @@ enabled = false
 
 [otel]
 exporter = "none"
+
+# The plugins feature looks up github.com, api.github.com and chatgpt.com
+# at startup (seen with strace); off, codex exec reaches only base_url.
+[features]
+plugins = false
 `, a.BaseURL+"/v1", a.Work)
 }
 
