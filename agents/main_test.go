@@ -4,9 +4,13 @@
 // against a scripted stand-in for its model API (internal/agenttest) on
 // 127.0.0.1. A test whose CLI is not installed skips and says why.
 //
-// Files: claude_test.go (the Claude Code gate end to end), codex_test.go and
-// gemini_test.go (the CLI runs a scripted tool call end to end; the hook
-// payloads it sends), NOTES.md (the observed hook contracts).
+// Files: claude_test.go (the Claude Code gate end to end, and its headless
+// PermissionRequest), codex_test.go and gemini_test.go (the CLI runs a
+// scripted tool call end to end; the hook payloads it sends, the answers it
+// obeys, trust, sub-agents), harness_test.go (the gate's helpers),
+// dump_test.go (hooks that save their payloads or give a set answer),
+// NOTES.md (the observed hook contracts, each tied to its test). Set
+// CLAWPIT_AGENTS_DUMP=DIR to keep every payload in DIR.
 package agents
 
 import (
