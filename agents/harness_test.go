@@ -1,0 +1,153 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/agenttest"
+	"github.com/clawpit/clawpit/internal/e2e"
+)
+
+// runTimeout bounds one CLI run: generous for a loaded 2-core machine, far
+// below go test's own timeout, so a hung CLI fails the test with its output.
+const runTimeout = 90 * time.Second
+
+// approvalWait bounds how long a test waits for a gated call to show up as
+// a pending approval.
+const approvalWait = 30 * time.Second
+
+// claudeGate is Claude Code with clawpit's hooks installed into a scratch
+// settings file, against a scratch registry and a Messages API stand-in.
+type claudeGate struct {
+	t        *testing.T
+	cli      *e2e.CLI
+	srv      *agenttest.Server
+	agent    *agenttest.Agent
+	settings string
+}
+
+// newClaudeGate installs clawpit's hooks (`hooks install --settings FILE
+// --approval-timeout timeout --on-failure block`, Claude Code 2.1.295 and
+// later) and sets Claude Code up against a stand-in answering script.
+func newClaudeGate(t *testing.T, timeout string, script agenttest.Script) *claudeGate {
+	t.Helper()
+	srv := agenttest.NewMessagesAPI(t, script)
+	g := &claudeGate{t: t, cli: e2e.NewCLI(t, bin), srv: srv, agent: agenttest.NewClaude(t, srv.URL)}
+	g.settings = filepath.Join(t.TempDir(), "settings.json")
+	g.cli.OK("hooks", "install", "--settings", g.settings, "--approval-timeout", timeout, "--on-failure", "block")
+	return g
+}
+
+// start starts `claude -p prompt --settings FILE …`; the run is bounded by
+// runTimeout and by the test's end.
+func (g *claudeGate) start(prompt string) *agenttest.Proc {
+	g.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	g.t.Cleanup(cancel)
+	p, err := g.agent.Start(ctx, prompt, "--settings", g.settings)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return p
+}
+
+// approvals is `clawpit approval list --json`.
+func (g *claudeGate) approvals() []core.Approval {
+	g.t.Helper()
+	var aps []core.Approval
+	if err := json.Unmarshal([]byte(g.cli.OK("--json", "approval", "list")), &aps); err != nil {
+		g.t.Fatalf("approval list: %v", err)
+	}
+	return aps
+}
+
+// pending waits until the gated call toolUseID is a pending approval and
+// returns it; it fails the test with the agent's output if the agent exits
+// first or approvalWait passes.
+func (g *claudeGate) pending(p *agenttest.Proc, toolUseID string) core.Approval {
+	g.t.Helper()
+	deadline := time.Now().Add(approvalWait)
+	for time.Now().Before(deadline) {
+		for _, a := range g.approvals() {
+			if a.ToolUseID == toolUseID && a.Status == core.ApprovalPending {
+				return a
+			}
+		}
+		select {
+		case <-p.Done():
+			g.t.Fatalf("the agent exited before %s waited for approval:\n%s", toolUseID, p.Wait())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	g.t.Fatalf("no pending approval for %s after %s; approvals %+v", toolUseID, approvalWait, g.approvals())
+	return core.Approval{}
+}
+
+// finish waits for the agent to exit and requires exit 0.
+func finish(t *testing.T, p *agenttest.Proc) agenttest.Result {
+	t.Helper()
+	r := p.Wait()
+	if r.Code != 0 || r.TimedOut {
+		t.Fatalf("the agent did not finish cleanly: %s", r)
+	}
+	return r
+}
+
+// result is the tool result of callID the agent sent back to the model.
+func result(t *testing.T, srv *agenttest.Server, callID string) agenttest.ToolResult {
+	t.Helper()
+	tr, ok := srv.Result(callID)
+	if !ok {
+		t.Fatalf("the agent never sent the model a result for %s; requests: %d", callID, len(srv.Requests()))
+	}
+	return tr
+}
+
+// waitFile waits up to d for path to exist and returns when it appeared.
+func waitFile(path string, d time.Duration) (time.Time, bool) {
+	deadline := time.Now().Add(d)
+	for {
+		if _, err := os.Stat(path); err == nil {
+			return time.Now(), true
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, false
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// exists reports whether path exists.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// bash is a scripted Claude Code Bash call.
+func bash(id, command string) agenttest.Turn {
+	return agenttest.Turn{Tool: "Bash", ID: id, Input: map[string]any{"command": command, "description": "scripted by the agents test"}}
+}
+
+// hasAll reports whether s contains every one of subs.
+func hasAll(s string, subs ...string) bool {
+	for _, x := range subs {
+		if !strings.Contains(s, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// decode unmarshals clawpit's --json output into v.
+func decode(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("decoding %q: %v", out, err)
+	}
+}

@@ -1,0 +1,37 @@
+// Package agents tests clawpit against the real agent CLIs (issue 28):
+// Claude Code, Codex CLI and Gemini CLI, installed by .ci/agents and named
+// by CLAWPIT_CLAUDE, CLAWPIT_CODEX and CLAWPIT_GEMINI, each run headless
+// against a scripted stand-in for its model API (internal/agenttest) on
+// 127.0.0.1. A test whose CLI is not installed skips and says why.
+//
+// Files: claude_test.go (the Claude Code gate end to end, and its headless
+// PermissionRequest), codex_test.go and gemini_test.go (the CLI runs a
+// scripted tool call end to end; the hook payloads it sends, the answers it
+// obeys, trust, sub-agents), harness_test.go (the gate's helpers),
+// dump_test.go (hooks that save their payloads or give a set answer),
+// NOTES.md (the observed hook contracts, each tied to its test). Set
+// CLAWPIT_AGENTS_DUMP=DIR to keep every payload in DIR.
+package agents
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/clawpit/clawpit/internal/e2e"
+)
+
+// bin is the clawpit binary under test, built once by TestMain.
+var bin string
+
+func TestMain(m *testing.M) {
+	b, cleanup, err := e2e.BuildBinary()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = b
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
