@@ -696,7 +696,12 @@ time.sleep(60)`
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Reaped) != 3 || !rep.TimedOut {
+	// TimedOut is usually true (the ignorer outlives SIGTERM), but the
+	// ignorer's own supervisor sees the reaped row and may SIGKILL its group
+	// before the reap's grace ends (seen on a loaded machine): then no group
+	// was left for the reap to time out on. The elapsed time below still
+	// shows the ignorer held the reap for its grace.
+	if len(rep.Reaped) != 3 {
 		t.Errorf("report: %d reaped, timed out %v", len(rep.Reaped), rep.TimedOut)
 	}
 	if el < 4*time.Second || el > 9*time.Second {
