@@ -126,6 +126,8 @@ var actionBindings = []actionBinding{
 		disabled:  (*Model).reapDisabled,
 		open:      (*Model).reapDialog,
 	},
+	ackBinding,
+	ackAllBinding,
 	{
 		name:    "maintenance",
 		binding: func(k *KeyMap) key.Binding { return k.Maintenance },

@@ -214,7 +214,7 @@ func TestActionTable(t *testing.T) {
 		KindRun:      {k.Kill},
 		KindApproval: {k.Approve, k.Deny},
 		KindJob:      {k.Cancel, k.Reap},
-		KindAlert:    nil,
+		KindAlert:    {k.Ack},
 	}
 	for kind, bs := range want {
 		got := actionKeysFor(&k, kind)
