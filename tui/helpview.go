@@ -133,10 +133,20 @@ func (m *Model) helpInfo(w int) string {
 	n, h := len(m.helpLines(w)), m.bodyHeight()
 	s := "help · " + closes
 	if n > h {
-		end := min(n, m.helpTop+h)
-		s = "help · lines " + strconv.Itoa(m.helpTop+1) + "–" + strconv.Itoa(end) + " of " + strconv.Itoa(n) +
-			" · " + firstKey(keys.Down) + "/" + firstKey(keys.Up) + " " + firstKey(keys.PageDown) + "/" +
-			firstKey(keys.PageUp) + " scroll · " + closes
+		from, end := strconv.Itoa(m.helpTop+1), strconv.Itoa(min(n, m.helpTop+h))
+		scroll := firstKey(keys.Down) + "/" + firstKey(keys.Up) + " " + firstKey(keys.PageDown) + "/" +
+			firstKey(keys.PageUp) + " scroll · "
+		// The widest that fits: a narrow terminal keeps how to scroll
+		// and close over the words around them.
+		for _, f := range []string{
+			"help · lines " + from + "–" + end + " of " + strconv.Itoa(n) + " · " + scroll + closes,
+			from + "–" + end + "/" + strconv.Itoa(n) + " " + scroll + closes,
+			from + "–" + end + "/" + strconv.Itoa(n) + " " + scroll + firstKey(keys.Help) + " closes",
+		} {
+			if s = f; width(f) <= w {
+				break
+			}
+		}
 	}
 	return m.ctx.Theme.Muted.Render(truncRight(s, w))
 }
