@@ -188,6 +188,8 @@ func (m *Model) refuse(a *actionBinding, t *Target, have bool) refusal {
 	switch {
 	case m.opts.Owner != nil && m.opts.Owner.Explain != nil:
 		return info(m.opts.Owner.Explain(a.name, *t, have))
+	case m.ctx.ReadOnly && m.opts.ReadOnlyWhy != "":
+		return warn("read-only console: " + a.name + " is disabled (" + m.opts.ReadOnlyWhy + ")")
 	case m.ctx.ReadOnly:
 		return warn("read-only console: " + a.name + " is disabled")
 	case a.kinds == nil:

@@ -191,6 +191,9 @@ type Options struct {
 	Theme       *themes.Theme
 	Keys        KeyMap
 	ReadOnly    bool
+	// ReadOnlyWhy, with ReadOnly, is why (clawpit serve: "operator wall is
+	// readonly"): a refused action key says it.
+	ReadOnlyWhy string
 	Operator    core.Actor
 	Clock       core.Clock // nil: the system clock
 
