@@ -147,15 +147,15 @@ func TestConsoleSmallTerminal(t *testing.T) {
 	tm.keys("?")
 	scr := tm.waitText("pgdn/pgup scroll")
 	info := scr[len(scr)-3]
-	if !strings.HasPrefix(info, "1–4/") {
+	if !strings.HasPrefix(info, "help · 1–4/") {
 		t.Fatalf("help info line %q: want the lines shown", info)
 	}
 	tm.keys("Down")
-	tm.waitFor("help scrolled a line", func(s []string) bool { return strings.HasPrefix(s[len(s)-3], "2–5/") })
+	tm.waitFor("help scrolled a line", func(s []string) bool { return strings.HasPrefix(s[len(s)-3], "help · 2–5/") })
 	tm.keys("PageDown")
-	tm.waitFor("help scrolled a page", func(s []string) bool { return strings.HasPrefix(s[len(s)-3], "5–8/") })
+	tm.waitFor("help scrolled a page", func(s []string) bool { return strings.HasPrefix(s[len(s)-3], "help · 5–8/") })
 	tm.keys("PageUp", "Up")
-	tm.waitFor("help back at the top", func(s []string) bool { return strings.HasPrefix(s[len(s)-3], "1–4/") })
+	tm.waitFor("help back at the top", func(s []string) bool { return strings.HasPrefix(s[len(s)-3], "help · 1–4/") })
 	tm.keys("End")
 	tm.waitText("retention prunes them.") // the Alerts pane's help (BTab came back to it)
 	tm.keys("Escape")

@@ -137,11 +137,12 @@ func (m *Model) helpInfo(w int) string {
 		scroll := firstKey(keys.Down) + "/" + firstKey(keys.Up) + " " + firstKey(keys.PageDown) + "/" +
 			firstKey(keys.PageUp) + " scroll · "
 		// The widest that fits: a narrow terminal keeps how to scroll
-		// and close over the words around them.
+		// and its position over the words around them (the key hints
+		// below say how to close it too).
 		for _, f := range []string{
 			"help · lines " + from + "–" + end + " of " + strconv.Itoa(n) + " · " + scroll + closes,
-			from + "–" + end + "/" + strconv.Itoa(n) + " " + scroll + closes,
-			from + "–" + end + "/" + strconv.Itoa(n) + " " + scroll + firstKey(keys.Help) + " closes",
+			"help · " + from + "–" + end + "/" + strconv.Itoa(n) + " · " + scroll + firstKey(keys.Help) + " closes",
+			"help · " + from + "–" + end + "/" + strconv.Itoa(n) + " · " + strings.TrimSuffix(scroll, " · "),
 		} {
 			if s = f; width(f) <= w {
 				break
@@ -149,4 +150,14 @@ func (m *Model) helpInfo(w int) string {
 		}
 	}
 	return m.ctx.Theme.Muted.Render(truncRight(s, w))
+}
+
+// helpHints are the key hints under help: scroll, page, close.
+func (m *Model) helpHints(w int) string {
+	keys := m.ctx.Keys
+	b := func(k1, k2 key.Binding, desc string) key.Binding {
+		return key.NewBinding(key.WithKeys(k1.Keys()...), key.WithHelp(firstKey(k1)+"/"+firstKey(k2), desc))
+	}
+	return m.hintsView([]key.Binding{b(keys.Down, keys.Up, "scroll"), b(keys.PageDown, keys.PageUp, "page"),
+		b(keys.Help, keys.Back, "close")}, w)
 }

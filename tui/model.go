@@ -951,7 +951,7 @@ func (m *Model) render() string {
 	case m.showHelp:
 		b.WriteString(m.fullHelpView(w, bodyH))
 		info = m.helpInfo(w)
-		hints = ""
+		hints = m.helpHints(w)
 	case m.logv != nil:
 		b.WriteString(m.logv.View())
 		hints = m.hintsView(m.logv.ShortHelp(), w)

@@ -152,8 +152,11 @@ func TestHelpScrolls(t *testing.T) {
 	hs := newHarness(t, 40, 10)
 	hs.keys("?")
 	info := strings.Split(hs.screen(), "\n")[7]
-	if !strings.Contains(info, "1–4/") || !strings.Contains(info, "↓/↑ pgdn/pgup scroll") || !strings.Contains(info, "closes") {
+	if !strings.HasPrefix(info, "help · 1–4/") || !strings.Contains(info, "↓/↑ pgdn/pgup scroll") {
 		t.Fatalf("help info line: %q", info)
+	}
+	if hints := strings.Split(hs.screen(), "\n")[9]; !strings.Contains(hints, "?/esc close") {
+		t.Errorf("help's key hints %q: want how to close it", hints)
 	}
 	first := hs.screen()
 	hs.keys("down")
