@@ -155,6 +155,17 @@ func (m *Model) countsLine(w int, num func(int) string, stat func(string, int) s
 		{"  ", []string{appr(" approval"), failures}},
 		{"  ", []string{appr(" approval")}},
 	}
+	// While the attention note shows, a form with every count in full
+	// words that leaves the note room after it comes first: the note
+	// then reads on the counts' line instead of covering the path.
+	if m.flashing() {
+		room := w - 2 - width("◀ "+m.flashText)
+		for _, f := range forms[:3] {
+			if line := strings.Join(f.segs, th.Muted.Render(f.sep)); lipgloss.Width(line) <= room {
+				return line
+			}
+		}
+	}
 	var line string
 	for _, f := range forms {
 		line = strings.Join(f.segs, th.Muted.Render(f.sep))
