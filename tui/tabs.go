@@ -146,14 +146,20 @@ func (m *Model) countsLine(w int, num func(int) string, stat func(string, int) s
 		sep  string
 		segs []string
 	}
+	// Each frame draws the header: the narrow forms' parts are built only
+	// when the wide ones do not fit.
+	long := appr(" pending approval")
 	forms := []form{
-		{"  │  ", []string{appr(" pending approval"), running, failures, alerts}},
-		{"   ", []string{appr(" pending approval"), running, failures, alerts}},
-		{"  ", []string{appr(" approval"), running, failures, alerts}},
-		{"  ", []string{appr(" approval"), running, failures, "alerts " + num(c.unread)}},
-		{"  ", []string{appr(" approval"), failures, alerts}},
-		{"  ", []string{appr(" approval"), failures}},
-		{"  ", []string{appr(" approval")}},
+		{"  │  ", []string{long, running, failures, alerts}},
+		{"   ", []string{long, running, failures, alerts}},
+	}
+	if lipgloss.Width(long)+len(running)+len(failures)+len(alerts)+6 > w || m.flashing() {
+		short := appr(" approval")
+		forms = append(forms, form{"  ", []string{short, running, failures, alerts}},
+			form{"  ", []string{short, running, failures, "alerts " + num(c.unread)}},
+			form{"  ", []string{short, failures, alerts}},
+			form{"  ", []string{short, failures}},
+			form{"  ", []string{short}})
 	}
 	// While the attention note shows, a form with every count in full
 	// words that leaves the note room after it comes first: the note
