@@ -452,3 +452,56 @@ func TestServeBadFlags(t *testing.T) {
 		t.Errorf("exposed host key: %s", o)
 	}
 }
+
+// Issue 26 item 6 over SSH: an operator marks an alert read, journaled as
+// the operator and address; a readonly operator's x and X are refused with
+// why, and the alerts stay unread.
+func TestServeAlertsReadByRole(t *testing.T) {
+	t.Parallel()
+	requireSSH(t)
+	c := newCLI(t)
+	bob, alice := sshKey(t, "bob"), sshKey(t, "alice")
+	addOperator(t, c, "bob", "readonly", bob)
+	addOperator(t, c, "alice", "operator", alice)
+	c.ok("session", "open", "S1")
+	failTasks(t, c, 2)
+	var all []core.Notification
+	c.json(&all, "notifications")
+	s := startServe(t, c)
+
+	tm := s.connect(t, bob, 120, 40, nil)
+	tm.waitText("READ-ONLY")
+	if scr := tm.capture(); !strings.HasPrefix(scr[len(scr)-2], "read-only · viewing as bob (ssh ") {
+		t.Errorf("a readonly viewer's footer: %q", scr[len(scr)-2])
+	}
+	tm.switchPane("5")
+	tm.keys("x")
+	tm.waitStatus("read-only console: mark read is disabled (operator bob is readonly)")
+	tm.keys("X")
+	scr := tm.waitStatus("read-only console: mark all read is disabled (operator bob is readonly)")
+	if screenHas(scr, "╭") {
+		t.Errorf("a dialog opened in a readonly session:\n%s", strings.Join(scr, "\n"))
+	}
+	tm.keys("y") // whatever a dialog would have taken
+	var un []core.Notification
+	c.json(&un, "notifications")
+	if len(un) != 2 {
+		t.Fatalf("%d unread after a readonly operator's keys, want 2", len(un))
+	}
+
+	ta := s.connect(t, alice, 120, 40, nil)
+	ta.switchPane("5")
+	ta.waitText("2 unread of 2")
+	ta.keys("x")
+	ta.waitStatus("marked read")
+	ta.waitText("1 unread of 2")
+	var ids []int64
+	for _, n := range all {
+		ids = append(ids, n.ID)
+	}
+	evs := alertEvents(t, c, ids)
+	if len(evs) != 1 || !strings.HasPrefix(string(evs[0].Actor), "alice (ssh 127.0.0.1:") {
+		t.Errorf("journal %+v: want one read by alice over ssh", evs)
+	}
+	tm.waitText("1 unread of 2") // the readonly session sees it too
+}

@@ -92,7 +92,7 @@ func (tm *tmuxTerm) waitConsole() []string {
 	// first load takes over a second).
 	return tm.waitFor("the console's first frame", func(s []string) bool {
 		return len(s) >= 3 && isHeader(s[0]) && strings.HasPrefix(s[1], "clawpit") &&
-			strings.Contains(s[2], "1 Tasks") && strings.HasPrefix(s[len(s)-2], "operator ")
+			strings.Contains(s[2], "1 Tasks") && e2e.IdleStatus(s[len(s)-2])
 	})
 }
 

@@ -2,6 +2,8 @@ package core_test
 
 import (
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,5 +157,58 @@ func TestReopenSession(t *testing.T) {
 	}
 	if _, _, err := f.reg.ReopenSession(f.ctx, "", "", core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
 		t.Fatalf("empty id: %v", err)
+	}
+}
+
+// Issue 26 item 6: the console reads one alert or all of them; each read is
+// journaled with the operator's identity, and reading a read alert is
+// refused with its reason.
+func TestReadNotificationJournaled(t *testing.T) {
+	f := newRegFixture(t)
+	for _, owner := range []string{"o1", "o2", "o3"} {
+		tk := f.task(core.NewTask{OwnerSession: owner})
+		_, _, err := f.reg.FinishTask(f.ctx, tk.ID, core.Finish{Subtype: "error_max_turns"}, core.ActorRuntime)
+		f.must(err)
+	}
+	ns, err := f.reg.ListNotifications(f.ctx, core.NotificationFilter{UndeliveredOnly: true})
+	f.must(err)
+	if len(ns) != 3 {
+		t.Fatalf("want 3 unread, got %+v", ns)
+	}
+	ann := core.Actor("ann (ssh 10.0.0.1:22)")
+	res, err := f.reg.ReadNotification(f.ctx, ns[0].ID, ann)
+	if err != nil || !res.Applied {
+		t.Fatalf("read one: %+v %v", res, err)
+	}
+	res, err = f.reg.ReadNotification(f.ctx, ns[0].ID, ann)
+	if err != nil || res.Applied || !strings.Contains(res.Reason, "already read") {
+		t.Fatalf("read again: %+v %v, want refused as already read", res, err)
+	}
+	if _, err := f.reg.ReadNotification(f.ctx, 999, ann); !errors.Is(err, core.ErrNotFound) {
+		t.Fatalf("read unknown: %v, want not found", err)
+	}
+	n, err := f.reg.ReadAllNotifications(f.ctx, ann)
+	if err != nil || n != 2 {
+		t.Fatalf("read all: %d %v, want 2", n, err)
+	}
+	if n, _ := f.reg.ReadAllNotifications(f.ctx, ann); n != 0 {
+		t.Fatalf("read all again marked %d", n)
+	}
+	if un, _ := f.reg.ListNotifications(f.ctx, core.NotificationFilter{UndeliveredOnly: true}); len(un) != 0 {
+		t.Fatalf("still unread: %+v", un)
+	}
+	for i, nt := range ns {
+		var evs []core.Event
+		f.must(f.db.View(f.ctx, func(tx core.Tx) (err error) {
+			evs, err = tx.Events(core.EntityNotification, strconv.FormatInt(nt.ID, 10))
+			return err
+		}))
+		want := 1
+		if i == 0 {
+			want = 2 // the read and the refused second read
+		}
+		if len(evs) != want || evs[0].Actor != ann || evs[0].From != "unread" || evs[0].To != "read" || !evs[0].Applied {
+			t.Errorf("alert %d journal: %+v", nt.ID, evs)
+		}
 	}
 }

@@ -261,3 +261,28 @@ func TestNewAndStartErrors(t *testing.T) {
 	sim.Stop(ctx)
 	sim.Step(ctx) // after Stop: a no-op
 }
+
+// Issue 26 item 8: the demo names each tool one way, as the runtime it
+// plays says it (Claude Code: Bash, Write, WebFetch; claude.go asks for
+// Bash too), so the console's TOOL column never shows bash beside Bash.
+func TestToolNamesOneSpelling(t *testing.T) {
+	r := simulate(t, 1, 150*time.Second)
+	aps, err := r.reg.ListApprovals(context.Background(), core.ApprovalFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := map[string]bool{"Bash": true, "Write": true, "WebFetch": true}
+	seen := map[string]string{}
+	for _, a := range aps {
+		if !claude[a.Tool] {
+			t.Errorf("approval %s: tool %q is not a Claude Code tool name", a.ID, a.Tool)
+		}
+		if other, ok := seen[strings.ToLower(a.Tool)]; ok && other != a.Tool {
+			t.Errorf("tool spelled both %q and %q", other, a.Tool)
+		}
+		seen[strings.ToLower(a.Tool)] = a.Tool
+	}
+	if len(aps) == 0 {
+		t.Fatal("the demo asked for no approval")
+	}
+}

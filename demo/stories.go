@@ -54,16 +54,16 @@ var peerLabels = []string{"go test ./core/...", "rg -n busy_timeout", "golangci-
 type approvalAsk struct{ tool, command, rationale, cwd string }
 
 var approvalAsks = []approvalAsk{
-	{"bash", "git push --force-with-lease origin feature/retry-queue", "push the rebased branch for review", "~/src/api"},
-	{"bash", "kubectl rollout restart deployment/api -n staging", "pick up the new config map", "~/src/infra"},
-	{"bash", "terraform apply -auto-approve", "apply the queue autoscaling change", "~/src/infra/envs/staging"},
-	{"bash", "npm publish --tag next", "publish the prerelease for QA", "~/src/web"},
-	{"write_file", "write /etc/nginx/sites-enabled/api.conf", "raise client_max_body_size to 20m", "/etc/nginx"},
-	{"bash", "docker compose down -v", "reset the local database volume", "~/src/api"},
-	{"bash", "gh pr merge 412 --squash", "the review is approved and CI is green", "~/src/api"},
-	{"bash", "rm -rf ./node_modules/.cache", "clear a corrupted build cache", "~/src/web"},
-	{"web_fetch", "GET https://api.github.com/repos/clawpit/clawpit/releases", "check the latest release notes", ""},
-	{"bash", "psql -h db.internal -c 'VACUUM ANALYZE tasks'", "the planner picks a bad index", "~/src/api"},
+	{"Bash", "git push --force-with-lease origin feature/retry-queue", "push the rebased branch for review", "~/src/api"},
+	{"Bash", "kubectl rollout restart deployment/api -n staging", "pick up the new config map", "~/src/infra"},
+	{"Bash", "terraform apply -auto-approve", "apply the queue autoscaling change", "~/src/infra/envs/staging"},
+	{"Bash", "npm publish --tag next", "publish the prerelease for QA", "~/src/web"},
+	{"Write", "write /etc/nginx/sites-enabled/api.conf", "raise client_max_body_size to 20m", "/etc/nginx"},
+	{"Bash", "docker compose down -v", "reset the local database volume", "~/src/api"},
+	{"Bash", "gh pr merge 412 --squash", "the review is approved and CI is green", "~/src/api"},
+	{"Bash", "rm -rf ./node_modules/.cache", "clear a corrupted build cache", "~/src/web"},
+	{"WebFetch", "GET https://api.github.com/repos/clawpit/clawpit/releases", "check the latest release notes", ""},
+	{"Bash", "psql -h db.internal -c 'VACUUM ANALYZE tasks'", "the planner picks a bad index", "~/src/api"},
 }
 
 var choreLabels = []string{
@@ -215,7 +215,7 @@ func (s *Sim) agent(ctx context.Context, kind agentKind) {
 		s.asking++
 	case agentExpiring:
 		a.at = s.between(500*time.Millisecond, 2*time.Second)
-		a.ask = approvalAsk{"bash", "aws s3 rm s3://demo-artifacts/tmp --recursive", "free space in the artifacts bucket (expires in 45s)", "~/src/infra"}
+		a.ask = approvalAsk{"Bash", "aws s3 rm s3://demo-artifacts/tmp --recursive", "free space in the artifacts bucket (expires in 45s)", "~/src/infra"}
 		a.life += a.at
 	case agentKill:
 		a.at = s.between(10*time.Second, 15*time.Second)

@@ -126,6 +126,8 @@ var actionBindings = []actionBinding{
 		disabled:  (*Model).reapDisabled,
 		open:      (*Model).reapDialog,
 	},
+	ackBinding,
+	ackAllBinding,
 	{
 		name:    "maintenance",
 		binding: func(k *KeyMap) key.Binding { return k.Maintenance },
@@ -186,6 +188,8 @@ func (m *Model) refuse(a *actionBinding, t *Target, have bool) refusal {
 	switch {
 	case m.opts.Owner != nil && m.opts.Owner.Explain != nil:
 		return info(m.opts.Owner.Explain(a.name, *t, have))
+	case m.ctx.ReadOnly && m.opts.ReadOnlyWhy != "":
+		return warn("read-only console: " + a.name + " is disabled (" + m.opts.ReadOnlyWhy + ")")
 	case m.ctx.ReadOnly:
 		return warn("read-only console: " + a.name + " is disabled")
 	case a.kinds == nil:

@@ -1,7 +1,5 @@
 package tui
 
-import "strings"
-
 // gutter is the cells left of the first column: the cursor mark on the
 // selected row ("▸ "), blank on the others. The header's first title spans
 // it, so the title line starts at the left edge.
@@ -135,78 +133,4 @@ func frameWidths(cols []column, base []int, cells [][]string, keep [2]int, avail
 		}
 	}
 	return out
-}
-
-// fitCommand fits a command line into w cells keeping what identifies it:
-// the verb chain (the program and the words before its first flag) and the
-// target (the last word). Flags are dropped first, each run of them shown
-// as "…"; then the middle words; then the end is cut with "…".
-//
-//	kubectl --context prod -n pay rollout restart deploy/api   (w=40)
-//	→ kubectl … rollout restart deploy/api
-func fitCommand(s string, w int) string {
-	if width(s) <= w {
-		return fit(s, w)
-	}
-	words := strings.Fields(s)
-	if len(words) < 3 {
-		return fit(s, w)
-	}
-	// 1. Each run of flags becomes "…" (a flag's value stays: which word is
-	//    a value cannot be told from the text).
-	var short []string
-	inFlags := false
-	for i, wd := range words {
-		if i > 0 && strings.HasPrefix(wd, "-") {
-			if !inFlags {
-				short = append(short, "…")
-			}
-			inFlags = true
-			continue
-		}
-		inFlags = false
-		short = append(short, wd)
-	}
-	if t := strings.Join(short, " "); width(t) <= w {
-		return fit(t, w)
-	}
-	// 2. The verb chain and the target: the words that are neither flags
-	//    nor the word after a flag (likely its value), then the last word.
-	//    Dropped words show as "…"; if that is still too wide, verbs are
-	//    dropped from the end of the chain.
-	keep := []int{0}
-	for i := 1; i < len(words)-1; i++ {
-		if !strings.HasPrefix(words[i], "-") && !strings.HasPrefix(words[i-1], "-") {
-			keep = append(keep, i)
-		}
-	}
-	last := len(words) - 1
-	for {
-		var b strings.Builder
-		prev := -1
-		for _, i := range append(keep, last) {
-			if prev >= 0 {
-				b.WriteByte(' ')
-				if i > prev+1 {
-					b.WriteString("… ")
-				}
-			}
-			b.WriteString(words[i])
-			prev = i
-		}
-		if t := b.String(); width(t) <= w {
-			return fit(t, w)
-		}
-		if len(keep) == 1 {
-			break
-		}
-		keep = keep[:len(keep)-1]
-	}
-	target := words[last]
-	// 3. The program and as much of the target as fits.
-	head := words[0] + " … "
-	if room := w - width(head); room >= 4 {
-		return fit(head+truncLeft(target, room), w)
-	}
-	return fit(s, w)
 }

@@ -33,7 +33,9 @@ type Context struct {
 	paintTheme *themes.Theme
 	tasks      interface{ prefixOf(id string) string } // the Tasks pane, for ids shown elsewhere
 	multiHost  bool                                    // jobs of more than one host are loaded: show HOST
+	delivers   bool                                    // a loaded task has a delivery outcome: show DELIVERY
 	win        WindowSource                            // nil: every pane holds its whole table
+	unread     func() (n int, known bool)              // the header's unread alerts (the Alerts tab and info line)
 	bg         context.Context                         // cancelled when the console quits
 }
 
@@ -140,6 +142,10 @@ type Actions interface {
 	DenyApproval(ctx context.Context, id, reason string, actor core.Actor) (*core.Approval, core.Result, error)
 	CancelTask(ctx context.Context, id, reason string, actor core.Actor) (*core.Task, core.Result, error)
 	KillRun(ctx context.Context, runID, reason string, actor core.Actor) (*core.Run, core.Result, error)
+	// ReadNotification marks one alert read (id: the notification's id);
+	// ReadAllNotifications every unread one, returning how many.
+	ReadNotification(ctx context.Context, id int64, actor core.Actor) (core.Result, error)
+	ReadAllNotifications(ctx context.Context, actor core.Actor) (int, error)
 }
 
 // JobActions cancel and reap background jobs (SPEC J6, J7). *core.Jobs
@@ -185,6 +191,9 @@ type Options struct {
 	Theme       *themes.Theme
 	Keys        KeyMap
 	ReadOnly    bool
+	// ReadOnlyWhy, with ReadOnly, is why (clawpit serve: "operator wall is
+	// readonly"): a refused action key says it.
+	ReadOnlyWhy string
 	Operator    core.Actor
 	Clock       core.Clock // nil: the system clock
 

@@ -314,6 +314,15 @@ func (f *fakeActions) KillRun(_ context.Context, id, reason string, actor core.A
 	return &core.Run{RunID: id}, res, err
 }
 
+func (f *fakeActions) ReadNotification(_ context.Context, id int64, actor core.Actor) (core.Result, error) {
+	return f.record(call{"read", strconv.FormatInt(id, 10), "", actor})
+}
+
+func (f *fakeActions) ReadAllNotifications(_ context.Context, actor core.Actor) (int, error) {
+	_, err := f.record(call{"read_all", "", "", actor})
+	return 2, err
+}
+
 func (f *fakeActions) CancelJob(_ context.Context, id string, actor core.Actor) (*core.Job, core.Result, error) {
 	res, err := f.record(call{"cancel_job", id, "", actor})
 	return &core.Job{ID: id}, res, err

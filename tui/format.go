@@ -101,6 +101,10 @@ type column struct {
 	Right     bool
 	Command   bool // a command line: cut by fitCommand, keeping verbs and target
 	MultiHost bool // shown only while rows of more than one host are loaded (Context.multiHost)
+	// Delivery: shown only while a loaded task's delivery status is other
+	// than pending or not_applicable (Context.delivers): a column saying
+	// "pending" on every row, where nothing delivers, says nothing.
+	Delivery bool
 }
 
 // layoutColumns returns each column's width at screen width w (0 = hidden).

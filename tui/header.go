@@ -2,7 +2,6 @@ package tui
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"charm.land/lipgloss/v2"
@@ -118,7 +117,6 @@ func tallyAlert(r *alertRow, _ core.Timestamp, c *headerCounts, sign int) {
 // headerView renders the two header lines.
 func (m *Model) headerView(w int) string {
 	th := m.ctx.Theme
-	c := m.counts
 	num := func(n int) string { return th.Count.Render(strconv.Itoa(n)) }
 	stat := func(status string, n int) string { return statusNum(th, status, n) }
 	if !m.headerKnown {
@@ -128,33 +126,7 @@ func (m *Model) headerView(w int) string {
 		stat = func(_ string, n int) string { return num(n) }
 	}
 
-	// The widest form that fits: full words with separators, then tighter.
-	var line1 string
-	for _, form := range []struct {
-		pending, sep string
-		short        bool
-	}{{" pending approval", "  │  ", false}, {" pending approval", "   ", false}, {" approval", "  ", false}, {"", "  ", true}} {
-		appr := "approvals " + num(c.approvals)
-		if c.approvals > 0 {
-			appr = th.Hot.Render(" " + strconv.Itoa(c.approvals) + form.pending + pluralS(c.approvals) + " ")
-			if form.short {
-				appr = th.Hot.Render(" appr " + strconv.Itoa(c.approvals) + " ")
-			}
-		}
-		segs := []string{
-			appr,
-			"running " + num(c.tasks) + " task" + pluralS(c.tasks) + " " + num(c.runs) + " run" + pluralS(c.runs) + " " + num(c.jobs) + " job" + pluralS(c.jobs),
-			"24h " + stat("failed", c.failed) + " failed " + stat("lost", c.lost) + " lost",
-			"alerts " + num(c.unread),
-		}
-		if form.short {
-			segs[1] = "run " + num(c.tasks) + "t " + num(c.runs) + "r " + num(c.jobs) + "j"
-		}
-		line1 = strings.Join(segs, th.Muted.Render(form.sep))
-		if lipgloss.Width(line1) <= w {
-			break
-		}
-	}
+	line1 := m.countsLine(w, num, stat)
 
 	// Line 2: title, sweeper, registry path, READ-ONLY badge.
 	left := th.Title.Render("clawpit") + "  " + m.sweepText()
@@ -274,32 +246,6 @@ func countdown(d time.Duration) string {
 		return strconv.Itoa(m) + "m"
 	}
 	return strconv.Itoa(m) + "m" + strconv.Itoa(s) + "s"
-}
-
-// tabsView renders the pane tabs: "1 Tasks 1,204  2 Runs 3 …".
-func (m *Model) tabsView(w int) string {
-	th := m.ctx.Theme
-	var parts []string
-	for k := Kind(0); k < numKinds; k++ {
-		p := m.panes[k]
-		shown, total := p.Counts()
-		n := thousands(total)
-		switch {
-		case !p.CountKnown():
-			n = "…"
-		case p.CountCapped():
-			n = thousands(shown) + "+/" + n
-		case shown != total:
-			n = thousands(shown) + "/" + n
-		}
-		label := " " + firstKey(m.paneBinding(k)) + " " + p.Title() + " " + n + " "
-		if k == m.active {
-			parts = append(parts, th.TabActive.Render(label))
-		} else {
-			parts = append(parts, th.Tab.Render(label))
-		}
-	}
-	return clipLine(strings.Join(parts, " "), w)
 }
 
 // clipLine truncates a styled line to w cells.

@@ -21,6 +21,8 @@ type KeyMap struct {
 	Detail, Info, Log, Filter, Sort, Back key.Binding
 	// Actions (removed by --readonly).
 	Approve, Deny, Cancel, Kill, Reap, Maintenance key.Binding
+	// Alerts: mark the selected one read, mark every unread one read.
+	Ack, AckAll key.Binding
 	// Dialogs.
 	Confirm, Left, Right key.Binding
 	// General.
@@ -63,6 +65,8 @@ func DefaultKeyMap() KeyMap {
 		Kill:        b("k", "kill run", "k"),                      // kill
 		Reap:        b("r", "reap session jobs", "r"),             // reap
 		Maintenance: b("m", "maintenance", "m"),                   // maintenance
+		Ack:         b("x", "mark read", "x"),                     // ack (an alert)
+		AckAll:      b("X", "mark all read", "X"),                 // ack_all (every unread alert, confirmed)
 		Confirm:     b("enter/y", "confirm", "enter", "y"),        // confirm (in dialogs)
 		Left:        b("←", "left", "left", "h"),                  // left (scope picker)
 		Right:       b("→", "right", "right"),                     // right (scope picker)
@@ -76,7 +80,7 @@ var actionNames = []string{
 	"up", "down", "page_up", "page_down", "top", "bottom",
 	"next_pane", "prev_pane", "tasks", "runs", "approvals", "jobs", "alerts",
 	"detail", "info", "log", "filter", "sort", "back",
-	"approve", "deny", "cancel", "kill", "reap", "maintenance",
+	"approve", "deny", "cancel", "kill", "reap", "maintenance", "ack", "ack_all",
 	"confirm", "left", "right",
 	"help", "quit",
 }
@@ -137,6 +141,10 @@ func (k *KeyMap) Binding(action string) *key.Binding {
 		return &k.Reap
 	case "maintenance":
 		return &k.Maintenance
+	case "ack":
+		return &k.Ack
+	case "ack_all":
+		return &k.AckAll
 	case "confirm":
 		return &k.Confirm
 	case "left":
@@ -183,7 +191,7 @@ var mainActions = []string{
 	"up", "down", "page_up", "page_down", "top", "bottom",
 	"next_pane", "prev_pane", "tasks", "runs", "approvals", "jobs", "alerts",
 	"detail", "info", "log", "filter", "sort",
-	"approve", "deny", "cancel", "kill", "reap", "maintenance",
+	"approve", "deny", "cancel", "kill", "reap", "maintenance", "ack", "ack_all",
 	"help", "quit",
 }
 

@@ -41,6 +41,7 @@ type listSpec[R any] struct {
 	target  func(*R) Target
 	tally   func(r *R, since core.Timestamp, c *headerCounts, sign int) // the row's part of the header counts
 	openLog bool                                                        // enter opens the log view (jobs)
+	dim     func(*R) bool                                               // the row is drawn muted (a read alert)
 }
 
 // span locates a row's lowercased search text in the list's arena.
@@ -363,7 +364,7 @@ func (l *list[R]) layout() {
 		cols[0].Width = l.wide
 	}
 	for i, c := range cols {
-		if c.MultiHost && !l.ctx.multiHost {
+		if c.MultiHost && !l.ctx.multiHost || c.Delivery && !l.ctx.delivers {
 			if &cols[0] == &l.spec.columns[0] { // still the spec's: copy before changing
 				cols = slices.Clone(cols)
 			}
@@ -902,6 +903,8 @@ func (l *list[R]) View() string {
 		var row string
 		if i == l.cursor {
 			row = l.ctx.paint(th.Selected, "selected").on(cursorMark + l.line(cells, ""))
+		} else if l.spec.dim != nil && l.spec.dim(r) {
+			row = l.ctx.paint(th.Muted, "muted").on(spaces(gutter) + l.line(cells, ""))
 		} else {
 			row = spaces(gutter) + l.line(cells, l.spec.status(r))
 		}
@@ -986,6 +989,13 @@ func (l *list[R]) InfoLine(w int) string {
 	if l.win != nil {
 		right = "sort: " + l.SortName() + "  " + l.wcounts()
 	}
+	if l.spec.kind == KindAlert {
+		if note := unreadNote(l.ctx, total); note != "" && !l.Filtered() {
+			right = "sort: " + l.SortName() + "  " + note
+		} else if note != "" {
+			right += " · " + note
+		}
+	}
 	var left string
 	switch {
 	case l.editing:
@@ -1064,7 +1074,11 @@ func (l *list[R]) actionKeys() []key.Binding {
 	if l.ctx.ReadOnly {
 		return nil
 	}
-	return actionKeysFor(l.ctx.Keys, l.spec.kind)
+	keys := actionKeysFor(l.ctx.Keys, l.spec.kind)
+	if l.spec.kind == KindAlert {
+		keys = append(keys, l.ctx.Keys.AckAll)
+	}
+	return keys
 }
 
 // ShortHelp implements help.KeyMap: the keys worth a reminder in this pane.

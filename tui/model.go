@@ -87,6 +87,7 @@ type Model struct {
 
 	help     help.Model
 	showHelp bool
+	helpTop  int // the first help line shown (helpview.go)
 	dialog   dialog
 	detail   *detailView
 	logv     LogComponent
@@ -160,6 +161,7 @@ func New(opts Options) *Model {
 	if ws, ok := opts.Source.(WindowSource); ok {
 		ctx.win = ws
 	}
+	ctx.unread = m.unreadAlerts
 	m.tasks = newList(ctx, taskSpec)
 	ctx.tasks = m.tasks
 	m.runs = newList(ctx, runSpec)
@@ -409,6 +411,10 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		m.ctx.multiHost = mh
 		m.jobs.layout()
 	}
+	if d := delivers(m.tasks.table); d != m.ctx.delivers {
+		m.ctx.delivers = d
+		m.tasks.layout()
+	}
 	m.eventID = msg.res.EventID
 	m.alertID = max(m.alertID, b.maxAlert)
 	if m.anyWindowed() {
@@ -603,9 +609,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return cmd
 	}
 	if m.showHelp {
-		if key.Matches(k, keys.Help, keys.Back, keys.Quit) {
-			m.showHelp = false
-		}
+		m.helpKey(k)
 		return nil
 	}
 	if m.logv != nil {
@@ -648,8 +652,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	p := m.panes[m.active]
 	if p.Editing() {
-		_, cmd := p.Update(k)
-		return cmd
+		return m.paneUpdate(p, k)
 	}
 	switch {
 	case key.Matches(k, keys.Quit):
@@ -698,8 +701,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if cmd, used := m.actionKey(k, t, have); used {
 		return cmd
 	}
-	_, cmd := p.Update(k)
-	return cmd
+	return m.paneUpdate(p, k)
 }
 
 func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
@@ -712,8 +714,7 @@ func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 		m.logv, cmd = m.logv.Update(msg)
 		return cmd
 	case m.detail == nil && !m.showHelp && m.panes[m.active].Editing():
-		_, cmd := m.panes[m.active].Update(msg)
-		return cmd
+		return m.paneUpdate(m.panes[m.active], msg)
 	}
 	return nil
 }
@@ -750,7 +751,8 @@ func (m *Model) paneBinding(k Kind) key.Binding {
 
 func (m *Model) switchPane(k Kind) {
 	m.active = k
-	m.showHelp = false
+	m.showHelp, m.helpTop = false, 0
+	m.clearStatus()
 }
 
 func (m *Model) quitCmd() tea.Cmd {
@@ -843,7 +845,7 @@ func (m *Model) statusView(w int) string {
 	th := m.ctx.Theme
 	s := m.status
 	if s.text == "" {
-		hint := "operator " + string(m.ctx.Operator)
+		hint := m.whoHint()
 		if !m.loaded {
 			hint = "loading the registry…  " + hint
 		}
@@ -948,8 +950,8 @@ func (m *Model) render() string {
 	switch {
 	case m.showHelp:
 		b.WriteString(m.fullHelpView(w, bodyH))
-		info = m.ctx.Theme.Muted.Render("help · " + firstKey(m.ctx.Keys.Help) + "/esc closes")
-		hints = ""
+		info = m.helpInfo(w)
+		hints = m.helpHints(w)
 	case m.logv != nil:
 		b.WriteString(m.logv.View())
 		hints = m.hintsView(m.logv.ShortHelp(), w)

@@ -266,7 +266,7 @@ var taskSpec = &listSpec[taskRow]{
 		{Title: "RUNTIME", Width: 8},
 		{Title: "LABEL", Width: 12, Flex: 2},
 		{Title: "SESSION", Width: 16, MinScreen: 110},
-		{Title: "DELIVERY", Width: 14, MinScreen: 140},
+		{Title: "DELIVERY", Width: 14, MinScreen: 140, Delivery: true},
 		{Title: "ERROR", Width: 10, Flex: 1, MinScreen: 120},
 		{Title: "LAST", Width: 4, Right: true},
 		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
@@ -445,6 +445,7 @@ var alertSpec = &listSpec[alertRow]{
 		{"recent", func(a, b *alertRow) int { return cmp.Compare(b.id, a.id) }},
 		{"kind", func(a, b *alertRow) int { return strings.Compare(a.kind, b.kind) }},
 	},
+	dim:    func(r *alertRow) bool { return r.delivered != 0 },
 	id:     func(r *alertRow) string { return r.idStr },
 	status: func(r *alertRow) string { return r.state() },
 	cells: func(r *alertRow, c *Context, now core.Timestamp, dst []string) []string {

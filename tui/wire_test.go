@@ -106,23 +106,32 @@ func TestSelectedRowMarked(t *testing.T) {
 }
 
 // Issue 11 item 8: a command cut to its column keeps its verb chain and
-// its target.
+// its target. Issue 26 item 7: a flag keeps its value or both go (which
+// word is a flag's value cannot be told, so the word after a flag counts as
+// one).
 func TestFitCommand(t *testing.T) {
 	for _, c := range []struct {
 		in, want string
 		w        int
 	}{
 		{"npm run dev", "npm run dev", 20},
-		{"git push --force origin main", "git push … origin main", 22},
-		{"git push --force --no-verify origin main", "git push … origin main", 22},
-		{"docker compose -f a.yml -p proj up --build web", "docker compose … web", 20},
-		{"go test ./core -run TestSweeperAppliesEverything -count 1", "go test … 1", 12},
+		{"git push --force origin main", "git push … main", 22},
+		{"git push --force=true origin main", "git push … origin main", 22},
+		{"git push --force --no-verify origin main", "git push --force … main", 24},
+		{"docker compose -f a.yml -p proj up --build web", "docker … --build web", 20},
+		{"go test ./core -run TestSweeperAppliesEverything -count 1", "go … -count 1", 13},
 		{"python worker.py", "python worker.py", 16},
-		{"kubectl apply -f deploy/prod.yaml", "kubectl … deploy/prod.yaml", 26},
+		{"kubectl apply -f deploy/prod.yaml", "kubectl apply -f deploy/prod.yaml", 33},
+		{"kubectl apply -f deploy/prod.yaml", "kubectl apply …", 26},
 		{"a b", "a b", 3},
 		{"kubectl --context prod -n pay rollout restart deploy/api", "kubectl … rollout restart deploy/api", 40},
 		{"kubectl --context prod -n pay rollout restart deploy/api", "kubectl … rollout … deploy/api", 30},
 		{"averyveryverylongprogram x", "averyveryver…", 13},
+		// The issue's line at 80 columns: never "… 101 … 12s".
+		{"clawpit __demo-build --test --seed 101 --duration 12s", "clawpit __demo-build --test --seed 101 …", 40},
+		{"clawpit __demo-build --test --seed 101 --duration 12s", "clawpit __demo-build --test …", 30},
+		{"clawpit __demo-build --test --seed 101 --duration 12s", "clawpit __demo-build …", 24},
+		{"clawpit __demo-build --test --seed 101 --duration 12s", "clawpit …", 21},
 	} {
 		got := strings.TrimRight(fitCommand(c.in, c.w), " ")
 		if got != c.want {
@@ -130,6 +139,20 @@ func TestFitCommand(t *testing.T) {
 		}
 		if n := width(fitCommand(c.in, c.w)); n != c.w {
 			t.Errorf("fitCommand(%q, %d) is %d cells", c.in, c.w, n)
+		}
+		// A shown value has its flag before it.
+		in := strings.Fields(c.in)
+		values := map[string]bool{}
+		for i := 1; i+1 < len(in); i++ {
+			if strings.HasPrefix(in[i], "-") && !strings.Contains(in[i], "=") && !strings.HasPrefix(in[i+1], "-") {
+				values[in[i+1]] = true
+			}
+		}
+		gw := strings.Fields(got)
+		for i := 1; i < len(gw); i++ {
+			if values[gw[i]] && !strings.HasPrefix(gw[i-1], "-") {
+				t.Errorf("fitCommand(%q, %d) = %q: %q shows without its flag", c.in, c.w, got, gw[i])
+			}
 		}
 	}
 }
@@ -191,7 +214,7 @@ func TestActionTable(t *testing.T) {
 		KindRun:      {k.Kill},
 		KindApproval: {k.Approve, k.Deny},
 		KindJob:      {k.Cancel, k.Reap},
-		KindAlert:    nil,
+		KindAlert:    {k.Ack},
 	}
 	for kind, bs := range want {
 		got := actionKeysFor(&k, kind)

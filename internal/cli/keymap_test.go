@@ -23,7 +23,7 @@ func TestDefaultKeyMapIsComplete(t *testing.T) {
 	// SPEC §9 keys.
 	for action, key := range map[string]string{"tasks": "1", "alerts": "5", "next_pane": "tab", "detail": "enter",
 		"log": "l", "filter": "/", "back": "esc", "approve": "a", "deny": "d", "cancel": "c", "kill": "k",
-		"reap": "r", "maintenance": "m", "help": "?", "quit": "q"} {
+		"reap": "r", "maintenance": "m", "ack": "x", "ack_all": "X", "help": "?", "quit": "q"} {
 		if ks := km.Binding(action).Keys(); ks[0] != key {
 			t.Errorf("%s bound to %v, want %s", action, ks, key)
 		}
@@ -31,11 +31,11 @@ func TestDefaultKeyMapIsComplete(t *testing.T) {
 }
 
 func TestKeyOverrides(t *testing.T) {
-	km, err := consoleKeyMap(map[string][]string{"quit": {"x", "ctrl+q"}, "up": {"up", "k"}, "kill": {"K"}})
+	km, err := consoleKeyMap(map[string][]string{"quit": {"Q", "ctrl+q"}, "up": {"up", "k"}, "kill": {"K"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(km.Quit.Keys(), ","); got != "x,ctrl+q" || km.Quit.Help().Key != "x/ctrl+q" || km.Quit.Help().Desc != "quit" {
+	if got := strings.Join(km.Quit.Keys(), ","); got != "Q,ctrl+q" || km.Quit.Help().Key != "Q/ctrl+q" || km.Quit.Help().Desc != "quit" {
 		t.Fatalf("quit = %v %+v", got, km.Quit.Help())
 	}
 	for _, c := range []struct {

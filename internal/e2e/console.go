@@ -32,13 +32,20 @@ func StartConsole(t testing.TB, c *CLI, w, h int, args ...string) *Term {
 var headerRe = regexp.MustCompile(`^(approvals \d|\s*\d+ (pending )?approvals? |\s*appr \d)`)
 
 // WaitConsole waits for the console's first frame with the registry
-// loaded: the header, the tabs and the idle "operator …" status line.
+// loaded: the header, the tabs and the idle status line ("operator …", or
+// "read-only · viewing as …" in a read-only console).
 func (tm *Term) WaitConsole() []string {
 	tm.t.Helper()
 	return tm.WaitFor("the console's first frame", func(s []string) bool {
 		return len(s) >= 3 && headerRe.MatchString(s[0]) && strings.HasPrefix(s[1], "clawpit") &&
-			strings.Contains(s[2], "1 Tasks") && strings.HasPrefix(s[len(s)-2], "operator ")
+			strings.Contains(s[2], "1 Tasks") && IdleStatus(s[len(s)-2])
 	})
+}
+
+// IdleStatus reports whether l is the console's idle status line: who is
+// at it.
+func IdleStatus(l string) bool {
+	return strings.HasPrefix(l, "operator ") || strings.HasPrefix(l, "read-only · viewing as ")
 }
 
 // paneMarker is a column title of each pane's table header (row 4).

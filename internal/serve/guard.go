@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/tui"
@@ -74,6 +75,20 @@ func (g *guard) KillRun(ctx context.Context, runID, reason string, _ core.Actor)
 		return nil, core.Result{}, err
 	}
 	return g.actions.KillRun(ctx, runID, reason, g.actor)
+}
+
+func (g *guard) ReadNotification(ctx context.Context, id int64, _ core.Actor) (core.Result, error) {
+	if err := g.allowed(ctx, "mark alert read "+strconv.FormatInt(id, 10)); err != nil {
+		return core.Result{}, err
+	}
+	return g.actions.ReadNotification(ctx, id, g.actor)
+}
+
+func (g *guard) ReadAllNotifications(ctx context.Context, _ core.Actor) (int, error) {
+	if err := g.allowed(ctx, "mark all alerts read"); err != nil {
+		return 0, err
+	}
+	return g.actions.ReadAllNotifications(ctx, g.actor)
 }
 
 func (g *guard) CancelJob(ctx context.Context, id string, _ core.Actor) (*core.Job, core.Result, error) {

@@ -111,6 +111,9 @@ func (s *Server) handle(sess ssh.Session) {
 	// (ReadOnly), and every action path goes through the guard, which
 	// refuses a readonly or removed operator whatever reaches it.
 	opts.Actions, opts.Jobs = g, g
+	if readOnly {
+		opts.ReadOnlyWhy = "operator " + op.Name + " is " + string(op.Role)
+	}
 	if s.maint != nil {
 		opts.Maintenance = g
 	}
