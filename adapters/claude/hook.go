@@ -63,6 +63,9 @@ func DenyError(err error) Decision {
 type Config struct {
 	ApprovalTimeout time.Duration // default DefaultApprovalTimeout
 	RunInactivity   time.Duration // default DefaultRunInactivity
+	// TaskKind is the kind of the sub-agent task rows (default TaskKind;
+	// the Codex and Gemini adapters give theirs).
+	TaskKind string
 }
 
 // Handler maps hook events onto the registry (SPEC §12). Its actor is
@@ -305,8 +308,12 @@ func (h *Handler) subagentStart(ctx context.Context, p *Payload) error {
 		RequesterSession: p.SessionID, Label: label, InactivityBudget: budget}, core.ActorRuntime); err != nil {
 		return err
 	}
+	kind := h.Cfg.TaskKind
+	if kind == "" {
+		kind = TaskKind
+	}
 	t, err := reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeSubagent, RunID: p.AgentID,
-		OwnerSession: p.SessionID, Kind: TaskKind, Label: label}, core.ActorRuntime)
+		OwnerSession: p.SessionID, Kind: kind, Label: label}, core.ActorRuntime)
 	if err != nil {
 		return err
 	}

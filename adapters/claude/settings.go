@@ -208,6 +208,28 @@ func Install(o InstallOptions) (Change, error) {
 	return rewrite(o.Settings, func(ev string) []byte { return groups[ev] })
 }
 
+// Group is one matcher group of a hooks file in Claude Code's format (also
+// Codex's hooks.json and Gemini CLI's settings.json): {"matcher": M (left
+// out when ""), "hooks": [{"type": "command", "command": C, "timeout": T}]},
+// T in the agent's own unit.
+func Group(matcher, command string, timeout int) json.RawMessage {
+	g := orderedObject{}
+	if matcher != "" {
+		g.set("matcher", mustJSON(matcher))
+	}
+	g.set("hooks", mustJSON([]any{orderedHook(map[string]any{"type": "command", "command": command, "timeout": timeout})}))
+	return g.bytes()
+}
+
+// RewriteHooks merges groups (event → one group, see Group) into the hooks
+// file at path the way Install does for Claude Code: clawpit's own entries
+// replaced where they stand, events in order, everything else kept, an
+// atomic write with a backup, nothing written when nothing changes. Used by
+// the Codex and Gemini adapters, whose hooks files share the shape.
+func RewriteHooks(path string, events []string, groups map[string]json.RawMessage) (Change, error) {
+	return rewriteEvents(path, events, func(ev string) []byte { return groups[ev] })
+}
+
 // orderedHook writes a hook object with its keys in the reference's order
 // (onFailure only when set).
 func orderedHook(h map[string]any) json.RawMessage {
@@ -286,6 +308,11 @@ func Status(path string) ([]Installed, error) {
 // path and puts want(event) (nil: nothing) where the first of them stood, or
 // at the end of the event's list; then writes the file if it changed.
 func rewrite(path string, want func(event string) []byte) (Change, error) {
+	return rewriteEvents(path, Events, want)
+}
+
+// rewriteEvents is rewrite for the events of any agent's hooks file.
+func rewriteEvents(path string, evs []string, want func(event string) []byte) (Change, error) {
 	ch := Change{Path: path}
 	// A settings file kept as a symlink (dotfiles) is rewritten where it
 	// points, so the link survives.
@@ -309,7 +336,11 @@ func rewrite(path string, want func(event string) []byte) (Change, error) {
 	for i := range hooks {
 		events[hooks[i].key] = true
 	}
-	for _, ev := range Events {
+	wanted := false
+	for _, ev := range evs {
+		if want(ev) != nil {
+			wanted = true
+		}
 		if !events[ev] && want(ev) != nil {
 			hooks = append(hooks, kv{key: ev, val: []byte("[]")})
 		}
@@ -345,7 +376,7 @@ func rewrite(path string, want func(event string) []byte) (Change, error) {
 			}
 		}
 	}
-	if !exists && want(EventPreToolUse) == nil {
+	if !exists && !wanted {
 		return ch, nil
 	}
 	mode := os.FileMode(0o600)
