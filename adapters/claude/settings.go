@@ -614,3 +614,10 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 	}
 	return nil
 }
+
+// WriteFileAtomic writes data to path through a fsynced temporary file in
+// the same directory, renamed over it, with mode (the Codex and Gemini
+// adapters' config files).
+func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
+	return writeAtomic(path, data, mode)
+}

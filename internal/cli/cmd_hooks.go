@@ -46,8 +46,9 @@ notifications in Alerts. A gated tool call (by default Bash, Write, Edit,
 MultiEdit, NotebookEdit, WebFetch and MCP tools) waits until an operator
 approves or denies it in clawpit; without a decision within the approval
 timeout it is denied.`
-	hooks.AddCommand(hooksInstallCmd(a), hooksUninstallCmd(a), hooksStatusCmd(a))
-	return []*cobra.Command{hooks, hookCmd(a)}
+	hooks.AddCommand(withAgent(hooksInstallCmd(a), a.hooksInstallAgent), withAgent(hooksUninstallCmd(a), a.hooksUninstallAgent),
+		withAgent(hooksStatusCmd(a), a.hooksStatusAgent))
+	return []*cobra.Command{hooks, withAgent(hookCmd(a), a.hookAgent)}
 }
 
 // defaultSettingsPath is ~/.claude/settings.json.
