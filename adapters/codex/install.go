@@ -33,6 +33,12 @@ var Events = []string{EventPreToolUse, EventPostToolUse, EventSubagentStart, Eve
 // applies.
 const HookTimeoutSeconds = 30
 
+// SessionEndTimeoutSeconds is SessionEnd's: Codex 0.169.0 caps a SessionEnd
+// handler at 3 s (its hooks/list shows timeoutSec 3 for a 30 set) and hashes
+// the capped value, so a larger one would leave the hook "modified" and
+// skipped. The non-gated hook answers within about 0.5 s.
+const SessionEndTimeoutSeconds = 3
+
 // InstallOptions is the input of Install.
 type InstallOptions struct {
 	Dir             string        // $CODEX_HOME: hooks.json and config.toml are written there
@@ -96,8 +102,11 @@ func Install(o InstallOptions) (claude.Change, error) {
 	groups := map[string]json.RawMessage{}
 	for _, ev := range Events {
 		matcher, timeout := "", HookTimeoutSeconds
-		if ev == EventPreToolUse {
+		switch ev {
+		case EventPreToolUse:
 			matcher, timeout = o.Gate, claude.GateTimeoutSeconds(o.ApprovalTimeout)
+		case EventSessionEnd:
+			timeout = SessionEndTimeoutSeconds
 		}
 		groups[ev] = claude.Group(matcher, HookCommand(o, ev == EventPreToolUse), timeout)
 	}
