@@ -17,6 +17,7 @@ import (
 
 	"github.com/clawpit/clawpit/adapters/claude"
 	"github.com/clawpit/clawpit/adapters/codex"
+	"github.com/clawpit/clawpit/adapters/gemini"
 	"github.com/spf13/cobra"
 )
 
@@ -24,6 +25,7 @@ import (
 const (
 	agentClaude = "claude"
 	agentCodex  = "codex"
+	agentGemini = "gemini"
 )
 
 // agentRunE is one command's path for an agent other than Claude Code.
@@ -34,20 +36,20 @@ type agentRunE func(cmd *cobra.Command, agent, configDir string) error
 // RunE for Claude Code.
 func withAgent(c *cobra.Command, other agentRunE) *cobra.Command {
 	var agent, configDir string
-	c.Flags().StringVar(&agent, "agent", agentClaude, "the agent: claude (Claude Code), codex (Codex CLI)")
-	c.Flags().StringVar(&configDir, "config-dir", "", "the agent's configuration directory (codex: default $CODEX_HOME, else ~/.codex)")
+	c.Flags().StringVar(&agent, "agent", agentClaude, "the agent: claude (Claude Code), codex (Codex CLI), gemini (Gemini CLI)")
+	c.Flags().StringVar(&configDir, "config-dir", "", "the agent's configuration directory (codex: default $CODEX_HOME, else ~/.codex; gemini: default ~/.gemini)")
 	claudeRun := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		switch agent {
 		case agentClaude:
 			if configDir != "" {
-				return usageError{errors.New("--config-dir is for --agent codex; Claude Code's file is --settings")}
+				return usageError{errors.New("--config-dir is for --agent codex or gemini; Claude Code's file is --settings")}
 			}
 			return claudeRun(cmd, args)
-		case agentCodex:
+		case agentCodex, agentGemini:
 			return other(cmd, agent, configDir)
 		}
-		return usageError{fmt.Errorf("--agent %q: want claude or codex", agent)}
+		return usageError{fmt.Errorf("--agent %q: want claude, codex or gemini", agent)}
 	}
 	return c
 }
@@ -81,15 +83,14 @@ func (a *app) hooksInstallAgent(cmd *cobra.Command, agent, configDir string) err
 	gate, _ := f.GetString("gate")
 	if !f.Changed("gate") {
 		gate = codex.DefaultGate
+		if agent == agentGemini {
+			gate = gemini.DefaultGate
+		}
 	}
 	if err := claude.CheckApprovalTimeout("--approval-timeout", timeout); err != nil {
 		return err
 	}
 	if err := claude.CheckRunInactivity("--run-inactivity", inactivity); err != nil {
-		return err
-	}
-	dir, err := codexDir(cmd, configDir)
-	if err != nil {
 		return err
 	}
 	bin, err := os.Executable()
@@ -104,6 +105,13 @@ func (a *app) hooksInstallAgent(cmd *cobra.Command, agent, configDir string) err
 		return fmt.Errorf("registry path: %w", err)
 	}
 	if _, err := a.registryCreate(cmd.Context()); err != nil {
+		return err
+	}
+	if agent == agentGemini {
+		return a.installGemini(cmd, configDir, gemini.InstallOptions{Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate})
+	}
+	dir, err := codexDir(cmd, configDir)
+	if err != nil {
 		return err
 	}
 	ch, err := codex.Install(codex.InstallOptions{Dir: dir, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate, RunInactivity: inactivity})
@@ -123,8 +131,11 @@ func (a *app) hooksInstallAgent(cmd *cobra.Command, agent, configDir string) err
 	return nil
 }
 
-// hooksUninstallAgent is `hooks uninstall --agent codex`.
+// hooksUninstallAgent is `hooks uninstall --agent codex|gemini`.
 func (a *app) hooksUninstallAgent(cmd *cobra.Command, agent, configDir string) error {
+	if agent == agentGemini {
+		return a.uninstallGemini(cmd, configDir)
+	}
 	dir, err := codexDir(cmd, configDir)
 	if err != nil {
 		return err
@@ -148,6 +159,9 @@ func (a *app) hooksUninstallAgent(cmd *cobra.Command, agent, configDir string) e
 // trust; exit 1 and the one step that trusts them when Codex would skip
 // any.
 func (a *app) hooksStatusAgent(cmd *cobra.Command, agent, configDir string) error {
+	if agent == agentGemini {
+		return a.statusGemini(cmd, configDir)
+	}
 	dir, err := codexDir(cmd, configDir)
 	if err != nil {
 		return err
@@ -200,6 +214,9 @@ func (a *app) hookAgent(cmd *cobra.Command, agent, _ string) error {
 	timeout, _ := f.GetDuration("approval-timeout")
 	inactivity, _ := f.GetDuration("inactivity")
 	gated, _ := f.GetBool("gated")
+	if agent == agentGemini {
+		return a.hookGemini(cmd.Context(), timeout, gated)
+	}
 	cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity, TaskKind: codex.TaskKind}
 	if err := errors.Join(claude.CheckApprovalTimeout("--approval-timeout", timeout), claude.CheckRunInactivity("--inactivity", inactivity)); err != nil {
 		cfg = claude.Config{ApprovalTimeout: claude.DefaultApprovalTimeout, TaskKind: codex.TaskKind}
