@@ -116,7 +116,9 @@ func TestGeminiGateDecisions(t *testing.T) {
 }
 
 // TestGeminiGateSubagent: a sub-agent (invoke_agent, the generalist) asks
-// for a gated shell call; it waits in clawpit and runs once approved.
+// for a gated shell call; it waits in clawpit nested under the
+// invoke_agent call's run (Gemini CLI gives no agent id) and runs once
+// approved; invoke_agent's AfterTool ends the run.
 func TestGeminiGateSubagent(t *testing.T) {
 	const invokeID, subCall = "call_agents_gemini_ginvoke", "call_agents_gemini_gsub_1"
 	g := newGeminiGate(t, "1m", agenttest.Script{
@@ -133,6 +135,11 @@ func TestGeminiGateSubagent(t *testing.T) {
 	if a.Command != "touch sub-marker" {
 		t.Fatalf("sub-agent approval: %+v", a)
 	}
+	var runs []core.Run
+	decode(t, g.cli.OK("--json", "run", "list"), &runs)
+	if len(runs) != 1 || a.RunID == "" || a.RunID != runs[0].RunID || runs[0].Label != "generalist" {
+		t.Errorf("the sub-agent's approval is bound to run %q; runs %+v", a.RunID, runs)
+	}
 	decided := time.Now()
 	g.cli.OK("approval", "approve", a.ID)
 	at, ok := waitFile(marker, 10*time.Second)
@@ -147,6 +154,10 @@ func TestGeminiGateSubagent(t *testing.T) {
 	finish(t, p)
 	if tr := result(t, g.srv, invokeID); !strings.Contains(tr.Content, "sub-agent done") {
 		t.Errorf("invoke_agent's result %q lacks the sub-agent's answer", tr.Content)
+	}
+	decode(t, g.cli.OK("--json", "run", "list"), &runs)
+	if len(runs) != 1 || runs[0].Running() {
+		t.Errorf("after invoke_agent's AfterTool the run is %+v, want ended", runs)
 	}
 }
 

@@ -66,6 +66,11 @@ type Config struct {
 	// TaskKind is the kind of the sub-agent task rows (default TaskKind;
 	// the Codex and Gemini adapters give theirs).
 	TaskKind string
+	// NestRunPrefix, when set, binds a PreToolUse without agent_id to the
+	// newest running run of its session whose id starts with it (Gemini
+	// CLI: a sub-agent's calls carry no agent id, so they are nested under
+	// the open invoke_agent call's run).
+	NestRunPrefix string
 }
 
 // Handler maps hook events onto the registry (SPEC §12). Its actor is
@@ -160,6 +165,13 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	if p.ToolName == "" {
 		return Decision{}, core.Invalidf("PreToolUse payload has no tool_name")
 	}
+	if p.AgentID == "" && h.Cfg.NestRunPrefix != "" {
+		id, err := h.nestedRun(ctx, p.SessionID)
+		if err != nil {
+			return Decision{}, err
+		}
+		p.AgentID = id
+	}
 	if _, err := h.Reg.RecordActivity(ctx, h.activity(p, "PreToolUse "+p.ToolName), core.ActorRuntime); err != nil {
 		return Decision{}, err
 	}
@@ -196,6 +208,21 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		a = got
 	}
 	return h.answer(a), nil
+}
+
+// nestedRun is the newest running run of session whose id starts with
+// Cfg.NestRunPrefix, "" when none.
+func (h *Handler) nestedRun(ctx context.Context, session string) (string, error) {
+	runs, err := h.Reg.ListRuns(ctx, core.RunFilter{RunningOnly: true, Session: session, Limit: 50})
+	if err != nil {
+		return "", err
+	}
+	for _, r := range runs { // newest first
+		if strings.HasPrefix(r.RunID, h.Cfg.NestRunPrefix) {
+			return r.RunID, nil
+		}
+	}
+	return "", nil
 }
 
 // withdrawTimeout bounds withdrawing an approval after the hook's context

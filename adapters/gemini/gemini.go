@@ -10,6 +10,8 @@ package gemini
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"slices"
@@ -80,7 +82,36 @@ func ReadPayload(ctx context.Context, r io.Reader) (p *claude.Payload, event str
 	}
 	p.HookEventName = claudeEvent[event]
 	p.ToolUseID = ""
+	if p.ToolName == ToolInvokeAgent && (event == EventBeforeTool || event == EventAfterTool) {
+		subagent(p, event)
+	}
 	return p, event, nil
+}
+
+// ToolInvokeAgent is Gemini CLI's sub-agent tool: its BeforeTool starts a
+// sub-agent whose own calls follow in the parent's session, its AfterTool
+// ends it.
+const ToolInvokeAgent = "invoke_agent"
+
+// RunPrefix starts the run id of a Gemini CLI sub-agent.
+const RunPrefix = "gemini-agent-"
+
+// subagent maps invoke_agent's BeforeTool onto SubagentStart and its
+// AfterTool onto SubagentStop, with a run id made of the session and the
+// call's input (Gemini CLI gives no call id; the same input in the same
+// session is taken for the same sub-agent) and the agent_name as type.
+func subagent(p *claude.Payload, event string) {
+	sum := sha256.Sum256(append([]byte(p.SessionID+"\x00"), p.ToolInput...))
+	p.AgentID = RunPrefix + hex.EncodeToString(sum[:6])
+	var in struct {
+		AgentName string `json:"agent_name"`
+	}
+	_ = json.Unmarshal(p.ToolInput, &in)
+	p.AgentType = in.AgentName
+	p.HookEventName = claude.EventSubagentStart
+	if event == EventAfterTool {
+		p.HookEventName = claude.EventSubagentStop
+	}
 }
 
 // ReadGated reads the gated hook's payload (Gemini CLI hooks: BeforeTool):

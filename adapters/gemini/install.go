@@ -53,7 +53,9 @@ func Install(o InstallOptions) (claude.Change, error) {
 	for _, ev := range Events {
 		matcher, timeout := "", HookTimeoutMs
 		if ev == EventBeforeTool {
-			matcher, timeout = o.Gate, GateTimeoutMs(o.ApprovalTimeout)
+			// invoke_agent reaches the gated hook too, which records the
+			// sub-agent as a run and lets it start.
+			matcher, timeout = o.Gate+"|"+ToolInvokeAgent, GateTimeoutMs(o.ApprovalTimeout)
 		}
 		groups[ev] = claude.Group(matcher, HookCommand(o, ev == EventBeforeTool), timeout)
 	}
