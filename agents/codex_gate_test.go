@@ -199,6 +199,7 @@ func TestCodexUngatedRunsAtOnce(t *testing.T) {
 	if aps := g.approvals(); len(aps) != 0 {
 		t.Fatalf("an ungated tool recorded approvals: %+v", aps)
 	}
+	g.wantSessionAgent("codex")
 }
 
 // TestCodexGateInteractiveShell: exec_command {"cmd": "bash", "tty":

@@ -180,4 +180,5 @@ func TestGeminiUngatedReadRunsAtOnce(t *testing.T) {
 		t.Fatalf("an ungated read recorded approvals: %+v", aps)
 	}
 	t.Logf("gemini finished in %s", r.Elapsed.Round(time.Millisecond))
+	g.wantSessionAgent("gemini")
 }

@@ -71,6 +71,18 @@ type Config struct {
 	// CLI: a sub-agent's calls carry no agent id, so they are nested under
 	// the open invoke_agent call's run).
 	NestRunPrefix string
+	// Agent is recorded on the sessions this opens (default AgentName).
+	Agent string
+}
+
+// AgentName is Claude Code's name in the registry's sessions.agent.
+const AgentName = "claude"
+
+func (c Config) agent() string {
+	if c.Agent == "" {
+		return AgentName
+	}
+	return c.Agent
 }
 
 // Handler maps hook events onto the registry (SPEC §12). Its actor is
@@ -96,12 +108,9 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		}
 		return &d, err
 	case EventSessionStart:
-		open := h.Reg.OpenSession
-		if p.Source == "resume" {
-			// `claude --resume` continues a conversation SessionEnd closed.
-			open = h.Reg.ReopenSession
-		}
-		_, _, err := open(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), core.ActorRuntime)
+		// `claude --resume` continues a conversation SessionEnd closed.
+		reopen := p.Source == "resume"
+		_, _, err := h.Reg.OpenAgentSession(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), h.Cfg.agent(), reopen, core.ActorRuntime)
 		return nil, err
 	case EventSessionEnd:
 		// session_id is the runtime's: matched whole, never as a prefix.
@@ -143,7 +152,7 @@ func SessionLabel(cwd, model string) string {
 }
 
 func (h *Handler) activity(p *Payload, why string) core.Activity {
-	return core.Activity{Session: p.SessionID, Label: SessionLabel(p.Cwd, ""), RunID: p.AgentID, Why: why}
+	return core.Activity{Session: p.SessionID, Label: SessionLabel(p.Cwd, ""), RunID: p.AgentID, Why: why, Agent: h.Cfg.agent()}
 }
 
 func (h *Handler) approvalTimeout() time.Duration {

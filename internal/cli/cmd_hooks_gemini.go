@@ -120,7 +120,7 @@ func (a *app) statusGemini(cmd *cobra.Command, configDir string) error {
 // like Claude Code's; other events are read and ignored.
 func (a *app) hookGemini(ctx context.Context, timeout time.Duration, gated bool) error {
 	start := time.Now()
-	cfg := claude.Config{ApprovalTimeout: timeout, TaskKind: gemini.TaskKind, NestRunPrefix: gemini.RunPrefix}
+	cfg := claude.Config{ApprovalTimeout: timeout, TaskKind: gemini.TaskKind, NestRunPrefix: gemini.RunPrefix, Agent: agentGemini}
 	if err := claude.CheckApprovalTimeout("--approval-timeout", timeout); err != nil {
 		if gated {
 			a.stdout.Write(gemini.Answer(claude.DenyError(err)))
