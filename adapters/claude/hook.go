@@ -53,6 +53,30 @@ func (d Decision) JSON() []byte {
 	return append(b, '\n')
 }
 
+// PermissionRequestJSON is the decision as Claude Code reads a
+// PermissionRequest hook's answer (Claude Code hooks: PermissionRequest):
+// {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":
+// {"behavior":"allow"|"deny","message":…}}} and a newline. Anything but an
+// allow is a deny.
+func (d Decision) PermissionRequestJSON() []byte {
+	type decision struct {
+		Behavior string `json:"behavior"`
+		Message  string `json:"message,omitempty"`
+	}
+	type specific struct {
+		HookEventName string   `json:"hookEventName"`
+		Decision      decision `json:"decision"`
+	}
+	behavior := Deny
+	if d.Permission == Allow {
+		behavior = Allow
+	}
+	b, _ := json.Marshal(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{EventPermissionRequest, decision{behavior, d.Reason}}})
+	return append(b, '\n')
+}
+
 // DenyError is the fail-closed answer when a gated tool call cannot reach a
 // decision (SPEC §12: deny on any internal error, never allow).
 func DenyError(err error) Decision {

@@ -18,6 +18,8 @@ import (
 	"github.com/clawpit/clawpit/adapters/claude"
 	"github.com/clawpit/clawpit/adapters/codex"
 	"github.com/clawpit/clawpit/adapters/gemini"
+	"github.com/clawpit/clawpit/adapters/hookkit"
+	"github.com/clawpit/clawpit/core"
 	"github.com/spf13/cobra"
 )
 
@@ -34,16 +36,29 @@ type agentRunE func(cmd *cobra.Command, agent, configDir string) error
 // withAgent adds --agent (default claude) and, unless hidden, --config-dir
 // to c, running other for an agent other than Claude Code and c's own
 // RunE for Claude Code.
-func withAgent(c *cobra.Command, other agentRunE) *cobra.Command {
+func (a *app) withAgent(c *cobra.Command, other agentRunE) *cobra.Command {
 	var agent, configDir string
 	c.Flags().StringVar(&agent, "agent", agentClaude, "the agent: claude (Claude Code), codex (Codex CLI), gemini (Gemini CLI)")
 	c.Flags().StringVar(&configDir, "config-dir", "", "the agent's configuration directory (codex: default $CODEX_HOME, else ~/.codex; gemini: default ~/.gemini)")
+	var gateOn string
+	if c.Name() == "install" || c.Name() == "hook" {
+		c.Flags().StringVar(&gateOn, "gate-on", claude.GateOnTool, "what waits for an operator: every gated tool call (tool), or only what the agent would ask its user about (ask: Claude Code's PermissionRequest)")
+	}
 	claudeRun := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if gateOn != claude.GateOnTool && gateOn != claude.GateOnAsk && gateOn != "" {
+			return usageError{fmt.Errorf("--gate-on %q: want tool or ask", gateOn)}
+		}
+		if gateOn == claude.GateOnAsk && agent != agentClaude {
+			return usageError{fmt.Errorf("--gate-on ask is for --agent claude: %s", noAskMode[agent])}
+		}
 		switch agent {
 		case agentClaude:
 			if configDir != "" {
 				return usageError{errors.New("--config-dir is for --agent codex or gemini; Claude Code's file is --settings")}
+			}
+			if gateOn == claude.GateOnAsk && c.Name() == "hook" {
+				return a.hookClaudeAsk(cmd)
 			}
 			return claudeRun(cmd, args)
 		case agentCodex, agentGemini:
@@ -52,6 +67,12 @@ func withAgent(c *cobra.Command, other agentRunE) *cobra.Command {
 		return usageError{fmt.Errorf("--agent %q: want claude, codex or gemini", agent)}
 	}
 	return c
+}
+
+// noAskMode says why an agent has no --gate-on ask.
+var noAskMode = map[string]string{
+	agentCodex:  "Codex fires PermissionRequest only in interactive runs (codex exec always runs with approval policy \"never\"), so headless Codex has nothing to ask; use --gate-on tool",
+	agentGemini: "Gemini CLI has no permission-request hook event; use --gate-on tool",
 }
 
 // codexDir resolves Codex's home: --config-dir, the directory of
@@ -302,4 +323,37 @@ func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config
 		a.abandonDB = true
 	}
 	return nil
+}
+
+// hookClaudeAsk is `hook --gate-on ask --gated`, Claude Code's
+// PermissionRequest hook (Claude Code hooks: PermissionRequest): the
+// request waits in clawpit as an approval (no tool_use_id: Claude Code
+// gives none) and is answered allow or deny in PermissionRequest's
+// decision; deny on any failure, before Claude Code's timeout.
+func (a *app) hookClaudeAsk(cmd *cobra.Command) error {
+	start := time.Now()
+	f := cmd.Flags()
+	timeout, _ := f.GetDuration("approval-timeout")
+	inactivity, _ := f.GetDuration("inactivity")
+	encode := func(d claude.Decision) []byte { return d.PermissionRequestJSON() }
+	if err := errors.Join(claude.CheckApprovalTimeout("--approval-timeout", timeout), claude.CheckRunInactivity("--inactivity", inactivity)); err != nil {
+		a.stdout.Write(encode(claude.DenyError(err)))
+		return &exitError{code: exitOK, msg: "hook: " + err.Error()}
+	}
+	cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}
+	rctx, cancel := context.WithTimeoutCause(cmd.Context(), claude.PayloadReadTimeout,
+		fmt.Errorf("stdin still open after %s", claude.FormatDuration(claude.PayloadReadTimeout)))
+	defer cancel()
+	p, err := claude.ReadPayloadWithin(rctx, a.stdin)
+	if err == nil && p.HookEventName != claude.EventPermissionRequest {
+		err = fmt.Errorf("%w: the --gate-on ask hook decides only PermissionRequest, got %q", core.ErrInvalid, hookkit.Clip(p.HookEventName, 64))
+	}
+	if err != nil {
+		a.stdout.Write(encode(claude.DenyError(err)))
+		fmt.Fprintln(a.stderr, "clawpit: hook PermissionRequest: "+err.Error())
+		return nil
+	}
+	// Decided as a tool call: the same approval, wait and answer.
+	p.HookEventName, p.ToolUseID = claude.EventPreToolUse, ""
+	return a.runGatedAs(cmd.Context(), start, cfg, p, encode)
 }
