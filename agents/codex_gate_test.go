@@ -202,14 +202,22 @@ func TestCodexUngatedRunsAtOnce(t *testing.T) {
 	g.wantSessionAgent("codex")
 }
 
-// TestCodexGateInteractiveShell: exec_command {"cmd": "bash", "tty":
-// true} waits in clawpit with the warning that what is typed into it is
-// not gated; denied, the shell never opens, so the write_stdin that follows
-// has nothing to type into and its command never runs.
+// TestCodexGateInteractiveShell: an interactive session — a bare shell, or
+// any command with "tty": true (found in the rollout by call id, since the
+// payload shows only the command) — waits in clawpit with the warning that
+// what is typed into it is not gated; denied, it never opens, so the
+// write_stdin that follows has nothing to type into and its command never
+// runs.
 func TestCodexGateInteractiveShell(t *testing.T) {
+	for _, cmd := range []string{"bash", "cat"} {
+		t.Run(cmd, func(t *testing.T) { codexInteractive(t, cmd) })
+	}
+}
+
+func codexInteractive(t *testing.T, cmd string) {
 	const openID, typeID = "call_agents_codex_gtty_1", "call_agents_codex_gtty_2"
 	g := newCodexGate(t, "1m", agenttest.Script{{Match: "CODEX-GTTY", Turns: []agenttest.Turn{
-		{Tool: "exec_command", ID: openID, Input: map[string]any{"cmd": "bash", "tty": true, "yield_time_ms": 500}},
+		{Tool: "exec_command", ID: openID, Input: map[string]any{"cmd": cmd, "tty": true, "yield_time_ms": 500}},
 		{Make: func(results []agenttest.ToolResult) agenttest.Turn {
 			n := 0
 			for _, r := range results {
