@@ -145,7 +145,7 @@ when it holds the onFailure key.`,
 			}
 			current := ""
 			for _, h := range installed {
-				if h.Event == claude.EventPreToolUse {
+				if h.Event == claude.EventPreToolUse || h.Event == claude.EventPermissionRequest { // the gated hook of either --gate-on
 					current = h.OnFailure
 				}
 			}
