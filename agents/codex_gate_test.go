@@ -6,7 +6,9 @@ package agents
 // a Responses API stand-in.
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -61,6 +63,30 @@ func TestCodexGateTrusted(t *testing.T) {
 			t.Errorf("codex app-server: %s is %q (timeout %d s, hash %s), want trusted", h.Key, h.TrustStatus, h.TimeoutSec, h.CurrentHash)
 		}
 	}
+	// Any change un-trusts a hook: status then fails and says the step.
+	hooksPath := filepath.Join(g.agent.CodexHome(), "hooks.json")
+	b, err := os.ReadFile(hooksPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hooksPath, bytes.Replace(b, []byte(`"timeout": 30`), []byte(`"timeout": 31`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := g.cli.Run("hooks", "status", "--agent", "codex", "--config-dir", g.agent.CodexHome())
+	if st.Code == 0 || !hasAll(st.String(), "NOT TRUSTED", "clawpit hooks install --agent codex") {
+		t.Errorf("status of a changed hook:\n%s", st)
+	}
+	untrusted := 0
+	for _, h := range codexHooksList(t, g.agent) {
+		if h.TrustStatus != "trusted" {
+			untrusted++
+		}
+	}
+	if untrusted != 1 {
+		t.Errorf("codex sees %d untrusted hooks after one changed, want 1", untrusted)
+	}
+	g.cli.OK("hooks", "install", "--agent", "codex", "--config-dir", g.agent.CodexHome())
+	g.cli.OK("hooks", "status", "--agent", "codex", "--config-dir", g.agent.CodexHome())
 	g.cli.OK("hooks", "uninstall", "--agent", "codex", "--config-dir", g.agent.CodexHome())
 	if hs := codexHooksList(t, g.agent); len(hs) != 0 {
 		t.Errorf("after uninstall codex still lists %+v", hs)
