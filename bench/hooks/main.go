@@ -1,6 +1,6 @@
 // Command hooks measures the Claude Code adapter (SPEC §12, issue targets).
 //
-//	go run -tags sqlite_fts5 ./bench/hooks [-n 100] [-m 20] [-idle 20] [-idle-for 10s] [-bin PATH] [-strict]
+//	go run -tags sqlite_fts5 ./bench/hooks [-n 100] [-m 20] [-idle 20] [-idle-for 10s] [-agents 20] [-bin PATH] [-strict]
 //
 // First, a non-gating hook from process start to exit: -n interleaved runs of
 // `clawpit hook` with a PostToolUse payload on stdin (session activity and run
