@@ -240,7 +240,6 @@ func (a *app) hookAgent(cmd *cobra.Command, agent, _ string) error {
 	}
 	cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity, TaskKind: codex.TaskKind, Agent: agentCodex}
 	if err := errors.Join(claude.CheckApprovalTimeout("--approval-timeout", timeout), claude.CheckRunInactivity("--inactivity", inactivity)); err != nil {
-		cfg = claude.Config{ApprovalTimeout: claude.DefaultApprovalTimeout, TaskKind: codex.TaskKind, Agent: agentCodex}
 		if gated {
 			a.stdout.Write(codex.Answer(claude.DenyError(err)))
 			return &exitError{code: exitOK, msg: "hook: " + err.Error()}
