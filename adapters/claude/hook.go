@@ -144,6 +144,9 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		}
 		return nil, err
 	case EventPostToolUse:
+		if err := h.nest(ctx, p); err != nil {
+			return nil, err
+		}
 		_, err := h.Reg.RecordActivity(ctx, h.activity(p, "PostToolUse "+p.ToolName), core.ActorRuntime)
 		return nil, err
 	case EventStop:
@@ -198,12 +201,8 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	if p.ToolName == "" {
 		return Decision{}, core.Invalidf("PreToolUse payload has no tool_name")
 	}
-	if p.AgentID == "" && h.Cfg.NestRunPrefix != "" {
-		id, err := h.nestedRun(ctx, p.SessionID)
-		if err != nil {
-			return Decision{}, err
-		}
-		p.AgentID = id
+	if err := h.nest(ctx, p); err != nil {
+		return Decision{}, err
 	}
 	if _, err := h.Reg.RecordActivity(ctx, h.activity(p, "PreToolUse "+p.ToolName), core.ActorRuntime); err != nil {
 		return Decision{}, err
@@ -241,6 +240,17 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		a = got
 	}
 	return h.answer(a), nil
+}
+
+// nest binds p, when it names no agent, to the run Cfg.NestRunPrefix
+// finds (its approval, its progress), if any.
+func (h *Handler) nest(ctx context.Context, p *Payload) error {
+	if p.AgentID != "" || h.Cfg.NestRunPrefix == "" {
+		return nil
+	}
+	id, err := h.nestedRun(ctx, p.SessionID)
+	p.AgentID = id
+	return err
 }
 
 // nestedRun is the newest running run of session whose id starts with
