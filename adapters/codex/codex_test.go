@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,4 +192,43 @@ func FuzzReadPayload(f *testing.F) {
 			t.Fatal("a refused payload gets no deny")
 		}
 	})
+}
+
+// TestUninstallMovesOthersTrust: a hook of the user's after clawpit's in
+// the same event keeps its trust when uninstall removes clawpit's group
+// before it (Codex keys trust by position).
+func TestUninstallMovesOthersTrust(t *testing.T) {
+	dir := t.TempDir()
+	o := InstallOptions{Dir: dir, Binary: "/usr/bin/clawpit", DB: "/var/reg.db"}
+	if _, err := Install(o); err != nil {
+		t.Fatal(err)
+	}
+	// The user adds a PreToolUse hook after clawpit's and trusts it.
+	path := HooksPath(dir)
+	data, _ := os.ReadFile(path)
+	var file map[string]map[string][]any
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatal(err)
+	}
+	mine := map[string]any{"type": "command", "command": "audit-log", "timeout": 5}
+	file["hooks"]["PreToolUse"] = append(file["hooks"]["PreToolUse"], map[string]any{"hooks": []any{mine}})
+	b, _ := json.Marshal(file)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	hash := TrustHash(EventPreToolUse, nil, "audit-log", 5)
+	f, _ := os.OpenFile(ConfigPath(dir), os.O_APPEND|os.O_WRONLY, 0)
+	fmt.Fprintf(f, "\n[hooks.state.%q]\ntrusted_hash = %q\n", path+":pre_tool_use:1:0", hash)
+	f.Close()
+	if _, err := Uninstall(dir); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readConfig(ConfigPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{path + ":pre_tool_use:0:0": hash}
+	if len(got) != 1 || got[path+":pre_tool_use:0:0"] != hash {
+		t.Fatalf("trust after uninstall %v, want %v", got, want)
+	}
 }

@@ -134,13 +134,91 @@ func Uninstall(dir string) (claude.Change, error) {
 	if err != nil {
 		return claude.Change{}, err
 	}
+	others, err := handlersAt(hooks)
+	if err != nil {
+		return claude.Change{}, err
+	}
 	ch, err := claude.Uninstall(hooks)
 	if err != nil {
 		return ch, err
 	}
-	changed, err := writeTrust(ConfigPath(dir), hooks, before, nil)
+	after, err := handlersAt(hooks)
+	if err != nil {
+		return ch, err
+	}
+	changed, err := writeTrustMoving(ConfigPath(dir), before, nil, moves(others, after))
 	ch.Changed = ch.Changed || changed
 	return ch, err
+}
+
+// handlerRef is one handler of a hooks.json that is not clawpit's: where it
+// is (its trust key) and what it is.
+type handlerRef struct {
+	key, event, what string
+}
+
+// handlersAt lists the handlers of a Codex hooks.json that are not
+// clawpit's, in file order per event.
+func handlersAt(path string) ([]handlerRef, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var file struct {
+		Hooks map[string][]struct {
+			Matcher json.RawMessage   `json:"matcher"`
+			Hooks   []json.RawMessage `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &file); err != nil {
+		return nil, core.Invalidf("Codex hooks file %s: %v", path, err)
+	}
+	var out []handlerRef
+	for _, ev := range AllEvents {
+		for gi, g := range file.Hooks[ev] {
+			for hi, raw := range g.Hooks {
+				var h struct {
+					Command string `json:"command"`
+				}
+				if json.Unmarshal(raw, &h) == nil && claude.IsClawpitCommand(h.Command) {
+					continue
+				}
+				var what bytes.Buffer // compact: the rewrite re-indents the file
+				_ = json.Compact(&what, g.Matcher)
+				what.WriteByte(0)
+				_ = json.Compact(&what, raw)
+				out = append(out, handlerRef{key: fmt.Sprintf("%s:%s:%d:%d", path, snake(ev), gi, hi), event: ev, what: what.String()})
+			}
+		}
+	}
+	return out, nil
+}
+
+// moves pairs the other handlers before and after a rewrite (per event, in
+// order, by content) and returns the trust keys that changed: removing
+// clawpit's group shifts the groups after it, and Codex keys trust by
+// position, so their records move with them (the hash, of the content,
+// stays valid).
+func moves(before, after []handlerRef) map[string]string {
+	out := map[string]string{}
+	next := map[string]int{} // event → index into after's handlers of that event
+	byEvent := map[string][]handlerRef{}
+	for _, h := range after {
+		byEvent[h.event] = append(byEvent[h.event], h)
+	}
+	for _, h := range before {
+		list := byEvent[h.event]
+		i := next[h.event]
+		if i < len(list) && list[i].what == h.what {
+			if list[i].key != h.key {
+				out[h.key] = list[i].key
+			}
+			next[h.event] = i + 1
+		}
+	}
+	return out
 }
 
 // Hook is one clawpit hook in hooks.json, where Codex finds it, and whether
@@ -310,6 +388,12 @@ var tableHeader = regexp.MustCompile(`^\s*\[`)
 // in another form, e.g. an inline table, is refused that way). Atomic, with
 // a backup (<file>.clawpit-backup); unchanged content is not rewritten.
 func writeTrust(path, hooksPath string, before, after []Hook) (bool, error) {
+	return writeTrustMoving(path, before, after, nil)
+}
+
+// writeTrustMoving is writeTrust that also renames the tables of the keys
+// in move (old → new: other handlers' records that moved with their hooks).
+func writeTrustMoving(path string, before, after []Hook, move map[string]string) (bool, error) {
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -319,11 +403,20 @@ func writeTrust(path, hooksPath string, before, after []Hook) (bool, error) {
 	for _, h := range append(append([]Hook{}, before...), after...) {
 		drop[h.Key] = true
 	}
+	for _, to := range move {
+		drop[to] = true // a stale record where a moved one lands
+	}
 	var out []string
 	skipping := false
 	for _, line := range strings.SplitAfter(string(old), "\n") {
 		if m := stateHeader.FindStringSubmatch(strings.TrimRight(line, "\r\n")); m != nil {
-			skipping = drop[tomlKey(m[1])]
+			key := tomlKey(m[1])
+			if to, ok := move[key]; ok {
+				q, _ := json.Marshal(to)
+				line, skipping = fmt.Sprintf("[hooks.state.%s]\n", q), false
+			} else {
+				skipping = drop[key]
+			}
 		} else if tableHeader.MatchString(line) {
 			skipping = false
 		}
