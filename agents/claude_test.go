@@ -192,6 +192,7 @@ func TestClaudeUngatedReadRunsAtOnce(t *testing.T) {
 		t.Fatalf("an ungated Read recorded approvals: %+v", aps)
 	}
 	t.Logf("the agent finished in %s", r.Elapsed.Round(time.Millisecond))
+	g.wantSessionAgent("claude")
 }
 
 // TestClaudePermissionRequestHeadless pins issue 28's finding for

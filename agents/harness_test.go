@@ -151,3 +151,19 @@ func decode(t *testing.T, out string, v any) {
 		t.Fatalf("decoding %q: %v", out, err)
 	}
 }
+
+// wantSessionAgent requires every session the run recorded to name agent
+// (`clawpit session list --json`: sessions.agent, issue 28).
+func (g *claudeGate) wantSessionAgent(agent string) {
+	g.t.Helper()
+	var ss []core.Session
+	decode(g.t, g.cli.OK("--json", "session", "list"), &ss)
+	if len(ss) == 0 {
+		g.t.Fatal("the run recorded no session")
+	}
+	for _, s := range ss {
+		if s.Agent != agent {
+			g.t.Errorf("session %s (%q) has agent %q, want %q", s.ID, s.Label, s.Agent, agent)
+		}
+	}
+}

@@ -5,9 +5,12 @@
 // 127.0.0.1. A test whose CLI is not installed skips and says why.
 //
 // Files: claude_test.go (the Claude Code gate end to end, and its headless
-// PermissionRequest), codex_test.go and gemini_test.go (the CLI runs a
-// scripted tool call end to end; the hook payloads it sends, the answers it
-// obeys, trust, sub-agents), harness_test.go (the gate's helpers),
+// PermissionRequest), claude_ask_test.go (--gate-on ask), codex_test.go and
+// gemini_test.go (the CLI runs a scripted tool call end to end; the hook
+// payloads it sends, the answers it obeys, trust, sub-agents),
+// codex_gate_test.go and gemini_gate_test.go (their gates end to end through
+// `hooks install --agent codex|gemini`), withdraw_test.go (a stopped gated
+// hook withdraws its approval), harness_test.go (the gate's helpers),
 // dump_test.go (hooks that save their payloads or give a set answer),
 // NOTES.md (the observed hook contracts, each tied to its test). Set
 // CLAWPIT_AGENTS_DUMP=DIR to keep every payload in DIR.

@@ -15,6 +15,7 @@ type Activity struct {
 	Label   string // label given to the session when this call creates it
 	RunID   string // optional: a run whose progress this also is (SPEC R6 re-arm)
 	Why     string // what happened, for the journal ("PostToolUse Bash")
+	Agent   string // the agent, recorded on a session this call creates ("codex")
 }
 
 // RecordActivity records activity in one write transaction. The session's
@@ -41,7 +42,7 @@ func (r *Registry) RecordActivity(ctx context.Context, a Activity, actor Actor) 
 		s, err := tx.GetSession(a.Session)
 		switch {
 		case errors.Is(err, ErrNotFound):
-			s = &Session{ID: a.Session, Label: a.Label, State: SessionActive, CreatedAt: now, LastActivityAt: now}
+			s = &Session{ID: a.Session, Label: a.Label, State: SessionActive, CreatedAt: now, LastActivityAt: now, Agent: a.Agent}
 			if err := tx.InsertSession(s); err != nil {
 				return wrapWrite("session", s.ID, err)
 			}

@@ -8,7 +8,10 @@ type Session struct {
 	CreatedAt      Timestamp    `json:"created_at"`
 	LastActivityAt Timestamp    `json:"last_activity_at"`
 	PassivatedAt   Timestamp    `json:"passivated_at"`
-	Rev            int64        `json:"-"` // optimistic-concurrency revision, bumped by every update
+	// Agent is the agent the session came from: "claude", "codex",
+	// "gemini", or "" when its runtime did not say.
+	Agent string `json:"agent"`
+	Rev   int64  `json:"-"` // optimistic-concurrency revision, bumped by every update
 }
 
 // Task is one task run (SPEC §3). Generated ids are NewTaskID strings (12

@@ -15,7 +15,20 @@ import (
 // Errors: ErrInvalid for an empty or unprintable id (termtext.ValidID: ≤ 128
 // bytes, no control, bidi or space character) or a label over 1 KiB.
 func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Actor) (*Session, Result, error) {
-	return r.openSession(ctx, id, label, actor, false)
+	return r.openSession(ctx, id, label, "", actor, false)
+}
+
+// OpenAgentSession is OpenSession (reopen false) or ReopenSession (true)
+// for a session a hook adapter reports, recording the agent it came from
+// ("claude", "codex", "gemini"): set when the session is created, or on a
+// known session that has none yet (one an earlier event opened); an agent
+// once recorded is kept.
+func (r *Registry) OpenAgentSession(ctx context.Context, id, label, agent string, reopen bool, actor Actor) (*Session, Result, error) {
+	agent, err := cleanLabel("agent", agent)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return r.openSession(ctx, id, label, agent, actor, reopen)
 }
 
 // ReopenSession is OpenSession for a runtime that continues a conversation
@@ -26,10 +39,10 @@ func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Acto
 // when. Its jobs stay reaped and its cancelled approvals cancelled; new work
 // is recorded as in any active session. Errors as OpenSession.
 func (r *Registry) ReopenSession(ctx context.Context, id, label string, actor Actor) (*Session, Result, error) {
-	return r.openSession(ctx, id, label, actor, true)
+	return r.openSession(ctx, id, label, "", actor, true)
 }
 
-func (r *Registry) openSession(ctx context.Context, id, label string, actor Actor, reopen bool) (*Session, Result, error) {
+func (r *Registry) openSession(ctx context.Context, id, label, agent string, actor Actor, reopen bool) (*Session, Result, error) {
 	if id == "" {
 		return nil, Result{}, Invalidf("session id is required")
 	}
@@ -49,7 +62,7 @@ func (r *Registry) openSession(ctx context.Context, id, label string, actor Acto
 		now := r.now()
 		s, err := tx.GetSession(id)
 		if errors.Is(err, ErrNotFound) {
-			s = &Session{ID: id, Label: label, State: SessionActive, CreatedAt: now, LastActivityAt: now}
+			s = &Session{ID: id, Label: label, State: SessionActive, CreatedAt: now, LastActivityAt: now, Agent: agent}
 			if err := tx.InsertSession(s); err != nil {
 				return wrapWrite("session", id, err)
 			}
@@ -61,6 +74,7 @@ func (r *Registry) openSession(ctx context.Context, id, label string, actor Acto
 		out = s
 		from := string(s.State)
 		relabel := label != "" && label != s.Label
+		setAgent := agent != "" && s.Agent == ""
 		why := "re-opened"
 		switch {
 		case s.State == SessionClosed && !reopen:
@@ -68,13 +82,17 @@ func (r *Registry) openSession(ctx context.Context, id, label string, actor Acto
 			return err
 		case s.State == SessionClosed:
 			why = "re-opened after close"
-		case s.State == SessionActive && !relabel:
+		case s.State == SessionActive && !relabel && !setAgent:
 			res, err = refuse(tx, now, EntitySession, id, from, from, actor, "already active")
 			return err
 		}
 		if relabel {
 			why = joinReason(why, "label "+label)
 			s.Label = label
+		}
+		if setAgent {
+			why = joinReason(why, "agent "+agent)
+			s.Agent = agent
 		}
 		s.State = SessionActive
 		s.LastActivityAt = now

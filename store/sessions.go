@@ -2,10 +2,10 @@ package store
 
 import "github.com/clawpit/clawpit/core"
 
-const sessionCols = "id, label, state, created_at, last_activity_at, passivated_at, rev"
+const sessionCols = "id, label, state, created_at, last_activity_at, passivated_at, rev, agent"
 
 func scanSession(r rowScanner, s *core.Session) error {
-	return r.Scan(&s.ID, &s.Label, &s.State, &s.CreatedAt, nts{&s.LastActivityAt}, nts{&s.PassivatedAt}, &s.Rev)
+	return r.Scan(&s.ID, &s.Label, &s.State, &s.CreatedAt, nts{&s.LastActivityAt}, nts{&s.PassivatedAt}, &s.Rev, &s.Agent)
 }
 
 // GetSession returns the session id; wrapped core.ErrNotFound when unknown.
@@ -16,8 +16,8 @@ func (t *tx) GetSession(id string) (*core.Session, error) {
 // InsertSession stores s with Rev 1; core.ErrConflict when the id exists.
 func (t *tx) InsertSession(s *core.Session) error {
 	_, err := t.insert(core.EntitySession, s.ID,
-		"INSERT INTO sessions ("+sessionCols+") VALUES (?, ?, ?, ?, ?, ?, 1)",
-		s.ID, s.Label, string(s.State), int64(s.CreatedAt), tsArg(s.LastActivityAt), tsArg(s.PassivatedAt))
+		"INSERT INTO sessions ("+sessionCols+") VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
+		s.ID, s.Label, string(s.State), int64(s.CreatedAt), tsArg(s.LastActivityAt), tsArg(s.PassivatedAt), s.Agent)
 	if err != nil {
 		return err
 	}
@@ -30,8 +30,8 @@ func (t *tx) InsertSession(s *core.Session) error {
 func (t *tx) UpdateSession(s *core.Session) error {
 	err := t.condUpdate(core.EntitySession, s.ID, s.Rev,
 		`UPDATE sessions SET label = ?, state = ?, created_at = ?, last_activity_at = ?, passivated_at = ?,
-		 rev = rev + 1 WHERE id = ? AND rev = ?`,
-		s.Label, string(s.State), int64(s.CreatedAt), tsArg(s.LastActivityAt), tsArg(s.PassivatedAt), s.ID, s.Rev)
+		 agent = ?, rev = rev + 1 WHERE id = ? AND rev = ?`,
+		s.Label, string(s.State), int64(s.CreatedAt), tsArg(s.LastActivityAt), tsArg(s.PassivatedAt), s.Agent, s.ID, s.Rev)
 	if err != nil {
 		return err
 	}

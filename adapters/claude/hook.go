@@ -53,6 +53,30 @@ func (d Decision) JSON() []byte {
 	return append(b, '\n')
 }
 
+// PermissionRequestJSON is the decision as Claude Code reads a
+// PermissionRequest hook's answer (Claude Code hooks: PermissionRequest):
+// {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":
+// {"behavior":"allow"|"deny","message":…}}} and a newline. Anything but an
+// allow is a deny.
+func (d Decision) PermissionRequestJSON() []byte {
+	type decision struct {
+		Behavior string `json:"behavior"`
+		Message  string `json:"message,omitempty"`
+	}
+	type specific struct {
+		HookEventName string   `json:"hookEventName"`
+		Decision      decision `json:"decision"`
+	}
+	behavior := Deny
+	if d.Permission == Allow {
+		behavior = Allow
+	}
+	b, _ := json.Marshal(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{EventPermissionRequest, decision{behavior, d.Reason}}})
+	return append(b, '\n')
+}
+
 // DenyError is the fail-closed answer when a gated tool call cannot reach a
 // decision (SPEC §12: deny on any internal error, never allow).
 func DenyError(err error) Decision {
@@ -63,6 +87,26 @@ func DenyError(err error) Decision {
 type Config struct {
 	ApprovalTimeout time.Duration // default DefaultApprovalTimeout
 	RunInactivity   time.Duration // default DefaultRunInactivity
+	// TaskKind is the kind of the sub-agent task rows (default TaskKind;
+	// the Codex and Gemini adapters give theirs).
+	TaskKind string
+	// NestRunPrefix, when set, binds a PreToolUse without agent_id to the
+	// newest running run of its session whose id starts with it (Gemini
+	// CLI: a sub-agent's calls carry no agent id, so they are nested under
+	// the open invoke_agent call's run).
+	NestRunPrefix string
+	// Agent is recorded on the sessions this opens (default AgentName).
+	Agent string
+}
+
+// AgentName is Claude Code's name in the registry's sessions.agent.
+const AgentName = "claude"
+
+func (c Config) agent() string {
+	if c.Agent == "" {
+		return AgentName
+	}
+	return c.Agent
 }
 
 // Handler maps hook events onto the registry (SPEC §12). Its actor is
@@ -88,12 +132,9 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		}
 		return &d, err
 	case EventSessionStart:
-		open := h.Reg.OpenSession
-		if p.Source == "resume" {
-			// `claude --resume` continues a conversation SessionEnd closed.
-			open = h.Reg.ReopenSession
-		}
-		_, _, err := open(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), core.ActorRuntime)
+		// `claude --resume` continues a conversation SessionEnd closed.
+		reopen := p.Source == "resume"
+		_, _, err := h.Reg.OpenAgentSession(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), h.Cfg.agent(), reopen, core.ActorRuntime)
 		return nil, err
 	case EventSessionEnd:
 		// session_id is the runtime's: matched whole, never as a prefix.
@@ -103,6 +144,9 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		}
 		return nil, err
 	case EventPostToolUse:
+		if err := h.nest(ctx, p); err != nil {
+			return nil, err
+		}
 		_, err := h.Reg.RecordActivity(ctx, h.activity(p, "PostToolUse "+p.ToolName), core.ActorRuntime)
 		return nil, err
 	case EventStop:
@@ -135,7 +179,7 @@ func SessionLabel(cwd, model string) string {
 }
 
 func (h *Handler) activity(p *Payload, why string) core.Activity {
-	return core.Activity{Session: p.SessionID, Label: SessionLabel(p.Cwd, ""), RunID: p.AgentID, Why: why}
+	return core.Activity{Session: p.SessionID, Label: SessionLabel(p.Cwd, ""), RunID: p.AgentID, Why: why, Agent: h.Cfg.agent()}
 }
 
 func (h *Handler) approvalTimeout() time.Duration {
@@ -156,6 +200,9 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	}
 	if p.ToolName == "" {
 		return Decision{}, core.Invalidf("PreToolUse payload has no tool_name")
+	}
+	if err := h.nest(ctx, p); err != nil {
+		return Decision{}, err
 	}
 	if _, err := h.Reg.RecordActivity(ctx, h.activity(p, "PreToolUse "+p.ToolName), core.ActorRuntime); err != nil {
 		return Decision{}, err
@@ -193,6 +240,32 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		a = got
 	}
 	return h.answer(a), nil
+}
+
+// nest binds p, when it names no agent, to the run Cfg.NestRunPrefix
+// finds (its approval, its progress), if any.
+func (h *Handler) nest(ctx context.Context, p *Payload) error {
+	if p.AgentID != "" || h.Cfg.NestRunPrefix == "" {
+		return nil
+	}
+	id, err := h.nestedRun(ctx, p.SessionID)
+	p.AgentID = id
+	return err
+}
+
+// nestedRun is the newest running run of session whose id starts with
+// Cfg.NestRunPrefix, "" when none.
+func (h *Handler) nestedRun(ctx context.Context, session string) (string, error) {
+	runs, err := h.Reg.ListRuns(ctx, core.RunFilter{RunningOnly: true, Session: session, Limit: 50})
+	if err != nil {
+		return "", err
+	}
+	for _, r := range runs { // newest first
+		if strings.HasPrefix(r.RunID, h.Cfg.NestRunPrefix) {
+			return r.RunID, nil
+		}
+	}
+	return "", nil
 }
 
 // withdrawTimeout bounds withdrawing an approval after the hook's context
@@ -305,8 +378,12 @@ func (h *Handler) subagentStart(ctx context.Context, p *Payload) error {
 		RequesterSession: p.SessionID, Label: label, InactivityBudget: budget}, core.ActorRuntime); err != nil {
 		return err
 	}
+	kind := h.Cfg.TaskKind
+	if kind == "" {
+		kind = TaskKind
+	}
 	t, err := reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeSubagent, RunID: p.AgentID,
-		OwnerSession: p.SessionID, Kind: TaskKind, Label: label}, core.ActorRuntime)
+		OwnerSession: p.SessionID, Kind: kind, Label: label}, core.ActorRuntime)
 	if err != nil {
 		return err
 	}

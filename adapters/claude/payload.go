@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawpit/clawpit/adapters/hookkit"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
 )
@@ -49,6 +50,12 @@ type Payload struct {
 	HookEventName  string // hook_event_name
 	AgentID        string // agent_id: inside a sub-agent, and SubagentStart/Stop
 	AgentType      string // agent_type
+	TurnID         string // turn_id (Codex hooks: turn events)
+
+	// Note is not read from the payload: an adapter's warning about the
+	// call (Codex: an interactive shell), put before the rationale an
+	// approval shows.
+	Note string
 
 	// PreToolUse / PostToolUse.
 	ToolName     string          // tool_name
@@ -137,7 +144,7 @@ func ParsePayload(data []byte) (*Payload, error) {
 	if len(data) == 0 {
 		return nil, core.Invalidf("empty hook payload on stdin")
 	}
-	if err := checkObject(data); err != nil {
+	if err := hookkit.CheckObject(data); err != nil {
 		return nil, core.Invalidf("hook payload: %v", err)
 	}
 	var m map[string]json.RawMessage
@@ -156,7 +163,7 @@ func ParsePayload(data []byte) (*Payload, error) {
 	p := &Payload{
 		SessionID: str(m, "session_id"), TranscriptPath: str(m, "transcript_path"), Cwd: str(m, "cwd"),
 		PermissionMode: str(m, "permission_mode"), HookEventName: event,
-		AgentID: str(m, "agent_id"), AgentType: str(m, "agent_type"),
+		AgentID: str(m, "agent_id"), AgentType: str(m, "agent_type"), TurnID: str(m, "turn_id"),
 		ToolName: str(m, "tool_name"), ToolUseID: str(m, "tool_use_id"),
 		ToolInput: obj(m, "tool_input"), ToolResponse: m["tool_response"],
 		AgentTranscriptPath: str(m, "agent_transcript_path"), LastAssistantMessage: str(m, "last_assistant_message"),
@@ -166,89 +173,6 @@ func ParsePayload(data []byte) (*Payload, error) {
 	_ = json.Unmarshal(m["duration_ms"], &p.DurationMs)
 	_ = json.Unmarshal(m["stop_hook_active"], &p.StopHookActive)
 	return p, nil
-}
-
-// checkObject walks data's tokens: one JSON object and nothing after it, no
-// object (at any depth) naming a member twice.
-func checkObject(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return fmt.Errorf("not JSON: %w", err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("not a JSON object")
-	}
-	if err := checkMembers(dec, 1); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return fmt.Errorf("trailing data after the JSON object")
-	}
-	return nil
-}
-
-// maxPayloadDepth bounds the nesting checkMembers follows (encoding/json
-// itself stops at 10000).
-const maxPayloadDepth = 512
-
-// checkMembers reads an object's members after its '{' up to its '}',
-// refusing a repeated name, and checks nested values.
-func checkMembers(dec *json.Decoder, depth int) error {
-	if depth > maxPayloadDepth {
-		return fmt.Errorf("nested deeper than %d", maxPayloadDepth)
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fmt.Errorf("bad JSON: %w", err)
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return fmt.Errorf("bad JSON: member name %v", tok)
-		}
-		if seen[key] {
-			return fmt.Errorf("member %q appears twice in one object", clip(key, 64))
-		}
-		seen[key] = true
-		if err := checkValue(dec, depth); err != nil {
-			return err
-		}
-	}
-	if _, err := dec.Token(); err != nil { // '}'
-		return fmt.Errorf("bad JSON: %w", err)
-	}
-	return nil
-}
-
-// checkValue reads one value, checking the objects inside it.
-func checkValue(dec *json.Decoder, depth int) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return fmt.Errorf("bad JSON: %w", err)
-	}
-	d, ok := tok.(json.Delim)
-	switch {
-	case !ok:
-		return nil
-	case d == '{':
-		return checkMembers(dec, depth+1)
-	case d == '[':
-		if depth+1 > maxPayloadDepth {
-			return fmt.Errorf("nested deeper than %d", maxPayloadDepth)
-		}
-		for dec.More() {
-			if err := checkValue(dec, depth+1); err != nil {
-				return err
-			}
-		}
-		if _, err := dec.Token(); err != nil { // ']'
-			return fmt.Errorf("bad JSON: %w", err)
-		}
-		return nil
-	}
-	return fmt.Errorf("bad JSON: unexpected %v", d)
 }
 
 // KnownEvent reports whether name is exactly one of the hook events clawpit
@@ -349,6 +273,9 @@ func (p *Payload) ToolCall() (command, rationale string) {
 	rationale = str(in, "description")
 	if rationale == "" {
 		rationale = str(in, "prompt")
+	}
+	if p.Note != "" {
+		rationale = strings.TrimSpace(p.Note + " " + rationale)
 	}
 	return command, rationale
 }

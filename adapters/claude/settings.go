@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,7 +53,23 @@ type InstallOptions struct {
 	// Claude Code before MinOnFailureVersion rejects the key, and with it the
 	// whole settings file: see SupportsOnFailure.
 	OnFailure string
+	// GateOn is what waits for an operator: GateOnTool (default) every
+	// PreToolUse matching Gate; GateOnAsk only a PermissionRequest, which
+	// Claude Code fires when its own rules would ask its user (also in
+	// headless -p runs, 2.1.328), so the user's allow and deny rules keep
+	// deciding everything else.
+	GateOn string
 }
+
+// Gate modes (InstallOptions.GateOn, --gate-on).
+const (
+	GateOnTool = "tool"
+	GateOnAsk  = "ask"
+)
+
+// EventPermissionRequest is Claude Code's permission-request hook event
+// (Claude Code hooks: PermissionRequest; no tool_use_id).
+const EventPermissionRequest = "PermissionRequest"
 
 // OnFailureBlock is the `onFailure` value that makes Claude Code block a tool
 // call whose PreToolUse hook cannot start, times out or exits with an
@@ -117,6 +134,12 @@ func GateTimeoutSeconds(d time.Duration) int {
 // registry by absolute path, `hook`, the approval timeout, the run inactivity
 // budget when not the default, --gated for PreToolUse, and Marker last.
 func HookCommand(o InstallOptions, gated bool) string {
+	return hookCommand(o, gated, "")
+}
+
+// hookCommand is HookCommand with --gate-on ask for the PermissionRequest
+// hook (gateOn GateOnAsk).
+func hookCommand(o InstallOptions, gated bool, gateOn string) string {
 	timeout := o.ApprovalTimeout
 	if timeout <= 0 {
 		timeout = DefaultApprovalTimeout
@@ -127,6 +150,9 @@ func HookCommand(o InstallOptions, gated bool) string {
 	}
 	if gated {
 		cmd += " --gated"
+	}
+	if gateOn == GateOnAsk {
+		cmd += " --gate-on ask"
 	}
 	return cmd + " " + Marker
 }
@@ -188,24 +214,62 @@ func Install(o InstallOptions) (Change, error) {
 	if o.OnFailure != "" && o.OnFailure != OnFailureBlock {
 		return Change{}, core.Invalidf("onFailure %q: want %q or none", o.OnFailure, OnFailureBlock)
 	}
+	if o.GateOn != "" && o.GateOn != GateOnTool && o.GateOn != GateOnAsk {
+		return Change{}, core.Invalidf("gate-on %q: want %q or %q", o.GateOn, GateOnTool, GateOnAsk)
+	}
+	ask := o.GateOn == GateOnAsk
 	groups := map[string][]byte{}
 	for _, ev := range Events {
-		h := map[string]any{"type": "command", "command": HookCommand(o, ev == EventPreToolUse), "timeout": HookTimeoutSeconds}
+		h := map[string]any{"type": "command", "command": HookCommand(o, ev == EventPreToolUse && !ask), "timeout": HookTimeoutSeconds}
 		g := orderedObject{}
-		switch ev {
-		case EventPreToolUse:
+		switch {
+		case ev == EventPreToolUse && ask:
+			continue // PermissionRequest gates instead; Claude Code's rules decide the rest
+		case ev == EventPreToolUse:
 			h["timeout"] = GateTimeoutSeconds(o.ApprovalTimeout)
 			if o.OnFailure != "" {
 				h["onFailure"] = o.OnFailure
 			}
 			g.set("matcher", mustJSON(o.Gate))
-		case EventPostToolUse:
+		case ev == EventPostToolUse:
 			g.set("matcher", mustJSON("*"))
 		}
 		g.set("hooks", mustJSON([]any{orderedHook(h)}))
 		groups[ev] = g.bytes()
 	}
-	return rewrite(o.Settings, func(ev string) []byte { return groups[ev] })
+	if ask {
+		h := map[string]any{"type": "command", "command": hookCommand(o, true, GateOnAsk), "timeout": GateTimeoutSeconds(o.ApprovalTimeout)}
+		if o.OnFailure != "" {
+			h["onFailure"] = o.OnFailure
+		}
+		g := orderedObject{}
+		g.set("matcher", mustJSON(o.Gate))
+		g.set("hooks", mustJSON([]any{orderedHook(h)}))
+		groups[EventPermissionRequest] = g.bytes()
+	}
+	return rewriteEvents(o.Settings, append(slices.Clone(Events), EventPermissionRequest), func(ev string) []byte { return groups[ev] })
+}
+
+// Group is one matcher group of a hooks file in Claude Code's format (also
+// Codex's hooks.json and Gemini CLI's settings.json): {"matcher": M (left
+// out when ""), "hooks": [{"type": "command", "command": C, "timeout": T}]},
+// T in the agent's own unit.
+func Group(matcher, command string, timeout int) json.RawMessage {
+	g := orderedObject{}
+	if matcher != "" {
+		g.set("matcher", mustJSON(matcher))
+	}
+	g.set("hooks", mustJSON([]any{orderedHook(map[string]any{"type": "command", "command": command, "timeout": timeout})}))
+	return g.bytes()
+}
+
+// RewriteHooks merges groups (event → one group, see Group) into the hooks
+// file at path the way Install does for Claude Code: clawpit's own entries
+// replaced where they stand, events in order, everything else kept, an
+// atomic write with a backup, nothing written when nothing changes. Used by
+// the Codex and Gemini adapters, whose hooks files share the shape.
+func RewriteHooks(path string, events []string, groups map[string]json.RawMessage) (Change, error) {
+	return rewriteEvents(path, events, func(ev string) []byte { return groups[ev] })
 }
 
 // orderedHook writes a hook object with its keys in the reference's order
@@ -286,6 +350,11 @@ func Status(path string) ([]Installed, error) {
 // path and puts want(event) (nil: nothing) where the first of them stood, or
 // at the end of the event's list; then writes the file if it changed.
 func rewrite(path string, want func(event string) []byte) (Change, error) {
+	return rewriteEvents(path, Events, want)
+}
+
+// rewriteEvents is rewrite for the events of any agent's hooks file.
+func rewriteEvents(path string, evs []string, want func(event string) []byte) (Change, error) {
 	ch := Change{Path: path}
 	// A settings file kept as a symlink (dotfiles) is rewritten where it
 	// points, so the link survives.
@@ -309,7 +378,11 @@ func rewrite(path string, want func(event string) []byte) (Change, error) {
 	for i := range hooks {
 		events[hooks[i].key] = true
 	}
-	for _, ev := range Events {
+	wanted := false
+	for _, ev := range evs {
+		if want(ev) != nil {
+			wanted = true
+		}
 		if !events[ev] && want(ev) != nil {
 			hooks = append(hooks, kv{key: ev, val: []byte("[]")})
 		}
@@ -345,7 +418,7 @@ func rewrite(path string, want func(event string) []byte) (Change, error) {
 			}
 		}
 	}
-	if !exists && want(EventPreToolUse) == nil {
+	if !exists && !wanted {
 		return ch, nil
 	}
 	mode := os.FileMode(0o600)
@@ -582,4 +655,11 @@ func writeAtomic(path string, data []byte, mode os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// WriteFileAtomic writes data to path through a fsynced temporary file in
+// the same directory, renamed over it, with mode (the Codex and Gemini
+// adapters' config files).
+func WriteFileAtomic(path string, data []byte, mode os.FileMode) error {
+	return writeAtomic(path, data, mode)
 }

@@ -341,3 +341,51 @@ func TestParseVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallGateOnAsk: --gate-on ask installs a gated PermissionRequest
+// hook (matcher the gate, timeout the gate's, onFailure kept) and no
+// PreToolUse; back to tool, PreToolUse is gated again and PermissionRequest
+// is gone.
+func TestInstallGateOnAsk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	o := InstallOptions{Settings: path, Binary: "/bin/clawpit", DB: "/reg.db", ApprovalTimeout: time.Minute, OnFailure: OnFailureBlock}
+	for _, tc := range []struct {
+		gateOn      string
+		wantGated   string
+		wantMissing string
+	}{
+		{GateOnAsk, EventPermissionRequest, EventPreToolUse},
+		{GateOnTool, EventPreToolUse, EventPermissionRequest},
+	} {
+		o.GateOn = tc.gateOn
+		if _, err := Install(o); err != nil {
+			t.Fatal(err)
+		}
+		hs, err := Status(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, h := range hs {
+			switch h.Event {
+			case tc.wantMissing:
+				t.Errorf("gate-on %s: %s hook installed", tc.gateOn, h.Event)
+			case tc.wantGated:
+				found = true
+				if !strings.Contains(h.Command, "--gated") || h.Timeout != 90 || h.OnFailure != OnFailureBlock || h.Matcher != DefaultGate {
+					t.Errorf("gate-on %s: gated hook %+v", tc.gateOn, h)
+				}
+				if got := strings.Contains(h.Command, "--gate-on ask"); got != (tc.gateOn == GateOnAsk) {
+					t.Errorf("gate-on %s: command %q", tc.gateOn, h.Command)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("gate-on %s: no %s hook", tc.gateOn, tc.wantGated)
+		}
+	}
+	o.GateOn = "sometimes"
+	if _, err := Install(o); err == nil {
+		t.Error("gate-on sometimes accepted")
+	}
+}

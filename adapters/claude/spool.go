@@ -18,6 +18,9 @@ import (
 type spoolRecord struct {
 	V            int      `json:"v"`
 	InactivityMs int64    `json:"inactivity_ms,omitempty"`
+	TaskKind     string   `json:"task_kind,omitempty"` // Config.TaskKind (Codex, Gemini)
+	Agent        string   `json:"agent,omitempty"`     // Config.Agent
+	NestRuns     string   `json:"nest_runs,omitempty"` // Config.NestRunPrefix
 	Payload      *Payload `json:"payload"`
 }
 
@@ -31,7 +34,7 @@ func EncodeSpoolRecord(p *Payload, cfg Config) ([]byte, error) {
 	if p.HookEventName == EventPreToolUse {
 		return nil, core.Invalidf("a PreToolUse event is never spooled")
 	}
-	b, err := json.Marshal(spoolRecord{V: spoolVersion, InactivityMs: cfg.RunInactivity.Milliseconds(), Payload: p})
+	b, err := json.Marshal(spoolRecord{V: spoolVersion, InactivityMs: cfg.RunInactivity.Milliseconds(), TaskKind: cfg.TaskKind, Agent: cfg.Agent, NestRuns: cfg.NestRunPrefix, Payload: p})
 	if err != nil {
 		return nil, fmt.Errorf("encode hook spool record: %w", err)
 	}
@@ -52,7 +55,7 @@ func decodeSpoolRecord(data []byte) (*Payload, Config, error) {
 	case rec.Payload.HookEventName == EventPreToolUse:
 		return nil, Config{}, core.Invalidf("hook spool record holds a PreToolUse, which is never spooled")
 	}
-	cfg := Config{RunInactivity: time.Duration(rec.InactivityMs) * time.Millisecond}
+	cfg := Config{RunInactivity: time.Duration(rec.InactivityMs) * time.Millisecond, TaskKind: rec.TaskKind, Agent: rec.Agent, NestRunPrefix: rec.NestRuns}
 	if cfg.RunInactivity <= 0 || cfg.RunInactivity > MaxRunInactivity {
 		cfg.RunInactivity = DefaultRunInactivity
 	}

@@ -1,6 +1,6 @@
 // Command hooks measures the Claude Code adapter (SPEC §12, issue targets).
 //
-//	go run -tags sqlite_fts5 ./bench/hooks [-n 100] [-m 20] [-idle 20] [-idle-for 10s] [-bin PATH] [-strict]
+//	go run -tags sqlite_fts5 ./bench/hooks [-n 100] [-m 20] [-idle 20] [-idle-for 10s] [-agents 20] [-bin PATH] [-strict]
 //
 // First, a non-gating hook from process start to exit: -n interleaved runs of
 // `clawpit hook` with a PostToolUse payload on stdin (session activity and run
@@ -12,6 +12,13 @@
 // < 300 ms. Third, the CPU of -idle waiting hooks: it starts them, waits until
 // every approval is pending, settles 1 s, then sums utime+stime from
 // /proc/<pid>/stat over -idle-for; target under 1% of one core per waiter.
+//
+// Fourth, the three agents side by side (issue 28; -agents N runs each,
+// 0 skips it): for Claude Code, Codex CLI (`hook --agent codex`) and Gemini
+// CLI (`hook --agent gemini`), a non-gating event (PostToolUse, AfterTool)
+// start to exit, and approval decided → hook exited (Codex and Gemini CLI
+// answer an approval with silence, so the exit is the answer); targets
+// < 15 ms and < 300 ms.
 //
 // It builds clawpit (or uses -bin) and works in a temporary registry. -strict
 // exits 1 when a target is missed.
@@ -47,8 +54,9 @@ func main() {
 	idleFor := flag.Duration("idle-for", 10*time.Second, "how long the idle CPU is measured")
 	bin := flag.String("bin", "", "clawpit binary to use (default: go build)")
 	strict := flag.Bool("strict", false, "exit 1 when a target is missed")
+	agents := flag.Int("agents", 20, "runs of each measure per agent in the side-by-side section (0: skip it)")
 	flag.Parse()
-	ok, err := run(*n, *m, *idle, *idleFor, *bin)
+	ok, err := run(*n, *m, *idle, *idleFor, *bin, *agents)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hooks:", err)
 		os.Exit(1)
@@ -58,7 +66,7 @@ func main() {
 	}
 }
 
-func run(n, m, idle int, idleFor time.Duration, bin string) (bool, error) {
+func run(n, m, idle int, idleFor time.Duration, bin string, agents int) (bool, error) {
 	dir, err := os.MkdirTemp("", "clawpit-bench-hooks-")
 	if err != nil {
 		return false, err
@@ -186,8 +194,108 @@ func run(n, m, idle int, idleFor time.Duration, bin string) (bool, error) {
 			return false, err
 		}
 	}
+	if agents > 0 {
+		aok, err := sideBySide(ctx, reg, bin, db, agents)
+		if err != nil {
+			return false, err
+		}
+		ok = ok && aok
+	}
 	fmt.Printf("load average: %s\n", loadavg())
 	return ok, nil
+}
+
+// benchAgent is one agent's hook contract as the bench drives it.
+type benchAgent struct {
+	name string
+	args []string // after `hook`
+	post []byte   // a non-gating event
+	pre  func(id string) []byte
+}
+
+var benchAgents = []benchAgent{
+	{name: "claude", post: payload(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "toolu_p"}),
+		pre: func(id string) []byte {
+			return payload(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": id,
+				"tool_input": map[string]any{"command": "make deploy-" + id}})
+		}},
+	{name: "codex", args: []string{"--agent", "codex"},
+		post: payload(map[string]any{"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_use_id": "call_p", "turn_id": "t"}),
+		pre: func(id string) []byte {
+			return payload(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": id, "turn_id": "t",
+				"tool_input": map[string]any{"command": "make deploy-" + id}})
+		}},
+	{name: "gemini", args: []string{"--agent", "gemini"},
+		post: payload(map[string]any{"hook_event_name": "AfterTool", "tool_name": "run_shell_command"}),
+		pre: func(id string) []byte {
+			return payload(map[string]any{"hook_event_name": "BeforeTool", "tool_name": "run_shell_command",
+				"tool_input": map[string]any{"command": "make deploy-" + id}})
+		}},
+}
+
+// sideBySide is section 4: each agent's non-gating hook cost and its
+// decision → exit latency, runs times each.
+func sideBySide(ctx context.Context, reg *core.Registry, bin, db string, runs int) (bool, error) {
+	ok := true
+	fmt.Println("4. per agent  [targets: event < 15ms, decision → hook exited < 300ms]")
+	for _, ag := range benchAgents {
+		var evT, lat []time.Duration
+		for i := 0; i < runs; i++ {
+			d, err := timed(bin, ag.post, append([]string{"--db", db, "hook"}, ag.args...)...)
+			if err != nil {
+				return false, fmt.Errorf("%s event hook: %w", ag.name, err)
+			}
+			evT = append(evT, d)
+			id := fmt.Sprintf("%s_lat_%d", ag.name, i)
+			cmd := exec.Command(bin, append(append([]string{"--db", db, "hook"}, ag.args...), "--approval-timeout", "5m", "--gated")...)
+			cmd.Stdin, cmd.Stderr = bytes.NewReader(ag.pre(id)), os.Stderr
+			var out bytes.Buffer
+			cmd.Stdout = &out
+			if err := cmd.Start(); err != nil {
+				return false, err
+			}
+			a, err := waitPendingCommand(ctx, reg, "make deploy-"+id)
+			if err != nil {
+				return false, err
+			}
+			time.Sleep(time.Duration(50+i*37%200) * time.Millisecond)
+			if _, _, _, err := reg.ApproveApproval(ctx, a.ID, core.ScopeOnce, "bench@host"); err != nil {
+				return false, err
+			}
+			decided := time.Now()
+			if err := cmd.Wait(); err != nil {
+				return false, fmt.Errorf("%s gated hook: %w", ag.name, err)
+			}
+			lat = append(lat, time.Since(decided))
+			if strings.Contains(out.String(), `"deny"`) {
+				return false, fmt.Errorf("%s gated hook denied an approved call: %s", ag.name, out.String())
+			}
+		}
+		em, lm := median(evT), median(lat)
+		fmt.Printf("   %-7s event hook median %s (p90 %s); decision → hook exited median %s (p90 %s)\n",
+			ag.name, ms(em), ms(p90(evT)), ms(lm), ms(p90(lat)))
+		ok = ok && em < 15*time.Millisecond && lm < 300*time.Millisecond
+	}
+	return ok, nil
+}
+
+// waitPendingCommand finds the pending approval of command (Gemini CLI's
+// have no tool_use_id).
+func waitPendingCommand(ctx context.Context, reg *core.Registry, command string) (*core.Approval, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		aps, err := reg.ListApprovals(ctx, core.ApprovalFilter{Statuses: []core.ApprovalStatus{core.ApprovalPending}})
+		if err != nil {
+			return nil, err
+		}
+		for i := range aps {
+			if aps[i].Command == command {
+				return &aps[i], nil
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("no pending approval for %q", command)
 }
 
 func payload(extra map[string]any) []byte {

@@ -46,8 +46,9 @@ notifications in Alerts. A gated tool call (by default Bash, Write, Edit,
 MultiEdit, NotebookEdit, WebFetch and MCP tools) waits until an operator
 approves or denies it in clawpit; without a decision within the approval
 timeout it is denied.`
-	hooks.AddCommand(hooksInstallCmd(a), hooksUninstallCmd(a), hooksStatusCmd(a))
-	return []*cobra.Command{hooks, hookCmd(a)}
+	hooks.AddCommand(a.withAgent(hooksInstallCmd(a), a.hooksInstallAgent), a.withAgent(hooksUninstallCmd(a), a.hooksUninstallAgent),
+		a.withAgent(hooksStatusCmd(a), a.hooksStatusAgent))
+	return []*cobra.Command{hooks, a.withAgent(hookCmd(a), a.hookAgent)}
 }
 
 // defaultSettingsPath is ~/.claude/settings.json.
@@ -144,13 +145,14 @@ when it holds the onFailure key.`,
 			}
 			current := ""
 			for _, h := range installed {
-				if h.Event == claude.EventPreToolUse {
+				if h.Event == claude.EventPreToolUse || h.Event == claude.EventPermissionRequest { // the gated hook of either --gate-on
 					current = h.OnFailure
 				}
 			}
 			of, warning := resolveOnFailure(cmd.Context(), onFailure, current, rerunLine(cmd))
+			gateOn, _ := cmd.Flags().GetString("gate-on") // added by withAgent
 			ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate,
-				RunInactivity: inactivity, OnFailure: of})
+				RunInactivity: inactivity, OnFailure: of, GateOn: gateOn})
 			if err != nil {
 				return err
 			}

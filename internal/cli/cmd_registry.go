@@ -350,8 +350,8 @@ func sessionCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return listOutput(a, "sessions", ss, []string{"ID", "STATE", "CREATED", "ACTIVE", "LABEL"}, func(n time.Time, s *core.Session) []string {
-				return []string{termtext.Exact(s.ID, 64), string(s.State), age(n, s.CreatedAt), age(n, s.LastActivityAt), termtext.Exact(s.Label, 60)}
+			return listOutput(a, "sessions", ss, []string{"ID", "STATE", "AGENT", "CREATED", "ACTIVE", "LABEL"}, func(n time.Time, s *core.Session) []string {
+				return []string{termtext.Exact(s.ID, 64), string(s.State), orDefault(termtext.Exact(s.Agent, 12), "-"), age(n, s.CreatedAt), age(n, s.LastActivityAt), termtext.Exact(s.Label, 60)}
 			})
 		},
 	}

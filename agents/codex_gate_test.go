@@ -1,0 +1,269 @@
+package agents
+
+// The Codex gate end to end: the real Codex CLI 0.169.0 (CLAWPIT_CODEX),
+// a plain `codex exec` (no --dangerously-bypass-hook-trust: the hooks run
+// because `clawpit hooks install --agent codex` left them trusted) against
+// a Responses API stand-in.
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/adapters/codex"
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/agenttest"
+	"github.com/clawpit/clawpit/internal/e2e"
+)
+
+// newCodexGate installs clawpit's hooks into a scratch $CODEX_HOME (`hooks
+// install --agent codex --config-dir DIR --approval-timeout timeout`) and
+// sets Codex up against a stand-in answering script.
+func newCodexGate(t *testing.T, timeout string, script agenttest.Script) *claudeGate {
+	t.Helper()
+	agenttest.RequireCLI(t, agenttest.EnvCodex, "@openai/codex")
+	srv := agenttest.NewResponsesAPI(t, script)
+	g := &claudeGate{t: t, cli: e2e.NewCLI(t, bin), srv: srv, agent: agenttest.NewCodex(t, srv.URL)}
+	g.cli.OK("hooks", "install", "--agent", "codex", "--config-dir", g.agent.CodexHome(), "--approval-timeout", timeout)
+	return g
+}
+
+// startCodex starts a plain `codex exec prompt`, bounded by runTimeout.
+func (g *claudeGate) startCodex(prompt string) *agenttest.Proc {
+	g.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	g.t.Cleanup(cancel)
+	p, err := g.agent.Start(ctx, prompt)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	return p
+}
+
+// TestCodexGateTrusted: after `hooks install --agent codex`, `hooks status
+// --agent codex` reports every hook trusted and Codex itself agrees
+// (`codex app-server` hooks/list); after uninstall nothing is left.
+func TestCodexGateTrusted(t *testing.T) {
+	g := newCodexGate(t, "1m", nil)
+	out := g.cli.OK("hooks", "status", "--agent", "codex", "--config-dir", g.agent.CodexHome())
+	if strings.Contains(out, "NOT TRUSTED") || !strings.Contains(out, "7 clawpit hooks") {
+		t.Fatalf("hooks status:\n%s", out)
+	}
+	hs := codexHooksList(t, g.agent)
+	if len(hs) != len(codex.Events) {
+		t.Fatalf("codex app-server lists %d hooks, want %d: %+v", len(hs), len(codex.Events), hs)
+	}
+	for _, h := range hs {
+		if h.TrustStatus != "trusted" {
+			t.Errorf("codex app-server: %s is %q (timeout %d s, hash %s), want trusted", h.Key, h.TrustStatus, h.TimeoutSec, h.CurrentHash)
+		}
+	}
+	// Any change un-trusts a hook: status then fails and says the step.
+	hooksPath := filepath.Join(g.agent.CodexHome(), "hooks.json")
+	b, err := os.ReadFile(hooksPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hooksPath, bytes.Replace(b, []byte(`"timeout": 30`), []byte(`"timeout": 31`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := g.cli.Run("hooks", "status", "--agent", "codex", "--config-dir", g.agent.CodexHome())
+	if st.Code == 0 || !hasAll(st.String(), "NOT TRUSTED", "clawpit hooks install --agent codex") {
+		t.Errorf("status of a changed hook:\n%s", st)
+	}
+	untrusted := 0
+	for _, h := range codexHooksList(t, g.agent) {
+		if h.TrustStatus != "trusted" {
+			untrusted++
+		}
+	}
+	if untrusted != 1 {
+		t.Errorf("codex sees %d untrusted hooks after one changed, want 1", untrusted)
+	}
+	g.cli.OK("hooks", "install", "--agent", "codex", "--config-dir", g.agent.CodexHome())
+	g.cli.OK("hooks", "status", "--agent", "codex", "--config-dir", g.agent.CodexHome())
+	g.cli.OK("hooks", "uninstall", "--agent", "codex", "--config-dir", g.agent.CodexHome())
+	if hs := codexHooksList(t, g.agent); len(hs) != 0 {
+		t.Errorf("after uninstall codex still lists %+v", hs)
+	}
+}
+
+// TestCodexGateDecisions: a gated exec_command (touch marker) waits in
+// clawpit as a pending approval under a plain `codex exec`; approve runs it
+// within a second, deny sends the reason to the model and never runs it, a
+// lapsed approval timeout denies and Codex finishes, a registry of garbage
+// bytes denies.
+func TestCodexGateDecisions(t *testing.T) {
+	agenttest.RequireCLI(t, agenttest.EnvCodex, "@openai/codex")
+	const callID = "call_agents_codex_gate_1"
+	tests := []struct {
+		name       string
+		timeout    string
+		corrupt    bool
+		decide     func(g *claudeGate, a core.Approval)
+		wantRan    bool
+		wantResult []string
+	}{
+		{name: "approve runs the call", timeout: "1m", wantRan: true,
+			decide: func(g *claudeGate, a core.Approval) { g.cli.OK("approval", "approve", a.ID) }},
+		{name: "deny sends the reason to the model", timeout: "1m",
+			wantResult: []string{"blocked by PreToolUse hook", "config is frozen until Friday"},
+			decide: func(g *claudeGate, a core.Approval) {
+				g.cli.OK("approval", "deny", a.ID, "--reason", "config is frozen until Friday")
+			}},
+		{name: "approval timeout denies", timeout: "3s", wantResult: []string{"no operator decision within 3s"}},
+		{name: "garbage registry denies", timeout: "1m", corrupt: true, wantResult: []string{"blocked by PreToolUse hook", "denied"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newCodexGate(t, tc.timeout, agenttest.Script{{Match: "CODEX-GATE", Turns: []agenttest.Turn{execCommand(callID, "touch marker")}}})
+			marker := filepath.Join(g.agent.Work, "marker")
+			if tc.corrupt {
+				corruptRegistry(t, g.cli.DB)
+			}
+			started := time.Now()
+			p := g.startCodex("CODEX-GATE: make the marker")
+			if tc.decide != nil {
+				a := g.pending(p, callID)
+				if a.Tool != "Bash" || a.Command != "touch marker" || a.Cwd != g.agent.Work {
+					t.Fatalf("approval shows tool %q command %q cwd %q", a.Tool, a.Command, a.Cwd)
+				}
+				if exists(marker) {
+					t.Fatal("the gated call ran before any decision")
+				}
+				decided := time.Now()
+				tc.decide(g, a)
+				if tc.wantRan {
+					at, ok := waitFile(marker, 10*time.Second)
+					if !ok {
+						t.Fatalf("approved, but the command never ran:\n%s", p.Wait())
+					}
+					if d := at.Sub(decided); d > decisionLatency {
+						t.Errorf("the command ran %s after the decision, want within %s", d, decisionLatency)
+					} else {
+						t.Logf("decision → command ran: %s", d.Round(time.Millisecond))
+					}
+				}
+			}
+			r := finish(t, p)
+			t.Logf("codex exec finished in %s", r.Elapsed.Round(time.Millisecond))
+			if got := exists(marker); got != tc.wantRan {
+				t.Fatalf("marker exists = %v, want %v", got, tc.wantRan)
+			}
+			tr := result(t, g.srv, callID)
+			t.Logf("tool result: %q", tr.Content)
+			if !hasAll(tr.Content, tc.wantResult...) {
+				t.Fatalf("tool result %q, want it to contain %q", tr.Content, tc.wantResult)
+			}
+			if tc.timeout == "3s" && time.Since(started) > runTimeout/2 {
+				t.Errorf("a 3s approval timeout took %s to deny", time.Since(started))
+			}
+		})
+	}
+}
+
+// TestCodexGateSubagent: a sub-agent (spawn_agent, then wait_agent) asks
+// for a gated call; it waits in clawpit bound to the sub-agent's run (its
+// agent_id) and runs once approved.
+func TestCodexGateSubagent(t *testing.T) {
+	const spawnID, waitID, subCall = "call_agents_codex_gspawn", "call_agents_codex_gwait", "call_agents_codex_gsub_1"
+	g := newCodexGate(t, "1m", agenttest.Script{
+		{Match: "SUBAGENT-TASK", Turns: []agenttest.Turn{execCommand(subCall, "touch sub-marker")}, Final: "sub-agent done"},
+		{Match: "CODEX-GSUB", Turns: []agenttest.Turn{
+			{Tool: "spawn_agent", Namespace: "multi_agent_v1", ID: spawnID, Input: map[string]any{"message": "SUBAGENT-TASK: touch sub-marker"}},
+			{Make: func(results []agenttest.ToolResult) agenttest.Turn {
+				var targets []string
+				for _, r := range results {
+					if m := codexAgentID.FindStringSubmatch(r.Content); r.CallID == spawnID && m != nil {
+						targets = append(targets, m[1])
+					}
+				}
+				return agenttest.Turn{Tool: "wait_agent", Namespace: "multi_agent_v1", ID: waitID,
+					Input: map[string]any{"targets": targets, "timeout_ms": 60000}}
+			}},
+		}},
+	})
+	marker := filepath.Join(g.agent.Work, "sub-marker")
+	p := g.startCodex("CODEX-GSUB: delegate to a sub-agent")
+	a := g.pending(p, subCall)
+	var runs []core.Run
+	decode(t, g.cli.OK("--json", "run", "list"), &runs)
+	if len(runs) == 0 || a.RunID == "" || a.RunID != runs[0].RunID {
+		t.Errorf("the sub-agent's approval is bound to run %q; runs %+v", a.RunID, runs)
+	}
+	decided := time.Now()
+	g.cli.OK("approval", "approve", a.ID)
+	at, ok := waitFile(marker, 10*time.Second)
+	if !ok {
+		t.Fatalf("approved, but the sub-agent's command never ran:\n%s", p.Wait())
+	}
+	if d := at.Sub(decided); d > decisionLatency {
+		t.Errorf("the sub-agent's command ran %s after the decision, want within %s", d, decisionLatency)
+	} else {
+		t.Logf("decision → sub-agent's command ran: %s", d.Round(time.Millisecond))
+	}
+	finish(t, p)
+	if tr := result(t, g.srv, waitID); !strings.Contains(tr.Content, "sub-agent done") {
+		t.Errorf("wait_agent's result %q lacks the sub-agent's answer", tr.Content)
+	}
+}
+
+// TestCodexUngatedRunsAtOnce: a read-only tool outside the gate (get_goal)
+// runs at once with no approval recorded.
+func TestCodexUngatedRunsAtOnce(t *testing.T) {
+	const callID = "call_agents_codex_ungated_1"
+	g := newCodexGate(t, "1m", agenttest.Script{{Match: "CODEX-UNGATED", Turns: []agenttest.Turn{
+		{Tool: "get_goal", ID: callID, Input: map[string]any{}}}}})
+	r := finish(t, g.startCodex("CODEX-UNGATED: read the goal"))
+	tr := result(t, g.srv, callID)
+	t.Logf("get_goal result: %q (codex finished in %s)", tr.Content, r.Elapsed.Round(time.Millisecond))
+	if aps := g.approvals(); len(aps) != 0 {
+		t.Fatalf("an ungated tool recorded approvals: %+v", aps)
+	}
+	g.wantSessionAgent("codex")
+}
+
+// TestCodexGateInteractiveShell: an interactive session — a bare shell, or
+// any command with "tty": true (found in the rollout by call id, since the
+// payload shows only the command) — waits in clawpit with the warning that
+// what is typed into it is not gated; denied, it never opens, so the
+// write_stdin that follows has nothing to type into and its command never
+// runs.
+func TestCodexGateInteractiveShell(t *testing.T) {
+	for _, cmd := range []string{"bash", "cat"} {
+		t.Run(cmd, func(t *testing.T) { codexInteractive(t, cmd) })
+	}
+}
+
+func codexInteractive(t *testing.T, cmd string) {
+	const openID, typeID = "call_agents_codex_gtty_1", "call_agents_codex_gtty_2"
+	g := newCodexGate(t, "1m", agenttest.Script{{Match: "CODEX-GTTY", Turns: []agenttest.Turn{
+		{Tool: "exec_command", ID: openID, Input: map[string]any{"cmd": cmd, "tty": true, "yield_time_ms": 500}},
+		{Make: func(results []agenttest.ToolResult) agenttest.Turn {
+			n := 0
+			for _, r := range results {
+				if m := codexSessionID.FindStringSubmatch(r.Content); r.CallID == openID && m != nil {
+					n, _ = strconv.Atoi(m[1])
+				}
+			}
+			return agenttest.Turn{Tool: "write_stdin", ID: typeID, Input: map[string]any{
+				"session_id": n, "chars": "touch tty-marker\n", "yield_time_ms": 1000}}
+		}},
+	}}})
+	p := g.startCodex("CODEX-GTTY: open a shell and type into it")
+	a := g.pending(p, openID)
+	if !strings.Contains(a.Rationale, "WITHOUT clawpit's gate") {
+		t.Errorf("the interactive shell's approval carries no warning: rationale %q", a.Rationale)
+	}
+	g.cli.OK("approval", "deny", a.ID, "--reason", "no interactive shells")
+	finish(t, p)
+	if _, ok := waitFile(filepath.Join(g.agent.Work, "tty-marker"), 2*time.Second); ok {
+		t.Fatal("write_stdin ran a command in a shell the operator denied")
+	}
+	t.Logf("open: %q\ntype: %q", result(t, g.srv, openID).Content, result(t, g.srv, typeID).Content)
+}
