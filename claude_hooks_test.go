@@ -383,6 +383,13 @@ func TestClaudeHooksStoppedHookWithdrawsApproval(t *testing.T) {
 	if h.code != 0 || h.decision != "deny" {
 		t.Fatalf("stopped hook: %s", h)
 	}
+	// The answer and the message say what stopped it, as the recorded
+	// reason does, not "context canceled".
+	for what, text := range map[string]string{"reason": h.reason, "stderr": h.stderr} {
+		if !strings.Contains(text, "stopped before an operator decided (stopped by SIGTERM)") || strings.Contains(text, "context canceled") {
+			t.Fatalf("stopped hook's %s %q, want it to say it was stopped by SIGTERM\n%s", what, text, h)
+		}
+	}
 	var got struct{ core.Approval }
 	c.json(&got, "approval", "show", a.ID)
 	if got.Status != core.ApprovalCancelled || got.DecidedBy != string(core.ActorRuntime) ||
