@@ -77,6 +77,9 @@ type Handler struct {
 // every other event the decision is nil and the error, if any, is only to be
 // reported: such events never block Claude Code. Unknown events are ignored.
 func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
+	if p.HookEventName != EventPreToolUse && !KnownEvent(p.HookEventName) {
+		return nil, nil
+	}
 	if p.SessionID == "" && p.HookEventName != EventPreToolUse {
 		return nil, core.Invalidf("%s payload has no session_id", p.HookEventName)
 	}
