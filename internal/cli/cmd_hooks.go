@@ -85,7 +85,8 @@ func hooksInstallCmd(a *app) *cobra.Command {
 ~/.claude/settings.json). Every other setting and every hook that is not
 clawpit's stays as it was; installing again changes nothing. The file is
 written atomically, keeps its mode, and the previous version is kept beside it
-as <file>.clawpit-backup. The hooks run this binary by absolute path against
+as <file>.clawpit-backup (none for a file install creates: uninstall deletes
+that one). The hooks run this binary by absolute path against
 the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).
 
 --on-failure decides what Claude Code does when the gated hook itself cannot
@@ -158,10 +159,14 @@ when it holds the onFailure key.`,
 				fmt.Fprintln(a.stderr, "clawpit: warning: "+warning)
 			}
 			if a.jsonOut {
-				return a.printJSON(struct {
+				reason := ""
+				if !ch.Changed {
+					reason = "already installed"
+				}
+				return a.printJSON(mutationJSON(core.Result{Applied: ch.Changed, Reason: reason}, "hooks", struct {
 					claude.Change
 					OnFailure string `json:"on_failure,omitempty"`
-				}{ch, of})
+				}{ch, of}))
 			}
 			if !ch.Changed {
 				fmt.Fprintf(a.stdout, "clawpit hooks already installed in %s\n", path)
@@ -254,8 +259,11 @@ func hooksUninstallCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove clawpit's hooks from a Claude Code settings file",
-		Long:  "Remove exactly the hooks 'clawpit hooks install' added; everything else in the file stays.",
-		Args:  cobra.NoArgs,
+		Long: `Remove exactly the hooks 'clawpit hooks install' added; everything else in the
+file stays, and the previous version is kept as <file>.clawpit-backup. A file
+that install created (it holds nothing but clawpit's hooks and has no backup
+beside it) is deleted instead, with its directory when that is then empty.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := resolveSettings(settings)
 			if err != nil {
@@ -266,13 +274,20 @@ func hooksUninstallCmd(a *app) *cobra.Command {
 				return err
 			}
 			if a.jsonOut {
-				return a.printJSON(ch)
+				reason := ""
+				if !ch.Changed {
+					reason = "no clawpit hooks in the file"
+				}
+				return a.printJSON(mutationJSON(core.Result{Applied: ch.Changed, Reason: reason}, "hooks", ch))
 			}
-			if !ch.Changed {
+			switch {
+			case !ch.Changed:
 				fmt.Fprintf(a.stdout, "no clawpit hooks in %s\n", path)
-				return nil
+			case ch.Removed:
+				fmt.Fprintf(a.stdout, "Removed clawpit hooks: deleted %s, which 'hooks install' had created.\n", path)
+			default:
+				fmt.Fprintf(a.stdout, "Removed clawpit hooks from %s (previous version kept as %s).\n", path, ch.Backup)
 			}
-			fmt.Fprintf(a.stdout, "Removed clawpit hooks from %s (previous version kept as %s).\n", path, ch.Backup)
 			return nil
 		},
 	}
