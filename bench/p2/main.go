@@ -2,8 +2,10 @@
 // start`), process start to exit, against a bare `sqlite3` UPDATE on the same
 // database, run side by side (interleaved) so both see the same machine load.
 //
-//	go run -tags sqlite_fts5 ./bench/p2 [-n 200] [-tasks 5000] [-strict]
+//	go run -tags sqlite_fts5 ./bench/p2 [-n 200] [-tasks 5000] [-strict] [-before OLD]
 //
+// With -before, an older clawpit binary (OLD) is timed too, in the same
+// rounds, on queued tasks of its own: before and after side by side.
 // It builds clawpit, seeds a registry with -tasks tasks (mostly terminal
 // history plus 2×n queued ones), then alternates: clawpit starts one queued
 // task (queued → running, journaled), sqlite3 moves another queued task to
