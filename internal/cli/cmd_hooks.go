@@ -396,7 +396,6 @@ func hookCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hook",
 		Short: "Handle one hook event read from stdin (Claude Code runs it; see 'hooks install')",
-		Long:  hookHelp(hookAgents()),
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_ = installedBy
@@ -409,6 +408,12 @@ func hookCmd(a *app) *cobra.Command {
 			return a.runHook(cmd.Context(), claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}, gated)
 		},
 	}
+	// The help text is built when shown, not on every hook event.
+	help := c.HelpFunc()
+	c.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		cmd.Long = hookHelp(hookAgents())
+		help(cmd, args)
+	})
 	// A flag this binary does not know (an install from another clawpit
 	// version) must not become exit 2, which blocks a Stop or any other
 	// event; a tool call is still owed a deny.
