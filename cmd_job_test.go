@@ -441,7 +441,7 @@ func TestJobPartialLiveOnlyAndFollowClosing(t *testing.T) {
 	c := newCLI(t)
 	var run jobOut
 	c.json(&run, "job", "run", "--session", "p", "--", "sh", "-c",
-		`printf 'progress 7%%'; sleep 1; printf ' done\n'; sleep 60`)
+		`printf 'progress 7%%'; sleep 3; printf ' done\n'; sleep 60`)
 	c.killJobOnCleanup(run.Job.ID)
 	cmd := c.command(nil, "job", "follow", run.Job.ID)
 	var so, se lockedBuffer

@@ -1,6 +1,7 @@
 package tailer
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -65,5 +66,38 @@ func TestIsPreview(t *testing.T) {
 		if got := IsPreview([]byte(line)); got != want {
 			t.Errorf("IsPreview(%q) = %v, want %v", line, got, want)
 		}
+	}
+}
+
+// A follow shows a preview only while its line is unfinished: in a backlog
+// (or a batch) where the whole line follows, the previews before it are
+// left out; a preview whose line has not ended is shown.
+func TestFollowDropsSupersededPreviews(t *testing.T) {
+	log := strings.Join([]string{
+		"start",
+		"[partial] progress 7%",
+		"[partial] progress 8%",
+		"progress 8% done",
+		"[partial] Continue? ",
+		"[stderr] warning",
+		"Continue? yes",
+		"[stderr] [partial] waiting",
+	}, "\n") + "\n"
+	dir := writeLogs(t, []byte(log), nil)
+	f, err := Follow(context.Background(), dir, FollowOptions{FromStart: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop()
+	f.StopAtEOF()
+	var got []string
+	for b := range f.C() {
+		for _, l := range b {
+			got = append(got, l.Text)
+		}
+	}
+	want := []string{"start", "progress 8% done", "[partial] Continue? ", "[stderr] warning", "Continue? yes", "[stderr] [partial] waiting"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("follow lines %q, want %q", got, want)
 	}
 }
