@@ -585,6 +585,13 @@ func (a *app) runGated(ctx context.Context, start time.Time, cfg claude.Config, 
 	go func() {
 		defer close(done)
 		d, err := a.decideRetrying(hctx, cfg, p)
+		if c := context.Cause(sctx); err != nil && errors.Is(err, context.Canceled) && c != nil && !errors.Is(c, context.Canceled) &&
+			!strings.Contains(err.Error(), c.Error()) {
+			// Stopped before the approval was asked (while the registry
+			// was opened or retried): say by what, not "context canceled".
+			err = fmt.Errorf("stopped before an operator decided (%v)", c)
+			d = claude.DenyError(err)
+		}
 		answer(d, err)
 	}()
 	t := time.NewTimer(time.Until(deadline))
