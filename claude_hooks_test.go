@@ -383,6 +383,13 @@ func TestClaudeHooksStoppedHookWithdrawsApproval(t *testing.T) {
 	if h.code != 0 || h.decision != "deny" {
 		t.Fatalf("stopped hook: %s", h)
 	}
+	// The answer and the message say what stopped it, as the recorded
+	// reason does, not "context canceled".
+	for what, text := range map[string]string{"reason": h.reason, "stderr": h.stderr} {
+		if !strings.Contains(text, "stopped before an operator decided (stopped by SIGTERM)") || strings.Contains(text, "context canceled") {
+			t.Fatalf("stopped hook's %s %q, want it to say it was stopped by SIGTERM\n%s", what, text, h)
+		}
+	}
 	var got struct{ core.Approval }
 	c.json(&got, "approval", "show", a.ID)
 	if got.Status != core.ApprovalCancelled || got.DecidedBy != string(core.ActorRuntime) ||
@@ -930,5 +937,47 @@ func TestClaudeHooksOnFailureAuto(t *testing.T) {
 	}
 	if _, err := os.Stat(settings); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a refused install wrote %s (%v)", settings, err)
+	}
+}
+
+// `hook` is listed by `clawpit --help` as what Claude Code runs; `hook
+// --help` names every event with the payload fields clawpit reads and shows
+// a sample payload; an event clawpit does not handle is called an unknown
+// event (exit 0, a line on stderr), not blamed on a missing session_id.
+func TestHookHelpAndUnknownEvent(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if o := c.run("--help"); !regexp.MustCompile(`(?m)^  hook +.*Claude Code runs it`).MatchString(o.stdout) {
+		t.Errorf("clawpit --help does not list hook as run by Claude Code:\n%s", o.stdout)
+	}
+	help := c.run("hook", "--help").stdout
+	for _, want := range []string{
+		"Claude Code runs this command",
+		"SessionStart", "SessionEnd", "PreToolUse", "PostToolUse", "SubagentStart", "SubagentStop", "Stop", "Notification",
+		"fields: session_id, tool_name, tool_input, tool_use_id, agent_id, cwd",
+		"fields: session_id, agent_id, agent_type",
+		`"hook_event_name": "PreToolUse"`,
+		"unknown event",
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("hook --help lacks %q:\n%s", want, help)
+		}
+	}
+	for _, payload := range []string{
+		`{"hook_event_name": "PreCompact", "session_id": "s1", "trigger": "auto"}`,
+		`{"hook_event_name": "UserPromptSubmit", "prompt": "hello"}`,
+	} {
+		o := c.runIn(strings.NewReader(payload), "hook")
+		var p struct {
+			Event string `json:"hook_event_name"`
+		}
+		json.Unmarshal([]byte(payload), &p)
+		if o.code != 0 || o.stdout != "" || !strings.Contains(o.stderr, `unknown event "`+p.Event+`"`) || strings.Contains(o.stderr, "session_id") {
+			t.Errorf("hook with %s: %s", payload, o)
+		}
+	}
+	// Nothing was recorded.
+	if o := c.run("session", "list"); o.code == 0 && strings.Contains(o.stdout, "s1") {
+		t.Errorf("an unknown event recorded a session:\n%s", o)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -428,5 +429,58 @@ func TestJobTokenInURLUserinfo(t *testing.T) {
 		if strings.Contains(o.text, token[:12]) || !strings.Contains(o.text, "https://"+redact.Redacted+"@github.com/o/r.git") {
 			t.Errorf("%s:\n%s", o.name, o.text)
 		}
+	}
+}
+
+// A line still being written shows in the live view only: `job follow`
+// prints "[partial] progress 7%" after 200 ms of silence, while `job tail`
+// and the finish notification show the line once, whole. A follow that ends
+// because its job ended closes with how it ended, on stderr.
+func TestJobPartialLiveOnlyAndFollowClosing(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var run jobOut
+	c.json(&run, "job", "run", "--session", "p", "--", "sh", "-c",
+		`printf 'progress 7%%'; sleep 3; printf ' done\n'; sleep 60`)
+	c.killJobOnCleanup(run.Job.ID)
+	cmd := c.command(nil, "job", "follow", run.Job.ID)
+	var so, se lockedBuffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(so.String(), "progress 7% done\n"); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("follow never showed the whole line:\n%s", so.String())
+		}
+	}
+	if !strings.Contains(so.String(), "[partial] progress 7%\n") {
+		t.Errorf("follow did not show the line while it was being written:\n%s", so.String())
+	}
+	c.ok("job", "cancel", run.Job.ID)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("follow: %v\n%s", err, se.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("follow still runs after the job was cancelled")
+	}
+	if !regexp.MustCompile(`(?m)^job ` + run.Job.ID + ` was cancelled after \d+s\n$`).MatchString(se.String()) {
+		t.Errorf("follow's closing line %q, want \"job %s was cancelled after Ns\"", se.String(), run.Job.ID)
+	}
+	if strings.Contains(so.String(), "was cancelled") {
+		t.Errorf("the closing line went to stdout, among the log:\n%s", so.String())
+	}
+	if tail := c.ok("job", "tail", run.Job.ID); strings.Contains(tail, "[partial]") || strings.Count(tail, "progress 7%") != 1 {
+		t.Errorf("job tail shows the line other than once, whole:\n%s", tail)
+	}
+	var ns []core.Notification
+	c.json(&ns, "notifications")
+	if len(ns) != 1 || strings.Contains(ns[0].Text, "[partial]") || strings.Count(ns[0].Text, "\n  progress 7%") != 1 {
+		t.Errorf("notification text shows the line other than once, whole: %+v", ns)
 	}
 }

@@ -119,6 +119,19 @@ func TestJSONShapes(t *testing.T) {
 	for _, args := range [][]string{{"session", "show", "S1"}, {"task", "show", tk}, {"run", "show", "R1"}, {"approval", "show", ap}, {"job", "show", jb}} {
 		check(args, show)
 	}
+	settings := filepath.Join(t.TempDir(), ".claude", "settings.json")
+	if m := check([]string{"hooks", "install", "--settings", settings, "--on-failure", "continue"}, change("hooks")); m["applied"] != true {
+		t.Errorf("hooks install --json: %v", m)
+	}
+	if m := check([]string{"hooks", "install", "--settings", settings, "--on-failure", "continue"}, change("hooks")); m["applied"] != false || m["reason"] == "" {
+		t.Errorf("hooks install --json, again: %v, want applied false with a reason", m)
+	}
+	if m := check([]string{"hooks", "uninstall", "--settings", settings}, change("hooks")); m["applied"] != true {
+		t.Errorf("hooks uninstall --json: %v", m)
+	}
+	if m := check([]string{"hooks", "uninstall", "--settings", settings}, change("hooks")); m["applied"] != false || m["reason"] == "" {
+		t.Errorf("hooks uninstall --json, again: %v, want applied false with a reason", m)
+	}
 	check([]string{"sweep", "--dry-run"}, object("mode", "started_at", "duration_ms", "counts", "actions", "findings", "truncated"))
 	check([]string{"session", "close", "S1"}, change("session", "reap"))
 }

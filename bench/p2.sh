@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # P2 (SPEC §11): `clawpit task start`, process start to exit, against a bare
 # sqlite3 UPDATE on the same database, interleaved. Target: median < 15 ms
-# and ≤ 2× sqlite3. Usage: bench/p2.sh [-n 200] [-tasks 5000] [-strict]
+# and ≤ 2× sqlite3. Usage: bench/p2.sh [-n 200] [-tasks 5000] [-strict] [-before OLD]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v sqlite3 >/dev/null; then

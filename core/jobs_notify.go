@@ -12,30 +12,35 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// jobHeadline is the first line of a job's notification (SPEC J9).
+// jobHeadline is the first line of a job's notification (docs/contract.md#background-jobs):
+// "[Background job <id> <JobOutcome>]".
 func jobHeadline(job *Job) string {
-	var what string
+	return "[Background job " + job.ID + " " + JobOutcome(job) + "]"
+}
+
+// JobOutcome says how job ended, in the words of its notification and of
+// `job follow`'s closing line: "completed successfully", "failed with exit
+// code N", "timed out", "was cancelled", "was lost", "was reaped"; a job
+// still active "is running" (or "is pending").
+func JobOutcome(job *Job) string {
 	switch job.Status {
 	case JobCompleted:
-		what = "completed successfully"
+		return "completed successfully"
 	case JobFailed:
 		if job.ExitCode != nil {
-			what = fmt.Sprintf("failed with exit code %d", *job.ExitCode)
-		} else {
-			what = "failed"
+			return fmt.Sprintf("failed with exit code %d", *job.ExitCode)
 		}
+		return "failed"
 	case JobTimedOut:
-		what = "timed out"
+		return "timed out"
 	case JobCancelled:
-		what = "was cancelled"
+		return "was cancelled"
 	case JobLost:
-		what = "was lost"
+		return "was lost"
 	case JobReaped:
-		what = "was reaped"
-	default:
-		what = "is " + string(job.Status)
+		return "was reaped"
 	}
-	return "[Background job " + job.ID + " " + what + "]"
+	return "is " + string(job.Status)
 }
 
 // JobDuration is how long a job ran: completed_at (or now, while it runs)

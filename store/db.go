@@ -70,6 +70,10 @@ type DB struct {
 	// labelStmts are the label index's write statements, prepared once
 	// (SQLite).
 	labelStmts stmtCache
+	// commits counts this DB's committed Updates: the label statements
+	// are prepared after the second, so a one-shot command (a hook, `task
+	// progress`) never prepares statements it will not run again.
+	commits atomic.Int64
 }
 
 var _ core.Store = (*DB)(nil)
@@ -250,8 +254,11 @@ var ErrNoFTS5 = errors.New("this clawpit was built without SQLite's full-text mo
 
 // checkFTS5 returns ErrNoFTS5 when the linked SQLite lacks FTS5 (a
 // compile-time option: the same for every connection, so an in-memory one
-// answers).
+// answers; known without asking when the build tag compiled it in).
 func checkFTS5(ctx context.Context) error {
+	if fts5Compiled {
+		return nil
+	}
 	mem, err := sql.Open("sqlite3", ":memory:")
 	if err != nil {
 		return err
@@ -399,7 +406,7 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 		return mapErr(err)
 	}
 	committed = true
-	if db.dialect == dialectSQLite {
+	if db.dialect == dialectSQLite && db.commits.Add(1) > 1 {
 		db.labelStmts.warm(ctx, db.write)
 	}
 	return nil

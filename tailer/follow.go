@@ -715,6 +715,27 @@ func (r *followRun) flushPartial() {
 func (r *followRun) add(line []byte) {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	line = r.lr.Line(line)
+	r.dropSuperseded(line)
 	r.batch = append(r.batch, Line{Text: string(line)})
 	r.batchBytes += len(line) + 16
+}
+
+// dropSuperseded removes from the end of the unsent batch the partial-line
+// previews (IsPreview) of line's stream when line is a whole line: in a
+// backlog, or when the line ended before the batch went out, the whole line
+// is all a reader needs. A preview already sent stays shown (a live follow
+// shows it after 200 ms of silence, as it should).
+func (r *followRun) dropSuperseded(line []byte) {
+	if IsPreview(line) {
+		return
+	}
+	stderr := bytes.HasPrefix(line, []byte(redact.StderrPrefix))
+	for n := len(r.batch); n > 0; n-- {
+		prev := []byte(r.batch[n-1].Text)
+		if r.batch[n-1].Gap || !IsPreview(prev) || bytes.HasPrefix(prev, []byte(redact.StderrPrefix)) != stderr {
+			return
+		}
+		r.batchBytes -= len(prev) + 16
+		r.batch = r.batch[:n-1]
+	}
 }

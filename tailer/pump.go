@@ -40,6 +40,17 @@ const PartialIdle = 200 * time.Millisecond
 // whole line is written again, unmarked, when it ends.
 const PartialMark = "[partial] "
 
+// IsPreview reports whether line (as written to a job log) is a partial-line
+// preview: PartialMark at its start, after the stderr prefix if any. The
+// live views (`job follow`, the console's log view) show previews; a stored
+// text (`job tail`, a job's notification) leaves them out, since the whole
+// line follows in the log once it ends. A command's own line that starts
+// with "[partial] " is left out of those texts too.
+func IsPreview(line []byte) bool {
+	line = bytes.TrimPrefix(line, []byte(redact.StderrPrefix))
+	return bytes.HasPrefix(line, []byte(PartialMark))
+}
+
 // holdBack is the length from which a trailing run of non-blank bytes is
 // kept out of a preview: it may be a secret still arriving, which the
 // redactor recognises only whole. A shorter run is kept out too when it

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -171,5 +172,24 @@ func TestInstallRefusesTimeouts(t *testing.T) {
 		if b, _ := os.ReadFile(path); !bytes.Equal(b, orig) {
 			t.Fatalf("settings changed by a refused install:\n%s", b)
 		}
+	}
+}
+
+// EventDocs documents exactly the events clawpit installs, each with
+// session_id among its fields.
+func TestEventDocsCoverEvents(t *testing.T) {
+	var names []string
+	for _, e := range EventDocs() {
+		names = append(names, e.Name)
+		if !slices.Contains(e.Fields, "session_id") || e.Records == "" {
+			t.Errorf("%s: fields %v, records %q", e.Name, e.Fields, e.Records)
+		}
+	}
+	if want := slices.Sorted(slices.Values(Events)); !slices.Equal(slices.Sorted(slices.Values(names)), want) {
+		t.Fatalf("EventDocs names %v, want %v", names, want)
+	}
+	var p map[string]any
+	if err := json.Unmarshal([]byte(SamplePayload), &p); err != nil || p["hook_event_name"] != EventPreToolUse {
+		t.Fatalf("SamplePayload: %v %v", p, err)
 	}
 }

@@ -121,6 +121,9 @@ type Handler struct {
 // every other event the decision is nil and the error, if any, is only to be
 // reported: such events never block Claude Code. Unknown events are ignored.
 func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
+	if p.HookEventName != EventPreToolUse && !KnownEvent(p.HookEventName) {
+		return nil, nil
+	}
 	if p.SessionID == "" && p.HookEventName != EventPreToolUse {
 		return nil, core.Invalidf("%s payload has no session_id", p.HookEventName)
 	}
@@ -232,8 +235,10 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 			if ctx.Err() != nil {
 				// Nobody will run this tool call: take it off the
 				// operator's list rather than leave it pending until
-				// it expires.
-				err = errors.Join(err, h.withdraw(ctx, a.ID))
+				// it expires. The answer says what stopped the hook
+				// ("stopped by SIGTERM"), as the withdrawal does, not
+				// "context canceled".
+				err = errors.Join(stoppedError(ctx, err), h.withdraw(ctx, a.ID))
 			}
 			return Decision{}, err
 		}
@@ -267,6 +272,29 @@ func (h *Handler) nestedRun(ctx context.Context, session string) (string, error)
 	}
 	return "", nil
 }
+
+// stoppedError is err (ctx's own error, returned by a wait that ctx ended)
+// told in words: "stopped before an operator decided (stopped by SIGTERM)",
+// with context.Cause when it says more than "context canceled". It still
+// matches err with errors.Is.
+func stoppedError(ctx context.Context, err error) error {
+	why := "stopped before an operator decided"
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) && !errors.Is(c, context.DeadlineExceeded) {
+		why += " (" + c.Error() + ")"
+	} else if errors.Is(err, context.DeadlineExceeded) {
+		why += " (its deadline passed)"
+	}
+	return &causeError{msg: why, err: err}
+}
+
+// causeError is an error with its own message that unwraps to err.
+type causeError struct {
+	msg string
+	err error
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.err }
 
 // withdrawTimeout bounds withdrawing an approval after the hook's context
 // ended (a stopped hook must exit promptly). A registry whose write lock is

@@ -79,8 +79,11 @@ const OnFailureBlock = "block"
 // Change reports what Install or Uninstall did to a settings file.
 type Change struct {
 	Path    string `json:"path"`
-	Changed bool   `json:"changed"`
-	Backup  string `json:"backup,omitempty"` // copy of the file as it was, when it existed and changed
+	Changed bool   `json:"-"`                // the file was written or removed
+	Backup  string `json:"backup,omitempty"` // copy of the file as it was, when it existed before install and changed
+	// Removed: uninstall removed the file (and its directory when that
+	// was left empty), install having created it.
+	Removed bool `json:"removed,omitempty"`
 }
 
 // MaxHookTimeoutSeconds is the largest hook `timeout` (seconds) Claude Code
@@ -185,7 +188,8 @@ func shellQuote(s string) string {
 // replaced where they stand, so installing twice changes nothing (Changed
 // false, the file untouched). The file is written atomically with its mode
 // kept (0600 for a new file) after a backup of the old one beside it
-// (<file>.clawpit-backup); a symlinked file is written where it points.
+// (<file>.clawpit-backup; none for a file install created, see
+// createdByInstall); a symlinked file is written where it points.
 // Errors: ErrInvalid for a settings file that is not
 // a JSON object, a bad gate regex, relative paths, or an approval timeout or
 // run inactivity out of range (CheckApprovalTimeout, CheckRunInactivity);
@@ -287,7 +291,8 @@ func orderedHook(h map[string]any) json.RawMessage {
 // Uninstall removes exactly the hooks Install added (commands ending in
 // Marker), dropping a matcher group, an event and the "hooks" key only when
 // they become empty. A missing file or one without clawpit hooks is left
-// untouched (Changed false).
+// untouched (Changed false). A file install created (createdByInstall) is
+// removed, with its directory when that is then empty (Removed).
 func Uninstall(path string) (Change, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return Change{Path: path}, nil
@@ -349,6 +354,10 @@ func Status(path string) ([]Installed, error) {
 // rewrite strips clawpit's hooks from every event of the settings file at
 // path and puts want(event) (nil: nothing) where the first of them stood, or
 // at the end of the event's list; then writes the file if it changed.
+//
+// A file that install created (createdByInstall) gets no backup when it is
+// rewritten, and is removed, with its directory when that is then empty,
+// when the last of clawpit's hooks goes (Change.Removed).
 func rewrite(path string, want func(event string) []byte) (Change, error) {
 	return rewriteEvents(path, Events, want)
 }
@@ -358,52 +367,23 @@ func rewriteEvents(path string, evs []string, want func(event string) []byte) (C
 	ch := Change{Path: path}
 	// A settings file kept as a symlink (dotfiles) is rewritten where it
 	// points, so the link survives.
+	linked := false
 	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+		linked, path = real != path, real
 	}
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return ch, fmt.Errorf("read settings %s: %w", path, err)
 	}
-	top, err := parseObject(old)
-	if err != nil {
-		return ch, core.Invalidf("settings file %s: %v", path, err)
-	}
-	hooks, err := parseObject(top.get("hooks"))
-	if err != nil {
-		return ch, core.Invalidf("settings file %s: \"hooks\": %v", path, err)
-	}
-	events := map[string]bool{}
-	for i := range hooks {
-		events[hooks[i].key] = true
-	}
-	wanted := false
+	wanted := false // install (some event wants clawpit's hooks), not uninstall
 	for _, ev := range evs {
 		if want(ev) != nil {
 			wanted = true
-		}
-		if !events[ev] && want(ev) != nil {
-			hooks = append(hooks, kv{key: ev, val: []byte("[]")})
+			break
 		}
 	}
-	var kept orderedObject
-	for _, e := range hooks {
-		val, err := mergeEvent(e.val, want(e.key))
-		if err != nil {
-			return ch, core.Invalidf("settings file %s: hooks.%s: %v", path, e.key, err)
-		}
-		if val != nil {
-			kept.set(e.key, val)
-		}
-	}
-	switch {
-	case len(kept) > 0:
-		top.put("hooks", kept.bytes())
-	case len(hooks) > 0:
-		top.del("hooks") // held only clawpit's hooks
-	}
-	out, err := top.indent()
+	out, err := merged(path, old, evs, want)
 	if err != nil {
 		return ch, err
 	}
@@ -421,12 +401,23 @@ func rewriteEvents(path string, evs []string, want func(event string) []byte) (C
 	if !exists && !wanted {
 		return ch, nil
 	}
+	created := exists && !linked && createdByInstall(path, old)
+	if created && !wanted {
+		if err := os.Remove(path); err != nil {
+			return ch, fmt.Errorf("remove settings %s: %w", path, err)
+		}
+		_ = os.Remove(filepath.Dir(path)) // only when empty
+		ch.Changed, ch.Removed = true, true
+		return ch, nil
+	}
 	mode := os.FileMode(0o600)
 	if exists {
 		if fi, err := os.Stat(path); err == nil {
 			mode = fi.Mode().Perm()
 		}
-		ch.Backup = path + ".clawpit-backup"
+	}
+	if exists && !created {
+		ch.Backup = path + BackupSuffix
 		if err := writeAtomic(ch.Backup, old, mode); err != nil {
 			return ch, err
 		}
@@ -436,6 +427,70 @@ func rewriteEvents(path string, evs []string, want func(event string) []byte) (C
 	}
 	ch.Changed = true
 	return ch, nil
+}
+
+// BackupSuffix names the copy of a settings file install or uninstall kept
+// before changing it: <file>.clawpit-backup.
+const BackupSuffix = ".clawpit-backup"
+
+// createdByInstall reports whether the settings file at path (content old)
+// is one install created: it holds clawpit's hooks and nothing else, and no
+// backup lies beside it (install writes one whenever it changes a file that
+// existed before, so its absence records that the file did not). The record
+// lives in the files themselves and survives anything but a hand edit.
+func createdByInstall(path string, old []byte) bool {
+	if _, err := os.Lstat(path + BackupSuffix); !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	top, err := parseObject(old)
+	if err != nil || len(top) == 0 {
+		return false
+	}
+	bare, err := merged(path, old, nil, func(string) []byte { return nil })
+	if err != nil {
+		return false
+	}
+	empty, _ := orderedObject{}.indent()
+	return bytes.Equal(bare, empty)
+}
+
+// merged is the settings file old (at path, for messages) with clawpit's
+// hooks replaced by want(event), indented as written.
+func merged(path string, old []byte, evs []string, want func(event string) []byte) ([]byte, error) {
+	top, err := parseObject(old)
+	if err != nil {
+		return nil, core.Invalidf("settings file %s: %v", path, err)
+	}
+	hooks, err := parseObject(top.get("hooks"))
+	if err != nil {
+		return nil, core.Invalidf("settings file %s: \"hooks\": %v", path, err)
+	}
+	events := map[string]bool{}
+	for i := range hooks {
+		events[hooks[i].key] = true
+	}
+	for _, ev := range evs {
+		if !events[ev] && want(ev) != nil {
+			hooks = append(hooks, kv{key: ev, val: []byte("[]")})
+		}
+	}
+	var kept orderedObject
+	for _, e := range hooks {
+		val, err := mergeEvent(e.val, want(e.key))
+		if err != nil {
+			return nil, core.Invalidf("settings file %s: hooks.%s: %v", path, e.key, err)
+		}
+		if val != nil {
+			kept.set(e.key, val)
+		}
+	}
+	switch {
+	case len(kept) > 0:
+		top.put("hooks", kept.bytes())
+	case len(hooks) > 0:
+		top.del("hooks") // held only clawpit's hooks
+	}
+	return top.indent()
 }
 
 // mergeEvent strips clawpit's hooks from one event's matcher-group array and

@@ -125,13 +125,18 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 			if err != nil || !ch3.Changed {
 				t.Fatalf("uninstall: %+v %v", ch3, err)
 			}
-			got, _ := os.ReadFile(path)
-			want := content
 			if content == "" {
-				want = "{}\n"
-			}
-			if string(got) != want {
-				t.Fatalf("uninstall did not restore the file:\n got %s\nwant %s", got, want)
+				// Install created the file and its directory: uninstall
+				// removes both and leaves no backup.
+				if !ch3.Removed || ch3.Backup != "" {
+					t.Fatalf("uninstall of a file install created: %+v", ch3)
+				}
+				if _, err := os.Lstat(filepath.Dir(path)); !errors.Is(err, os.ErrNotExist) {
+					ents, _ := os.ReadDir(filepath.Dir(path))
+					t.Fatalf("uninstall left %s behind (%v): %v", filepath.Dir(path), err, ents)
+				}
+			} else if got, _ := os.ReadFile(path); string(got) != content || ch3.Removed {
+				t.Fatalf("uninstall did not restore the file (%+v):\n got %s\nwant %s", ch3, got, content)
 			}
 			if st, _ := Status(path); len(st) != 0 {
 				t.Fatalf("status after uninstall: %v", st)
@@ -140,6 +145,49 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 				t.Fatalf("second uninstall: %+v %v", ch4, err)
 			}
 		})
+	}
+}
+
+// A file install created stays recorded as such (no backup beside it,
+// nothing but clawpit's hooks in it) across a re-install that changes it:
+// no backup is made, and uninstall removes the file but keeps a directory
+// holding anything else. A file that existed keeps its backup.
+func TestUninstallRemovesWhatInstallCreated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude")
+	path := filepath.Join(dir, "settings.json")
+	if _, err := Install(installOpts(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("notes"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := installOpts(path)
+	o.ApprovalTimeout = 20 * time.Minute
+	if ch, err := Install(o); err != nil || !ch.Changed || ch.Backup != "" {
+		t.Fatalf("re-install changing a file install created: %+v %v, want changed without backup", ch, err)
+	}
+	ch, err := Uninstall(path)
+	if err != nil || !ch.Removed || ch.Backup != "" {
+		t.Fatalf("uninstall: %+v %v", ch, err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 || ents[0].Name() != "CLAUDE.md" {
+		t.Fatalf("left in %s: %v, want only CLAUDE.md", dir, ents)
+	}
+
+	// A file that existed (even one holding only clawpit's hooks, as a
+	// backup beside it says) is restored, not removed.
+	if _, err := Install(installOpts(path)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+BackupSuffix, []byte("{}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := Uninstall(path); err != nil || ch.Removed || ch.Backup == "" {
+		t.Fatalf("uninstall of a file that has a backup: %+v %v", ch, err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "{}\n" {
+		t.Fatalf("settings after uninstall: %q %v", b, err)
 	}
 }
 

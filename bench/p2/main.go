@@ -2,8 +2,10 @@
 // start`), process start to exit, against a bare `sqlite3` UPDATE on the same
 // database, run side by side (interleaved) so both see the same machine load.
 //
-//	go run -tags sqlite_fts5 ./bench/p2 [-n 200] [-tasks 5000] [-strict]
+//	go run -tags sqlite_fts5 ./bench/p2 [-n 200] [-tasks 5000] [-strict] [-before OLD]
 //
+// With -before, an older clawpit binary (OLD) is timed too, in the same
+// rounds, on queued tasks of its own: before and after side by side.
 // It builds clawpit, seeds a registry with -tasks tasks (mostly terminal
 // history plus 2×n queued ones), then alternates: clawpit starts one queued
 // task (queued → running, journaled), sqlite3 moves another queued task to
@@ -34,20 +36,25 @@ func main() {
 	total := flag.Int("tasks", 5000, "tasks in the seeded registry")
 	strict := flag.Bool("strict", false, "exit 1 when P2 is missed")
 	keep := flag.Bool("keep", false, "keep the temporary directory")
+	before := flag.String("before", "", "also time this clawpit binary (an older build), interleaved, on its own queued tasks")
 	flag.Parse()
-	if err := run(*n, *total, *strict, *keep); err != nil {
+	if err := run(*n, *total, *strict, *keep, *before); err != nil {
 		fmt.Fprintln(os.Stderr, "p2:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, total int, strict, keep bool) error {
+func run(n, total int, strict, keep bool, before string) error {
 	sqlite, err := exec.LookPath("sqlite3")
 	if err != nil {
 		return fmt.Errorf("the sqlite3 CLI is needed for the baseline: apt-get install -y sqlite3")
 	}
-	if total < 2*n {
-		total = 2 * n
+	per := 2 // queued tasks per round: clawpit's and sqlite3's
+	if before != "" {
+		per = 3 // and the older build's
+	}
+	if total < per*n {
+		total = per * n
 	}
 	dir, bin, done, err := benchbin.Workdir("clawpit-p2-", "", keep)
 	if err != nil {
@@ -55,7 +62,7 @@ func run(n, total int, strict, keep bool) error {
 	}
 	defer done()
 	dbPath := filepath.Join(dir, "registry.db")
-	queued, err := seed(dbPath, total, 2*n)
+	queued, err := seed(dbPath, total, per*n)
 	if err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
@@ -81,18 +88,24 @@ func run(n, total int, strict, keep bool) error {
 			return err
 		}
 	}
-	var cl, sq, tr []time.Duration
+	var cl, sq, tr, old []time.Duration
 	now := time.Now().UnixMilli()
 	for i := 0; i < n; i++ {
-		d, err := timeCmd(bin, "--db", dbPath, "task", "start", queued[2*i])
+		d, err := timeCmd(bin, "--db", dbPath, "task", "start", queued[per*i])
 		if err != nil {
 			return err
 		}
 		cl = append(cl, d)
+		if before != "" {
+			if d, err = timeCmd(before, "--db", dbPath, "task", "start", queued[per*i+2]); err != nil {
+				return err
+			}
+			old = append(old, d)
+		}
 		// Same durability as clawpit (WAL, synchronous=NORMAL: no fsync per
 		// commit), so the ratio compares work, not fsync policy.
 		upd := fmt.Sprintf("PRAGMA synchronous=NORMAL; UPDATE tasks SET status='running', started_at=%d, last_event_at=%d, rev=rev+1 WHERE id='%s' AND status='queued'",
-			now+int64(i), now+int64(i), queued[2*i+1])
+			now+int64(i), now+int64(i), queued[per*i+1])
 		if d, err = timeCmd(sqlite, dbPath, upd); err != nil {
 			return err
 		}
@@ -110,6 +123,10 @@ func run(n, total int, strict, keep bool) error {
 	ratio := float64(mc) / float64(ms)
 	fmt.Printf("P2: one CLI state change, process start to exit (%d runs each, interleaved; registry of %d tasks)\n", n, total)
 	fmt.Printf("  %-28s median %6.2f ms   p90 %6.2f ms\n", "clawpit task start", ms2(mc), ms2(pct(cl, 90)))
+	if before != "" {
+		fmt.Printf("  %-28s median %6.2f ms   p90 %6.2f ms   (%s; ratio to sqlite3 %.2f×)\n", "clawpit task start, before", ms2(median(old)), ms2(pct(old, 90)),
+			before, float64(median(old))/float64(ms))
+	}
 	fmt.Printf("  %-28s median %6.2f ms   p90 %6.2f ms\n", "sqlite3 UPDATE (bare)", ms2(ms), ms2(pct(sq, 90)))
 	fmt.Printf("  (both: WAL, synchronous=NORMAL; machine load average %s)\n", loadAvg())
 	fmt.Printf("  %-28s median %6.2f ms   (process start floor)\n", "true", ms2(median(tr)))

@@ -171,7 +171,7 @@ Run without a command to open the console.`,
 			return nil
 		}
 	})
-	setRootUsage(root)
+	setRootUsageLazily(root)
 	return root
 }
 

@@ -86,7 +86,8 @@ func hooksInstallCmd(a *app) *cobra.Command {
 ~/.claude/settings.json). Every other setting and every hook that is not
 clawpit's stays as it was; installing again changes nothing. The file is
 written atomically, keeps its mode, and the previous version is kept beside it
-as <file>.clawpit-backup. The hooks run this binary by absolute path against
+as <file>.clawpit-backup (none for a file install creates: uninstall deletes
+that one). The hooks run this binary by absolute path against
 the registry in force now (--db, CLAWPIT_DB or CLAWPIT_HOME).
 
 --on-failure decides what Claude Code does when the gated hook itself cannot
@@ -160,10 +161,14 @@ when it holds the onFailure key.`,
 				fmt.Fprintln(a.stderr, "clawpit: warning: "+warning)
 			}
 			if a.jsonOut {
-				return a.printJSON(struct {
+				reason := ""
+				if !ch.Changed {
+					reason = "already installed"
+				}
+				return a.printJSON(mutationJSON(core.Result{Applied: ch.Changed, Reason: reason}, "hooks", struct {
 					claude.Change
 					OnFailure string `json:"on_failure,omitempty"`
-				}{ch, of})
+				}{ch, of}))
 			}
 			if !ch.Changed {
 				fmt.Fprintf(a.stdout, "clawpit hooks already installed in %s\n", path)
@@ -256,8 +261,11 @@ func hooksUninstallCmd(a *app) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove clawpit's hooks from a Claude Code settings file",
-		Long:  "Remove exactly the hooks 'clawpit hooks install' added; everything else in the file stays.",
-		Args:  cobra.NoArgs,
+		Long: `Remove exactly the hooks 'clawpit hooks install' added; everything else in the
+file stays, and the previous version is kept as <file>.clawpit-backup. A file
+that install created (it holds nothing but clawpit's hooks and has no backup
+beside it) is deleted instead, with its directory when that is then empty.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := resolveSettings(settings)
 			if err != nil {
@@ -268,13 +276,20 @@ func hooksUninstallCmd(a *app) *cobra.Command {
 				return err
 			}
 			if a.jsonOut {
-				return a.printJSON(ch)
+				reason := ""
+				if !ch.Changed {
+					reason = "no clawpit hooks in the file"
+				}
+				return a.printJSON(mutationJSON(core.Result{Applied: ch.Changed, Reason: reason}, "hooks", ch))
 			}
-			if !ch.Changed {
+			switch {
+			case !ch.Changed:
 				fmt.Fprintf(a.stdout, "no clawpit hooks in %s\n", path)
-				return nil
+			case ch.Removed:
+				fmt.Fprintf(a.stdout, "Removed clawpit hooks: deleted %s, which 'hooks install' had created.\n", path)
+			default:
+				fmt.Fprintf(a.stdout, "Removed clawpit hooks from %s (previous version kept as %s).\n", path, ch.Backup)
 			}
-			fmt.Fprintf(a.stdout, "Removed clawpit hooks from %s (previous version kept as %s).\n", path, ch.Backup)
 			return nil
 		},
 	}
@@ -381,25 +396,9 @@ func hookCmd(a *app) *cobra.Command {
 		installedBy string
 	)
 	c := &cobra.Command{
-		Use:    "hook",
-		Short:  "Handle one Claude Code hook event read from stdin (run by Claude Code)",
-		Hidden: true,
-		Long: `Read one Claude Code hook payload (a JSON object, at most 1 MiB, complete
-within 3 s) from stdin and record it in the registry.
-
-With --gated (the PreToolUse hook) print exactly one decision JSON on stdout
-and exit 0: allow when an operator approved; deny when one denied, when no
-one decided within --approval-timeout, when the payload is not a readable
-PreToolUse (any other event, a repeated member name, bad JSON, over 1 MiB,
-stdin left open), or when the registry could not be reached in time. A
-write-locked registry is retried until the deadline, then denied.
-
-Other events print nothing, answer within about a second and never block
-Claude Code: when the registry is busy the event is kept in the hook spool
-(<registry>.spool, 0700) and applied, in order, by the next hook, the daemon
-or the console; exit 0. A broken registry exits 1 with the message on
-stderr (the event stays spooled).`,
-		Args: cobra.NoArgs,
+		Use:   "hook",
+		Short: "Handle one hook event read from stdin (Claude Code runs it; see 'hooks install')",
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			_ = installedBy
 			if err := claude.CheckApprovalTimeout("--approval-timeout", timeout); err != nil {
@@ -411,6 +410,12 @@ stderr (the event stays spooled).`,
 			return a.runHook(cmd.Context(), claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}, gated)
 		},
 	}
+	// The help text is built when shown, not on every hook event.
+	help := c.HelpFunc()
+	c.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		cmd.Long = hookHelp(hookAgents())
+		help(cmd, args)
+	})
 	// A flag this binary does not know (an install from another clawpit
 	// version) must not become exit 2, which blocks a Stop or any other
 	// event; a tool call is still owed a deny.
@@ -423,6 +428,73 @@ stderr (the event stays spooled).`,
 	f.BoolVar(&gated, "gated", false, "answer a permission decision, denying on any failure (set for PreToolUse)")
 	f.StringVar(&installedBy, "installed-by", "", "marks a hook command installed by 'clawpit hooks install'")
 	return c
+}
+
+// hookAgent is an agent runtime whose hook events `clawpit hook` handles,
+// as `clawpit hook --help` documents it: how its hooks are installed, its
+// events with the payload fields read, and a sample payload. Claude Code is
+// the one today; another runtime (Codex, Gemini CLI) adds an entry.
+type hookAgent struct {
+	name    string
+	install string // the command that installs its hooks
+	events  []claude.EventDoc
+	sample  string // one payload as the runtime writes it to stdin
+}
+
+func hookAgents() []hookAgent {
+	return []hookAgent{{name: "Claude Code", install: "clawpit hooks install", events: claude.EventDocs(), sample: claude.SamplePayload}}
+}
+
+// hookHelp is `clawpit hook --help`'s text: what the command does and, for
+// each agent, its events, their fields and a sample payload.
+func hookHelp(agents []hookAgent) string {
+	var b strings.Builder
+	for _, ag := range agents {
+		fmt.Fprintf(&b, "%s runs this command for each of its hook events, once\n'%s' has added it to its settings; you do not run it\nyourself, except to try a payload by hand.\n", ag.name, ag.install)
+	}
+	b.WriteString(`
+It reads one hook payload (a JSON object, at most 1 MiB, complete within
+3 s) from stdin and records it in the registry.
+
+With --gated (the PreToolUse hook) it prints exactly one decision JSON on
+stdout and exits 0: allow when an operator approved; deny when one denied,
+when no one decided within --approval-timeout, when the payload is not a
+readable PreToolUse (any other event, a repeated member name, bad JSON, over
+1 MiB, stdin left open), or when the registry could not be reached in time.
+A write-locked registry is retried until the deadline, then denied.
+
+Other events print nothing, answer within about a second and never block
+the agent: when the registry is busy the event is kept in the hook spool
+(<registry>.spool, 0700) and applied, in order, by the next hook, the daemon
+or the console; exit 0. A broken registry exits 1 with the message on
+stderr (the event stays spooled). For an event not listed below (an
+unknown event) nothing is recorded, a line on stderr says so, exit 0.
+`)
+	for _, ag := range agents {
+		fmt.Fprintf(&b, "\n%s events (hook_event_name) and the payload fields clawpit reads:\n", ag.name)
+		w := 0
+		for _, e := range ag.events {
+			w = max(w, len(e.Name))
+		}
+		for _, e := range ag.events {
+			fmt.Fprintf(&b, "  %-*s  %s\n  %-*s  fields: %s\n", w, e.Name, e.Records, w, "", strings.Join(e.Fields, ", "))
+		}
+		fmt.Fprintf(&b, "\nA sample %s payload (PreToolUse; clawpit does not read\ntranscript_path and permission_mode):\n", ag.name)
+		for _, l := range strings.Split(ag.sample, "\n") {
+			b.WriteString("  " + l + "\n")
+		}
+	}
+	b.WriteString("\nTry one by hand: clawpit hook --gated < payload.json")
+	return b.String()
+}
+
+// eventNames lists the names of events.
+func eventNames(events []claude.EventDoc) []string {
+	names := make([]string, len(events))
+	for i, e := range events {
+		names[i] = e.Name
+	}
+	return names
 }
 
 // hookRefused answers a hook whose command line is bad: a PreToolUse (or a
@@ -472,6 +544,13 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 	case p.HookEventName == claude.EventPreToolUse:
 		// A tool call reaching an ungated hook is still owed a decision.
 		return a.runGated(ctx, start, cfg, p)
+	case !claude.KnownEvent(p.HookEventName):
+		// An event of a newer Claude Code, or a hook set up by hand for
+		// another event: said, not blamed on a missing field, and never
+		// blocking (exit 0).
+		fmt.Fprintf(a.stderr, "clawpit: hook: unknown event %q: nothing recorded (clawpit handles %s; see 'clawpit hook --help')\n",
+			p.HookEventName, strings.Join(eventNames(claude.EventDocs()), ", "))
+		return nil
 	}
 	return a.runEvent(ctx, start, cfg, p)
 }
@@ -508,6 +587,13 @@ func (a *app) runGated(ctx context.Context, start time.Time, cfg claude.Config, 
 	go func() {
 		defer close(done)
 		d, err := a.decideRetrying(hctx, cfg, p)
+		if c := context.Cause(sctx); err != nil && errors.Is(err, context.Canceled) && c != nil && !errors.Is(c, context.Canceled) &&
+			!strings.Contains(err.Error(), c.Error()) {
+			// Stopped before the approval was asked (while the registry
+			// was opened or retried): say by what, not "context canceled".
+			err = fmt.Errorf("stopped before an operator decided (%v)", c)
+			d = claude.DenyError(err)
+		}
 		answer(d, err)
 	}()
 	t := time.NewTimer(time.Until(deadline))

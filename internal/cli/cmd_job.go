@@ -583,5 +583,25 @@ func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog
 	if ctx.Err() != nil {
 		return nil
 	}
-	return fl.Err()
+	if err := fl.Err(); err != nil {
+		return err
+	}
+	// The log is complete: say how the job ended, on stderr, so that
+	// stdout stays the log.
+	if cur, _, err := j.GetJob(ctx, job.ID); err == nil && !cur.Status.Active() {
+		fmt.Fprintln(a.stderr, followClosing(cur))
+	}
+	return nil
+}
+
+// followClosing is the line `job follow` ends with: "job <id> was cancelled
+// after 12s", in the words of the job's notification (core.JobOutcome).
+func followClosing(job *core.Job) string {
+	d := core.JobDuration(job, job.CompletedAt)
+	if d >= time.Second {
+		d = d.Round(time.Second)
+	} else {
+		d = d.Round(10 * time.Millisecond)
+	}
+	return "job " + job.ID + " " + core.JobOutcome(job) + " after " + termtext.Duration(d)
 }

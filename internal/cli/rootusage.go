@@ -20,6 +20,17 @@ var rootFlagGroups = []struct {
 	{"Sweep flags (with --sweep-once; also the console's sweeps)", []string{"sweep-once", "dry-run", "grace", "silent-window", "retention", "lost-retention", "job-retention", "stale-queued", "stale-running"}},
 }
 
+// setRootUsageLazily arranges for setRootUsage to run the first time any
+// command's usage or help is shown: rendering every flag's usage costs each
+// run (each hook event) time that only a help screen needs.
+func setRootUsageLazily(root *cobra.Command) {
+	root.SetUsageFunc(func(c *cobra.Command) error {
+		setRootUsage(root)
+		root.SetUsageFunc(nil) // cobra's own, with the templates just set
+		return c.Usage()
+	})
+}
+
 // setRootUsage gives the root command a help that shows its flags in
 // groups, global ones (--db, --json) apart, and keeps cobra's own template
 // for every subcommand. Call it after every flag and command is added.
@@ -45,7 +56,8 @@ func setRootUsage(root *cobra.Command) {
 	}
 	other := pflag.NewFlagSet("other", pflag.ContinueOnError)
 	root.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
-		if !seen[f.Name] {
+		// --help is cobra's, added by the time a lazy call renders this.
+		if !seen[f.Name] && f.Name != "help" {
 			other.AddFlag(f)
 		}
 	})
