@@ -16,7 +16,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -557,55 +556,7 @@ func (a *app) runHook(ctx context.Context, cfg claude.Config, gated bool) error 
 
 // runGated decides the PreToolUse p: one decision JSON on stdout, exit 0.
 func (a *app) runGated(ctx context.Context, start time.Time, cfg claude.Config, p *claude.Payload) error {
-	var (
-		once sync.Once
-		mu   sync.Mutex
-	)
-	answer := func(d claude.Decision, err error) {
-		once.Do(func() {
-			mu.Lock()
-			defer mu.Unlock()
-			a.stdout.Write(d.JSON())
-			if err != nil {
-				fmt.Fprintln(a.stderr, "clawpit: hook PreToolUse: "+err.Error())
-			}
-		})
-	}
-	deadline := start.Add(cfg.ApprovalTimeout + hookAnswerMargin)
-	// The signals that end the process's context are handled here, to say
-	// which one stopped the hook.
-	hctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline.Add(-hookAnswerMargin/2))
-	defer cancel()
-	// Claude Code stops a hook it no longer waits for (the user interrupts
-	// the tool call, or the hook timeout passes): the approval is then
-	// withdrawn, not left pending for an operator to decide in vain.
-	sctx, stop := context.WithCancelCause(hctx)
-	defer stop(nil)
-	a.watchHookStop(ctx, sctx, stop)
-	hctx = sctx
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		d, err := a.decideRetrying(hctx, cfg, p)
-		if c := context.Cause(sctx); err != nil && errors.Is(err, context.Canceled) && c != nil && !errors.Is(c, context.Canceled) &&
-			!strings.Contains(err.Error(), c.Error()) {
-			// Stopped before the approval was asked (while the registry
-			// was opened or retried): say by what, not "context canceled".
-			err = fmt.Errorf("stopped before an operator decided (%v)", c)
-			d = claude.DenyError(err)
-		}
-		answer(d, err)
-	}()
-	t := time.NewTimer(time.Until(deadline))
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-		err := errors.New("no answer from the registry within " + claude.FormatDuration(cfg.ApprovalTimeout+hookAnswerMargin))
-		answer(claude.DenyError(err), err)
-		a.abandonDB = true // a transaction may still hang: exit without waiting for it
-	}
-	return nil
+	return a.runGatedAs(ctx, start, cfg, p, claude.Decision.JSON)
 }
 
 // watchHookStop cancels sctx (through stop, with the cause) when a signal

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -285,9 +286,9 @@ func (a *app) runCodexHook(ctx context.Context, cfg claude.Config, gated bool) e
 	return a.runEvent(ctx, start, cfg, p)
 }
 
-// runGatedAs is runGated (cmd_hooks.go) with the answer in another agent's
-// contract: encode turns the decision into what the agent reads on stdout
-// (possibly nothing). Deny on any failure, and at approval timeout +
+// runGatedAs answers one gated hook call in an agent's contract: encode
+// turns the decision into what the agent reads on stdout (possibly
+// nothing). Deny on any failure, and at approval timeout +
 // hookAnswerMargin from start at the latest; a signal or the parent's exit
 // withdraws the approval at once (watchHookStop).
 func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config, p *claude.Payload, encode func(claude.Decision) []byte) error {
@@ -301,8 +302,13 @@ func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config
 		})
 	}
 	deadline := start.Add(cfg.ApprovalTimeout + hookAnswerMargin)
+	// The signals that end the process's context are handled here, to say
+	// which one stopped the hook.
 	hctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), deadline.Add(-hookAnswerMargin/2))
 	defer cancel()
+	// The agent stops a hook it no longer waits for (the user interrupts
+	// the tool call, or the hook timeout passes): the approval is then
+	// withdrawn, not left pending for an operator to decide in vain.
 	sctx, stop := context.WithCancelCause(hctx)
 	defer stop(nil)
 	a.watchHookStop(ctx, sctx, stop)
@@ -310,6 +316,13 @@ func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config
 	go func() {
 		defer close(done)
 		d, err := a.decideRetrying(sctx, cfg, p)
+		if c := context.Cause(sctx); err != nil && errors.Is(err, context.Canceled) && c != nil && !errors.Is(c, context.Canceled) &&
+			!strings.Contains(err.Error(), c.Error()) {
+			// Stopped before the approval was asked (while the registry
+			// was opened or retried): say by what, not "context canceled".
+			err = fmt.Errorf("stopped before an operator decided (%v)", c)
+			d = claude.DenyError(err)
+		}
 		answer(d, err)
 	}()
 	t := time.NewTimer(time.Until(deadline))
@@ -319,7 +332,7 @@ func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config
 	case <-t.C:
 		err := errors.New("no answer from the registry within " + claude.FormatDuration(cfg.ApprovalTimeout+hookAnswerMargin))
 		answer(claude.DenyError(err), err)
-		a.abandonDB = true
+		a.abandonDB = true // a transaction may still hang: exit without waiting for it
 	}
 	return nil
 }
