@@ -14,6 +14,7 @@ import (
 
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/tailer"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Background jobs (SPEC §6 J1–J9). A job is a command run as a detached
@@ -191,21 +192,11 @@ func CanTransitionJob(from, to JobStatus, actor Actor) (bool, string) {
 	return false, "unknown status " + string(from)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // CommandLine renders argv as one shell-quoted line for display.
 func CommandLine(argv []string) string {
 	q := make([]string, len(argv))
 	for i, a := range argv {
-		q[i] = shellQuote(a)
+		q[i] = termtext.ShellQuote(a)
 	}
 	return strings.Join(q, " ")
 }

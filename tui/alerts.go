@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // Alerts are read (acknowledged) from the console as from `clawpit
@@ -101,9 +102,9 @@ func (m *Model) unreadAlerts() (n int, known bool) { return m.counts.unread, m.h
 // unread, else the total (the help explains it).
 func alertsCount(unread, total int, known bool) string {
 	if !known || unread == 0 {
-		return thousands(total)
+		return termtext.Thousands(total)
 	}
-	return thousands(unread) + "/" + thousands(total)
+	return termtext.Thousands(unread) + "/" + termtext.Thousands(total)
 }
 
 // unreadNote is the Alerts pane's info line part: "5 unread of 10".
@@ -115,7 +116,7 @@ func unreadNote(c *Context, total int) string {
 	if !known {
 		return ""
 	}
-	return thousands(n) + " unread of " + thousands(total)
+	return termtext.Thousands(n) + " unread of " + termtext.Thousands(total)
 }
 
 // delivers reports whether a loaded task has a delivery outcome (a status

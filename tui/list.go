@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -13,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // sortKey is one sort order of a pane: a comparison (ties are broken by id,
@@ -376,7 +376,6 @@ func (l *list[R]) layout() {
 }
 
 func (l *list[R]) pageRows() int { return max(1, l.h-1) }
-
 
 // install swaps in a table built by newTable (possibly in a Cmd). If the
 // sort key changed meanwhile, it is re-sorted here.
@@ -1017,29 +1016,9 @@ func counts(shown, total int) string {
 		if total == 1 {
 			return "1 row"
 		}
-		return thousands(total) + " rows"
+		return termtext.Thousands(total) + " rows"
 	}
-	return thousands(shown) + " of " + thousands(total)
-}
-
-// thousands formats n with commas (100,000).
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	if len(s) <= 3 {
-		return s
-	}
-	var b strings.Builder
-	pre := len(s) % 3
-	if pre > 0 {
-		b.WriteString(s[:pre])
-	}
-	for i := pre; i < len(s); i += 3 {
-		if b.Len() > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(s[i : i+3])
-	}
-	return b.String()
+	return termtext.Thousands(shown) + " of " + termtext.Thousands(total)
 }
 
 // lowerASCII lowercases ASCII letters in place.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // tabForm is one way of writing the pane tabs, widest first.
@@ -68,11 +69,11 @@ func (m *Model) tabCount(k Kind) string {
 		n, known := m.unreadAlerts()
 		return alertsCount(n, total, known)
 	case p.CountCapped():
-		return thousands(shown) + "+/" + thousands(total)
+		return termtext.Thousands(shown) + "+/" + termtext.Thousands(total)
 	case shown != total:
-		return thousands(shown) + "/" + thousands(total)
+		return termtext.Thousands(shown) + "/" + termtext.Thousands(total)
 	}
-	return thousands(total)
+	return termtext.Thousands(total)
 }
 
 // joinTabs styles labels[from:to] and joins them.

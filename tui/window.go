@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // DefaultWindowOver is the table size above which a pane reads windows of
@@ -38,10 +39,10 @@ type window struct {
 	countNext      bool // count as soon as the window arrives (a new filter)
 	// totalOK says total is the table's count since its last change: a new
 	// filter then counts only its matches.
-	totalOK        bool
-	totalRead      bool           // the table has been counted at least once
-	countedAt      core.Timestamp // when the last count finished
-	recountAfter   core.Timestamp // no recount before (a large table's count is not free)
+	totalOK      bool
+	totalRead    bool           // the table has been counted at least once
+	countedAt    core.Timestamp // when the last count finished
+	recountAfter core.Timestamp // no recount before (a large table's count is not free)
 	// narrowed is the previous window's row ids in order while a jumpNarrow
 	// read runs, and narrowedAt the cursor's index among them: the cursor
 	// then goes to its row, or the first later one that still matches.
@@ -500,11 +501,11 @@ func (l *list[R]) wcounts() string {
 	if len(l.query) == 0 {
 		return counts(int(w.total), int(w.total))
 	}
-	shown := thousands(int(w.matched))
+	shown := termtext.Thousands(w.matched)
 	if w.capped {
 		shown += "+"
 	}
-	return shown + " of " + thousands(int(w.total))
+	return shown + " of " + termtext.Thousands(w.total)
 }
 
 // ctxErr reports a read cancelled because a newer one replaced it.

@@ -147,7 +147,7 @@ func hookCommand(o InstallOptions, gated bool, gateOn string) string {
 	if timeout <= 0 {
 		timeout = DefaultApprovalTimeout
 	}
-	cmd := "exec " + shellQuote(o.Binary) + " --db " + shellQuote(o.DB) + " hook --approval-timeout " + termtext.FlagDuration(timeout)
+	cmd := "exec " + termtext.ShellQuote(o.Binary) + " --db " + termtext.ShellQuote(o.DB) + " hook --approval-timeout " + termtext.FlagDuration(timeout)
 	if o.RunInactivity > 0 && o.RunInactivity != DefaultRunInactivity {
 		cmd += " --inactivity " + termtext.FlagDuration(o.RunInactivity)
 	}
@@ -168,18 +168,7 @@ func IsClawpitCommand(cmd string) bool {
 // ShellQuote quotes s for sh (Claude Code runs hook commands through a
 // shell): as it is when it holds only safe characters, else in single
 // quotes.
-func ShellQuote(s string) string { return shellQuote(s) }
-
-// shellQuote quotes s for sh (Claude Code runs hook commands through a shell).
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' ||
-			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func ShellQuote(s string) string { return termtext.ShellQuote(s) }
 
 // Install merges clawpit's hooks into the settings file (SPEC §12): for each of
 // Events one matcher group with one command hook; PreToolUse matches the gate

@@ -37,6 +37,7 @@ import (
 	"github.com/clawpit/clawpit/bench/internal/benchbin"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 func main() {
@@ -134,7 +135,7 @@ func run(n, tasks int, bin string, strict, keep bool) error {
 	capture := func() (string, error) { return tm("capture-pane", "-p", "-t", "p7") }
 	// Loaded: the Tasks tab counts every seeded task. (The status line is
 	// no guide: after a second of loading it says "database busy".)
-	if err := waitFor(capture, " 1 Tasks "+thousands(tasks)+" ", 60*time.Second); err != nil {
+	if err := waitFor(capture, " 1 Tasks "+termtext.Thousands(tasks)+" ", 60*time.Second); err != nil {
 		return fmt.Errorf("the console did not load the registry: %w", err)
 	}
 	// Let the first full load settle.
@@ -225,15 +226,6 @@ func seed(path string, total int) error {
 		}
 		return nil
 	})
-}
-
-// thousands formats n as the console's tabs do: 100,000.
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 // loadAvg is the 1-minute load average from /proc/loadavg ("?" elsewhere).

@@ -46,6 +46,7 @@ import (
 	"github.com/clawpit/clawpit/bench/internal/benchbin"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/termtext"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -164,7 +165,7 @@ func run(sessions, n, tasks int, idle time.Duration, bin string, keep bool) erro
 		}
 	}()
 	sshCmd := fmt.Sprintf("exec env TERM=screen-256color ssh -t -p %s -i '%s' -F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes -o LogLevel=ERROR bench@127.0.0.1", port, keyPath)
-	loaded := " 1 Tasks " + thousands(tasks) + " "
+	loaded := " 1 Tasks " + termtext.Thousands(tasks) + " "
 	var rss1 int64
 	for i := range sessions {
 		var err error
@@ -327,14 +328,6 @@ func cpuTicks(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
 
 func loadAvg() string {
