@@ -62,7 +62,7 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO task_runs(task_id, runtime, task_kind, source_id, requester_session_key,
 		owner_key, scope_kind, child_session_key, agent_id, run_id, label, task, status, delivery_status, notify_policy,
 		created_at, started_at, ended_at, last_event_at, cleanup_after, error, progress_summary, terminal_summary,
-		terminal_outcome, last_tool_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		terminal_outcome, last_tool_name, parent_flow_id, detail_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 		_, err := ins.ExecContext(ctx, r.id, r.runtime, nullStr(r.kind), nullStr(r.source), "agent:main:main",
 			"agent:main:main", "session", nullStr(r.child), "main", nullStr(r.run), nullStr(r.label), r.task, r.status,
 			r.delivery, r.notify, r.created, nullMs(r.started), nullMs(r.ended), nullMs(r.lastEvent), nullMs(r.cleanup),
-			nullStr(r.err), nullStr(r.progress), nullStr(r.summary), nullStr(r.outcome), nullStr(r.tool))
+			nullStr(r.err), nullStr(r.progress), nullStr(r.summary), nullStr(r.outcome), nullStr(r.tool), nullStr(r.flow), nullStr(r.detail))
 		if err != nil {
 			return fmt.Errorf("fixture task %s: %w", r.id, err)
 		}
@@ -135,6 +135,7 @@ type fixtureTask struct {
 	id, runtime, kind, source, child, run, label, task, status, delivery, notify string
 	created, started, ended, lastEvent, cleanup                                  int64
 	err, progress, summary, outcome, tool                                        string
+	flow, detail                                                                 string // parent_flow_id, detail_json
 }
 
 func nullStr(s string) any {

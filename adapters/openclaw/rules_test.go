@@ -108,23 +108,6 @@ func TestShapesAgainstOpenClawRules(t *testing.T) {
 	}
 }
 
-func TestChatType(t *testing.T) {
-	for key, want := range map[string]string{
-		"agent:main:telegram:group:42": "group",
-		"agent:main:discord:channel:9": "channel",
-		"agent:main:whatsapp:dm:+1":    "direct",
-		"agent:main:signal:direct:x":   "direct",
-		"agent:main:subagent:abc":      "unknown",
-		"AGENT:Main:Telegram:GROUP:1":  "group",
-		"":                             "unknown",
-		"agent:group:subagent:1":       "unknown", // the agent id is not part of the scoped key
-	} {
-		if got := chatType(key); got != want {
-			t.Errorf("chatType(%q) = %q, want %q", key, got, want)
-		}
-	}
-}
-
 func TestPresentationCommand(t *testing.T) {
 	for js, want := range map[string]string{
 		`{"commandText":"rm -rf build/"}`:      "rm -rf build/",
@@ -151,19 +134,6 @@ func FuzzPresentationCommand(f *testing.F) {
 		got, bad := presentationCommand(js)
 		if bad && got != "" {
 			t.Fatalf("malformed input gave a command %q", got)
-		}
-	})
-}
-
-func FuzzChatType(f *testing.F) {
-	for _, s := range []string{"agent:main:telegram:group:1", "agent::x", ":::", "dm"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, key string) {
-		switch chatType(key) {
-		case "group", "channel", "direct", "unknown":
-		default:
-			t.Fatalf("chatType(%q) outside its four values", key)
 		}
 	})
 }

@@ -1,0 +1,585 @@
+package main
+
+// TestOpenclawDifferential runs clawpit's OpenClaw audit and maintenance
+// preview side by side with the real OpenClaw 2026.9.6 on the same state
+// directories and requires them to agree row for row. OpenClaw is found
+// through CLAWPIT_OPENCLAW (its openclaw.mjs) and CLAWPIT_NODE (Node 26):
+// `eval "$(.ci/openclaw)"` installs both and sets them.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/adapters/openclaw"
+)
+
+// ocEnv is the pinned OpenClaw and Node the differential test runs.
+type ocEnv struct {
+	entry, node string
+	sem         chan struct{} // bounds concurrent OpenClaw processes
+}
+
+func openclawEnv(t *testing.T) *ocEnv {
+	t.Helper()
+	entry, node := os.Getenv("CLAWPIT_OPENCLAW"), os.Getenv("CLAWPIT_NODE")
+	if entry == "" || node == "" {
+		t.Skip("the real OpenClaw is not installed: CLAWPIT_OPENCLAW and CLAWPIT_NODE are unset (eval \"$(.ci/openclaw)\" installs openclaw@2026.9.6 and Node 26 and sets them)")
+	}
+	for _, p := range []string{entry, node} {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("the real OpenClaw is not installed: %v (run .ci/openclaw)", err)
+		}
+	}
+	return &ocEnv{entry: entry, node: node, sem: make(chan struct{}, 3)}
+}
+
+// run runs node with args in a scratch HOME and OPENCLAW_STATE_DIR=state,
+// offline (no gateway, no config), and returns stdout.
+func (e *ocEnv) run(t *testing.T, state string, stdin []byte, args ...string) []byte {
+	t.Helper()
+	e.sem <- struct{}{}
+	defer func() { <-e.sem }()
+	home := filepath.Join(filepath.Dir(state), "home-"+filepath.Base(state))
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.node, args...)
+	cmd.Env = []string{"PATH=" + filepath.Dir(e.node) + ":/usr/bin:/bin", "HOME=" + home, "OPENCLAW_STATE_DIR=" + state,
+		"NO_COLOR=1", "TERM=dumb", "OC_DIST=" + filepath.Join(filepath.Dir(e.entry), "dist")}
+	cmd.Dir = home
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("openclaw %s: %v\nstdout: %s\nstderr: %s", strings.Join(args[1:], " "), err, out.String(), errb.String())
+	}
+	return out.Bytes()
+}
+
+func (e *ocEnv) openclaw(t *testing.T, state string, args ...string) []byte {
+	t.Helper()
+	return e.run(t, state, nil, append([]string{e.entry}, args...)...)
+}
+
+// sessionScript writes the fixture sessions through OpenClaw's own session
+// store API (plugin-sdk/session-store-runtime upsertSessionEntry).
+const sessionScript = `
+const m = await import(process.env.OC_DIST + "/plugin-sdk/session-store-runtime.js");
+const sessions = JSON.parse(await new Response(process.stdin).text());
+const now = Date.now();
+for (const s of sessions) {
+  const entry = { sessionId: "sid-" + s.Key.replaceAll(":", "-"), updatedAt: now };
+  if (s.Wedged) entry.subagentRecovery = { wedgedAt: now - 60000, ...(s.WedgedReason ? { wedgedReason: s.WedgedReason } : {}) };
+  await m.upsertSessionEntry({ agentId: s.Agent, sessionKey: s.Key, entry });
+}
+`
+
+// template builds, once per test run, a state directory as OpenClaw's
+// first `tasks` command leaves it (state/openclaw.sqlite, schema v18) with
+// the fixture sessions written through OpenClaw's session store.
+func (e *ocEnv) template(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "template")
+	e.openclaw(t, dir, "tasks")
+	js, _ := json.Marshal(openclaw.FixtureSessions)
+	script := filepath.Join(filepath.Dir(dir), "sessions.mjs")
+	if err := os.WriteFile(script, []byte(sessionScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t, dir, js, script)
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(openclaw.DBFile))); err != nil {
+		t.Fatalf("OpenClaw's first tasks command left no registry: %v", err)
+	}
+	return dir
+}
+
+// copyDir copies a state directory (files only; modes kept).
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, de fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if de.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		in, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		out, err := os.Create(to)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(out, in); err != nil {
+			out.Close()
+			return err
+		}
+		return out.Close()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// hashDir is every file under dir with its SHA-256.
+func hashDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, de fs.DirEntry, err error) error {
+		if err != nil || de.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = hex.EncodeToString(sum[:])
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// diffFixture is one fixture: families written at scale into a copy of the
+// template; wal leaves the rows committed only in a -wal with no -shm.
+type diffFixture struct {
+	name     string
+	families []string
+	scale    int
+	filler   int // plain finished rows added to reach the size
+	wal      bool
+}
+
+func TestOpenclawDifferential(t *testing.T) {
+	e := openclawEnv(t)
+	tmpl := e.template(t)
+	fixtures := []diffFixture{}
+	for _, f := range openclaw.Families {
+		fixtures = append(fixtures, diffFixture{name: f, families: []string{f}, scale: 1})
+	}
+	fixtures = append(fixtures, diffFixture{name: "wal", families: []string{"subagents", "retention"}, scale: 1, wal: true})
+	if os.Getenv("CLAWPIT_SLOW") == "1" {
+		// 100 k rows, every family mixed.
+		fixtures = append(fixtures, diffFixture{name: "mixed-100k", families: openclaw.Families, scale: 8, filler: 60_000})
+	} else {
+		t.Log("the 100 k-row mixed fixture runs only with CLAWPIT_SLOW=1")
+	}
+	var mu sync.Mutex
+	var totals [4]int // audit agreed, audit total, actions agreed, actions total
+	t.Run("fixtures", func(t *testing.T) {
+		for _, fx := range fixtures {
+			t.Run(fx.name, func(t *testing.T) {
+				t.Parallel()
+				a, at, m, mt := diffOne(t, e, tmpl, fx)
+				mu.Lock()
+				totals[0] += a
+				totals[1] += at
+				totals[2] += m
+				totals[3] += mt
+				mu.Unlock()
+			})
+		}
+	})
+	t.Logf("agreement with OpenClaw 2026.9.6: audit %d/%d findings, maintenance %d/%d actions", totals[0], totals[1], totals[2], totals[3])
+}
+
+// diffOne builds one fixture right before diffing it (its times are
+// relative to now and the thresholds are minutes wide) and returns the
+// agreeing and total counts of audit findings and maintenance actions.
+func diffOne(t *testing.T, e *ocEnv, tmpl string, fx diffFixture) (int, int, int, int) {
+	ctx := context.Background()
+	root := t.TempDir()
+	base := filepath.Join(root, "base")
+	copyDir(t, tmpl, base)
+	db := filepath.Join(base, filepath.FromSlash(openclaw.DBFile))
+	now := time.Now()
+	var hold *sql.DB
+	if fx.wal {
+		// Hold a connection so the rows stay in the -wal, then copy the
+		// database and its -wal as a copy taken mid-write would.
+		var err error
+		hold, err = sql.Open("sqlite3", "file:"+db+"?_journal_mode=WAL")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hold.SetMaxOpenConns(1)
+		if _, err := hold.ExecContext(ctx, "PRAGMA wal_autocheckpoint=0"); err != nil {
+			t.Fatal(err)
+		}
+		var one int
+		if err := hold.QueryRowContext(ctx, "SELECT 1 FROM schema_meta LIMIT 1").Scan(&one); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := 0
+	for _, f := range fx.families {
+		n, err := openclaw.WriteFamily(ctx, db, f, now, fx.scale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += n
+	}
+	if fx.filler > 0 {
+		n, err := openclaw.WriteFiller(ctx, db, now, fx.filler)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows += n
+	}
+	if fx.wal {
+		mid := filepath.Join(root, "midwrite")
+		copyDir(t, base, mid)
+		hold.Close()
+		os.Remove(filepath.Join(mid, filepath.FromSlash(openclaw.DBFile)) + "-shm")
+		if st, err := os.Stat(filepath.Join(mid, filepath.FromSlash(openclaw.DBFile)) + "-wal"); err != nil || st.Size() == 0 {
+			t.Fatalf("the mid-write copy has no -wal: %v", err)
+		}
+		base = mid
+	}
+	copies := map[string]string{}
+	for _, c := range []string{"clawpit", "openclaw", "apply"} {
+		copies[c] = filepath.Join(root, c)
+		copyDir(t, base, copies[c])
+	}
+	t.Logf("%s: %d task rows (built %s ago)", fx.name, rows, time.Since(now).Round(time.Millisecond))
+
+	// clawpit, on its own copy, which must stay byte-identical.
+	before := hashDir(t, copies["clawpit"])
+	reconciled := clawpitJSON[struct{ Findings []openclaw.Finding }](t, copies["clawpit"], "openclaw", "audit")
+	stored := clawpitJSON[struct{ Findings []openclaw.Finding }](t, copies["clawpit"], "openclaw", "audit", "--as-stored")
+	maint := clawpitJSON[clawpitMaintenance](t, copies["clawpit"], "openclaw", "maintenance")
+	if after := hashDir(t, copies["clawpit"]); !equalMaps(before, after) {
+		t.Errorf("%s: clawpit changed its copy of the state directory:\nbefore %v\nafter  %v", fx.name, before, after)
+	}
+
+	// OpenClaw: its two audits and its preview on one copy, --apply on another.
+	var wg sync.WaitGroup
+	var text, auditJSON, preview []byte
+	var applied rowChanges
+	wg.Add(4)
+	go func() { defer wg.Done(); text = e.openclaw(t, copies["openclaw"], "tasks", "audit") }()
+	go func() { defer wg.Done(); auditJSON = e.openclaw(t, copies["openclaw"], "tasks", "audit", "--json") }()
+	go func() { defer wg.Done(); preview = e.openclaw(t, copies["openclaw"], "tasks", "maintenance", "--json") }()
+	go func() {
+		defer wg.Done()
+		dbA := filepath.Join(copies["apply"], filepath.FromSlash(openclaw.DBFile))
+		b := dumpRows(t, dbA)
+		e.openclaw(t, copies["apply"], "tasks", "maintenance", "--apply", "--json")
+		applied = diffRows(b, dumpRows(t, dbA))
+	}()
+	wg.Wait()
+	if t.Failed() {
+		return 0, 0, 0, 0
+	}
+
+	a1, n1 := compareKeys(t, fx.name+" audit (text, reconciled)", findingKeys(reconciled.Findings), parseTextAudit(t, text))
+	a2, n2 := compareKeys(t, fx.name+" audit --json (as stored)", findingKeys(stored.Findings), parseJSONAudit(t, auditJSON))
+	a3, n3 := compareKeys(t, fx.name+" maintenance audit", sweepFindingKeys(maint.Findings), parseTextAudit(t, text))
+	m1, k1 := compareKeys(t, fx.name+" maintenance --apply", actionKeys(maint.Actions), applied.keys())
+	oc := parsePreview(t, preview)
+	want := fmt.Sprintf("tasks %d reconciled · %d recovered · %d stamped · %d pruned; flows %d reconciled · %d pruned",
+		maint.OpenClaw.Reconciled, maint.OpenClaw.Recovered, maint.OpenClaw.CleanupStamped, maint.OpenClaw.Pruned,
+		maint.OpenClaw.FlowReconciled, maint.OpenClaw.FlowPruned)
+	if oc != want {
+		t.Errorf("%s: maintenance counts differ:\nclawpit  %s\nopenclaw %s", fx.name, want, oc)
+	}
+	if ap := applied.counts(); ap != want {
+		t.Errorf("%s: the rows --apply changed differ from the preview counts:\npreview %s\napplied %s", fx.name, want, ap)
+	}
+	t.Logf("%s: audit %d/%d + %d/%d (as stored) + %d/%d (maintenance) findings agree; maintenance %d/%d actions agree",
+		fx.name, a1, n1, a2, n2, a3, n3, m1, k1)
+	return a1 + a2 + a3, n1 + n2 + n3, m1, k1
+}
+
+type clawpitMaintenance struct {
+	Actions []struct {
+		Rule, Entity, ID string
+	}
+	Findings []struct {
+		Kind, Severity, Entity, ID string
+	}
+	OpenClaw openclaw.PreviewCounts `json:"openclaw"`
+}
+
+// clawpitJSON runs `clawpit <args> --json --state-dir dir` and decodes it.
+func clawpitJSON[T any](t *testing.T, dir string, args ...string) T {
+	t.Helper()
+	var v T
+	cmd := exec.Command(clawpitBin, append(args, "--json", "--state-dir", dir)...)
+	cmd.Env = append(os.Environ(), "CLAWPIT_HOME="+filepath.Join(filepath.Dir(dir), "clawpit-home"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("clawpit %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+		t.Fatalf("clawpit %s: %v\n%.2000s", strings.Join(args, " "), err, out.String())
+	}
+	return v
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// A key is "task <id> <code> <severity>" for findings and
+// "task <id> <rule>" for actions.
+func findingKeys(fs []openclaw.Finding) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range fs {
+		if f.Source == "openclaw" {
+			out[f.Entity+" "+f.ID+" "+f.Code+" "+f.Severity] = true
+		}
+	}
+	return out
+}
+
+func sweepFindingKeys(fs []struct{ Kind, Severity, Entity, ID string }) map[string]bool {
+	out := map[string]bool{}
+	clawpitOnly := map[string]bool{openclaw.CodeRunEnded: true, openclaw.CodeRunEndBeforeStart: true, openclaw.CodeApprovalPastExpiry: true}
+	for _, f := range fs {
+		if clawpitOnly[f.Kind] {
+			continue
+		}
+		sev := "warn"
+		if f.Severity == "error" {
+			sev = "error"
+		}
+		out[f.Entity+" "+f.ID+" "+f.Kind+" "+sev] = true
+	}
+	return out
+}
+
+func actionKeys(as []struct{ Rule, Entity, ID string }) map[string]bool {
+	out := map[string]bool{}
+	for _, a := range as {
+		out[a.Entity+" "+a.ID+" "+a.Rule] = true
+	}
+	return out
+}
+
+// parseTextAudit reads `openclaw tasks audit`'s table (Scope, Severity,
+// Code, Item, …); ids are at most 10 characters, the Item column's width.
+func parseTextAudit(t *testing.T, out []byte) map[string]bool {
+	t.Helper()
+	keys := map[string]bool{}
+	table := false
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 4 && f[0] == "Scope" && f[1] == "Severity" {
+			table = true
+			continue
+		}
+		if !table || len(f) < 4 {
+			continue
+		}
+		scope := map[string]string{"Task": "task", "TaskFlow": openclaw.EntityFlow}[f[0]]
+		if scope == "" {
+			t.Fatalf("openclaw tasks audit: unexpected row %q", line)
+		}
+		keys[scope+" "+f[3]+" "+f[2]+" "+f[1]] = true
+	}
+	return keys
+}
+
+func parseJSONAudit(t *testing.T, out []byte) map[string]bool {
+	t.Helper()
+	var v struct {
+		Findings []struct{ Kind, Severity, Code, Token string }
+	}
+	if err := json.Unmarshal(jsonPart(out), &v); err != nil {
+		t.Fatalf("openclaw tasks audit --json: %v\n%.2000s", err, out)
+	}
+	keys := map[string]bool{}
+	for _, f := range v.Findings {
+		scope := map[string]string{"task": "task", "task_flow": openclaw.EntityFlow}[f.Kind]
+		keys[scope+" "+f.Token+" "+f.Code+" "+f.Severity] = true
+	}
+	return keys
+}
+
+func parsePreview(t *testing.T, out []byte) string {
+	t.Helper()
+	var v struct {
+		Maintenance struct {
+			Tasks     struct{ Reconciled, Recovered, CleanupStamped, Pruned int }
+			TaskFlows struct{ Reconciled, Pruned int }
+		}
+	}
+	if err := json.Unmarshal(jsonPart(out), &v); err != nil {
+		t.Fatalf("openclaw tasks maintenance --json: %v\n%.2000s", err, out)
+	}
+	m := v.Maintenance
+	return fmt.Sprintf("tasks %d reconciled · %d recovered · %d stamped · %d pruned; flows %d reconciled · %d pruned",
+		m.Tasks.Reconciled, m.Tasks.Recovered, m.Tasks.CleanupStamped, m.Tasks.Pruned, m.TaskFlows.Reconciled, m.TaskFlows.Pruned)
+}
+
+// jsonPart is out from its first '{' (OpenClaw may log a line before).
+func jsonPart(out []byte) []byte {
+	if i := bytes.IndexByte(out, '{'); i > 0 {
+		return out[i:]
+	}
+	return out
+}
+
+// compareKeys reports every key on one side only and returns the agreeing
+// and total (union) counts.
+func compareKeys(t *testing.T, what string, clawpit, oc map[string]bool) (int, int) {
+	t.Helper()
+	var onlyC, onlyO []string
+	agree := 0
+	for k := range clawpit {
+		if oc[k] {
+			agree++
+		} else {
+			onlyC = append(onlyC, k)
+		}
+	}
+	for k := range oc {
+		if !clawpit[k] {
+			onlyO = append(onlyO, k)
+		}
+	}
+	sort.Strings(onlyC)
+	sort.Strings(onlyO)
+	if len(onlyC)+len(onlyO) > 0 {
+		t.Errorf("%s: %d agree; clawpit only (%d): %s\nopenclaw only (%d): %s", what, agree,
+			len(onlyC), strings.Join(head(onlyC, 40), "; "), len(onlyO), strings.Join(head(onlyO, 40), "; "))
+	}
+	return agree, agree + len(onlyC) + len(onlyO)
+}
+
+func head(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("… %d more", len(s)-n))
+	}
+	return s
+}
+
+// rowState is what --apply can change in a row.
+type rowState struct {
+	status  string
+	cleanup sql.NullInt64
+	flow    string // flows: status, updated_at, ended_at
+}
+
+type rows struct{ tasks, flows map[string]rowState }
+
+func dumpRows(t *testing.T, path string) rows {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	out := rows{tasks: map[string]rowState{}, flows: map[string]rowState{}}
+	r, err := db.Query(`SELECT task_id, status, cleanup_after FROM task_runs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var id string
+		var s rowState
+		if err := r.Scan(&id, &s.status, &s.cleanup); err != nil {
+			t.Fatal(err)
+		}
+		out.tasks[id] = s
+	}
+	r.Close()
+	r, err = db.Query(`SELECT flow_id, status, updated_at, coalesce(ended_at, -1) FROM flow_runs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Next() {
+		var id, st string
+		var up, end int64
+		if err := r.Scan(&id, &st, &up, &end); err != nil {
+			t.Fatal(err)
+		}
+		out.flows[id] = rowState{status: st, flow: fmt.Sprint(st, up, end)}
+	}
+	r.Close()
+	return out
+}
+
+// rowChanges are the actions --apply took, read from the rows it changed.
+type rowChanges map[string]string // "entity id" → rule
+
+func diffRows(before, after rows) rowChanges {
+	out := rowChanges{}
+	active := func(s string) bool { return s == "queued" || s == "running" }
+	for id, b := range before.tasks {
+		a, ok := after.tasks[id]
+		switch {
+		case !ok:
+			out["task "+id] = "retention_prune"
+		case active(b.status) && a.status == "lost":
+			out["task "+id] = "grace_lost"
+		case (active(b.status) || b.status == "lost") && !active(a.status) && a.status != "lost":
+			out["task "+id] = openclaw.RuleCronRecover
+		case !b.cleanup.Valid && a.cleanup.Valid && a.status == b.status:
+			out["task "+id] = "retention_stamp"
+		}
+	}
+	for id, b := range before.flows {
+		a, ok := after.flows[id]
+		switch {
+		case !ok:
+			out[openclaw.EntityFlow+" "+id] = "retention_prune"
+		case a.flow != b.flow:
+			out[openclaw.EntityFlow+" "+id] = openclaw.RuleFlowReconcile
+		}
+	}
+	return out
+}
+
+func (c rowChanges) keys() map[string]bool {
+	out := map[string]bool{}
+	for k, rule := range c {
+		out[k+" "+rule] = true
+	}
+	return out
+}
+
+func (c rowChanges) counts() string {
+	n := map[string]int{}
+	for k, rule := range c {
+		n[strings.SplitN(k, " ", 2)[0]+" "+rule]++
+	}
+	return fmt.Sprintf("tasks %d reconciled · %d recovered · %d stamped · %d pruned; flows %d reconciled · %d pruned",
+		n["task grace_lost"], n["task "+openclaw.RuleCronRecover], n["task retention_stamp"], n["task retention_prune"],
+		n[openclaw.EntityFlow+" "+openclaw.RuleFlowReconcile], n[openclaw.EntityFlow+" retention_prune"])
+}
