@@ -141,6 +141,8 @@ func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task
 			reason := "cleanup_after " + msText(eff) + " passed"
 			if over {
 				reason = "beyond the newest 2,000 finished runs of cron job " + t.SourceID
+			} else if t.Status == "lost" && (!t.CleanupAfter.Valid || eff < t.CleanupAfter.Int64) {
+				reason = "lost since " + msText(t.TerminalAt()) + ": kept 24 h at most, until " + msText(eff)
 			} else if !t.CleanupAfter.Valid {
 				reason = "ended " + msText(t.TerminalAt()) + ", past retention, no cleanup_after"
 			}
