@@ -20,8 +20,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,6 +34,29 @@ import (
 type ocEnv struct {
 	entry, node string
 	sem         chan struct{} // bounds concurrent OpenClaw processes
+}
+
+// usage is one command's wall time and peak RSS.
+type usage struct {
+	wall time.Duration
+	rss  int64 // bytes
+}
+
+func (u usage) String() string {
+	return fmt.Sprintf("%.2f s, %d MB", u.wall.Seconds(), u.rss>>20)
+}
+
+// measured runs cmd and returns its usage (peak RSS from getrusage).
+func measured(cmd *exec.Cmd) (usage, error) {
+	start := time.Now()
+	err := cmd.Run()
+	u := usage{wall: time.Since(start)}
+	if cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			u.rss = ru.Maxrss << 10
+		}
+	}
+	return u, err
 }
 
 func openclawEnv(t *testing.T) *ocEnv {
@@ -52,6 +77,12 @@ func openclawEnv(t *testing.T) *ocEnv {
 // offline (no gateway, no config), and returns stdout.
 func (e *ocEnv) run(t *testing.T, state string, stdin []byte, args ...string) []byte {
 	t.Helper()
+	out, _ := e.runMeasured(t, state, stdin, args...)
+	return out
+}
+
+func (e *ocEnv) runMeasured(t *testing.T, state string, stdin []byte, args ...string) ([]byte, usage) {
+	t.Helper()
 	e.sem <- struct{}{}
 	defer func() { <-e.sem }()
 	home := filepath.Join(filepath.Dir(state), "home-"+filepath.Base(state))
@@ -67,15 +98,22 @@ func (e *ocEnv) run(t *testing.T, state string, stdin []byte, args ...string) []
 	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("openclaw %s: %v\nstdout: %s\nstderr: %s", strings.Join(args[1:], " "), err, out.String(), errb.String())
+	u, err := measured(cmd)
+	if err != nil {
+		t.Fatalf("openclaw %s: %v\nstdout: %.4000s\nstderr: %.4000s", strings.Join(args[1:], " "), err, out.String(), errb.String())
 	}
-	return out.Bytes()
+	return out.Bytes(), u
 }
 
 func (e *ocEnv) openclaw(t *testing.T, state string, args ...string) []byte {
 	t.Helper()
-	return e.run(t, state, nil, append([]string{e.entry}, args...)...)
+	out, _ := e.openclawMeasured(t, state, args...)
+	return out
+}
+
+func (e *ocEnv) openclawMeasured(t *testing.T, state string, args ...string) ([]byte, usage) {
+	t.Helper()
+	return e.runMeasured(t, state, nil, append([]string{e.entry}, args...)...)
 }
 
 // sessionScript writes the fixture sessions through OpenClaw's own session
@@ -173,6 +211,7 @@ type diffFixture struct {
 	scale    int
 	filler   int // plain finished rows added to reach the size
 	wal      bool
+	serial   bool // run OpenClaw's commands one at a time and report their usage (the benchmark table)
 }
 
 func TestOpenclawDifferential(t *testing.T) {
@@ -184,8 +223,15 @@ func TestOpenclawDifferential(t *testing.T) {
 	}
 	fixtures = append(fixtures, diffFixture{name: "wal", families: []string{"subagents", "retention"}, scale: 1, wal: true})
 	if os.Getenv("CLAWPIT_SLOW") == "1" {
-		// 100 k rows, every family mixed.
-		fixtures = append(fixtures, diffFixture{name: "mixed-100k", families: openclaw.Families, scale: 8, filler: 60_000})
+		// 100 k rows (CLAWPIT_OPENCLAW_ROWS), every family mixed: about
+		// 4,300 rows per family round, plain finished rows for the rest.
+		n := 100_000
+		if v, err := strconv.Atoi(os.Getenv("CLAWPIT_OPENCLAW_ROWS")); err == nil && v > 0 {
+			n = v
+		}
+		const scale = 8
+		fixtures = append(fixtures, diffFixture{name: fmt.Sprintf("mixed-%dk", n/1000), families: openclaw.Families, scale: scale,
+			filler: max(0, n-scale*4300), serial: true})
 	} else {
 		t.Log("the 100 k-row mixed fixture runs only with CLAWPIT_SLOW=1")
 	}
@@ -270,9 +316,9 @@ func diffOne(t *testing.T, e *ocEnv, tmpl string, fx diffFixture) (int, int, int
 
 	// clawpit, on its own copy, which must stay byte-identical.
 	before := hashDir(t, copies["clawpit"])
-	reconciled := clawpitJSON[struct{ Findings []openclaw.Finding }](t, copies["clawpit"], "openclaw", "audit")
-	stored := clawpitJSON[struct{ Findings []openclaw.Finding }](t, copies["clawpit"], "openclaw", "audit", "--as-stored")
-	maint := clawpitJSON[clawpitMaintenance](t, copies["clawpit"], "openclaw", "maintenance")
+	reconciled, uAudit := clawpitJSON[struct{ Findings []openclaw.Finding }](t, copies["clawpit"], "openclaw", "audit")
+	stored, _ := clawpitJSON[struct{ Findings []openclaw.Finding }](t, copies["clawpit"], "openclaw", "audit", "--as-stored")
+	maint, uMaint := clawpitJSON[clawpitMaintenance](t, copies["clawpit"], "openclaw", "maintenance")
 	if after := hashDir(t, copies["clawpit"]); !equalMaps(before, after) {
 		t.Errorf("%s: clawpit changed its copy of the state directory:\nbefore %v\nafter  %v", fx.name, before, after)
 	}
@@ -280,18 +326,27 @@ func diffOne(t *testing.T, e *ocEnv, tmpl string, fx diffFixture) (int, int, int
 	// OpenClaw: its two audits and its preview on one copy, --apply on another.
 	var wg sync.WaitGroup
 	var text, auditJSON, preview []byte
+	var uText, uJSON, uPreview, uApply usage
 	var applied rowChanges
-	wg.Add(4)
-	go func() { defer wg.Done(); text = e.openclaw(t, copies["openclaw"], "tasks", "audit") }()
-	go func() { defer wg.Done(); auditJSON = e.openclaw(t, copies["openclaw"], "tasks", "audit", "--json") }()
-	go func() { defer wg.Done(); preview = e.openclaw(t, copies["openclaw"], "tasks", "maintenance", "--json") }()
-	go func() {
-		defer wg.Done()
-		dbA := filepath.Join(copies["apply"], filepath.FromSlash(openclaw.DBFile))
-		b := dumpRows(t, dbA)
-		e.openclaw(t, copies["apply"], "tasks", "maintenance", "--apply", "--json")
-		applied = diffRows(b, dumpRows(t, dbA))
-	}()
+	steps := []func(){
+		func() { text, uText = e.openclawMeasured(t, copies["openclaw"], "tasks", "audit") },
+		func() { auditJSON, uJSON = e.openclawMeasured(t, copies["openclaw"], "tasks", "audit", "--json") },
+		func() { preview, uPreview = e.openclawMeasured(t, copies["openclaw"], "tasks", "maintenance", "--json") },
+		func() {
+			dbA := filepath.Join(copies["apply"], filepath.FromSlash(openclaw.DBFile))
+			b := dumpRows(t, dbA)
+			_, uApply = e.openclawMeasured(t, copies["apply"], "tasks", "maintenance", "--apply", "--json")
+			applied = diffRows(b, dumpRows(t, dbA))
+		},
+	}
+	for _, step := range steps {
+		if fx.serial {
+			step()
+			continue
+		}
+		wg.Add(1)
+		go func() { defer wg.Done(); step() }()
+	}
 	wg.Wait()
 	if t.Failed() {
 		return 0, 0, 0, 0
@@ -313,6 +368,11 @@ func diffOne(t *testing.T, e *ocEnv, tmpl string, fx diffFixture) (int, int, int
 	}
 	t.Logf("%s: audit %d/%d + %d/%d (as stored) + %d/%d (maintenance) findings agree; maintenance %d/%d actions agree",
 		fx.name, a1, n1, a2, n2, a3, n3, m1, k1)
+	if fx.serial {
+		t.Logf("%s usage (wall, peak RSS; one run each): clawpit openclaw audit --json %s · clawpit openclaw maintenance --json %s · "+
+			"openclaw tasks audit %s · openclaw tasks audit --json %s · openclaw tasks maintenance --json %s · openclaw tasks maintenance --apply --json %s",
+			fx.name, uAudit, uMaint, uText, uJSON, uPreview, uApply)
+	}
 	return a1 + a2 + a3, n1 + n2 + n3, m1, k1
 }
 
@@ -327,20 +387,21 @@ type clawpitMaintenance struct {
 }
 
 // clawpitJSON runs `clawpit <args> --json --state-dir dir` and decodes it.
-func clawpitJSON[T any](t *testing.T, dir string, args ...string) T {
+func clawpitJSON[T any](t *testing.T, dir string, args ...string) (T, usage) {
 	t.Helper()
 	var v T
 	cmd := exec.Command(clawpitBin, append(args, "--json", "--state-dir", dir)...)
 	cmd.Env = append(os.Environ(), "CLAWPIT_HOME="+filepath.Join(filepath.Dir(dir), "clawpit-home"))
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	u, err := measured(cmd)
+	if err != nil {
 		t.Fatalf("clawpit %s: %v\n%s", strings.Join(args, " "), err, errb.String())
 	}
 	if err := json.Unmarshal(out.Bytes(), &v); err != nil {
 		t.Fatalf("clawpit %s: %v\n%.2000s", strings.Join(args, " "), err, out.String())
 	}
-	return v
+	return v, u
 }
 
 func equalMaps(a, b map[string]string) bool {
