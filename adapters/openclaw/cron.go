@@ -112,7 +112,7 @@ func cronOverflow(ctx context.Context, tx *sql.Tx) (map[string]*Task, error) {
 	}
 	out := map[string]*Task{}
 	for _, job := range jobs {
-		ts, err := queryTasks(ctx, tx, taskSelect+` WHERE runtime = 'cron' AND source_id = ? AND status NOT IN ('queued','running','lost')`, job)
+		ts, err := cronRows(ctx, tx, job)
 		if err != nil {
 			return nil, err
 		}
@@ -142,6 +142,34 @@ func cronOverflow(ctx context.Context, tx *sql.Tx) (map[string]*Task, error) {
 				out[t.TaskID] = t
 			}
 		}
+	}
+	return out, nil
+}
+
+// cronRows reads a job's finished non-lost rows with only what the history
+// cap looks at, through (runtime, source_id): SQLite would otherwise pick
+// (runtime, status) and read every cron row for each job.
+func cronRows(ctx context.Context, tx *sql.Tx, job string) ([]Task, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT task_id, status, created_at, started_at, ended_at, last_event_at, detail_json
+		FROM task_runs INDEXED BY idx_task_runs_runtime_source_ended
+		WHERE runtime = 'cron' AND source_id = ? AND status NOT IN ('queued','running','lost')`, job)
+	if err != nil {
+		return nil, fmt.Errorf("openclaw task_runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Task
+	for rows.Next() {
+		t := Task{Runtime: "cron", SourceID: job}
+		var detail sql.NullString
+		if err := rows.Scan(&t.TaskID, &t.Status, &t.CreatedAt, &t.StartedAt, &t.EndedAt, &t.LastEventAt, &detail); err != nil {
+			return nil, fmt.Errorf("openclaw task_runs: %w", err)
+		}
+		t.Detail = parseDetail(detail)
+		t.normalize()
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("openclaw task_runs: %w", err)
 	}
 	return out, nil
 }

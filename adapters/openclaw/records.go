@@ -58,16 +58,16 @@ func parseDetail(js sql.NullString) TaskDetail {
 	if !js.Valid || js.String == "" {
 		return d
 	}
-	var m map[string]any
-	if json.Unmarshal([]byte(js.String), &m) != nil || m == nil {
-		return d
+	var m struct {
+		Kind, Runtime, Generation, StoreKey any
 	}
-	d.Kind, _ = m["kind"].(string)
-	if sk, ok := m["storeKey"].(string); ok {
-		d.StoreKey, d.HasStoreKey = sk, true
+	if json.Unmarshal([]byte(js.String), &m) != nil {
+		return d // not an object
 	}
-	if d.Kind == "task_backing_instance" && m["runtime"] == "subagent" {
-		g, ok := m["generation"].(float64)
+	d.Kind, _ = m.Kind.(string)
+	d.StoreKey, d.HasStoreKey = m.StoreKey.(string)
+	if d.Kind == "task_backing_instance" && m.Runtime == "subagent" {
+		g, ok := m.Generation.(float64)
 		d.BackingSubagent = ok && g > 0 && g == float64(int64(g)) && g <= 1<<53-1
 	}
 	return d

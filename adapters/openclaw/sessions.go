@@ -18,8 +18,10 @@ func AgentDBFile(stateDir, agent string) string {
 // agentSessions is one agent's session database, opened read-only like
 // the registry (roOpen) for one sweep.
 type agentSessions struct {
-	h    *roHandle
-	stmt *sql.Stmt
+	h     *roHandle
+	conn  *sql.Conn // one connection for the sweep: a new one per lookup costs more than the lookup
+	stmt  *sql.Stmt
+	cache map[string]entry
 }
 
 // openAgentSessions opens the agent's session database, nil when it is
@@ -32,22 +34,38 @@ func openAgentSessions(ctx context.Context, stateDir, agent string) *agentSessio
 	if err != nil || h == nil {
 		return nil
 	}
-	st, err := h.db.PrepareContext(ctx, `SELECT entry_json FROM session_nodes WHERE session_key = ?`)
+	conn, err := h.db.Conn(ctx)
 	if err != nil {
 		h.close()
 		return nil
 	}
-	return &agentSessions{h: h, stmt: st}
+	st, err := conn.PrepareContext(ctx, `SELECT entry_json FROM session_nodes WHERE session_key = ?`)
+	if err != nil {
+		conn.Close()
+		h.close()
+		return nil
+	}
+	return &agentSessions{h: h, conn: conn, stmt: st, cache: map[string]entry{}}
 }
 
 func (a *agentSessions) close() {
 	a.stmt.Close()
+	a.conn.Close()
 	a.h.close()
 }
 
 // lookup reads one session entry by its exact key; an entry whose JSON
 // does not parse is skipped as OpenClaw's parseSessionEntryJson skips it.
 func (a *agentSessions) lookup(ctx context.Context, key string) entry {
+	if e, ok := a.cache[key]; ok {
+		return e
+	}
+	e := a.read(ctx, key)
+	a.cache[key] = e
+	return e
+}
+
+func (a *agentSessions) read(ctx context.Context, key string) entry {
 	var js string
 	if err := a.stmt.QueryRowContext(ctx, key).Scan(&js); err != nil {
 		return entry{}
