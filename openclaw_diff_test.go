@@ -100,7 +100,9 @@ func (e *ocEnv) runMeasured(t *testing.T, state string, stdin []byte, args ...st
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	u, err := measured(cmd)
 	if err != nil {
-		t.Fatalf("openclaw %s: %v\nstdout: %.4000s\nstderr: %.4000s", strings.Join(args[1:], " "), err, out.String(), errb.String())
+		// Errorf, not Fatalf: this may run on a goroutine of its own.
+		t.Errorf("openclaw %s: %v\nstdout: %.4000s\nstderr: %.4000s", strings.Join(args[1:], " "), err, out.String(), errb.String())
+		return nil, u
 	}
 	return out.Bytes(), u
 }
@@ -142,6 +144,9 @@ func (e *ocEnv) template(t *testing.T) string {
 		t.Fatal(err)
 	}
 	e.run(t, dir, js, script)
+	if t.Failed() {
+		t.FailNow()
+	}
 	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(openclaw.DBFile))); err != nil {
 		t.Fatalf("OpenClaw's first tasks command left no registry: %v", err)
 	}
@@ -258,8 +263,47 @@ func TestOpenclawDifferential(t *testing.T) {
 // relative to now and the thresholds are minutes wide) and returns the
 // agreeing and total counts of audit findings and maintenance actions.
 func diffOne(t *testing.T, e *ocEnv, tmpl string, fx diffFixture) (int, int, int, int) {
-	ctx := context.Background()
 	root := t.TempDir()
+	base := buildFixture(t, tmpl, root, fx)
+	copies := map[string]string{}
+	for _, c := range []string{"clawpit", "openclaw", "apply"} {
+		copies[c] = filepath.Join(root, c)
+		copyDir(t, base, copies[c])
+	}
+	cp := runClawpit(t, copies["clawpit"])
+	oc := runOpenClaw(t, e, copies["openclaw"], copies["apply"], fx.serial)
+	if t.Failed() {
+		return 0, 0, 0, 0
+	}
+	a1, n1 := compareKeys(t, fx.name+" audit (text, reconciled)", findingKeys(cp.reconciled.Findings), parseTextAudit(t, oc.text))
+	a2, n2 := compareKeys(t, fx.name+" audit --json (as stored)", findingKeys(cp.stored.Findings), parseJSONAudit(t, oc.auditJSON))
+	a3, n3 := compareKeys(t, fx.name+" maintenance audit", sweepFindingKeys(cp.maint.Findings), parseTextAudit(t, oc.text))
+	m1, k1 := compareKeys(t, fx.name+" maintenance --apply", actionKeys(cp.maint.Actions), oc.applied.keys())
+	c := cp.maint.OpenClaw
+	want := fmt.Sprintf("tasks %d reconciled · %d recovered · %d stamped · %d pruned; flows %d reconciled · %d pruned",
+		c.Reconciled, c.Recovered, c.CleanupStamped, c.Pruned, c.FlowReconciled, c.FlowPruned)
+	if got := parsePreview(t, oc.preview); got != want {
+		t.Errorf("%s: maintenance counts differ:\nclawpit  %s\nopenclaw %s", fx.name, want, got)
+	}
+	if ap := oc.applied.counts(); ap != want {
+		t.Errorf("%s: the rows --apply changed differ from the preview counts:\npreview %s\napplied %s", fx.name, want, ap)
+	}
+	t.Logf("%s: audit %d/%d + %d/%d (as stored) + %d/%d (maintenance) findings agree; maintenance %d/%d actions agree",
+		fx.name, a1, n1, a2, n2, a3, n3, m1, k1)
+	if fx.serial {
+		t.Logf("%s usage (wall, peak RSS; one run each): clawpit openclaw audit --json %s · clawpit openclaw maintenance --json %s · "+
+			"openclaw tasks audit %s · openclaw tasks audit --json %s · openclaw tasks maintenance --json %s · openclaw tasks maintenance --apply --json %s",
+			fx.name, cp.audit, cp.maintenance, oc.uText, oc.uJSON, oc.uPreview, oc.uApply)
+	}
+	return a1 + a2 + a3, n1 + n2 + n3, m1, k1
+}
+
+// buildFixture copies the template into root/base and writes the
+// fixture's rows; a WAL fixture is returned as a mid-write copy (rows
+// committed only in its -wal, no -shm).
+func buildFixture(t *testing.T, tmpl, root string, fx diffFixture) string {
+	t.Helper()
+	ctx := context.Background()
 	base := filepath.Join(root, "base")
 	copyDir(t, tmpl, base)
 	db := filepath.Join(base, filepath.FromSlash(openclaw.DBFile))
@@ -269,16 +313,12 @@ func diffOne(t *testing.T, e *ocEnv, tmpl string, fx diffFixture) (int, int, int
 		// Hold a connection so the rows stay in the -wal, then copy the
 		// database and its -wal as a copy taken mid-write would.
 		var err error
-		hold, err = sql.Open("sqlite3", "file:"+db+"?_journal_mode=WAL")
-		if err != nil {
+		if hold, err = sql.Open("sqlite3", "file:"+db+"?_journal_mode=WAL"); err != nil {
 			t.Fatal(err)
 		}
+		defer hold.Close()
 		hold.SetMaxOpenConns(1)
 		if _, err := hold.ExecContext(ctx, "PRAGMA wal_autocheckpoint=0"); err != nil {
-			t.Fatal(err)
-		}
-		var one int
-		if err := hold.QueryRowContext(ctx, "SELECT 1 FROM schema_meta LIMIT 1").Scan(&one); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -297,50 +337,77 @@ func diffOne(t *testing.T, e *ocEnv, tmpl string, fx diffFixture) (int, int, int
 		}
 		rows += n
 	}
-	if fx.wal {
-		mid := filepath.Join(root, "midwrite")
-		copyDir(t, base, mid)
-		hold.Close()
-		os.Remove(filepath.Join(mid, filepath.FromSlash(openclaw.DBFile)) + "-shm")
-		if st, err := os.Stat(filepath.Join(mid, filepath.FromSlash(openclaw.DBFile)) + "-wal"); err != nil || st.Size() == 0 {
-			t.Fatalf("the mid-write copy has no -wal: %v", err)
-		}
-		base = mid
+	t.Logf("%s: %d task rows (built in %s)", fx.name, rows, time.Since(now).Round(time.Millisecond))
+	if !fx.wal {
+		return base
 	}
-	copies := map[string]string{}
-	for _, c := range []string{"clawpit", "openclaw", "apply"} {
-		copies[c] = filepath.Join(root, c)
-		copyDir(t, base, copies[c])
+	mid := filepath.Join(root, "midwrite")
+	copyDir(t, base, mid)
+	midDB := filepath.Join(mid, filepath.FromSlash(openclaw.DBFile))
+	os.Remove(midDB + "-shm")
+	if st, err := os.Stat(midDB + "-wal"); err != nil || st.Size() == 0 {
+		t.Fatalf("the mid-write copy has no -wal: %v", err)
 	}
-	t.Logf("%s: %d task rows (built %s ago)", fx.name, rows, time.Since(now).Round(time.Millisecond))
+	return mid
+}
 
-	// clawpit, on its own copy, which must stay byte-identical.
-	before := hashDir(t, copies["clawpit"])
-	reconciled, uAudit := clawpitJSON[struct{ Findings []openclaw.Finding }](t, copies["clawpit"], "openclaw", "audit")
-	stored, _ := clawpitJSON[struct{ Findings []openclaw.Finding }](t, copies["clawpit"], "openclaw", "audit", "--as-stored")
-	maint, uMaint := clawpitJSON[clawpitMaintenance](t, copies["clawpit"], "openclaw", "maintenance")
-	if after := hashDir(t, copies["clawpit"]); !equalMaps(before, after) {
-		t.Errorf("%s: clawpit changed its copy of the state directory:\nbefore %v\nafter  %v", fx.name, before, after)
-	}
+// clawpitRun is clawpit's side of one fixture.
+type clawpitRun struct {
+	reconciled, stored struct{ Findings []openclaw.Finding }
+	maint              clawpitMaintenance
+	audit, maintenance usage
+}
 
-	// OpenClaw: its two audits and its preview on one copy, --apply on another.
-	var wg sync.WaitGroup
-	var text, auditJSON, preview []byte
-	var uText, uJSON, uPreview, uApply usage
-	var applied rowChanges
+// runClawpit runs clawpit's audits and preview on its own copy, which must
+// stay byte-identical with no file added.
+func runClawpit(t *testing.T, dir string) clawpitRun {
+	t.Helper()
+	var r clawpitRun
+	before := hashDir(t, dir)
+	r.reconciled, r.audit = clawpitJSON[struct{ Findings []openclaw.Finding }](t, dir, "openclaw", "audit")
+	r.stored, _ = clawpitJSON[struct{ Findings []openclaw.Finding }](t, dir, "openclaw", "audit", "--as-stored")
+	r.maint, r.maintenance = clawpitJSON[clawpitMaintenance](t, dir, "openclaw", "maintenance")
+	if after := hashDir(t, dir); !equalMaps(before, after) {
+		t.Errorf("clawpit changed its copy of the state directory:\nbefore %v\nafter  %v", before, after)
+	}
+	return r
+}
+
+// openclawRun is OpenClaw's side of one fixture.
+type openclawRun struct {
+	text, auditJSON, preview       []byte
+	applied                        rowChanges
+	uText, uJSON, uPreview, uApply usage
+}
+
+// runOpenClaw runs OpenClaw's two audits and its preview on one copy and
+// --apply on another, reading back the rows it changed; in parallel unless
+// serial (when their usage is the benchmark's).
+func runOpenClaw(t *testing.T, e *ocEnv, dir, applyDir string, serial bool) openclawRun {
+	t.Helper()
+	var r openclawRun
 	steps := []func(){
-		func() { text, uText = e.openclawMeasured(t, copies["openclaw"], "tasks", "audit") },
-		func() { auditJSON, uJSON = e.openclawMeasured(t, copies["openclaw"], "tasks", "audit", "--json") },
-		func() { preview, uPreview = e.openclawMeasured(t, copies["openclaw"], "tasks", "maintenance", "--json") },
+		func() { r.text, r.uText = e.openclawMeasured(t, dir, "tasks", "audit") },
+		func() { r.auditJSON, r.uJSON = e.openclawMeasured(t, dir, "tasks", "audit", "--json") },
+		func() { r.preview, r.uPreview = e.openclawMeasured(t, dir, "tasks", "maintenance", "--json") },
 		func() {
-			dbA := filepath.Join(copies["apply"], filepath.FromSlash(openclaw.DBFile))
-			b := dumpRows(t, dbA)
-			_, uApply = e.openclawMeasured(t, copies["apply"], "tasks", "maintenance", "--apply", "--json")
-			applied = diffRows(b, dumpRows(t, dbA))
+			db := filepath.Join(applyDir, filepath.FromSlash(openclaw.DBFile))
+			b, err := dumpRows(db)
+			if err == nil {
+				_, r.uApply = e.openclawMeasured(t, applyDir, "tasks", "maintenance", "--apply", "--json")
+				var a rows
+				if a, err = dumpRows(db); err == nil {
+					r.applied = diffRows(b, a)
+				}
+			}
+			if err != nil {
+				t.Errorf("reading the rows --apply changed: %v", err)
+			}
 		},
 	}
+	var wg sync.WaitGroup
 	for _, step := range steps {
-		if fx.serial {
+		if serial {
 			step()
 			continue
 		}
@@ -348,32 +415,7 @@ func diffOne(t *testing.T, e *ocEnv, tmpl string, fx diffFixture) (int, int, int
 		go func() { defer wg.Done(); step() }()
 	}
 	wg.Wait()
-	if t.Failed() {
-		return 0, 0, 0, 0
-	}
-
-	a1, n1 := compareKeys(t, fx.name+" audit (text, reconciled)", findingKeys(reconciled.Findings), parseTextAudit(t, text))
-	a2, n2 := compareKeys(t, fx.name+" audit --json (as stored)", findingKeys(stored.Findings), parseJSONAudit(t, auditJSON))
-	a3, n3 := compareKeys(t, fx.name+" maintenance audit", sweepFindingKeys(maint.Findings), parseTextAudit(t, text))
-	m1, k1 := compareKeys(t, fx.name+" maintenance --apply", actionKeys(maint.Actions), applied.keys())
-	oc := parsePreview(t, preview)
-	want := fmt.Sprintf("tasks %d reconciled · %d recovered · %d stamped · %d pruned; flows %d reconciled · %d pruned",
-		maint.OpenClaw.Reconciled, maint.OpenClaw.Recovered, maint.OpenClaw.CleanupStamped, maint.OpenClaw.Pruned,
-		maint.OpenClaw.FlowReconciled, maint.OpenClaw.FlowPruned)
-	if oc != want {
-		t.Errorf("%s: maintenance counts differ:\nclawpit  %s\nopenclaw %s", fx.name, want, oc)
-	}
-	if ap := applied.counts(); ap != want {
-		t.Errorf("%s: the rows --apply changed differ from the preview counts:\npreview %s\napplied %s", fx.name, want, ap)
-	}
-	t.Logf("%s: audit %d/%d + %d/%d (as stored) + %d/%d (maintenance) findings agree; maintenance %d/%d actions agree",
-		fx.name, a1, n1, a2, n2, a3, n3, m1, k1)
-	if fx.serial {
-		t.Logf("%s usage (wall, peak RSS; one run each): clawpit openclaw audit --json %s · clawpit openclaw maintenance --json %s · "+
-			"openclaw tasks audit %s · openclaw tasks audit --json %s · openclaw tasks maintenance --json %s · openclaw tasks maintenance --apply --json %s",
-			fx.name, uAudit, uMaint, uText, uJSON, uPreview, uApply)
-	}
-	return a1 + a2 + a3, n1 + n2 + n3, m1, k1
+	return r
 }
 
 type clawpitMaintenance struct {
@@ -559,41 +601,41 @@ type rowState struct {
 
 type rows struct{ tasks, flows map[string]rowState }
 
-func dumpRows(t *testing.T, path string) rows {
-	t.Helper()
+func dumpRows(path string) (rows, error) {
+	out := rows{tasks: map[string]rowState{}, flows: map[string]rowState{}}
 	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
 	if err != nil {
-		t.Fatal(err)
+		return out, err
 	}
 	defer db.Close()
-	out := rows{tasks: map[string]rowState{}, flows: map[string]rowState{}}
 	r, err := db.Query(`SELECT task_id, status, cleanup_after FROM task_runs`)
 	if err != nil {
-		t.Fatal(err)
+		return out, err
 	}
 	for r.Next() {
 		var id string
 		var s rowState
 		if err := r.Scan(&id, &s.status, &s.cleanup); err != nil {
-			t.Fatal(err)
+			r.Close()
+			return out, err
 		}
 		out.tasks[id] = s
 	}
 	r.Close()
 	r, err = db.Query(`SELECT flow_id, status, updated_at, coalesce(ended_at, -1) FROM flow_runs`)
 	if err != nil {
-		t.Fatal(err)
+		return out, err
 	}
+	defer r.Close()
 	for r.Next() {
 		var id, st string
 		var up, end int64
 		if err := r.Scan(&id, &st, &up, &end); err != nil {
-			t.Fatal(err)
+			return out, err
 		}
 		out.flows[id] = rowState{status: st, flow: fmt.Sprint(st, up, end)}
 	}
-	r.Close()
-	return out
+	return out, r.Err()
 }
 
 // rowChanges are the actions --apply took, read from the rows it changed.

@@ -171,10 +171,6 @@ func roOpen(ctx context.Context, path string) (*roHandle, error) {
 	// checkpoints and removes -wal and -shm as it would without clawpit.
 	h.db.SetMaxOpenConns(1)
 	h.db.SetMaxIdleConns(0)
-	if err := h.db.PingContext(ctx); err != nil {
-		h.close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
 	return h, nil
 }
 

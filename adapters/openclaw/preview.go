@@ -159,11 +159,15 @@ func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task
 	// Terminal rows that can have an action: lost ones (idx_task_runs_status),
 	// the rest when cleanup_after is due or absent (idx_task_runs_cleanup_after);
 	// then the cron overflow not met on the way.
+	// A lost row can only be due if its stored end (which normalizing never
+	// lowers) is 24 h old, its cleanup_after has passed or is absent; a
+	// cron one may be recovered.
 	for _, q := range []struct {
 		where string
 		args  []any
 	}{
-		{` WHERE status = 'lost' ORDER BY cleanup_after, task_id`, nil},
+		{` WHERE status = 'lost' AND (runtime = 'cron' OR cleanup_after IS NULL OR cleanup_after <= ?
+			OR coalesce(ended_at, last_event_at, created_at) <= ?) ORDER BY task_id`, []any{now, now - LostRetentionMs}},
 		{` WHERE cleanup_after <= ? AND status NOT IN ('queued','running','lost') ORDER BY cleanup_after, task_id`, []any{now}},
 		{` WHERE cleanup_after IS NULL AND status NOT IN ('queued','running','lost') ORDER BY task_id`, nil},
 	} {

@@ -20,6 +20,7 @@ func AgentDBFile(stateDir, agent string) string {
 type agentSessions struct {
 	h     *roHandle
 	conn  *sql.Conn // one connection for the sweep: a new one per lookup costs more than the lookup
+	tx    *sql.Tx   // one read transaction: one lock, not one per lookup
 	stmt  *sql.Stmt
 	cache map[string]entry
 }
@@ -39,17 +40,24 @@ func openAgentSessions(ctx context.Context, stateDir, agent string) *agentSessio
 		h.close()
 		return nil
 	}
-	st, err := conn.PrepareContext(ctx, `SELECT entry_json FROM session_nodes WHERE session_key = ?`)
+	a := &agentSessions{h: h, conn: conn, cache: map[string]entry{}}
+	if a.tx, err = conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}); err == nil {
+		a.stmt, err = a.tx.PrepareContext(ctx, `SELECT entry_json FROM session_nodes WHERE session_key = ?`)
+	}
 	if err != nil {
-		conn.Close()
-		h.close()
+		a.close()
 		return nil
 	}
-	return &agentSessions{h: h, conn: conn, stmt: st, cache: map[string]entry{}}
+	return a
 }
 
 func (a *agentSessions) close() {
-	a.stmt.Close()
+	if a.stmt != nil {
+		a.stmt.Close()
+	}
+	if a.tx != nil {
+		a.tx.Rollback() //nolint:errcheck // read-only: nothing to keep
+	}
 	a.conn.Close()
 	a.h.close()
 }
