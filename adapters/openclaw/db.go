@@ -4,13 +4,19 @@
 // clawpit knows it misses, and a row-for-row preview of what
 // `openclaw tasks maintenance --apply` would do. Nothing here ever writes.
 //
+// The rules are OpenClaw 2026.9.6's as the `openclaw tasks` command applies
+// them (task-registry.maintenance.ts, task-registry.audit.ts,
+// task-flow-registry.audit.ts, task-flow-maintenance-policy.ts,
+// cron-history-retention.ts in the npm package's dist/), checked row for row
+// against the real OpenClaw by the root package's TestOpenclawDifferential.
+//
 // Every query reads through an index OpenClaw created (idx_task_runs_status,
-// idx_task_runs_cleanup_after, idx_task_runs_last_event_at, the subagent_runs
-// and operator_approvals primary keys and idx_operator_approvals_status_expiry)
-// so cost grows with active and due rows, not with history. The one exception
-// is the audit's scan for delivery_failed and inconsistent_timestamps on
-// terminal rows, which OpenClaw's schema indexes nothing for: it streams
-// (constant memory) and is said so in the README.
+// idx_task_runs_cleanup_after, idx_task_runs_runtime_source_ended,
+// idx_task_runs_parent_flow_id, the subagent_runs and operator_approvals
+// primary keys and idx_operator_approvals_status_expiry) so cost grows with
+// active and due rows, not with history. The one exception is the audit's
+// scan for delivery_failed on finished rows, which OpenClaw's schema indexes
+// nothing for: it streams (constant memory) and is said so in the README.
 package openclaw
 
 import (

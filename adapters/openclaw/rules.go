@@ -8,17 +8,17 @@ import (
 	"time"
 )
 
-// OpenClaw's thresholds, as its source sets them (openclaw/openclaw
-// src/tasks/, read at task-registry.maintenance.ts 00f57cb1781e and
-// task-registry.audit.ts 0aa87298bc1e).
+// OpenClaw 2026.9.6's thresholds, as its source sets them (the regions of
+// the npm package's dist/ named after src/tasks/ files).
 const (
-	// GraceMs: src/tasks/task-registry.maintenance.ts TASK_RECONCILE_GRACE_MS.
+	// GraceMs: task-registry.maintenance.ts TASK_RECONCILE_GRACE_MS.
 	GraceMs = 5 * 60_000
-	// RetentionMs: task-registry.runtime-config.ts DEFAULT_TASK_RETENTION_MS
-	// (getTaskRetentionMs, used by maintenance.ts resolveCleanupAfter).
+	// RetentionMs: task-retention.ts DEFAULT_TASK_RETENTION_MS
+	// (resolveTaskRetentionMs of every status but lost).
 	RetentionMs = 7 * 24 * 60 * 60_000
-	// LostRetentionMs: src/tasks/task-retention.ts LOST_TASK_RETENTION_MS
-	// (the audit's resolveEffectiveTaskCleanupAfter).
+	// LostRetentionMs: task-retention.ts LOST_TASK_RETENTION_MS (a lost
+	// task's retention, and the cap of its cleanup_after in
+	// resolveEffectiveTaskCleanupAfter).
 	LostRetentionMs = 24 * 60 * 60_000
 	// StaleQueuedMs, StaleRunningMs: task-registry.audit.ts DEFAULT_STALE_*.
 	StaleQueuedMs  = 10 * 60_000
