@@ -35,11 +35,24 @@ var FixtureSessions = []FixtureSession{
 	{Agent: "ops", Key: "agent:ops:subagent:live"},
 }
 
+// FamilySpec says how WriteFamily writes a family.
+type FamilySpec struct {
+	Now   time.Time // every time is relative to it
+	Scale int       // the family's rows repeated this many times (0: once)
+	// Drift, when > 0, leaves out every row one of whose times crosses one
+	// of OpenClaw's thresholds (due now, 5, 10 and 30 minutes, 24 hours,
+	// 7 days of age) within Drift of Now: for a fixture OpenClaw takes
+	// minutes to read, so both sides judge every row alike whatever the
+	// minute each of them reads the clock.
+	Drift time.Duration
+}
+
 // WriteFamily adds the rows of one family to the OpenClaw registry at
-// dbPath (a database OpenClaw created), every time relative to now; scale
-// repeats the family's rows (ids stay unique and at most 10 characters, the
-// width of OpenClaw's text audit). It returns the number of task rows.
-func WriteFamily(ctx context.Context, dbPath, family string, now time.Time, scale int) (int, error) {
+// dbPath (a database OpenClaw created), every time relative to spec.Now;
+// ids stay unique and at most 10 characters, the width of OpenClaw's text
+// audit. It returns the number of task rows.
+func WriteFamily(ctx context.Context, dbPath, family string, spec FamilySpec) (int, error) {
+	now, scale := spec.Now, spec.Scale
 	db, err := sql.Open("sqlite3", "file:"+dbPath+"?_busy_timeout=5000")
 	if err != nil {
 		return 0, err
@@ -56,6 +69,7 @@ func WriteFamily(ctx context.Context, dbPath, family string, now time.Time, scal
 		return 0, err
 	}
 	defer w.close()
+	w.drift = spec.Drift.Milliseconds()
 	gen, ok := familyRows[family]
 	if !ok {
 		return 0, fmt.Errorf("fixture: no family %q", family)
@@ -74,13 +88,35 @@ func WriteFamily(ctx context.Context, dbPath, family string, now time.Time, scal
 // familyWriter inserts rows with OpenClaw's column shapes; ids are a
 // two-letter family prefix and a running number.
 type familyWriter struct {
-	ctx         context.Context
-	now         int64
-	task, flow  *sql.Stmt
-	seq         map[string]int
-	tasks       int
-	prefix      string
-	lastTaskIDs []string
+	ctx        context.Context
+	now        int64
+	task, flow *sql.Stmt
+	seq        map[string]int
+	tasks      int
+	drift      int64 // ms; see FamilySpec.Drift
+}
+
+// thresholds are the ages (ms) at which an OpenClaw rule changes its mind.
+var thresholds = []int64{0, 5 * 60_000, 10 * 60_000, 30 * 60_000, LostRetentionMs, RetentionMs}
+
+// drifts reports whether one of the times (epoch ms; 0 is none) reaches a
+// threshold age within the writer's drift.
+func (w *familyWriter) drifts(times ...int64) bool {
+	if w.drift <= 0 {
+		return false
+	}
+	for _, ts := range times {
+		if ts == 0 {
+			continue
+		}
+		age := w.now - ts
+		for _, th := range thresholds {
+			if age < th && age+w.drift >= th {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func newFamilyWriter(ctx context.Context, tx *sql.Tx, now int64) (*familyWriter, error) {
@@ -117,6 +153,9 @@ func (w *familyWriter) d(n float64) int64 { return w.h(n * 24) }
 func (w *familyWriter) put(p string, r fixtureTask) (string, error) {
 	if r.id == "" {
 		r.id = w.id(p)
+	}
+	if w.drifts(r.created, r.started, r.ended, r.lastEvent, r.cleanup) {
+		return r.id, nil
 	}
 	if r.delivery == "" {
 		r.delivery = "pending"
@@ -440,6 +479,9 @@ func flowsFamily(w *familyWriter) error {
 		}
 		if f.blocked != "" {
 			f.blocked = f.blocked + "-" + id
+		}
+		if w.drifts(f.cancel, f.created, f.updated, f.ended) {
+			continue
 		}
 		if _, err := w.flow.ExecContext(w.ctx, id, nullStr(f.shape), f.sync, "agent:main:main", f.status, "flow "+id,
 			nullStr(f.blocked), nullStr(f.summary), nullStr(f.wait), nullMs(f.cancel), f.created, f.updated, nullMs(f.ended)); err != nil {
