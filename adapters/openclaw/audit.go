@@ -98,19 +98,20 @@ func (d *DB) Audit(ctx context.Context, o Options) (*AuditReport, error) {
 		if err != nil {
 			return err
 		}
-		rep, err = d.auditTx(ctx, tx, o, active)
+		b := newBacking(d, tx)
+		defer b.close()
+		rep, err = d.auditTx(ctx, tx, o, active, b)
 		return err
 	})
 	return rep, err
 }
 
-// auditTx is Audit inside tx over the active tasks already read.
-func (d *DB) auditTx(ctx context.Context, tx *sql.Tx, o Options, active []Task) (*AuditReport, error) {
+// auditTx is Audit inside tx over the active tasks already read, with the
+// sweep's backing lookups b (shared with a preview of the same snapshot).
+func (d *DB) auditTx(ctx context.Context, tx *sql.Tx, o Options, active []Task, b *backing) (*AuditReport, error) {
 	now, grace := o.now(), o.grace()
 	var fs []Finding
 	add := func(f Finding) { fs = append(fs, f) }
-	b := newBacking(d, tx)
-	defer b.close()
 	cr := newCronRecovery(tx)
 	defer cr.close()
 	// reconcile is reconcileTaskRecordForOperatorInspection.

@@ -53,7 +53,9 @@ func (d *DB) Preview(ctx context.Context, o Options, emit func(core.Action) erro
 		if err != nil {
 			return err
 		}
-		c, err = d.previewTx(ctx, tx, o, active, emit)
+		b := newBacking(d, tx)
+		defer b.close()
+		c, err = d.previewTx(ctx, tx, o, active, emit, b)
 		return err
 	})
 	return c, err
@@ -70,10 +72,13 @@ func (d *DB) PreviewAndAudit(ctx context.Context, o Options, emit func(core.Acti
 		if err != nil {
 			return err
 		}
-		if c, err = d.previewTx(ctx, tx, o, active, emit); err != nil {
+		// One set of session lookups for both.
+		b := newBacking(d, tx)
+		defer b.close()
+		if c, err = d.previewTx(ctx, tx, o, active, emit, b); err != nil {
 			return err
 		}
-		rep, err = d.auditTx(ctx, tx, o, active)
+		rep, err = d.auditTx(ctx, tx, o, active, b)
 		return err
 	})
 	return c, rep, err
@@ -95,12 +100,10 @@ func (l *lister) add(a core.Action) error {
 	return l.emit(a)
 }
 
-func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task, emit func(core.Action) error) (PreviewCounts, error) {
+func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task, emit func(core.Action) error, b *backing) (PreviewCounts, error) {
 	var c PreviewCounts
 	now, grace := o.now(), o.grace()
 	l := &lister{max: o.MaxActions, listed: map[string]int{}, emit: emit}
-	b := newBacking(d, tx)
-	defer b.close()
 	cr := newCronRecovery(tx)
 	defer cr.close()
 	for i := range active {
@@ -166,7 +169,7 @@ func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task
 		where string
 		args  []any
 	}{
-		{` WHERE status = 'lost' AND (runtime = 'cron' OR cleanup_after IS NULL OR cleanup_after <= ?
+		{` WHERE status = 'lost' AND ((runtime = 'cron' AND trim(coalesce(source_id, '')) != '') OR cleanup_after IS NULL OR cleanup_after <= ?
 			OR coalesce(ended_at, last_event_at, created_at) <= ?) ORDER BY task_id`, []any{now, now - LostRetentionMs}},
 		{` WHERE cleanup_after <= ? AND status NOT IN ('queued','running','lost') ORDER BY cleanup_after, task_id`, []any{now}},
 		{` WHERE cleanup_after IS NULL AND status NOT IN ('queued','running','lost') ORDER BY task_id`, nil},
