@@ -56,6 +56,18 @@ type AuditSummary struct {
 	Warnings int            `json:"warnings"`
 	Errors   int            `json:"errors"`
 	ByCode   map[string]int `json:"by_code"`
+	// TaskFlows counts the task-flow findings apart, as OpenClaw's
+	// summary.taskFlows does.
+	TaskFlows FlowSummary `json:"task_flows"`
+}
+
+// FlowSummary counts task-flow findings (task-flow-registry.audit.ts
+// createEmptyTaskFlowAuditSummary).
+type FlowSummary struct {
+	Total    int            `json:"total"`
+	Warnings int            `json:"warnings"`
+	Errors   int            `json:"errors"`
+	ByCode   map[string]int `json:"by_code"`
 }
 
 // AuditReport is the audit: findings sorted like OpenClaw's
@@ -66,13 +78,18 @@ type AuditReport struct {
 	Summary  AuditSummary `json:"summary"`
 }
 
-// Audit reports what `openclaw tasks audit` reports — over the tasks as
-// OpenClaw inspects them (maintenance.ts reconcileInspectableTasks: an
-// active task maintenance would mark lost is audited as lost) with the
-// codes, severities and thresholds of task-registry.audit.ts — plus the
-// findings clawpit knows OpenClaw misses (CodeRunEnded,
-// CodeRunEndBeforeStart, CodeApprovalPastExpiry, and endedAt before
-// createdAt when startedAt is absent). One read transaction; never writes.
+// Audit reports what `openclaw tasks audit` reports, over the tasks as
+// OpenClaw 2026.9.6 inspects them (maintenance.ts
+// reconcileInspectableTasks: an active or lost cron task maintenance would
+// recover is audited with the status it would take, an active task it would
+// mark lost is audited as lost) with the codes, severities and thresholds of
+// task-registry.audit.ts, plus OpenClaw's task-flow findings
+// (task-flow-registry.audit.ts, entity "flow") and the findings clawpit
+// knows OpenClaw misses (CodeRunEnded, CodeRunEndBeforeStart,
+// CodeApprovalPastExpiry; Source "clawpit"). With Options.AsStored it
+// audits the rows as stored instead, as `openclaw tasks audit --json` does
+// (no lost projection, no cron recovery). One read transaction; never
+// writes.
 func (d *DB) Audit(ctx context.Context, o Options) (*AuditReport, error) {
 	var rep *AuditReport
 	err := d.readTx(ctx, func(tx *sql.Tx) error {
@@ -81,74 +98,96 @@ func (d *DB) Audit(ctx context.Context, o Options) (*AuditReport, error) {
 		if err != nil {
 			return err
 		}
-		rep, err = d.auditTx(ctx, tx, o, active)
+		b := newBacking(d, tx)
+		defer b.close()
+		rep, err = d.auditTx(ctx, tx, o, active, b)
 		return err
 	})
 	return rep, err
 }
 
-// auditTx is Audit inside tx over the active tasks already read.
-func (d *DB) auditTx(ctx context.Context, tx *sql.Tx, o Options, active []Task) (*AuditReport, error) {
-	now, grace, ret := o.now(), o.grace(), o.retention()
+// auditTx is Audit inside tx over the active tasks already read, with the
+// sweep's backing lookups b (shared with a preview of the same snapshot).
+func (d *DB) auditTx(ctx context.Context, tx *sql.Tx, o Options, active []Task, b *backing) (*AuditReport, error) {
+	now, grace := o.now(), o.grace()
 	var fs []Finding
 	add := func(f Finding) { fs = append(fs, f) }
-	err := func() error {
-		b := newBacking(d, tx)
-		defer b.close()
-		for i := range active {
-			t := active[i]
-			if b.shouldMarkLost(ctx, &t, now, grace) {
-				projectLost(&t, now, ret)
+	cr := newCronRecovery(tx)
+	defer cr.close()
+	// reconcile is reconcileTaskRecordForOperatorInspection.
+	reconcile := func(t *Task) error {
+		if o.AsStored {
+			return nil
+		}
+		if row, ok, err := cr.find(ctx, t); err != nil {
+			return err
+		} else if ok {
+			projectRecovered(t, row, o)
+			return nil
+		}
+		if b.shouldMarkLost(ctx, t, now, grace) {
+			projectLost(t, now, b.lostError(ctx, t))
+		}
+		return nil
+	}
+	for i := range active {
+		t := active[i]
+		if err := reconcile(&t); err != nil {
+			return nil, err
+		}
+		visitCodes(&t, now, add)
+		if t.Active() {
+			if f, ok, err := d.runEnded(ctx, b, &t, now); err != nil {
+				return nil, err
+			} else if ok {
+				add(f)
 			}
-			visitCodes(&t, now, add)
-			if t.Active() {
-				if f, ok, err := d.runEnded(ctx, b, &t, now); err != nil {
-					return err
-				} else if ok {
-					add(f)
-				}
-			}
 		}
-		// Lost rows (idx_task_runs_status).
-		if err := eachTask(ctx, tx, taskSelect+` WHERE status = 'lost'`, nil, func(t *Task) error {
-			visitCodes(t, now, add)
-			return nil
-		}); err != nil {
+	}
+	// Rows as stored are normalized (Task.normalize), so a finished row's
+	// only possible findings are lost, missing_cleanup and delivery_failed:
+	// lost rows (idx_task_runs_status), rows without cleanup_after
+	// (idx_task_runs_cleanup_after), then failed deliveries, which no index
+	// serves (a streaming scan, constant memory; the console skips it).
+	visit := func(t *Task) error {
+		if err := reconcile(t); err != nil {
 			return err
 		}
-		// Terminal rows without cleanup_after (idx_task_runs_cleanup_after).
-		if err := eachTask(ctx, tx, taskSelect+` WHERE cleanup_after IS NULL AND status NOT IN ('queued','running','lost')`, nil, func(t *Task) error {
-			visitCodes(t, now, add)
-			return nil
-		}); err != nil {
-			return err
+		visitCodes(t, now, add)
+		return nil
+	}
+	queries := []string{
+		` WHERE status = 'lost'`,
+		` WHERE cleanup_after IS NULL AND status NOT IN ('queued','running','lost')`,
+	}
+	if !o.skipScan {
+		queries = append(queries, ` WHERE cleanup_after IS NOT NULL AND status NOT IN ('queued','running','lost')
+			AND delivery_status = 'failed' AND notify_policy != 'silent'`)
+	}
+	for _, q := range queries {
+		if err := eachTask(ctx, tx, taskSelect+q, nil, visit); err != nil {
+			return nil, err
 		}
-		// The rest: delivery and timestamp checks no index serves (a
-		// streaming scan, constant memory).
-		if o.skipScan {
-			return d.auditRunsApprovals(ctx, tx, now, add)
-		}
-		if err := eachTask(ctx, tx, taskSelect+` WHERE status NOT IN ('queued','running','lost') AND cleanup_after IS NOT NULL
-			AND ((delivery_status = 'failed' AND notify_policy != 'silent')
-			  OR (started_at <> 0 AND started_at < created_at)
-			  OR (ended_at <> 0 AND started_at <> 0 AND ended_at < started_at)
-			  OR ((started_at IS NULL OR started_at = 0) AND ended_at <> 0 AND ended_at < created_at))`, nil, func(t *Task) error {
-			visitCodes(t, now, add)
-			return nil
-		}); err != nil {
-			return err
-		}
-		return d.auditRunsApprovals(ctx, tx, now, add)
-	}()
+	}
+	flows, err := d.auditFlows(ctx, tx, now)
 	if err != nil {
 		return nil, err
 	}
-	sortFindings(fs)
-	rep := &AuditReport{Findings: fs, Summary: AuditSummary{ByCode: map[string]int{
+	if err := d.auditRunsApprovals(ctx, tx, now, add); err != nil {
+		return nil, err
+	}
+	return newReport(fs, flows), nil
+}
+
+// newReport sorts the findings (tasks, flows and clawpit's together, as
+// tasks-audit-system.ts compareSystemAuditFindings sorts OpenClaw's) and
+// counts them.
+func newReport(fs, flows []Finding) *AuditReport {
+	rep := &AuditReport{Summary: AuditSummary{ByCode: map[string]int{
 		CodeStaleQueued: 0, CodeStaleRunning: 0, CodeLost: 0, CodeDeliveryFailed: 0, CodeMissingCleanup: 0, CodeInconsistent: 0,
-	}}}
-	if rep.Findings == nil {
-		rep.Findings = []Finding{}
+	}, TaskFlows: FlowSummary{ByCode: map[string]int{}}}}
+	for _, c := range flowCodes {
+		rep.Summary.TaskFlows.ByCode[c] = 0
 	}
 	for _, f := range fs {
 		rep.Summary.Total++
@@ -159,21 +198,33 @@ func (d *DB) auditTx(ctx context.Context, tx *sql.Tx, o Options, active []Task) 
 			rep.Summary.Warnings++
 		}
 	}
-	return rep, nil
+	for _, f := range flows {
+		s := &rep.Summary.TaskFlows
+		s.Total++
+		s.ByCode[f.Code]++
+		if f.Severity == SevError {
+			s.Errors++
+		} else {
+			s.Warnings++
+		}
+	}
+	rep.Findings = append(append(make([]Finding, 0, len(fs)+len(flows)), fs...), flows...)
+	sortFindings(rep.Findings)
+	return rep
 }
 
 // projectLost is maintenance.ts projectTaskLost: status lost, endedAt ??
-// now, lastEventAt now, error ?? the lost error, cleanupAfter ?? terminal
-// time + retention.
-func projectLost(t *Task, now, ret int64) {
-	t.Error = lostError(t)
+// now, lastEventAt now, error ?? the lost error, cleanupAfter ?? endedAt +
+// 24 h (resolveTaskCleanupAfter of a lost task).
+func projectLost(t *Task, now int64, lostErr string) {
+	t.Error = lostErr
 	t.Status = "lost"
 	if !t.EndedAt.Valid {
 		t.EndedAt = sql.NullInt64{Int64: now, Valid: true}
 	}
 	t.LastEventAt = sql.NullInt64{Int64: now, Valid: true}
 	if !t.CleanupAfter.Valid {
-		t.CleanupAfter = sql.NullInt64{Int64: t.TerminalAt() + ret, Valid: true}
+		t.CleanupAfter = sql.NullInt64{Int64: t.TerminalAt() + LostRetentionMs, Valid: true}
 	}
 }
 
@@ -190,11 +241,11 @@ func retainedLost(t *Task, now int64) bool {
 }
 
 // visitCodes is task-registry.audit.ts visitTaskAuditCodes and
-// describeTaskAuditCode, plus clawpit's endedAt-before-createdAt.
+// describeTaskAuditCode.
 func visitCodes(t *Task, now int64, add func(Finding)) {
 	age := max(0, now-t.ReferenceAt())
-	f := func(code, sev, detail string, withAge bool, src string) {
-		x := Finding{Code: code, Severity: sev, Source: src, Entity: "task", ID: t.TaskID, Status: t.Status,
+	f := func(code, sev, detail string, withAge bool) {
+		x := Finding{Code: code, Severity: sev, Source: "openclaw", Entity: "task", ID: t.TaskID, Status: t.Status,
 			Runtime: t.Runtime, Detail: detail, CreatedAt: t.CreatedAt}
 		if withAge {
 			a := age
@@ -203,7 +254,7 @@ func visitCodes(t *Task, now int64, add func(Finding)) {
 		add(x)
 	}
 	if t.Status == "queued" && age >= StaleQueuedMs {
-		f(CodeStaleQueued, SevWarn, "queued task has not advanced recently", true, "openclaw")
+		f(CodeStaleQueued, SevWarn, "queued task has not advanced recently", true)
 	}
 	if t.Status == "running" && age >= StaleRunningMs {
 		detail := "running task appears stuck"
@@ -212,7 +263,7 @@ func visitCodes(t *Task, now int64, add func(Finding)) {
 		if !t.EndedAt.Valid && t.LastToolName == "sessions_yield" {
 			detail = "last tool started was sessions_yield: a retained yield owner is not proof of a live worker; review its owner, pending inputs and descendants before cancelling"
 		}
-		f(CodeStaleRunning, SevError, detail, true, "openclaw")
+		f(CodeStaleRunning, SevError, detail, true)
 	}
 	if t.Status == "lost" {
 		sev, detail := SevError, "task lost its backing session"
@@ -222,25 +273,26 @@ func visitCodes(t *Task, now int64, add func(Finding)) {
 		if e := strings.TrimSpace(t.Error); e != "" {
 			detail = e
 		}
-		f(CodeLost, sev, detail, true, "openclaw")
+		f(CodeLost, sev, detail, true)
 	}
 	if t.DeliveryStatus == "failed" && t.NotifyPolicy != "silent" {
-		f(CodeDeliveryFailed, SevWarn, "terminal update delivery failed", true, "openclaw")
+		f(CodeDeliveryFailed, SevWarn, "terminal update delivery failed", true)
 	}
 	if !t.Active() && t.Status != "lost" && !t.CleanupAfter.Valid {
-		f(CodeMissingCleanup, SevWarn, "terminal task is missing cleanupAfter", true, "openclaw")
+		f(CodeMissingCleanup, SevWarn, "terminal task is missing cleanupAfter", true)
 	}
+	// findTimestampInconsistency (JavaScript truthiness: 0 is absent). On
+	// a normalized row only the third can hold; a projection can break the
+	// first two.
 	started := t.StartedAt.Valid && t.StartedAt.Int64 != 0
 	ended := t.EndedAt.Valid && t.EndedAt.Int64 != 0
 	switch {
 	case started && t.StartedAt.Int64 < t.CreatedAt:
-		f(CodeInconsistent, SevWarn, "startedAt is earlier than createdAt", false, "openclaw")
+		f(CodeInconsistent, SevWarn, "startedAt is earlier than createdAt", false)
 	case ended && started && t.EndedAt.Int64 < t.StartedAt.Int64:
-		f(CodeInconsistent, SevWarn, "endedAt is earlier than startedAt", false, "openclaw")
+		f(CodeInconsistent, SevWarn, "endedAt is earlier than startedAt", false)
 	case t.Active() && ended:
-		f(CodeInconsistent, SevWarn, t.Status+" task should not already have endedAt", false, "openclaw")
-	case ended && !started && t.EndedAt.Int64 < t.CreatedAt:
-		f(CodeInconsistent, SevWarn, "endedAt is earlier than createdAt (no startedAt)", false, "clawpit")
+		f(CodeInconsistent, SevWarn, t.Status+" task should not already have endedAt", false)
 	}
 }
 

@@ -4,13 +4,19 @@
 // clawpit knows it misses, and a row-for-row preview of what
 // `openclaw tasks maintenance --apply` would do. Nothing here ever writes.
 //
+// The rules are OpenClaw 2026.9.6's as the `openclaw tasks` command applies
+// them (task-registry.maintenance.ts, task-registry.audit.ts,
+// task-flow-registry.audit.ts, task-flow-maintenance-policy.ts,
+// cron-history-retention.ts in the npm package's dist/), checked row for row
+// against the real OpenClaw by the root package's TestOpenclawDifferential.
+//
 // Every query reads through an index OpenClaw created (idx_task_runs_status,
-// idx_task_runs_cleanup_after, idx_task_runs_last_event_at, the subagent_runs
-// and operator_approvals primary keys and idx_operator_approvals_status_expiry)
-// so cost grows with active and due rows, not with history. The one exception
-// is the audit's scan for delivery_failed and inconsistent_timestamps on
-// terminal rows, which OpenClaw's schema indexes nothing for: it streams
-// (constant memory) and is said so in the README.
+// idx_task_runs_cleanup_after, idx_task_runs_runtime_source_ended,
+// idx_task_runs_parent_flow_id, the subagent_runs and operator_approvals
+// primary keys and idx_operator_approvals_status_expiry) so cost grows with
+// active and due rows, not with history. The one exception is the audit's
+// scan for delivery_failed on finished rows, which OpenClaw's schema indexes
+// nothing for: it streams (constant memory) and is said so in the README.
 package openclaw
 
 import (
@@ -19,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -53,7 +60,8 @@ var (
 	taskColumns = []string{"task_id", "runtime", "task_kind", "source_id", "requester_session_key",
 		"owner_key", "scope_kind", "child_session_key", "parent_task_id", "agent_id", "run_id", "label",
 		"task", "status", "delivery_status", "notify_policy", "created_at", "started_at", "ended_at",
-		"last_event_at", "cleanup_after", "last_tool_name", "error", "progress_summary", "terminal_summary", "terminal_outcome"}
+		"last_event_at", "cleanup_after", "last_tool_name", "error", "progress_summary", "terminal_summary", "terminal_outcome",
+		"parent_flow_id", "detail_json"}
 	runColumns      = []string{"run_id", "child_session_key", "requester_session_key", "created_at", "payload_json"}
 	approvalColumns = []string{"approval_id", "kind", "status", "presentation_json", "source_agent_id",
 		"source_session_key", "source_run_id", "source_tool_name", "created_at_ms", "expires_at_ms",
@@ -65,18 +73,22 @@ var (
 type DB struct {
 	StateDir string
 	Path     string
-	// Immutable is true when the database is in WAL mode and OpenClaw has no
-	// -shm beside it (no OpenClaw process has it open): SQLite would have to
-	// create -wal and -shm to read it, so it is read as immutable instead.
+	// Immutable is true when the database is in WAL mode with no -shm and
+	// no -wal beside it (no OpenClaw process has it open): SQLite would
+	// have to create -wal and -shm to read it, so it is read as immutable.
 	Immutable bool
+	// Snapshot is true when it is in WAL mode with a -wal but no -shm (a
+	// copy taken mid-write): it is read from a private copy of both files,
+	// so the rows committed only in the -wal are read too.
+	Snapshot bool
 	// JournalMode is "wal" or "delete" (from the file header).
 	JournalMode string
 
+	h            *roHandle
 	db           *sql.DB
 	hasRuns      bool
 	hasApprovals bool
-	hasSessions  bool // session_state_heads
-	hasACP       bool // acp_sessions
+	hasFlows     bool // flow_runs
 	cols         map[string][]string
 }
 
@@ -101,30 +113,115 @@ func OpenFile(ctx context.Context, path, stateDir string) (*DB, error) {
 	if st.IsDir() {
 		return nil, core.Invalidf("%s is a directory, not OpenClaw's registry database", path)
 	}
+	h, err := roOpen(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	d := &DB{StateDir: stateDir, Path: path, JournalMode: h.mode, Immutable: h.immutable, Snapshot: h.snapshot != "", h: h, db: h.db}
+	if err := d.check(ctx); err != nil {
+		h.close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// roHandle is a read-only connection pool on one SQLite file that never
+// writes beside it (no -wal, -shm or journal is ever created there).
+type roHandle struct {
+	db        *sql.DB
+	mode      string // wal | delete
+	immutable bool
+	snapshot  string // private directory holding a copy of the database and its -wal; "" when none
+}
+
+// roOpen opens path read-only. In WAL mode without a -shm (no OpenClaw
+// process has it open), SQLite would create -wal and -shm to read it: a
+// database with no -wal (or an empty one) is read as immutable; one with a
+// -wal (a copy taken mid-write: its committed rows are only in the -wal) is
+// read from a snapshot of both files in a private temporary directory,
+// removed on close, so no committed row is ignored and nothing is written
+// in the state directory.
+func roOpen(ctx context.Context, path string) (*roHandle, error) {
 	mode, err := journalMode(path)
 	if err != nil {
 		return nil, err
 	}
-	d := &DB{StateDir: stateDir, Path: path, JournalMode: mode}
+	h := &roHandle{mode: mode}
+	open := path
 	if mode == "wal" {
 		if _, err := os.Stat(path + "-shm"); errors.Is(err, os.ErrNotExist) {
-			d.Immutable = true
+			if st, err := os.Stat(path + "-wal"); err == nil && st.Size() > 0 {
+				if h.snapshot, err = snapshotDB(path); err != nil {
+					return nil, err
+				}
+				open = filepath.Join(h.snapshot, filepath.Base(path))
+			} else {
+				h.immutable = true
+			}
 		}
 	}
-	d.db, err = sql.Open("sqlite3", dsn(path, d.Immutable))
+	dsnStr := dsn(open, h.immutable)
+	if h.snapshot != "" {
+		// The private copy may be read-write: SQLite needs its own -shm
+		// there to read the -wal; query_only still forbids any statement
+		// from writing.
+		dsnStr = strings.Replace(dsnStr, "mode=ro&", "", 1)
+	}
+	h.db, err = sql.Open("sqlite3", dsnStr)
 	if err != nil {
+		h.close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	// One connection, and none kept between reads: while clawpit holds no
 	// connection, OpenClaw closing its own is the last close, so SQLite
 	// checkpoints and removes -wal and -shm as it would without clawpit.
-	d.db.SetMaxOpenConns(1)
-	d.db.SetMaxIdleConns(0)
-	if err := d.check(ctx); err != nil {
-		d.db.Close()
-		return nil, err
+	h.db.SetMaxOpenConns(1)
+	h.db.SetMaxIdleConns(0)
+	return h, nil
+}
+
+func (h *roHandle) close() error {
+	var err error
+	if h.db != nil {
+		err = h.db.Close()
 	}
-	return d, nil
+	if h.snapshot != "" {
+		os.RemoveAll(h.snapshot)
+	}
+	return err
+}
+
+// snapshotDB copies path and path-wal into a new private temporary
+// directory and returns it.
+func snapshotDB(path string) (string, error) {
+	dir, err := os.MkdirTemp("", "clawpit-openclaw-snapshot-")
+	if err != nil {
+		return "", fmt.Errorf("snapshot %s: %w", path, err)
+	}
+	for _, sfx := range []string{"", "-wal"} {
+		if err := copyFile(path+sfx, filepath.Join(dir, filepath.Base(path)+sfx)); err != nil {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("snapshot %s: %w", path, err)
+		}
+	}
+	return dir, nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // dsn is the read-only connection string: mode=ro (the file is opened
@@ -165,7 +262,7 @@ func journalMode(path string) (string, error) {
 
 func (d *DB) check(ctx context.Context) error {
 	d.cols = map[string][]string{}
-	for _, t := range []string{"task_runs", "subagent_runs", "operator_approvals", "session_state_heads", "acp_sessions"} {
+	for _, t := range []string{"task_runs", "subagent_runs", "operator_approvals", "flow_runs"} {
 		rows, err := d.db.QueryContext(ctx, "SELECT name FROM pragma_table_info(?)", t)
 		if err != nil {
 			return fmt.Errorf("read schema of %s: %w", d.Path, err)
@@ -221,13 +318,12 @@ func (d *DB) check(ctx context.Context) error {
 		}
 		d.hasApprovals = true
 	}
-	d.hasSessions = d.cols["session_state_heads"] != nil
-	d.hasACP = d.cols["acp_sessions"] != nil
+	d.hasFlows = d.cols["flow_runs"] != nil
 	return nil
 }
 
-// Close releases the handle.
-func (d *DB) Close() error { return d.db.Close() }
+// Close releases the handle (and removes a snapshot).
+func (d *DB) Close() error { return d.h.close() }
 
 // Version changes whenever OpenClaw commits: a fingerprint of the size and
 // modification time (ns) of the database, its -wal and its -shm. A commit in
@@ -260,7 +356,7 @@ func (d *DB) NeedsReopen() bool {
 		return false
 	}
 	_, err := os.Stat(d.Path + "-shm")
-	return d.Immutable == (err == nil)
+	return (d.Immutable || d.Snapshot) == (err == nil)
 }
 
 // readTx runs fn in one read transaction (a consistent snapshot; no lock is

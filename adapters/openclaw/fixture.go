@@ -6,6 +6,7 @@ import (
 	_ "embed" // the schema dump
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 )
 
@@ -62,7 +63,7 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO task_runs(task_id, runtime, task_kind, source_id, requester_session_key,
 		owner_key, scope_kind, child_session_key, agent_id, run_id, label, task, status, delivery_status, notify_policy,
 		created_at, started_at, ended_at, last_event_at, cleanup_after, error, progress_summary, terminal_summary,
-		terminal_outcome, last_tool_name) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
+		terminal_outcome, last_tool_name, parent_flow_id, detail_json) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return err
 	}
@@ -71,7 +72,7 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 		_, err := ins.ExecContext(ctx, r.id, r.runtime, nullStr(r.kind), nullStr(r.source), "agent:main:main",
 			"agent:main:main", "session", nullStr(r.child), "main", nullStr(r.run), nullStr(r.label), r.task, r.status,
 			r.delivery, r.notify, r.created, nullMs(r.started), nullMs(r.ended), nullMs(r.lastEvent), nullMs(r.cleanup),
-			nullStr(r.err), nullStr(r.progress), nullStr(r.summary), nullStr(r.outcome), nullStr(r.tool))
+			nullStr(r.err), nullStr(r.progress), nullStr(r.summary), nullStr(r.outcome), nullStr(r.tool), nullStr(r.flow), nullStr(r.detail))
 		if err != nil {
 			return fmt.Errorf("fixture task %s: %w", r.id, err)
 		}
@@ -128,6 +129,42 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 			return fmt.Errorf("fixture wal: %w", err)
 		}
 	}
+	if spec.Shapes {
+		// The state directory is the parent of state/.
+		stateDir := filepath.Dir(filepath.Dir(path))
+		err := WriteAgentSessions(ctx, stateDir, "main", spec.Now, []string{"agent:main:subagent:live", "agent:main:subagent:killed", "agent:main:acp:alive"})
+		if err != nil {
+			return err
+		}
+	}
+	return db.Close()
+}
+
+// WriteAgentSessions creates the agent's session database with the
+// session_nodes columns clawpit reads (session_key, entry_json; OpenClaw's
+// own layout has more) and one entry per key. The differential test writes
+// sessions through OpenClaw's own session store instead.
+func WriteAgentSessions(ctx context.Context, stateDir, agent string, now time.Time, keys []string) error {
+	p := AgentDBFile(stateDir, agent)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("fixture sessions: %w", err)
+	}
+	db, err := sql.Open("sqlite3", "file:"+p+"?_journal_mode=OFF")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS session_nodes (session_key TEXT NOT NULL PRIMARY KEY,
+		current_session_id TEXT NOT NULL, entry_json TEXT NOT NULL, updated_at INTEGER NOT NULL) STRICT`); err != nil {
+		return fmt.Errorf("fixture sessions: %w", err)
+	}
+	for _, k := range keys {
+		sid := "sid-" + k
+		if _, err := db.ExecContext(ctx, `INSERT INTO session_nodes VALUES (?,?,?,?)`, k, sid,
+			fmt.Sprintf(`{"sessionId":%q,"updatedAt":%d}`, sid, now.UnixMilli()), now.UnixMilli()); err != nil {
+			return fmt.Errorf("fixture session %s: %w", k, err)
+		}
+	}
 	return db.Close()
 }
 
@@ -135,6 +172,7 @@ type fixtureTask struct {
 	id, runtime, kind, source, child, run, label, task, status, delivery, notify string
 	created, started, ended, lastEvent, cleanup                                  int64
 	err, progress, summary, outcome, tool                                        string
+	flow, detail                                                                 string // parent_flow_id, detail_json
 }
 
 func nullStr(s string) any {
@@ -209,15 +247,6 @@ func writeShapes(ctx context.Context, tx *sql.Tx, now int64, put func(fixtureTas
 		if err := put(r); err != nil {
 			return err
 		}
-	}
-	for _, s := range []string{live, "agent:main:subagent:killed"} {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO session_state_heads(session_key, agent_id, last_sequence, updated_at) VALUES (?,?,1,?)`, s, "main", now); err != nil {
-			return fmt.Errorf("fixture session: %w", err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO acp_sessions(session_key, backend, agent, runtime_session_name, mode, state, last_activity_at, updated_at)
-		VALUES ('agent:main:acp:alive','acpx','codex','codex-1','persistent','idle',?,?)`, m(180), m(180)); err != nil {
-		return fmt.Errorf("fixture acp session: %w", err)
 	}
 	runs := []struct{ id, child, payload string }{
 		{"r-live", live, fmt.Sprintf(`{"runId":"r-live","task":"refactor","label":"live","createdAt":%d,"startedAt":%d}`, m(50), m(49))},

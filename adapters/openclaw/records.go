@@ -35,20 +35,115 @@ type Task struct {
 	ProgressSummary string
 	TerminalSummary string
 	TerminalOutcome string
+	ParentFlowID    string
+	// Detail is detail_json as far as OpenClaw's rules read it.
+	Detail TaskDetail
+}
+
+// TaskDetail is what the rules read from detail_json: its kind
+// ("task_backing_instance", "cron-run", …), a subagent backing instance
+// (task-registry.store.kernel.ts readTaskBackingInstance: runtime
+// "subagent" and a positive safe-integer generation) and the cron store
+// partition (cronTaskRecordStoreKey).
+type TaskDetail struct {
+	Kind            string
+	BackingSubagent bool
+	StoreKey        string
+	HasStoreKey     bool
+}
+
+// parseDetail reads detail_json; anything but a JSON object is no detail.
+func parseDetail(js sql.NullString) TaskDetail {
+	var d TaskDetail
+	if !js.Valid || js.String == "" {
+		return d
+	}
+	var m struct {
+		Kind, Runtime, Generation, StoreKey any
+	}
+	if json.Unmarshal([]byte(js.String), &m) != nil {
+		return d // not an object
+	}
+	d.Kind, _ = m.Kind.(string)
+	d.StoreKey, d.HasStoreKey = m.StoreKey.(string)
+	if d.Kind == "task_backing_instance" && m.Runtime == "subagent" {
+		g, ok := m.Generation.(float64)
+		d.BackingSubagent = ok && g > 0 && g == float64(int64(g)) && g <= 1<<53-1
+	}
+	return d
+}
+
+// Terminal reports a terminal status, lost included (task-registry.types.ts
+// isTerminalTaskStatus).
+func (t *Task) Terminal() bool { return !t.Active() }
+
+// normalize is OpenClaw's normalizeTaskTimestamps
+// (task-registry.store.kernel.ts), applied to every row it loads before any
+// rule runs: createdAt is the earliest of the four times, startedAt is not
+// before it, a terminal task's endedAt is endedAt ?? lastEventAt ??
+// createdAt and not before startedAt ?? createdAt, and lastEventAt is not
+// before endedAt ?? startedAt ?? createdAt.
+func (t *Task) normalize() {
+	created := t.CreatedAt
+	for _, c := range []sql.NullInt64{t.StartedAt, t.LastEventAt, t.EndedAt} {
+		if c.Valid && c.Int64 < created {
+			created = c.Int64
+		}
+	}
+	started := t.StartedAt
+	if started.Valid {
+		started.Int64 = max(started.Int64, created)
+	}
+	ended := t.EndedAt
+	if t.Terminal() && !ended.Valid {
+		// The original createdAt, as OpenClaw writes it.
+		ended = sql.NullInt64{Int64: t.CreatedAt, Valid: true}
+		if t.LastEventAt.Valid {
+			ended.Int64 = t.LastEventAt.Int64
+		}
+	}
+	if ended.Valid {
+		floor := created
+		if started.Valid {
+			floor = started.Int64
+		}
+		ended.Int64 = max(ended.Int64, floor)
+	}
+	last := t.LastEventAt
+	if last.Valid {
+		floor := created
+		if ended.Valid {
+			floor = ended.Int64
+		} else if started.Valid {
+			floor = started.Int64
+		}
+		last.Int64 = max(last.Int64, floor)
+	}
+	t.CreatedAt, t.StartedAt, t.EndedAt, t.LastEventAt = created, started, ended, last
 }
 
 const taskSelect = `SELECT task_id, runtime, coalesce(task_kind,''), coalesce(source_id,''),
  coalesce(requester_session_key,''), owner_key, scope_kind, coalesce(child_session_key,''),
  coalesce(parent_task_id,''), coalesce(agent_id,''), coalesce(run_id,''), coalesce(label,''), task,
  status, delivery_status, notify_policy, created_at, started_at, ended_at, last_event_at, cleanup_after,
- coalesce(last_tool_name,''), coalesce(error,''), coalesce(progress_summary,''), coalesce(terminal_summary,''), coalesce(terminal_outcome,'')
+ coalesce(last_tool_name,''), coalesce(error,''), coalesce(progress_summary,''), coalesce(terminal_summary,''), coalesce(terminal_outcome,''),
+ coalesce(parent_flow_id,''), detail_json
  FROM task_runs`
 
+// scanTask reads one row and normalizes its times as OpenClaw does on
+// load (Task.normalize): every rule sees the row as OpenClaw sees it.
 func scanTask(r interface{ Scan(...any) error }, t *Task) error {
-	return r.Scan(&t.TaskID, &t.Runtime, &t.TaskKind, &t.SourceID, &t.RequesterKey, &t.OwnerKey, &t.ScopeKind,
+	var detail sql.NullString
+	if err := r.Scan(&t.TaskID, &t.Runtime, &t.TaskKind, &t.SourceID, &t.RequesterKey, &t.OwnerKey, &t.ScopeKind,
 		&t.ChildSessionKey, &t.ParentTaskID, &t.AgentID, &t.RunID, &t.Label, &t.Task, &t.Status,
 		&t.DeliveryStatus, &t.NotifyPolicy, &t.CreatedAt, &t.StartedAt, &t.EndedAt, &t.LastEventAt,
-		&t.CleanupAfter, &t.LastToolName, &t.Error, &t.ProgressSummary, &t.TerminalSummary, &t.TerminalOutcome)
+		&t.CleanupAfter, &t.LastToolName, &t.Error, &t.ProgressSummary, &t.TerminalSummary, &t.TerminalOutcome,
+		&t.ParentFlowID, &detail); err != nil {
+		return err
+	}
+	t.Detail = parseDetail(detail)
+	t.normalize()
+	return nil
 }
 
 // Active reports queued or running (OpenClaw: task-registry.maintenance.ts

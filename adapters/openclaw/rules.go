@@ -3,26 +3,22 @@ package openclaw
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
 
-// OpenClaw's thresholds, as its source sets them (openclaw/openclaw
-// src/tasks/, read at task-registry.maintenance.ts 00f57cb1781e and
-// task-registry.audit.ts 0aa87298bc1e).
+// OpenClaw 2026.9.6's thresholds, as its source sets them (the regions of
+// the npm package's dist/ named after src/tasks/ files).
 const (
-	// GraceMs: src/tasks/task-registry.maintenance.ts TASK_RECONCILE_GRACE_MS.
+	// GraceMs: task-registry.maintenance.ts TASK_RECONCILE_GRACE_MS.
 	GraceMs = 5 * 60_000
-	// RetentionMs: task-registry.runtime-config.ts DEFAULT_TASK_RETENTION_MS
-	// (getTaskRetentionMs, used by maintenance.ts resolveCleanupAfter).
+	// RetentionMs: task-retention.ts DEFAULT_TASK_RETENTION_MS
+	// (resolveTaskRetentionMs of every status but lost).
 	RetentionMs = 7 * 24 * 60 * 60_000
-	// LostRetentionMs: src/tasks/task-retention.ts LOST_TASK_RETENTION_MS
-	// (the audit's resolveEffectiveTaskCleanupAfter).
+	// LostRetentionMs: task-retention.ts LOST_TASK_RETENTION_MS (a lost
+	// task's retention, and the cap of its cleanup_after in
+	// resolveEffectiveTaskCleanupAfter).
 	LostRetentionMs = 24 * 60 * 60_000
 	// StaleQueuedMs, StaleRunningMs: task-registry.audit.ts DEFAULT_STALE_*.
 	StaleQueuedMs  = 10 * 60_000
@@ -38,6 +34,11 @@ type Options struct {
 	// MaxActions, when > 0, lists at most this many preview actions per
 	// rule; the counts stay exact (the rest is counted by index, not read).
 	MaxActions int
+
+	// AsStored audits the rows as stored, as `openclaw tasks audit --json`
+	// does, instead of as maintenance would leave them (no lost
+	// projection, no cron recovery).
+	AsStored bool
 
 	// skipScan leaves out the audit's one unindexed scan (delivery_failed
 	// and timestamp checks on finished rows that have cleanup_after): the
@@ -68,21 +69,30 @@ func (o Options) retention() int64 {
 	return RetentionMs
 }
 
-// backing answers OpenClaw's hasBackingSession as the `openclaw tasks`
-// CLI process sees it (a separate process from the gateway): cron is never
-// authoritative there, and no CLI agent run context is in its memory. It
-// caches session stores per sweep like maintenance.ts
-// BackingSessionLookupContext.
+// HarnessGraceMs: task-registry.maintenance.ts
+// HARNESS_OWNED_SUBAGENT_RECONCILE_GRACE_MS, the grace of a harness-owned
+// subagent task (no child session, a task kind).
+const HarnessGraceMs = 30 * 60_000
+
+// backing answers OpenClaw 2026.9.6's hasBackingSession
+// (task-registry.maintenance.ts) as the `openclaw tasks` CLI process
+// answers it: that process never makes a runtime authoritative
+// (configureTaskRegistryMaintenance is not called with
+// runtimeAuthoritative) and holds no agent run context, so cli, acp and
+// cron tasks are always backed, and a subagent task is backed unless its
+// child session is missing from the agent's session database or wedged
+// there. It caches one session database handle per agent for a sweep, as
+// BackingSessionLookupContext caches session facts.
 type backing struct {
 	d      *DB
 	tx     *sql.Tx
-	stores map[string]map[string]bool // sessions.json path → lowercased keys (nil: no file)
+	agents map[string]*agentSessions // agent id → its session database (nil: none)
 	// Statements prepared once per sweep: one lookup per active task.
-	session, acp, run *sql.Stmt
+	run *sql.Stmt
 }
 
 func newBacking(d *DB, tx *sql.Tx) *backing {
-	return &backing{d: d, tx: tx, stores: map[string]map[string]bool{}}
+	return &backing{d: d, tx: tx, agents: map[string]*agentSessions{}}
 }
 
 // stmt prepares q once on the transaction.
@@ -97,37 +107,118 @@ func (b *backing) stmt(ctx context.Context, p **sql.Stmt, q string) (*sql.Stmt, 
 	return *p, nil
 }
 
-// close releases the prepared statements.
+// close releases the prepared statements and the session databases.
 func (b *backing) close() {
-	for _, st := range []*sql.Stmt{b.session, b.acp, b.run} {
-		if st != nil {
-			st.Close()
+	if b.run != nil {
+		b.run.Close()
+	}
+	for _, a := range b.agents {
+		if a != nil {
+			a.close()
 		}
 	}
 }
 
-// chatType is session-chat-type-base.ts deriveSessionChatTypeFromScopedKey
-// over the key without its "agent:<id>:" head (deriveSessionChatTypeFromKey).
-func chatType(key string) string {
-	k := strings.ToLower(strings.TrimSpace(key))
-	if _, rest, ok := parseAgentKey(k); ok {
-		k = rest
+// harnessOwned is harness-owned-subagent-task.ts isHarnessOwnedSubagentTask:
+// a subagent task with no child session key and a task kind.
+func harnessOwned(t *Task) bool {
+	return t.Runtime == "subagent" && strings.TrimSpace(t.ChildSessionKey) == "" && strings.TrimSpace(t.TaskKind) != ""
+}
+
+// graceMs is the lost grace of t (maintenance.ts hasLostGraceExpired).
+func graceMs(t *Task, grace int64) int64 {
+	if harnessOwned(t) {
+		return HarnessGraceMs
 	}
-	tok := map[string]bool{}
-	for _, t := range strings.Split(k, ":") {
-		if t != "" {
-			tok[t] = true
+	return grace
+}
+
+// entry is the child session's entry as OpenClaw reads its backing facts
+// (session-backing-facts.ts readSessionBackingFacts): found, and its
+// subagentRecovery wedge.
+type entry struct {
+	found        bool
+	wedged       bool
+	wedgedReason string
+}
+
+// session looks the child session key up in the agent's session database,
+// $STATE/agents/<agent>/agent/openclaw-agent.sqlite (table session_nodes,
+// exact key), where OpenClaw 2026.9.6 keeps sessions; the agent is the
+// key's "agent:<id>:" head, else "main". A missing database is no session.
+func (b *backing) session(ctx context.Context, key string) entry {
+	agent := "main"
+	if a, _, ok := parseAgentKey(strings.ToLower(key)); ok {
+		agent = a
+	}
+	as, seen := b.agents[agent]
+	if !seen {
+		as = openAgentSessions(ctx, b.d.StateDir, agent)
+		b.agents[agent] = as
+	}
+	if as == nil {
+		return entry{}
+	}
+	return as.lookup(ctx, key)
+}
+
+// backed is maintenance.ts hasBackingSession for the CLI process.
+func (b *backing) backed(ctx context.Context, t *Task) bool {
+	if t.Runtime != "subagent" {
+		return true // cron, cli, acp: no runtime is authoritative in the CLI
+	}
+	child := strings.TrimSpace(t.ChildSessionKey)
+	if child == "" {
+		return !harnessOwned(t)
+	}
+	e := b.session(ctx, child)
+	if e.wedged {
+		return false
+	}
+	if t.Detail.BackingSubagent {
+		return true // registry-backed: ownership is only checked when authoritative
+	}
+	return e.found
+}
+
+// shouldMarkLost is maintenance.ts shouldMarkLost: active, grace expired
+// (reference time at least the grace ago), and not backed.
+func (b *backing) shouldMarkLost(ctx context.Context, t *Task, now, grace int64) bool {
+	if !t.Active() || now-t.ReferenceAt() < graceMs(t, grace) {
+		return false
+	}
+	return !b.backed(ctx, t)
+}
+
+// lostError is the error markTaskLost writes: the task's own error, else
+// maintenance.ts resolveTaskLostError (harness-owned, wedged, registry-backed
+// subagents each have their own words).
+func (b *backing) lostError(ctx context.Context, t *Task) string {
+	if t.Error != "" {
+		return t.Error
+	}
+	if harnessOwned(t) {
+		return "Native subagent stopped reporting progress"
+	}
+	if t.Runtime == "subagent" {
+		if child := strings.TrimSpace(t.ChildSessionKey); child != "" {
+			if e := b.session(ctx, child); e.wedged {
+				return e.reason()
+			}
+		}
+		if t.Detail.BackingSubagent {
+			return "subagent run ownership missing"
 		}
 	}
-	switch {
-	case tok["group"]:
-		return "group"
-	case tok["channel"]:
-		return "channel"
-	case tok["direct"], tok["dm"]:
-		return "direct"
+	return "backing session missing"
+}
+
+// reason is subagent-recovery-state.ts formatSubagentRecoveryWedgedReason.
+func (e entry) reason() string {
+	if r := strings.TrimSpace(e.wedgedReason); r != "" {
+		return r
 	}
-	return "unknown"
+	return "subagent orphan recovery is tombstoned for this session"
 }
 
 // parseAgentKey splits "agent:<id>:<rest>" (routing/session-key.ts
@@ -138,109 +229,4 @@ func parseAgentKey(k string) (agent, rest string, ok bool) {
 		return "", "", false
 	}
 	return parts[1], parts[2], true
-}
-
-// sessionExists looks the child session key up where OpenClaw keeps it: the
-// agent's session store $STATE/agents/<agent>/sessions/sessions.json (keys
-// matched exactly, then lower-cased: maintenance.ts findSessionEntryByKey);
-// when that file is absent, the database's session_state_heads.
-func (b *backing) sessionExists(ctx context.Context, key string) bool {
-	agent := "main"
-	if a, _, ok := parseAgentKey(strings.ToLower(strings.TrimSpace(key))); ok {
-		agent = a
-	}
-	if b.d.StateDir != "" {
-		p := filepath.Join(b.d.StateDir, "agents", agent, "sessions", "sessions.json")
-		keys, seen := b.stores[p]
-		if !seen {
-			keys = loadSessionKeys(p)
-			b.stores[p] = keys
-		}
-		if keys != nil {
-			return keys[key] || keys[strings.ToLower(strings.TrimSpace(key))]
-		}
-	}
-	if !b.d.hasSessions {
-		return false
-	}
-	st, err := b.stmt(ctx, &b.session, "SELECT 1 FROM session_state_heads WHERE session_key = ? LIMIT 1")
-	if err != nil {
-		return false
-	}
-	var one int
-	return st.QueryRowContext(ctx, key).Scan(&one) == nil
-}
-
-func loadSessionKeys(path string) map[string]bool {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(data, &m) != nil {
-		return nil
-	}
-	keys := make(map[string]bool, 2*len(m))
-	for k := range m {
-		keys[k] = true
-		keys[strings.ToLower(k)] = true
-	}
-	return keys
-}
-
-// backed is maintenance.ts hasBackingSession for the CLI process.
-func (b *backing) backed(ctx context.Context, t *Task) bool {
-	if t.Runtime == "cron" {
-		return true // the CLI is never cron-authoritative
-	}
-	if t.Runtime == "cli" && (strings.TrimSpace(t.SourceID) != "" || strings.TrimSpace(t.RunID) != "") {
-		return false // hasCliRunIdentity without an agent run context in this process
-	}
-	child := strings.TrimSpace(t.ChildSessionKey)
-	if child == "" {
-		return true
-	}
-	switch t.Runtime {
-	case "acp":
-		if !b.d.hasACP {
-			return true // store read failed → backed
-		}
-		st, err := b.stmt(ctx, &b.acp, "SELECT 1 FROM acp_sessions WHERE session_key = ?")
-		if err != nil {
-			return true // store read failed → backed
-		}
-		var one int
-		err = st.QueryRowContext(ctx, child).Scan(&one)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return true
-		}
-		return err == nil
-	case "subagent", "cli":
-		if t.Runtime == "cli" {
-			switch chatType(child) {
-			case "channel", "group", "direct":
-				return false
-			}
-		}
-		return b.sessionExists(ctx, child)
-	}
-	return true
-}
-
-// shouldMarkLost is maintenance.ts shouldMarkLost: active, grace expired
-// (reference time at least grace ago), and not backed.
-func (b *backing) shouldMarkLost(ctx context.Context, t *Task, now, grace int64) bool {
-	if !t.Active() || now-t.ReferenceAt() < grace {
-		return false
-	}
-	return !b.backed(ctx, t)
-}
-
-// lostError is the error markTaskLost writes: the task's own error, else
-// "backing session missing" (maintenance.ts resolveTaskLostError).
-func lostError(t *Task) string {
-	if t.Error != "" {
-		return t.Error
-	}
-	return "backing session missing"
 }

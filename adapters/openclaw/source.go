@@ -155,7 +155,9 @@ func (s *Source) Load(ctx context.Context, _ tui.LoadRequest, sink tui.Sink) (tu
 		}
 		o.skipScan = true
 		at = core.Timestamp(o.Now.UnixMilli())
-		rep, err = d.auditTx(ctx, tx, o, active)
+		b := newBacking(d, tx)
+		defer b.close()
+		rep, err = d.auditTx(ctx, tx, o, active, b)
 		return err
 	})
 	if err != nil {

@@ -27,6 +27,7 @@ type openclawFlags struct {
 	stateDir string
 	limit    int
 	theme    string
+	asStored bool
 }
 
 const defaultOpenclawLimit = 20
@@ -51,22 +52,36 @@ with OpenClaw instead. The console shows every active task and the newest
 	audit := &cobra.Command{
 		Use:   "audit",
 		Short: "OpenClaw's task audit findings, plus the ones it misses",
-		Long: `Print what 'openclaw tasks audit' reports (stale_queued after 10 min,
-stale_running after 30 min, lost, delivery_failed, missing_cleanup,
-inconsistent_timestamps; same severities), computed from OpenClaw's registry
-without loading it whole, plus what clawpit knows OpenClaw misses: a task
-still running whose sub-agent run has ended, a run that ends before it
-started, an approval still pending past its expiry. Read-only.`,
+		Long: `Print what 'openclaw tasks audit' (the text table) reports: tasks as
+maintenance would leave them (a cron task it would recover shown with its
+recovered status, an active task it would mark lost shown as lost),
+stale_queued after 10 min, stale_running after 30 min, lost,
+delivery_failed, missing_cleanup, inconsistent_timestamps, with OpenClaw's
+severities, and OpenClaw's task-flow findings. It adds what clawpit knows
+OpenClaw misses: a task still running whose sub-agent run has ended, a run
+that ends before it started, an approval still pending past its expiry.
+
+'openclaw tasks audit --json' audits the rows as stored instead (no task is
+shown lost or recovered before maintenance runs); --as-stored gives that
+audit. Read-only.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runOpenclawAudit(cmd, a, &f) },
 	}
+	audit.Flags().BoolVar(&f.asStored, "as-stored", false, "audit the rows as stored, like 'openclaw tasks audit --json', not as maintenance would leave them")
 	maint := &cobra.Command{
 		Use:   "maintenance",
 		Short: "Preview what 'openclaw tasks maintenance --apply' would do (never applies)",
 		Long: `Preview, row for row, what 'openclaw tasks maintenance --apply' would do:
-mark lost the active tasks past the 5-minute grace that nothing backs, stamp
-cleanup_after on finished tasks without one, delete finished tasks past it.
-Printed as clawpit's sweep report (a dry run). Nothing is applied.`,
+recover a running or lost cron task from a finished row of the same run;
+mark lost an active sub-agent task whose child session is missing or wedged
+once idle past the 5-minute grace (30 minutes for one owned by an agent
+harness) — cli, acp and cron tasks are never marked lost by the 'openclaw'
+command; delete finished tasks past cleanup_after (lost ones 24 h after they
+ended at the latest) and cron runs beyond the newest 2,000 per job; stamp
+cleanup_after on finished tasks without one; finish or repair task flows and
+delete those a week past their end. Printed as clawpit's sweep report (a dry
+run), with the audit as maintenance would leave the tasks. Nothing is
+applied.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runOpenclawMaintenance(cmd, a, &f) },
 	}
@@ -88,7 +103,7 @@ func runOpenclawAudit(cmd *cobra.Command, a *app, f *openclawFlags) error {
 	}
 	defer d.Close()
 	start := time.Now()
-	rep, err := d.Audit(cmd.Context(), openclaw.Options{Now: start})
+	rep, err := d.Audit(cmd.Context(), openclaw.Options{Now: start, AsStored: f.asStored})
 	if err != nil {
 		return err
 	}
@@ -190,11 +205,15 @@ func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error 
 		shown[x.Rule]++
 	}
 	more := map[string]int{
-		core.RuleGraceLost: counts.Reconciled - shown[core.RuleGraceLost],
-		core.RulePrune:     counts.Pruned - shown[core.RulePrune],
-		core.RuleStamp:     counts.CleanupStamped - shown[core.RuleStamp],
+		core.RuleGraceLost:         counts.Reconciled - shown[core.RuleGraceLost],
+		core.RulePrune:             counts.Pruned - shown[core.RulePrune],
+		core.RuleStamp:             counts.CleanupStamped - shown[core.RuleStamp],
+		openclaw.RuleCronRecover:   counts.Recovered - shown[openclaw.RuleCronRecover],
+		openclaw.RuleFlowReconcile: counts.FlowReconciled - shown[openclaw.RuleFlowReconcile],
 	}
-	order := []string{core.RuleGraceLost, core.RulePrune, core.RuleStamp}
+	// Task and flow prunes share a rule: the listing limit is per rule.
+	more[core.RulePrune] += counts.FlowPruned
+	order := []string{openclaw.RuleCronRecover, core.RuleGraceLost, core.RulePrune, core.RuleStamp, openclaw.RuleFlowReconcile}
 	perCode := map[string]int{}
 	for _, x := range audit.Findings {
 		perCode[x.Code]++
@@ -206,8 +225,8 @@ func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error 
 	rep.Counts = core.SweepCounts{Lost: counts.Reconciled, Stamped: counts.CleanupStamped, Pruned: counts.Pruned,
 		Errors: audit.Summary.Errors, Warnings: audit.Summary.Warnings}
 	w := bufio.NewWriter(a.stdout)
-	fmt.Fprintf(w, "OpenClaw maintenance preview of %s (nothing applied): 'openclaw tasks maintenance --apply' would reconcile %d · recover %d · stamp %d · prune %d\n",
-		d.Path, counts.Reconciled, counts.Recovered, counts.CleanupStamped, counts.Pruned)
+	fmt.Fprintf(w, "OpenClaw maintenance preview of %s (nothing applied): 'openclaw tasks maintenance --apply' would reconcile %d · recover %d · stamp %d · prune %d; task flows: reconcile %d · prune %d\n",
+		d.Path, counts.Reconciled, counts.Recovered, counts.CleanupStamped, counts.Pruned, counts.FlowReconciled, counts.FlowPruned)
 	w.WriteString(rep.Text())
 	for _, r := range order {
 		if n := more[r]; n > 0 {

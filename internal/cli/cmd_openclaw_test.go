@@ -86,7 +86,7 @@ func TestOpenclawAuditCLI(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"OpenClaw audit of ", "23 findings · 7 errors · 16 warnings",
+		"OpenClaw audit of ", "18 findings · 8 errors · 10 warnings",
 		"error stale_running task t-acp-stuck [running, acp] 3h",
 		"error run_ended_task_active task t-90444-subagent [running, subagent]",
 		"(clawpit)",
@@ -97,7 +97,7 @@ func TestOpenclawAuditCLI(t *testing.T) {
 		}
 	}
 	code, out, _ = runOpenclaw(t, "audit", "--limit", "1", "--state-dir", dir)
-	if code != 0 || !strings.Contains(out, "… and 6 more lost (--json lists all)") {
+	if code != 0 || !strings.Contains(out, "… and 3 more lost (--json lists all)") {
 		t.Errorf("--limit 1:\n%s", out)
 	}
 	code, out, _ = runOpenclaw(t, "--json", "audit", "--state-dir", dir)
@@ -108,8 +108,28 @@ func TestOpenclawAuditCLI(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
 		t.Fatalf("json: exit %d %q", code, out)
 	}
-	if len(rep.Findings) != 23 || rep.Summary.ByCode["lost"] != 7 || rep.Summary.ByCode["run_ended_task_active"] != 1 {
+	if len(rep.Findings) != 18 || rep.Summary.ByCode["lost"] != 4 || rep.Summary.ByCode["run_ended_task_active"] != 2 {
 		t.Errorf("json summary %+v (%d findings)", rep.Summary, len(rep.Findings))
+	}
+	// As stored, the orphan OpenClaw's maintenance would mark lost is still
+	// running: no lost finding for it.
+	lostOrphan := func(fs []openclaw.Finding) bool {
+		for _, f := range fs {
+			if f.ID == "t-running-orphan" && f.Code == "lost" {
+				return true
+			}
+		}
+		return false
+	}
+	if !lostOrphan(rep.Findings) {
+		t.Errorf("the reconciled audit lacks t-running-orphan as lost")
+	}
+	code, out, _ = runOpenclaw(t, "--json", "audit", "--as-stored", "--state-dir", dir)
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("json --as-stored: exit %d %q", code, out)
+	}
+	if lostOrphan(rep.Findings) || rep.Summary.ByCode["lost"] != 3 {
+		t.Errorf("--as-stored audits t-running-orphan as lost: %+v", rep.Summary)
 	}
 }
 
@@ -120,8 +140,8 @@ func TestOpenclawMaintenanceCLI(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"'openclaw tasks maintenance --apply' would reconcile 4 · recover 0 · stamp 1 · prune 3",
-		"Sweep dry run in ", ": 4 lost · 0 timed out · 0 expired · 0 silent · 1 stamped · 3 pruned · 0 raced; audit: 7 errors · 16 warnings",
+		"'openclaw tasks maintenance --apply' would reconcile 1 · recover 0 · stamp 1 · prune 4; task flows: reconcile 0 · prune 0",
+		"Sweep dry run in ", ": 1 lost · 0 timed out · 0 expired · 0 silent · 1 stamped · 4 pruned · 0 raced; audit: 8 errors · 10 warnings",
 		"  grace_lost task t-running-orphan: running → lost — backing session missing",
 		"  retention_prune task t-failed-old-nocleanup: failed → deleted",
 		"  retention_stamp task t-succeeded-nocleanup: succeeded → succeeded — cleanup_after = ",
@@ -135,7 +155,7 @@ func TestOpenclawMaintenanceCLI(t *testing.T) {
 		t.Errorf("a dry run marks actions not applied:\n%s", out)
 	}
 	_, out, _ = runOpenclaw(t, "maintenance", "--limit", "2", "--state-dir", dir)
-	if !strings.Contains(out, "… and 2 more grace_lost (--json lists all)") || !strings.Contains(out, "… and 1 more retention_prune") {
+	if strings.Contains(out, "more grace_lost") || !strings.Contains(out, "… and 2 more retention_prune (--json lists all)") {
 		t.Errorf("--limit 2:\n%s", out)
 	}
 	code, out, _ = runOpenclaw(t, "maintenance", "--json", "--state-dir", dir)
@@ -156,8 +176,8 @@ func TestOpenclawMaintenanceCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("json: %v\n%s", err, out)
 	}
-	if rep.Mode != "dry_run" || len(rep.Actions) != 8 || rep.Counts.Lost != 4 || rep.Counts.Pruned != 3 ||
-		rep.Counts.Stamped != 1 || rep.OpenClaw.Reconciled != 4 || len(rep.Findings) != 23 || rep.Actions[0].Result != "planned" {
+	if rep.Mode != "dry_run" || len(rep.Actions) != 6 || rep.Counts.Lost != 1 || rep.Counts.Pruned != 4 ||
+		rep.Counts.Stamped != 1 || rep.OpenClaw.Reconciled != 1 || len(rep.Findings) != 18 || rep.Actions[0].Result != "planned" {
 		t.Errorf("json report: mode %s, %d actions, counts %+v, openclaw %+v, %d findings", rep.Mode, len(rep.Actions), rep.Counts, rep.OpenClaw, len(rep.Findings))
 	}
 }
