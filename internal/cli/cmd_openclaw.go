@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -345,15 +344,6 @@ func runOpenclawConsole(cmd *cobra.Command, a *app, f *openclawFlags) error {
 // sweeper, the OPENCLAW badge and the window note.
 func openclawConsoleOptions(src tui.Source, th *themes.Theme) tui.Options {
 	return tui.Options{Source: src, Theme: th, Keys: tui.DefaultKeyMap(), ReadOnly: true, Operator: core.OperatorActor(),
-		Owner: &tui.Owner{Name: "OPENCLAW", Note: fmt.Sprintf("active + newest %s finished rows", thousands(openclaw.ConsoleWindow)),
+		Owner: &tui.Owner{Name: "OPENCLAW", Note: fmt.Sprintf("active + newest %s finished rows", termtext.Thousands(openclaw.ConsoleWindow)),
 			Explain: openclawExplain}}
-}
-
-// thousands prints n with comma separators (5000 → "5,000").
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }
