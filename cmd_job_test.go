@@ -432,17 +432,21 @@ func TestJobTokenInURLUserinfo(t *testing.T) {
 	}
 }
 
-// A line still being written shows in the live view only: `job follow`
-// prints "[partial] progress 7%" after 200 ms of silence, while `job tail`
-// and the finish notification show the line once, whole. A follow that ends
-// because its job ended closes with how it ended, on stderr.
+// A line still being written shows in the live view only (issue 26 item
+// 13): `job follow` prints "[partial] progress 7%" after 200 ms of silence,
+// from output.partial beside the log; output.log, `job tail` and the finish
+// notification hold the line once, whole, and keep a command's own line
+// that starts with "[partial] ". A follow that ends because its job ended
+// closes with how it ended, on stderr.
 func TestJobPartialLiveOnlyAndFollowClosing(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	var run jobOut
 	c.json(&run, "job", "run", "--session", "p", "--", "sh", "-c",
-		`printf 'progress 7%%'; sleep 3; printf ' done\n'; sleep 60`)
+		`printf 'progress 7%%'; sleep 3; printf ' done\n'; echo '[partial] x'; sleep 60`)
 	c.killJobOnCleanup(run.Job.ID)
+	j := c.job(run.Job.ID)
+	partialFile := filepath.Join(filepath.Dir(j.LogPath), tailer.PartialFile)
 	cmd := c.command(nil, "job", "follow", run.Job.ID)
 	var so, se lockedBuffer
 	cmd.Stdout, cmd.Stderr = &so, &se
@@ -451,13 +455,26 @@ func TestJobPartialLiveOnlyAndFollowClosing(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(so.String(), "[partial] progress 7%\n"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("follow never showed the line while it was being written:\n%s", so.String())
+		}
+	}
+	// The command sleeps 3 s before it ends the line: the preview is beside
+	// the log, not in it.
+	if pv, err := os.ReadFile(partialFile); err != nil || string(pv) != "progress 7%\n" {
+		t.Errorf("%s holds %q (err %v) while the line is written, want \"progress 7%%\\n\"", tailer.PartialFile, pv, err)
+	}
+	if disk, err := os.ReadFile(j.LogPath); err != nil || len(disk) > 0 {
+		t.Errorf("output.log holds %q (err %v) while the line is written, want nothing", disk, err)
+	}
 	for deadline := time.Now().Add(15 * time.Second); !strings.Contains(so.String(), "progress 7% done\n"); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("follow never showed the whole line:\n%s", so.String())
 		}
 	}
-	if !strings.Contains(so.String(), "[partial] progress 7%\n") {
-		t.Errorf("follow did not show the line while it was being written:\n%s", so.String())
+	if strings.Count(so.String(), "[partial] progress 7%\n") != 1 || !strings.Contains(so.String(), "progress 7% done\n[partial] x\n") {
+		t.Errorf("follow did not show the line once while it was being written, then whole:\n%s", so.String())
 	}
 	c.ok("job", "cancel", run.Job.ID)
 	select {
@@ -475,12 +492,18 @@ func TestJobPartialLiveOnlyAndFollowClosing(t *testing.T) {
 	if strings.Contains(so.String(), "was cancelled") {
 		t.Errorf("the closing line went to stdout, among the log:\n%s", so.String())
 	}
-	if tail := c.ok("job", "tail", run.Job.ID); strings.Contains(tail, "[partial]") || strings.Count(tail, "progress 7%") != 1 {
-		t.Errorf("job tail shows the line other than once, whole:\n%s", tail)
+	if disk, err := os.ReadFile(j.LogPath); err != nil || string(disk) != "progress 7% done\n[partial] x\n" {
+		t.Errorf("output.log holds %q (err %v), want the whole lines only", disk, err)
+	}
+	if _, err := os.Stat(partialFile); !os.IsNotExist(err) {
+		t.Errorf("%s left after the job ended (err %v)", tailer.PartialFile, err)
+	}
+	if tail := c.ok("job", "tail", run.Job.ID); tail != "progress 7% done\n[partial] x" {
+		t.Errorf("job tail %q, want the whole lines, the command's own \"[partial] x\" kept", tail)
 	}
 	var ns []core.Notification
 	c.json(&ns, "notifications")
-	if len(ns) != 1 || strings.Contains(ns[0].Text, "[partial]") || strings.Count(ns[0].Text, "\n  progress 7%") != 1 {
-		t.Errorf("notification text shows the line other than once, whole: %+v", ns)
+	if len(ns) != 1 || strings.Count(ns[0].Text, "\n  progress 7%") != 1 || !strings.Contains(ns[0].Text, "\n  [partial] x") {
+		t.Errorf("notification text shows other than the whole lines, the command's own '[partial] x' kept: %+v", ns)
 	}
 }

@@ -55,6 +55,15 @@ import (
 //     buffer) but keeps pinning new generations.
 //   - Memory is bounded: one 64 KiB read buffer, one batch, and a partial
 //     line of at most MaxLineBytes (longer lines are split).
+//   - Previews: the line a command is still writing is not in the log but
+//     in PartialFile beside it (RotatingWriter.SetPartial). Each time the
+//     follower has read the current generation to its end, it reads
+//     PartialFile and, when it changed, ends the batch with its lines
+//     marked with PartialMark (Line.Partial). The writer removes a preview
+//     before it writes its line, and the follower reads the preview after
+//     the log and then checks the log did not grow meanwhile: a preview
+//     therefore never shows after the line it previews, nor before lines
+//     written ahead of it.
 
 // FollowOptions configures Follow. Zero values select the defaults.
 type FollowOptions struct {
@@ -86,6 +95,14 @@ type Line struct {
 	// Gap marks the GapNotice line inserted where output was lost because
 	// the log rotated away files the follower could not hold open.
 	Gap bool
+	// Partial marks a preview of a line a stream is still writing: its
+	// text so far, after the stream prefix and PartialMark, shown once it
+	// has sat PartialIdle (200 ms) without its newline. Previews come last
+	// in a batch, and each batch replaces the previews delivered before it
+	// (a preview still current is delivered again at the end of the batch
+	// that displaced it). They are never in the log, so a view that stores
+	// or re-reads text keeps only the other lines.
+	Partial bool
 }
 
 // GapNotice is the text of a Gap line.
@@ -240,6 +257,10 @@ type followRun struct {
 	gapPending bool
 	partial    []byte // an unterminated line at the end of cur
 	buf        []byte
+	// pvShown is the PartialFile content last delivered as previews, ""
+	// when the last batch holds none (so a current preview is delivered
+	// again after whole lines).
+	pvShown string
 
 	batch      []Line
 	batchBytes int
@@ -467,7 +488,62 @@ func (r *followRun) step() (bool, error) {
 		r.partial = r.partial[:0]
 		return true, nil
 	}
-	return false, nil
+	return r.preview(), nil
+}
+
+// maxPreviewBytes bounds the read of PartialFile: two streams' lines.
+const maxPreviewBytes = 2 * (DefaultMaxLine + 64)
+
+// preview is called at the end of cur: it ends the batch with the previews
+// of PartialFile when they changed since last delivered (see Line.Partial).
+// It reports true when the log grew meanwhile: read on first, the preview
+// may be of a line now whole. Not after StopAtEOF: the writer is done.
+func (r *followRun) preview() bool {
+	select {
+	case <-r.f.eof:
+		return false
+	default:
+	}
+	var content []byte
+	if pf, err := os.Open(filepath.Join(r.dir, PartialFile)); err == nil {
+		content, _ = io.ReadAll(io.LimitReader(pf, maxPreviewBytes))
+		pf.Close()
+	}
+	if string(content) == r.pvShown || len(r.partial) > 0 {
+		return false
+	}
+	if st, err := r.cur.f.Stat(); err != nil || st.Size() != r.off {
+		return err == nil
+	}
+	r.dropPreviews()
+	r.pvShown = string(content)
+	for len(content) > 0 {
+		line, rest, _ := bytes.Cut(content, []byte{'\n'})
+		content = rest
+		if len(line) == 0 {
+			continue
+		}
+		text := bytes.TrimPrefix(line, []byte(redact.StderrPrefix))
+		prefix := line[:len(line)-len(text)]
+		text = text[:min(len(text), r.opt.MaxLineBytes-len(prefix)-len(PartialMark))]
+		// Redacted alone: a preview must not disturb the stream's state.
+		text = []byte(redact.Default().String(string(text)))
+		l := string(prefix) + PartialMark + string(text)
+		r.batch = append(r.batch, Line{Text: l, Partial: true})
+		r.batchBytes += len(l) + 16
+	}
+	return false
+}
+
+// dropPreviews removes the previews that end the unsent batch (a line
+// follows them now, see Line.Partial) and has a current preview delivered
+// again after that line.
+func (r *followRun) dropPreviews() {
+	r.pvShown = ""
+	for n := len(r.batch); n > 0 && r.batch[n-1].Partial; n-- {
+		r.batchBytes -= len(r.batch[n-1].Text) + 16
+		r.batch = r.batch[:n-1]
+	}
 }
 
 // next makes the oldest pinned generation current, at offset 0.
@@ -477,6 +553,7 @@ func (r *followRun) next() {
 	r.off = 0
 	r.partial = r.partial[:0]
 	if r.cur.gapBefore {
+		r.dropPreviews()
 		r.batch = append(r.batch, Line{Text: GapNotice, Gap: true})
 	}
 }
@@ -715,27 +792,7 @@ func (r *followRun) flushPartial() {
 func (r *followRun) add(line []byte) {
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	line = r.lr.Line(line)
-	r.dropSuperseded(line)
+	r.dropPreviews()
 	r.batch = append(r.batch, Line{Text: string(line)})
 	r.batchBytes += len(line) + 16
-}
-
-// dropSuperseded removes from the end of the unsent batch the partial-line
-// previews (IsPreview) of line's stream when line is a whole line: in a
-// backlog, or when the line ended before the batch went out, the whole line
-// is all a reader needs. A preview already sent stays shown (a live follow
-// shows it after 200 ms of silence, as it should).
-func (r *followRun) dropSuperseded(line []byte) {
-	if IsPreview(line) {
-		return
-	}
-	stderr := bytes.HasPrefix(line, []byte(redact.StderrPrefix))
-	for n := len(r.batch); n > 0; n-- {
-		prev := []byte(r.batch[n-1].Text)
-		if r.batch[n-1].Gap || !IsPreview(prev) || bytes.HasPrefix(prev, []byte(redact.StderrPrefix)) != stderr {
-			return
-		}
-		r.batchBytes -= len(prev) + 16
-		r.batch = r.batch[:n-1]
-	}
 }

@@ -25,6 +25,11 @@ type LineSink interface {
 	Flush() error
 	// Err returns the sticky write error, or nil.
 	Err() error
+	// SetPartial sets (nil: removes) the preview of the line the stream
+	// with prefix is still writing, kept beside the log and never in it
+	// (RotatingWriter.SetPartial). Pump removes a preview before it writes
+	// any of its line.
+	SetPartial(prefix string, line []byte)
 }
 
 // pumpReadSize is the read size; a pipe hands over at most 64 KiB at once.
@@ -35,21 +40,13 @@ const pumpReadSize = 64 << 10
 // shows before its newline, EOF or 64 KiB).
 const PartialIdle = 200 * time.Millisecond
 
-// PartialMark starts a preview line (after the stream prefix): the text of
-// a line still being written, shown after PartialIdle without output. The
-// whole line is written again, unmarked, when it ends.
+// PartialMark marks a preview where a live view (`job follow`, the
+// console's log view) shows it: after the stream prefix, before the text of
+// the line still being written. The preview itself lives in PartialFile,
+// not in the log, so a stored text (`job tail`, a notification) never holds
+// one, and a command's own line that starts with "[partial] " is kept
+// everywhere (issue 26 item 13).
 const PartialMark = "[partial] "
-
-// IsPreview reports whether line (as written to a job log) is a partial-line
-// preview: PartialMark at its start, after the stderr prefix if any. The
-// live views (`job follow`, the console's log view) show previews; a stored
-// text (`job tail`, a job's notification) leaves them out, since the whole
-// line follows in the log once it ends. A command's own line that starts
-// with "[partial] " is left out of those texts too.
-func IsPreview(line []byte) bool {
-	line = bytes.TrimPrefix(line, []byte(redact.StderrPrefix))
-	return bytes.HasPrefix(line, []byte(PartialMark))
-}
 
 // holdBack is the length from which a trailing run of non-blank bytes is
 // kept out of a preview: it may be a secret still arriving, which the
@@ -79,13 +76,15 @@ type deadliner interface {
 // caller reads the sticky error from sink.Err.
 //
 // When r has read deadlines (a pipe from os.Pipe), a line that has sat
-// unfinished for PartialIdle with no more output is previewed: written as
-// prefix + PartialMark + the redaction of the text so far not yet written,
+// unfinished for PartialIdle with no more output is previewed through
+// sink.SetPartial (beside the log, never in it) as prefix + the redaction
+// of the text so far not yet written,
 // only what follows its last '\r' (a progress bar's current state), without
 // a trailing run of holdBack or more non-blank bytes or one that starts like
 // a token (a secret may be arriving), and nothing inside a secret or a PEM
-// block. It is previewed
-// again only after more of it arrives, and written whole when it ends.
+// block. It is previewed again only after more of it arrives; the preview
+// is removed before any of the line is written to the log (when it ends, or
+// a DefaultMaxLine piece of it is written).
 func Pump(r io.Reader, sink LineSink, prefix string) (int64, error) {
 	p := &pump{
 		sink: sink, prefix: prefix, st: redact.Default().NewStream(),
@@ -141,6 +140,8 @@ type pump struct {
 	lineLen    int    // bytes of the current line read so far
 	failed     bool   // a write failed: read and discard from now on
 	pv         []byte // preview scratch
+	previewed  bool   // a preview of the current line is in the sink
+	pl         []byte // the preview line: prefix + preview text
 }
 
 // feed takes the bytes of one read; it reports whether a line ended in them.
@@ -188,6 +189,11 @@ func (p *pump) writeOut(end bool) {
 }
 
 func (p *pump) write(b []byte) {
+	if p.previewed {
+		// Before the line reaches the log: see RotatingWriter.SetPartial.
+		p.sink.SetPartial(p.prefix, nil)
+		p.previewed = false
+	}
 	if !p.failed && p.sink.WriteLine(redactHidden(b)) != nil {
 		p.failed = true
 	}
@@ -217,15 +223,16 @@ func (p *pump) preview() {
 		cut = i + 1
 	}
 	b = b[:cut]
+	// Room for PartialMark: a marked preview fits a line of the log.
 	if lim := p.maxContent - len(PartialMark); len(b) > lim {
 		b = b[len(b)-lim:]
 	}
 	if len(b) == 0 {
 		return
 	}
-	line := append(append([]byte(p.prefix), PartialMark...), b...)
-	p.write(line)
-	p.flush()
+	p.pl = append(append(p.pl[:0], p.prefix...), b...)
+	p.sink.SetPartial(p.prefix, redactHidden(p.pl))
+	p.previewed = true
 }
 
 // redactHidden catches a secret that escape sequences or stray control bytes

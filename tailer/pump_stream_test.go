@@ -22,8 +22,9 @@ func (c *countSink) WriteLine(b []byte) error {
 	c.tail = append(c.tail[:0], b[max(0, len(b)-16):]...)
 	return nil
 }
-func (c *countSink) Flush() error { return nil }
-func (c *countSink) Err() error   { return nil }
+func (c *countSink) Flush() error              { return nil }
+func (c *countSink) SetPartial(string, []byte) {}
+func (c *countSink) Err() error                { return nil }
 
 // endlessLine reads as one line: head, then n bytes of secret, then tail.
 type endlessLine struct {

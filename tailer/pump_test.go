@@ -25,6 +25,25 @@ type memSink struct {
 	flushes   int
 	failAfter int
 	err       error
+	previews  []string          // every preview set (SetPartial), in order
+	pending   map[string]string // the previews set now, by prefix
+	// early counts lines written while their stream's preview was still
+	// set (the preview must go first: RotatingWriter.SetPartial).
+	early int
+}
+
+func (m *memSink) SetPartial(prefix string, line []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pending == nil {
+		m.pending = map[string]string{}
+	}
+	if len(line) == 0 {
+		delete(m.pending, prefix)
+		return
+	}
+	m.previews = append(m.previews, string(line))
+	m.pending[prefix] = string(line)
 }
 
 func (m *memSink) WriteLine(b []byte) error {
@@ -36,6 +55,11 @@ func (m *memSink) WriteLine(b []byte) error {
 	if m.failAfter > 0 && len(m.lines) >= m.failAfter {
 		m.err = errors.New("no space left on device")
 		return m.err
+	}
+	for k := range m.pending {
+		if strings.HasPrefix(string(b), k) {
+			m.early++
+		}
 	}
 	m.lines = append(m.lines, string(b))
 	m.buffered++

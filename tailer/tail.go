@@ -15,7 +15,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/clawpit/clawpit/redact"
@@ -101,7 +100,15 @@ func Tail(dir string, opt TailOptions) (TailResult, error) {
 	if opt.MaxLineBytes <= 0 {
 		opt.MaxLineBytes = DefaultMaxLineBytes
 	}
-	res, err := tailWhole(dir, opt)
+	var res TailResult
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		var raced bool
+		res, raced, err = tailOnce(dir, opt)
+		if err != nil || !raced {
+			break
+		}
+	}
 	if err != nil {
 		return TailResult{}, err
 	}
@@ -113,39 +120,6 @@ func Tail(dir string, opt TailOptions) (TailResult, error) {
 		res.Notice = RotatedNotice
 	}
 	return res, nil
-}
-
-// tailWhole reads the tail and drops the partial-line previews from it
-// (IsPreview: a stored text shows whole lines only). When previews took
-// some of the opt.Lines lines, it reads further back for the lines they
-// displaced, as long as earlier lines exist (at most 16 times as far).
-func tailWhole(dir string, opt TailOptions) (TailResult, error) {
-	want := opt.Lines
-	for {
-		var res TailResult
-		var err error
-		for attempt := 0; attempt < 3; attempt++ {
-			var raced bool
-			res, raced, err = tailOnce(dir, opt)
-			if err != nil || !raced {
-				break
-			}
-		}
-		if err != nil {
-			return TailResult{}, err
-		}
-		read := len(res.Lines)
-		res.Lines = slices.DeleteFunc(res.Lines, func(l string) bool { return IsPreview([]byte(l)) })
-		// Fewer lines than asked for, and not for want of earlier ones.
-		short := want > 0 && len(res.Lines) < want && read == opt.Lines
-		if !short || opt.Lines >= 16*want {
-			if want > 0 && len(res.Lines) > want {
-				res.Lines = res.Lines[len(res.Lines)-want:]
-			}
-			return res, nil
-		}
-		opt.Lines += (want - len(res.Lines)) * 2
-	}
 }
 
 // tailOnce reads the tail; raced reports a rotation between the two opens

@@ -1,7 +1,6 @@
 package tailer
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -34,7 +33,7 @@ func TailChars(dir string, n int) (string, error) {
 		}
 		cur = append(prev, cur...)
 	}
-	s := redact.Default().Block(strings.ToValidUTF8(string(dropPreviews(cur)), "\uFFFD"))
+	s := redact.Default().Block(strings.ToValidUTF8(string(cur), "\uFFFD"))
 	if utf8.RuneCountInString(s) <= n {
 		return s, nil
 	}
@@ -45,27 +44,6 @@ func TailChars(dir string, n int) (string, error) {
 		i -= size
 	}
 	return s[i:], nil
-}
-
-// dropPreviews returns b without its partial-line previews (IsPreview):
-// the tail a notification quotes holds whole lines only. A first line cut
-// by the read window is judged on what is left of it.
-func dropPreviews(b []byte) []byte {
-	if !bytes.Contains(b, []byte(PartialMark)) {
-		return b
-	}
-	out := make([]byte, 0, len(b))
-	for len(b) > 0 {
-		line, rest, found := bytes.Cut(b, []byte{'\n'})
-		if !IsPreview(line) {
-			out = append(out, line...)
-			if found {
-				out = append(out, '\n')
-			}
-		}
-		b = rest
-	}
-	return out
 }
 
 // readFileTail returns the last max bytes of path; nil when it does not exist.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +30,14 @@ const (
 	// genHistory is how many generations GenFile remembers: a follower
 	// starved for fewer rotations than this always knows what it missed.
 	genHistory = 32
+	// PartialFile holds the line each stream is still writing, as a live
+	// view previews it (SPEC J2; issue 26 item 13): one line per stream
+	// with an unfinished line, stdout's first, each as the log would hold
+	// it (prefix + redacted text, without PartialMark). The log itself
+	// holds whole lines only. Replaced atomically (temp file + rename,
+	// mode 0600) by RotatingWriter.SetPartial, removed when no stream has
+	// an unfinished line and when the writer closes.
+	PartialFile = "output.partial"
 )
 
 // Defaults for WriterOptions (SPEC J2, J3).
@@ -82,8 +92,11 @@ type RotatingWriter struct {
 	err       error // sticky write error
 	rotateErr error // last failed rotation (not fatal)
 	rotations int
-	gen       int64      // generation number of the current file
-	hist      []genEntry // GenFile's lines, oldest first (at most genHistory)
+	gen       int64 // generation number of the current file
+	// partial is each stream's previewed line (SetPartial), keyed by its
+	// prefix ("" or redact.StderrPrefix); what PartialFile holds.
+	partial map[string][]byte
+	hist    []genEntry // GenFile's lines, oldest first (at most genHistory)
 	// beforeRotate, if set (tests only), runs before each rotation with the
 	// number of rotations done so far.
 	beforeRotate func(rotations int)
@@ -106,6 +119,8 @@ func OpenWriter(dir string, opt WriterOptions) (*RotatingWriter, error) {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
 	w := &RotatingWriter{dir: dir, opt: opt}
+	// A preview left by a supervisor that died mid-line is stale.
+	os.Remove(filepath.Join(dir, PartialFile))
 	if h := readGenHistory(dir); len(h) > 0 {
 		// A supervisor reopening its log keeps the numbering and history.
 		w.gen, w.hist = h[len(h)-1].gen, h
@@ -308,6 +323,53 @@ func (w *RotatingWriter) rotate() {
 	w.rotateAt = w.opt.MaxBytes
 }
 
+// SetPartial sets the preview of the line the stream with prefix ("" or
+// redact.StderrPrefix) is still writing: line is that line so far, prefix
+// included, already redacted; nil or empty removes it. PartialFile is
+// rewritten atomically with every stream's preview (stdout's first), or
+// removed when none is left. Call it with nil BEFORE writing any of the
+// line to the log: a follower that reads the log to its end and then finds
+// a preview knows the log did not yet hold the line it previews.
+// Best effort: a preview that cannot be written is not shown, and capture
+// goes on (the log is what counts).
+func (w *RotatingWriter) SetPartial(prefix string, line []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(line) == 0 {
+		if _, ok := w.partial[prefix]; !ok {
+			return
+		}
+		delete(w.partial, prefix)
+	} else {
+		if w.partial == nil {
+			w.partial = make(map[string][]byte, 2)
+		}
+		w.partial[prefix] = append(w.partial[prefix][:0], line...)
+	}
+	w.writePartial()
+}
+
+// writePartial writes PartialFile from w.partial (mu held).
+func (w *RotatingWriter) writePartial() {
+	path := filepath.Join(w.dir, PartialFile)
+	if len(w.partial) == 0 {
+		os.Remove(path)
+		return
+	}
+	var b []byte
+	for _, k := range slices.Sorted(maps.Keys(w.partial)) { // "" sorts first
+		b = append(append(b, w.partial[k]...), '\n')
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		os.Remove(tmp)
+		return
+	}
+	if os.Rename(tmp, path) != nil {
+		os.Remove(tmp)
+	}
+}
+
 // Flush writes buffered lines to the file. Returns the sticky write error.
 func (w *RotatingWriter) Flush() error {
 	w.mu.Lock()
@@ -352,6 +414,10 @@ func (w *RotatingWriter) Rotations() int {
 func (w *RotatingWriter) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if len(w.partial) > 0 {
+		clear(w.partial) // the streams have ended: no line is unfinished
+		w.writePartial()
+	}
 	if w.f == nil {
 		if w.err == errClosed {
 			return nil

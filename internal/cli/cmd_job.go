@@ -540,7 +540,10 @@ func jobTail(dir string, lines, nbytes int) (string, string, error) {
 // each line redacted again and sanitised), starting with the last backlog
 // lines (or everything on disk with fromStart), until the job has ended and
 // its supervisor is gone; then it drains what is left and returns. Ctrl-C
-// stops it early.
+// stops it early. A line still being written is printed as the follower
+// previews it ("[partial] progress 7%" after 200 ms of silence, each
+// version once), then whole when it ends: stdout may be a pipe, so the
+// preview is not erased (issue 26 item 13).
 func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog int, fromStart bool) error {
 	dir := filepath.Dir(job.LogPath)
 	fl, err := tailer.Follow(ctx, dir, tailer.FollowOptions{Backlog: backlog, FromStart: fromStart})
@@ -573,7 +576,14 @@ func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog
 	for batch := range fl.C() {
 		var sb strings.Builder
 		for _, l := range batch {
-			sb.Write(lr.Line([]byte(termtext.Log(l.Text, 0))))
+			text := termtext.Log(l.Text, 0)
+			if l.Partial {
+				// Redacted on its own: a preview must not disturb the
+				// stream's state (its line comes again, whole).
+				sb.WriteString(redact.Default().String(text))
+			} else {
+				sb.Write(lr.Line([]byte(text)))
+			}
 			sb.WriteByte('\n')
 		}
 		if _, err := io.WriteString(a.stdout, sb.String()); err != nil {

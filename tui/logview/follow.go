@@ -13,14 +13,17 @@ import (
 // maxRunes (SPEC §9).
 func sanitizeLine(s string, maxRunes int) string { return termtext.Log(s, maxRunes) }
 
-// followSource adapts a tailer.Follower to Source. The follower crosses
-// rotations itself, redacts each line with a LineRedactor and delivers
-// batches of at most 1024 lines.
+// followSource adapts a tailer.Follower to BatchSource. The follower
+// crosses rotations itself, redacts each line with a LineRedactor and
+// delivers batches of at most 1024 lines, ending with the previews of the
+// lines still being written (tailer.Line.Partial).
 type followSource struct {
-	f    *tailer.Follower
-	ch   chan []string
-	stop chan struct{}
-	once sync.Once
+	f     *tailer.Follower
+	ch    chan Batch
+	stop  chan struct{}
+	once  sync.Once
+	lines chan []string // Lines, made on its first call
+	lonce sync.Once
 }
 
 // followDir follows the job log in dir: the last backlog lines first (read
@@ -32,19 +35,24 @@ func followDir(ctx context.Context, dir string, backlog int) (Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &followSource{f: f, ch: make(chan []string), stop: make(chan struct{})}
+	s := &followSource{f: f, ch: make(chan Batch), stop: make(chan struct{})}
 	go s.pump()
 	return s, nil
 }
 
-// pump turns batches of tailer.Line into batches of strings. It ends when
-// the follower closes its channel (after delivering everything) or on Close.
+// pump turns batches of tailer.Line into Batches. It ends when the
+// follower closes its channel (after delivering everything) or on Close.
 func (s *followSource) pump() {
 	defer close(s.ch)
 	for b := range s.f.C() {
-		out := make([]string, len(b))
-		for i, l := range b {
-			out[i] = l.Text
+		var out Batch
+		out.Lines = make([]string, 0, len(b))
+		for _, l := range b {
+			if l.Partial {
+				out.Preview = append(out.Preview, l.Text)
+			} else {
+				out.Lines = append(out.Lines, l.Text)
+			}
 		}
 		select {
 		case s.ch <- out:
@@ -54,7 +62,29 @@ func (s *followSource) pump() {
 	}
 }
 
-func (s *followSource) Lines() <-chan []string { return s.ch }
+func (s *followSource) Batches() <-chan Batch { return s.ch }
+
+// Lines is Batches without the previews (and without batches of previews
+// only), for a caller that stores lines.
+func (s *followSource) Lines() <-chan []string {
+	s.lonce.Do(func() {
+		s.lines = make(chan []string)
+		go func() {
+			defer close(s.lines)
+			for b := range s.ch {
+				if len(b.Lines) == 0 {
+					continue
+				}
+				select {
+				case s.lines <- b.Lines:
+				case <-s.stop:
+					return
+				}
+			}
+		}()
+	})
+	return s.lines
+}
 
 // Err is the error that stopped the follower, nil after a normal end.
 func (s *followSource) Err() error {

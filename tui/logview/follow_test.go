@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -267,4 +268,52 @@ func BenchmarkFollow(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// The line a command is still writing shows below the log after 200 ms of
+// silence (tailer.PartialIdle), marked "[partial] ", on screen but not
+// among the stored lines; the whole line replaces it (issue 26 item 13).
+func TestFollowPreviewShownThenReplaced(t *testing.T) {
+	dir := t.TempDir()
+	w, err := tailer.OpenWriter(dir, tailer.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pumped := make(chan struct{})
+	go func() {
+		defer close(pumped)
+		_, _ = tailer.Pump(r, w, "")
+	}()
+	defer func() { pw.Close(); <-pumped; r.Close() }()
+	fv := startFollowView(t, Options{Dir: dir})
+	if _, err := pw.WriteString("start\nprogress 7%"); err != nil {
+		t.Fatal(err)
+	}
+	fv.until("the preview", func() bool { return len(fv.m.Preview()) > 0 })
+	if got, want := fv.m.Preview(), []string{"[partial] progress 7%"}; !slices.Equal(got, want) {
+		t.Fatalf("preview %q, want %q", got, want)
+	}
+	if got := fv.m.Lines(); !slices.Equal(got, []string{"start"}) {
+		t.Fatalf("stored lines %q, want only the whole line", got)
+	}
+	rows := strings.Split(fv.m.View(), "\n")
+	if rows[0] != "start" || rows[1] != "[partial] progress 7%" {
+		t.Fatalf("top rows %q, want the preview below the lines", rows[:3])
+	}
+	if _, err := pw.WriteString(" done\n"); err != nil {
+		t.Fatal(err)
+	}
+	fv.until("the whole line", func() bool { return fv.m.Total() == 2 })
+	if got := fv.m.Preview(); len(got) != 0 {
+		t.Fatalf("preview %q still shown after its line ended", got)
+	}
+	rows = strings.Split(fv.m.View(), "\n")
+	if rows[1] != "progress 7% done" || strings.Contains(fv.m.View(), "[partial]") {
+		t.Fatalf("top rows %q, want the whole line in place of the preview", rows[:3])
+	}
 }

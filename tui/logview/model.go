@@ -3,6 +3,7 @@ package logview
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -89,6 +90,10 @@ type Model struct {
 	match   matcher
 	matches []int // line numbers (still buffered) containing query, ascending
 	cur     int   // index into matches of the current match, -1 none
+
+	// preview holds the previews of the lines still being written (the
+	// last LinesMsg's), shown after the buffered lines, never stored.
+	preview []string
 
 	ended   *JobEndedMsg
 	done    bool // source ended
@@ -192,10 +197,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			return m, nil
 		}
 		m.ingest(msg.Lines)
+		m.preview = msg.Preview
 		return m, m.feed.next(m.id)
 	case SourceDoneMsg:
 		if msg.id == m.id {
 			m.done, m.doneErr = true, msg.Err
+			m.preview = nil // nothing is being written any more
 		}
 	case JobEndedMsg:
 		e := msg
@@ -375,23 +382,32 @@ func posLess(l1, r1, l2, r2 int) bool { return l1 < l2 || (l1 == l2 && r1 < r2) 
 
 func (m Model) contentHeight() int { return max(0, m.height-1) }
 
-// end is one past the last displayable line: the buffered lines, plus the
-// end marker once the job ended.
+// end is one past the last displayable line: the buffered lines, the
+// previews, plus the end marker once the job ended.
 func (m Model) end() int {
+	n := m.buf.end() + len(m.preview)
 	if m.ended != nil {
-		return m.buf.end() + 1
+		return n + 1
 	}
-	return m.buf.end()
+	return n
 }
 
-// text returns displayable line i and whether it is the end marker.
+// text returns displayable line i (a buffered line, then the previews) and
+// whether it is the end marker.
 func (m Model) text(i int) (string, bool) {
-	if i == m.buf.end() && m.ended != nil {
+	if k := i - m.buf.end(); k >= 0 && k < len(m.preview) {
+		return m.preview[k], false
+	}
+	if i == m.buf.end()+len(m.preview) && m.ended != nil {
 		return m.ended.marker(), true
 	}
 	l, _ := m.buf.at(i)
 	return l, false
 }
+
+// Preview returns a copy of the previews shown below the lines: the lines
+// still being written, marked "[partial] " (see Batch).
+func (m Model) Preview() []string { return slices.Clone(m.preview) }
 
 // rowsOf is the number of screen rows line i takes.
 func (m Model) rowsOf(i int) int {

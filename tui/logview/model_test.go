@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -617,5 +618,52 @@ func TestEditingCapturesCloseKeys(t *testing.T) {
 		if strings.ContainsRune(h.m.View(), 0x1b) {
 			t.Fatalf("paste kept an escape: %q", h.m.View())
 		}
+	}
+}
+
+// batchSource is a BatchSource fed by the test through a buffered channel.
+type batchSource struct {
+	fakeSource
+	bch chan Batch
+}
+
+func (b *batchSource) Batches() <-chan Batch { return b.bch }
+
+// Previews come from a BatchSource: a batch replaces the previews before it
+// (also within one coalesced read), they are sanitised and redacted, shown
+// below the lines and never stored; a batch without previews removes them.
+func TestPreviewsReplacedNeverStored(t *testing.T) {
+	src := &batchSource{bch: make(chan Batch, 8)}
+	hs := newHarness(t, 40, 6, Options{Source: src})
+	read := func(batches ...Batch) {
+		t.Helper()
+		for _, b := range batches {
+			src.bch <- b
+		}
+		msg := hs.cmd()
+		lm, ok := msg.(LinesMsg)
+		if !ok {
+			t.Fatalf("read %T, want LinesMsg", msg)
+		}
+		hs.m, hs.cmd = hs.m.Update(lm)
+	}
+	read(Batch{Lines: []string{"a"}, Preview: []string{"[partial] 1%"}},
+		Batch{Preview: []string{"[partial] 2% \x1b[31mpassword=hunter2hunter2"}})
+	wantPv := []string{"[partial] 2% password=" + redact.Redacted}
+	if got := hs.m.Preview(); !slices.Equal(got, wantPv) {
+		t.Fatalf("preview %q, want %q", got, wantPv)
+	}
+	if got := hs.m.Lines(); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("lines %q, want [a]", got)
+	}
+	if rows := strings.Split(hs.m.View(), "\n"); rows[1] != wantPv[0] {
+		t.Fatalf("row 1 %q, want the preview", rows[1])
+	}
+	read(Batch{Lines: []string{"2% done"}})
+	if got := hs.m.Preview(); got != nil {
+		t.Fatalf("preview %q after a batch without previews", got)
+	}
+	if got := hs.m.Lines(); !slices.Equal(got, []string{"a", "2% done"}) {
+		t.Fatalf("lines %q", got)
 	}
 }

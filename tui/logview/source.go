@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/clawpit/clawpit/redact"
 )
 
 // Source delivers a job log's lines in order, in batches. The default source
@@ -21,6 +23,24 @@ type Source interface {
 	Err() error
 	// Close stops the source and releases its resources. It is idempotent.
 	Close() error
+}
+
+// Batch is one batch of a BatchSource: whole lines, then the previews of
+// the lines still being written (tailer.Line.Partial: marked "[partial] ",
+// raw like Lines). A batch's Preview replaces every preview before it: the
+// view shows the newest batch's previews below the lines and never stores
+// them.
+type Batch struct {
+	Lines   []string
+	Preview []string
+}
+
+// BatchSource is a Source that also delivers previews. The view reads
+// Batches instead of Lines when its source implements it (the default
+// follower does); Lines and Batches share one stream, so use one of them.
+type BatchSource interface {
+	Source
+	Batches() <-chan Batch
 }
 
 // EOFStopper is implemented by a Source that can finish by itself once the
@@ -40,6 +60,9 @@ type OpenFunc func(ctx context.Context) (Source, error)
 type LinesMsg struct {
 	id    uint64
 	Lines []string
+	// Preview replaces the previews shown below the lines (Batch.Preview),
+	// sanitised and redacted; nil removes them.
+	Preview []string
 }
 
 // SourceDoneMsg reports that the view's source ended; Err is nil for a
@@ -128,42 +151,84 @@ func (f *feed) next(id uint64) tea.Cmd {
 		if src == nil {
 			return SourceDoneMsg{id: id, Err: errors.New("logview: no source")}
 		}
-		ch := src.Lines()
-		var first []string
-		select {
-		case <-f.ctx.Done():
-			return nil
-		case b, ok := <-ch:
-			if !ok {
-				if f.ctx.Err() != nil {
-					return nil
-				}
-				return SourceDoneMsg{id: id, Err: src.Err()}
+		first, open := f.recv(src, true)
+		if !open {
+			if f.ctx.Err() != nil {
+				return nil
 			}
-			first = b
+			return SourceDoneMsg{id: id, Err: src.Err()}
 		}
-		lines := first
+		if first == nil {
+			return nil // cancelled
+		}
+		lines, preview := first.Lines, first.Preview
 		copied := false
-	coalesce:
 		for len(lines) < f.maxBatch {
+			b, open := f.recv(src, false)
+			if !open || b == nil {
+				// Deliver what we have; the next call sees the close.
+				break
+			}
+			if !copied {
+				// Never append into the source's own slice.
+				lines = append(make([]string, 0, len(lines)+len(b.Lines)), lines...)
+				copied = true
+			}
+			lines = append(lines, b.Lines...)
+			preview = b.Preview // a batch replaces the previews before it
+		}
+		return LinesMsg{id: id, Lines: f.process(lines), Preview: f.processPreview(preview)}
+	}
+}
+
+// recv receives one batch from src (Batches when it is a BatchSource, else
+// Lines): waiting for it when block (nil when the view's context ends),
+// else nil when none is ready. open is false when the source has closed.
+func (f *feed) recv(src Source, block bool) (b *Batch, open bool) {
+	if bs, ok := src.(BatchSource); ok {
+		if !block {
 			select {
-			case b, ok := <-ch:
-				if !ok {
-					// Deliver what we have; the next call sees the close.
-					break coalesce
-				}
-				if !copied {
-					// Never append into the source's own slice.
-					lines = append(make([]string, 0, len(first)+len(b)), first...)
-					copied = true
-				}
-				lines = append(lines, b...)
+			case v, ok := <-bs.Batches():
+				return &v, ok
 			default:
-				break coalesce
+				return nil, true
 			}
 		}
-		return LinesMsg{id: id, Lines: f.process(lines)}
+		select {
+		case v, ok := <-bs.Batches():
+			return &v, ok
+		case <-f.ctx.Done():
+			return nil, true
+		}
 	}
+	if !block {
+		select {
+		case l, ok := <-src.Lines():
+			return &Batch{Lines: l}, ok
+		default:
+			return nil, true
+		}
+	}
+	select {
+	case l, ok := <-src.Lines():
+		return &Batch{Lines: l}, ok
+	case <-f.ctx.Done():
+		return nil, true
+	}
+}
+
+// processPreview makes previews safe to show: sanitised like lines, and
+// redacted each on its own (redact.Redactor.String), so a preview never
+// disturbs the stateful redaction of the lines (Options.Redact).
+func (f *feed) processPreview(raw []string) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	out := make([]string, len(raw))
+	for i, l := range raw {
+		out[i] = redact.Default().String(f.sanitize(l))
+	}
+	return out
 }
 
 // process makes raw lines safe to show: each line is sanitised (escape
