@@ -35,6 +35,7 @@ type Context struct {
 	multiHost  bool                                    // jobs of more than one host are loaded: show HOST
 	win        WindowSource                            // nil: every pane holds its whole table
 	bg         context.Context                         // cancelled when the console quits
+	redrawAt   core.Timestamp                          // while rendering: when the screen next changes by itself (ticks.go)
 }
 
 // taskPrefix is a task id as the Tasks pane shows it (its unique prefix), so
@@ -191,6 +192,9 @@ type Options struct {
 	SweepInterval    time.Duration // 0 disables the embedded sweeper
 	WatchdogInterval time.Duration // 0 disables the watchdog
 	PollInterval     time.Duration // data_version poll; default 200 ms
+	// NoPoll: changes arrive as RefreshMsg (clawpit serve's shared
+	// watcher), so the console does not poll data_version itself.
+	NoPoll bool
 
 	// Attention rings the bell and highlights the header once on what it
 	// names (attention.go); the zero value is silent.

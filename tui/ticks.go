@@ -1,0 +1,191 @@
+package tui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
+)
+
+// The console redraws only what changed (issue: an idle console must rest).
+// Two clocks drive it:
+//
+//   - the poll (pollMsg, every Options.PollInterval unless Options.NoPoll):
+//     a data_version read; a poll that finds nothing new redraws nothing.
+//   - the tick (tickMsg): scheduled for the earliest moment the screen's
+//     text changes by itself — a visible age or countdown turning over
+//     (Context.age, Context.until, Context.noteChange, noted while
+//     rendering), the status line or header highlight expiring — or some
+//     timed work falls due (sweep, watchdog, header recount, the busy
+//     warning). An idle console whose oldest visible age reads "4m" wakes
+//     when it reads "5m", not every second.
+
+// pollMsg is the data_version poll.
+type pollMsg struct{}
+
+// tickMsg is the clock tick due at (epoch ms, context clock); a tick
+// superseded by an earlier one (Model.tickAt) is ignored when it arrives.
+type tickMsg struct{ at core.Timestamp }
+
+// noteChange records that the screen being rendered changes by itself at
+// t (0 or a past t: ignored).
+func (c *Context) noteChange(now, t core.Timestamp) {
+	if t > now && (c.redrawAt == 0 || t < c.redrawAt) {
+		c.redrawAt = t
+	}
+}
+
+// age is age(now, t), noting when its text next changes.
+func (c *Context) age(now, t core.Timestamp) string {
+	if t != 0 {
+		c.noteChange(now, ageTurns(now, t))
+	}
+	return age(now, t)
+}
+
+// until is until(now, t), noting when its text next changes.
+func (c *Context) until(now, t core.Timestamp) string {
+	if t > now {
+		c.noteChange(now, ageTurns(now, t))
+	}
+	return until(now, t)
+}
+
+// ageUnit is the unit termtext.Dur shows d in: 1 s below a minute, 1 m
+// below an hour, 1 h below a day, else 1 d.
+func ageUnit(d time.Duration) time.Duration {
+	switch {
+	case d < time.Minute:
+		return time.Second
+	case d < time.Hour:
+		return time.Minute
+	case d < 24*time.Hour:
+		return time.Hour
+	default:
+		return 24 * time.Hour
+	}
+}
+
+// ageTurns is the first moment after now at which termtext.Age(·, t) (and
+// so age, until and Dur of the time since or to t) reads differently: the
+// next whole unit of a past t's age; for a future t, the moment the time
+// left drops below its shown whole units (at t itself "in 0s" turns "0s",
+// or until's "past").
+func ageTurns(now, t core.Timestamp) core.Timestamp {
+	if t <= now {
+		d := now.Sub(t)
+		u := ageUnit(d)
+		return t.Add((d/u + 1) * u)
+	}
+	left := t.Sub(now)
+	u := ageUnit(left)
+	if q := left / u; q > 0 {
+		return t.Add(-q*u) + 1
+	}
+	return t
+}
+
+// sinceText is a running duration from start to now (termtext.Dur), noting
+// when it next changes.
+func (c *Context) sinceText(now, start core.Timestamp) string {
+	c.noteChange(now, ageTurns(now, start))
+	return termtext.Dur(now.Sub(start))
+}
+
+// poll schedules the next data_version poll (none with Options.NoPoll or
+// in model-level tests).
+func (m *Model) poll() tea.Cmd {
+	if !m.ticks || m.opts.NoPoll {
+		return nil
+	}
+	return tea.Tick(m.opts.PollInterval, func(time.Time) tea.Msg { return pollMsg{} })
+}
+
+// nextTick is when the console must next wake by itself at now, or 0 for
+// never: the screen's next change of text (redrawAt, from the last
+// render), the status line's expiry, the busy warning's moment during a
+// read, and the sweep, watchdog and header recount when due.
+func (m *Model) nextTick(now core.Timestamp) core.Timestamp {
+	var next core.Timestamp
+	at := func(t core.Timestamp) {
+		if t != 0 && (next == 0 || t < next) {
+			next = max(t, now)
+		}
+	}
+	at(m.redrawAt)
+	if m.status.text != "" && !m.busy {
+		ttl := statusTTLInfo
+		if m.status.lvl >= lvlWarn {
+			ttl = statusTTLWarn
+		}
+		at(m.status.at.Add(ttl))
+	}
+	if m.loading && !m.busy {
+		at(m.loadStart.Add(busyAfter))
+	}
+	if m.loaded {
+		at(m.countedAt.Add(recountEvery))
+	}
+	for _, l := range []interface{ recountAt() core.Timestamp }{m.tasks, m.runs, m.approvals, m.jobs, m.alerts} {
+		at(l.recountAt())
+	}
+	if m.opts.Maintenance != nil && !m.ctx.ReadOnly {
+		if m.opts.SweepInterval > 0 && !m.sweeping {
+			at(m.nextSweep)
+		}
+		if m.opts.WatchdogInterval > 0 && !m.watching {
+			at(m.nextWatchdog)
+		}
+	}
+	return next
+}
+
+// schedule makes sure a tick is pending for nextTick(now): a new one when
+// none is, or when the pending one comes later.
+func (m *Model) schedule(now core.Timestamp) tea.Cmd {
+	if !m.ticks {
+		return nil
+	}
+	next := m.nextTick(now)
+	if next == 0 || m.tickAt != 0 && m.tickAt <= next {
+		return nil
+	}
+	m.tickAt = next
+	return tea.Tick(next.Sub(now), func(time.Time) tea.Msg { return tickMsg{at: next} })
+}
+
+// quietState is what an Update may change on screen besides the rows:
+// compared before and after a tick or poll, it says whether to redraw.
+type quietState struct {
+	status                                        statusLine
+	busy, offline, sweeping, watching, headerKnwn bool
+	counts                                        headerCounts
+	flashUntil                                    core.Timestamp
+}
+
+func (m *Model) quietState() quietState {
+	return quietState{status: m.status, busy: m.busy, offline: m.offline, sweeping: m.sweeping, watching: m.watching,
+		headerKnwn: m.headerKnown, counts: m.counts, flashUntil: m.flashUntil}
+}
+
+// quietMsg reports whether msg changes nothing on screen by itself (a tick,
+// a poll, a poll that found nothing new); quietState and the clock decide.
+func quietMsg(msg tea.Msg) bool {
+	switch msg := msg.(type) {
+	case tickMsg, pollMsg, RefreshMsg:
+		return true
+	case loadedMsg:
+		return msg.same && msg.err == nil
+	}
+	return false
+}
+
+// recountAt is when the windowed list's next recount falls due (0: none
+// pending): countDue's moment.
+func (l *list[R]) recountAt() core.Timestamp {
+	if l.win == nil || !l.win.countDirty || l.win.counting {
+		return 0
+	}
+	return max(l.win.recountAfter, 1) // never counted: due now
+}
