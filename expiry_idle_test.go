@@ -21,7 +21,7 @@ func TestExpiryWithoutSweeper(t *testing.T) {
 
 	waited := req("make deploy", "2s")
 	start := time.Now()
-	o := c.run("approval", "wait", waited)
+	o := c.run("approval", "wait", waited, "--timeout", "20s")
 	took := time.Since(start)
 	if o.code != 11 || !strings.Contains(o.stdout, "approval "+waited+" expired") {
 		t.Fatalf("approval wait past the expiry: %s", o)

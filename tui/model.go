@@ -136,6 +136,7 @@ type Model struct {
 	dirty    bool
 	redrawAt core.Timestamp
 	tickAt   core.Timestamp
+	polling  bool // the data_version watch is running (ticks.go)
 
 	ticks bool       // schedule the poll and the tick (off in model-level tests)
 	probe *viewProbe // tests: the last rendered screen
@@ -192,9 +193,10 @@ func New(opts Options) *Model {
 // Context returns the shared context (tests and the log view adapter).
 func (m *Model) Context() *Context { return m.ctx }
 
-// Init starts the first (full) load, the poll and the tick.
+// Init starts the first (full) load and the tick; the watch follows the
+// load.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.startLoad(true), m.poll(), m.schedule(m.ctx.now()))
+	return tea.Batch(m.startLoad(true), m.schedule(m.ctx.now()))
 }
 
 // startLoad starts a poll (and a load when data_version moved, or full).
@@ -236,7 +238,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.dirty {
 		m.renderFrame()
 	}
-	return m, tea.Batch(cmd, m.schedule(now))
+	return m, tea.Batch(cmd, m.watch(), m.schedule(now))
 }
 
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -251,12 +253,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.tickAt = 0
 		return m, m.onTick()
-	case pollMsg:
-		var load tea.Cmd
-		if !m.loading {
-			load = m.startLoad(false)
-		}
-		return m, tea.Batch(load, m.poll())
+	case changedMsg:
+		m.polling = false
+		return m, m.startLoad(false)
 	case RefreshMsg:
 		return m, m.startLoad(false)
 	case loadedMsg:

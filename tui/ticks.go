@@ -9,20 +9,23 @@ import (
 )
 
 // The console redraws only what changed (issue: an idle console must rest).
-// Two clocks drive it:
+// Two things wake it:
 //
-//   - the poll (pollMsg, every Options.PollInterval unless Options.NoPoll):
-//     a data_version read; a poll that finds nothing new redraws nothing.
+//   - the watch (Model.watch, every Options.PollInterval unless
+//     Options.NoPoll): one goroutine reading data_version that reports only
+//     a change (changedMsg), so a poll that finds nothing new costs one
+//     query and no trip through Update, and redraws nothing.
 //   - the tick (tickMsg): scheduled for the earliest moment the screen's
 //     text changes by itself — a visible age or countdown turning over
 //     (Context.age, Context.until, Context.noteChange, noted while
 //     rendering), the status line or header highlight expiring — or some
 //     timed work falls due (sweep, watchdog, header recount, the busy
-//     warning). An idle console whose oldest visible age reads "4m" wakes
+//     warning). An idle console whose youngest visible age reads "4m" wakes
 //     when it reads "5m", not every second.
 
-// pollMsg is the data_version poll.
-type pollMsg struct{}
+// changedMsg: the watch saw data_version change (or fail to read: the load
+// it starts reports that).
+type changedMsg struct{}
 
 // tickMsg is the clock tick due at (epoch ms, context clock); a tick
 // superseded by an earlier one (Model.tickAt) is ignored when it arrives.
@@ -93,13 +96,30 @@ func (c *Context) sinceText(now, start core.Timestamp) string {
 	return termtext.Dur(now.Sub(start))
 }
 
-// poll schedules the next data_version poll (none with Options.NoPoll or
-// in model-level tests).
-func (m *Model) poll() tea.Cmd {
-	if !m.ticks || m.opts.NoPoll {
+// watch reads data_version every PollInterval until it differs from the
+// version of the rows shown (or cannot be read), then reports changedMsg;
+// nil with Options.NoPoll (changes are pushed) and in model-level tests.
+// Update arms it whenever no load and no watch is running.
+func (m *Model) watch() tea.Cmd {
+	if !m.ticks || m.opts.NoPoll || m.polling || m.loading {
 		return nil
 	}
-	return tea.Tick(m.opts.PollInterval, func(time.Time) tea.Msg { return pollMsg{} })
+	m.polling = true
+	ctx, src, every, since := m.bg, m.src, m.opts.PollInterval, m.version
+	return func() tea.Msg {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-t.C:
+			}
+			if v, err := src.DataVersion(ctx); err != nil || v != since {
+				return changedMsg{}
+			}
+		}
+	}
 }
 
 // nextTick is when the console must next wake by itself at now, or 0 for
@@ -170,10 +190,11 @@ func (m *Model) quietState() quietState {
 }
 
 // quietMsg reports whether msg changes nothing on screen by itself (a tick,
-// a poll, a poll that found nothing new); quietState and the clock decide.
+// a change to read, a read that found nothing new); quietState and the
+// clock decide.
 func quietMsg(msg tea.Msg) bool {
 	switch msg := msg.(type) {
-	case tickMsg, pollMsg, RefreshMsg:
+	case tickMsg, changedMsg, RefreshMsg:
 		return true
 	case loadedMsg:
 		return msg.same && msg.err == nil

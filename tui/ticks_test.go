@@ -87,7 +87,7 @@ func TestIdleConsoleTicksAtNextVisibleChange(t *testing.T) {
 			frames := hs.m.frames
 			hs.clk.Advance(time.Second)
 			hs.send(tickMsg{})
-			hs.send(pollMsg{})
+			hs.send(changedMsg{})
 			hs.send(RefreshMsg{})
 			if hs.m.frames != frames {
 				t.Fatalf("an idle tick rendered %d frames", hs.m.frames-frames)
