@@ -178,14 +178,14 @@ func (m *Model) schedule(now core.Timestamp) tea.Cmd {
 // quietState is what an Update may change on screen besides the rows:
 // compared before and after a tick or poll, it says whether to redraw.
 type quietState struct {
-	status                                        statusLine
-	busy, offline, sweeping, watching, headerKnwn bool
-	counts                                        headerCounts
-	flashUntil                                    core.Timestamp
+	status                              statusLine
+	busy, offline, sweeping, headerKnwn bool
+	counts                              headerCounts
+	flashUntil                          core.Timestamp
 }
 
 func (m *Model) quietState() quietState {
-	return quietState{status: m.status, busy: m.busy, offline: m.offline, sweeping: m.sweeping, watching: m.watching,
+	return quietState{status: m.status, busy: m.busy, offline: m.offline, sweeping: m.sweeping,
 		headerKnwn: m.headerKnown, counts: m.counts, flashUntil: m.flashUntil}
 }
 
@@ -198,6 +198,8 @@ func quietMsg(msg tea.Msg) bool {
 		return true
 	case loadedMsg:
 		return msg.same && msg.err == nil
+	case sweepMsg:
+		return msg.kind == sweepWatchdog // what it changes shows in the status line (quietState) or rows (a load)
 	}
 	return false
 }

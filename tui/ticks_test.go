@@ -126,3 +126,22 @@ func TestSweepHeaderSteps(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleWatchdogRendersNothing: the watchdog's rounds (every 5 s) that
+// find nothing render no frame.
+func TestIdleWatchdogRendersNothing(t *testing.T) {
+	hs := newHarness(t, 120, 40, func(o *Options) { o.SweepInterval = 0 })
+	hs.clk.Advance(2 * time.Minute) // every visible age in minutes
+	hs.send(tickMsg{})
+	frames, rounds := hs.m.frames, hs.mt.watchdogs
+	for range 3 {
+		hs.clk.Advance(5 * time.Second)
+		hs.send(tickMsg{})
+	}
+	if hs.mt.watchdogs != rounds+3 {
+		t.Fatalf("watchdog rounds %d, want 3", hs.mt.watchdogs-rounds)
+	}
+	if hs.m.frames != frames {
+		t.Fatalf("idle watchdog rounds rendered %d frames", hs.m.frames-frames)
+	}
+}
