@@ -32,9 +32,16 @@ type changedMsg struct{}
 type tickMsg struct{ at core.Timestamp }
 
 // noteChange records that the screen being rendered changes by itself at
-// t (0 or a past t: ignored).
+// t (0 or a past t: ignored), rounded up to the next whole second: rows
+// whose ages turn over at scattered milliseconds share one redraw a second
+// (a table of ages in seconds would otherwise wake the console once per
+// row), and an age reads at most a second late.
 func (c *Context) noteChange(now, t core.Timestamp) {
-	if t > now && (c.redrawAt == 0 || t < c.redrawAt) {
+	if t <= now {
+		return
+	}
+	t = (t + 999) / 1000 * 1000
+	if c.redrawAt == 0 || t < c.redrawAt {
 		c.redrawAt = t
 	}
 }

@@ -76,7 +76,7 @@ func TestIdleConsoleTicksAtNextVisibleChange(t *testing.T) {
 			if got != tc.want {
 				t.Fatalf("the screen changes after %s, want %s:\n%s", got, tc.want, hs.screen())
 			}
-			if hs.m.redrawAt <= now.Add(got-250*time.Millisecond) || hs.m.redrawAt > now.Add(got) {
+			if hs.m.redrawAt <= now.Add(got-250*time.Millisecond) || hs.m.redrawAt >= now.Add(got+time.Second) {
 				t.Fatalf("redraw planned at +%s, the screen changes at +%s", hs.m.redrawAt.Sub(now), got)
 			}
 			next := hs.m.nextTick(now)
@@ -124,6 +124,20 @@ func TestSweepHeaderSteps(t *testing.T) {
 		if s := hs.screen(); !strings.Contains(s, tc.want) {
 			t.Errorf("+%s: header is not %q:\n%s", tc.at, tc.want, strings.SplitN(s, "\n", 3)[1])
 		}
+	}
+}
+
+// TestAgesInSecondsShareOneTick: rows whose ages in seconds turn over at
+// scattered milliseconds share one redraw at the next whole second, not one
+// per row.
+func TestAgesInSecondsShareOneTick(t *testing.T) {
+	const now core.Timestamp = 1_000_000_500
+	c := &Context{}
+	for i := range 36 {
+		c.age(now, now-12_000-core.Timestamp(i*37)) // "12s" … turning "13s" within the next second
+	}
+	if c.redrawAt != 1_000_001_000 {
+		t.Fatalf("redraw at +%d ms, want the next whole second (+500 ms)", c.redrawAt-now)
 	}
 }
 
