@@ -175,12 +175,17 @@ func (m *Model) schedule(now core.Timestamp) tea.Cmd {
 		return nil
 	}
 	next := m.nextTick(now)
-	if next == 0 || m.tickAt != 0 && m.tickAt <= next {
+	// A pending tick long overdue is taken for lost (a stalled program):
+	// a new one is scheduled, and the old one is ignored if it comes.
+	if next == 0 || m.tickAt != 0 && m.tickAt <= next && now < m.tickAt.Add(tickLost) {
 		return nil
 	}
 	m.tickAt = next
 	return tea.Tick(next.Sub(now), func(time.Time) tea.Msg { return tickMsg{at: next} })
 }
+
+// tickLost is how overdue a pending tick may be before schedule replaces it.
+const tickLost = 5 * time.Second
 
 // quietState is what an Update may change on screen besides the rows:
 // compared before and after a tick or poll, it says whether to redraw.
@@ -201,7 +206,7 @@ func (m *Model) quietState() quietState {
 // clock decide.
 func quietMsg(msg tea.Msg) bool {
 	switch msg := msg.(type) {
-	case tickMsg, changedMsg, RefreshMsg:
+	case tickMsg, changedMsg, RefreshMsg, headerMsg: // a header read shows through quietState
 		return true
 	case loadedMsg:
 		return msg.same && msg.err == nil
