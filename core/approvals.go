@@ -456,7 +456,11 @@ func (r *Registry) cancelApprovals(tx Tx, f ApprovalFilter, reason string, actor
 }
 
 // WaitApproval waits until the approval is no longer pending and returns it;
-// it returns ctx.Err() when ctx ends first. Every poll (default 100 ms) it
+// it returns ctx.Err() when ctx ends first. When its expires_at passes (by
+// the registry clock) it expires the approval itself, through the same
+// conditional update as a sweep (ExpireApproval: only a still-pending,
+// due approval), so a waiter ends at the expiry whether or not a sweeper
+// runs; a decision that won the race is returned as it is. Every poll (default 100 ms) it
 // reads only the store's DataVersion (SQLite PRAGMA data_version: one tiny
 // query that changes when any other connection commits) and re-reads the
 // approval only when that changed, or at least every 2 s as a safety net; so
@@ -474,6 +478,7 @@ func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Durati
 		seen     int64
 		read     bool
 		lastRead time.Time
+		expires  Timestamp // the approval's expires_at when last read
 	)
 	for {
 		select {
@@ -482,8 +487,9 @@ func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Durati
 		case <-t.C:
 		}
 		v, verr := r.store.DataVersion(ctx)
-		if read && verr == nil && v == seen && time.Since(lastRead) < approvalWaitReread {
-			t.Reset(poll)
+		due := expires != 0 && r.now() >= expires
+		if read && !due && verr == nil && v == seen && time.Since(lastRead) < approvalWaitReread {
+			t.Reset(r.waitStep(poll, expires))
 			continue
 		}
 		var a *Approval
@@ -504,16 +510,41 @@ func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Durati
 		if a.Status != ApprovalPending {
 			return a, nil
 		}
+		if a.Overdue(r.now()) {
+			got, _, err := r.ExpireApproval(ctx, full)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, err
+			}
+			if got.Status != ApprovalPending {
+				return got, nil
+			}
+		}
+		expires = a.ExpiresAt
 		seen, read, lastRead = v, verr == nil, time.Now()
-		t.Reset(poll)
+		t.Reset(r.waitStep(poll, expires))
 	}
+}
+
+// waitStep is WaitApproval's next sleep: poll, or less when expires (0:
+// none) comes sooner by the registry clock, so the waiter expires the
+// approval at its expiry, not up to a poll later.
+func (r *Registry) waitStep(poll time.Duration, expires Timestamp) time.Duration {
+	if expires == 0 {
+		return poll
+	}
+	return max(0, min(poll, expires.Sub(r.now())))
 }
 
 // approvalWaitReread bounds how long WaitApproval trusts an unchanged
 // DataVersion before reading the approval anyway.
 const approvalWaitReread = 2 * time.Second
 
-// GetApproval returns an approval by id or unique prefix with its journal.
+// GetApproval returns an approval by id or unique prefix with its journal,
+// as of the registry clock's now (Approval.AsOf: an overdue approval reads
+// expired; its journal has the expiry once it is recorded).
 func (r *Registry) GetApproval(ctx context.Context, id string) (*Approval, []Event, error) {
 	var (
 		a   *Approval
@@ -533,17 +564,23 @@ func (r *Registry) GetApproval(ctx context.Context, id string) (*Approval, []Eve
 	if err != nil {
 		return nil, nil, err
 	}
+	*a = a.AsOf(r.now())
 	return a, evs, nil
 }
 
-// ListApprovals returns the approvals matching f, newest first.
+// ListApprovals returns the approvals matching f, newest first, as of the
+// registry clock's now: an overdue approval reads expired (Approval.AsOf),
+// so it matches a filter on expired and not one on pending.
 func (r *Registry) ListApprovals(ctx context.Context, f ApprovalFilter) ([]Approval, error) {
 	var out []Approval
 	err := r.store.View(ctx, func(tx Tx) (err error) {
-		out, err = tx.ListApprovals(f)
+		out, err = tx.ListApprovals(overdueQuery(f))
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return asOfFilter(out, f, r.now()), nil
 }
 
 // ListGrants returns every grant.

@@ -97,9 +97,15 @@ func (f *regFixture) getRun(id string) *core.Run {
 	return r
 }
 
+// getApproval is the approval as stored (Registry.GetApproval shows an
+// overdue one expired before anything records it).
 func (f *regFixture) getApproval(id string) *core.Approval {
 	f.t.Helper()
-	a, _, err := f.reg.GetApproval(f.ctx, id)
+	var a *core.Approval
+	err := f.db.View(f.ctx, func(tx core.Tx) (err error) {
+		a, err = tx.GetApproval(id)
+		return err
+	})
 	if err != nil {
 		f.t.Fatal(err)
 	}

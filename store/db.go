@@ -52,6 +52,7 @@ type DB struct {
 
 	dvMu   sync.Mutex
 	dvConn *sql.Conn // dedicated connection for PRAGMA data_version
+	dvStmt *sql.Stmt // PRAGMA data_version prepared on dvConn (a console polls it 5 times a second)
 
 	dialect   dialect
 	rewritten sync.Map // SQLite-dialect statement → its PostgreSQL text
@@ -229,10 +230,7 @@ func (db *DB) Close() error {
 		db.pg.close()
 	}
 	db.dvMu.Lock()
-	if db.dvConn != nil {
-		db.dvConn.Close()
-		db.dvConn = nil
-	}
+	db.closeDV()
 	db.dvMu.Unlock()
 	db.labelStmts.close()
 	err1 := db.write.Close()
@@ -447,15 +445,31 @@ func (db *DB) DataVersion(ctx context.Context) (int64, error) {
 		if err != nil {
 			return 0, mapErr(err)
 		}
-		db.dvConn = c
+		st, err := c.PrepareContext(ctx, "PRAGMA data_version")
+		if err != nil {
+			c.Close()
+			return 0, mapErr(err)
+		}
+		db.dvConn, db.dvStmt = c, st
 	}
 	var v int64
-	if err := db.dvConn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
-		db.dvConn.Close()
-		db.dvConn = nil
+	if err := db.dvStmt.QueryRowContext(ctx).Scan(&v); err != nil {
+		db.closeDV()
 		return 0, mapErr(err)
 	}
 	return v, nil
+}
+
+// closeDV closes DataVersion's statement and connection (dvMu held).
+func (db *DB) closeDV() {
+	if db.dvStmt != nil {
+		db.dvStmt.Close()
+		db.dvStmt = nil
+	}
+	if db.dvConn != nil {
+		db.dvConn.Close()
+		db.dvConn = nil
+	}
 }
 
 // mapErr turns SQLite and file-system errors into core's sentinels, keeping the

@@ -37,6 +37,7 @@ type Context struct {
 	win        WindowSource                            // nil: every pane holds its whole table
 	unread     func() (n int, known bool)              // the header's unread alerts (the Alerts tab and info line)
 	bg         context.Context                         // cancelled when the console quits
+	redrawAt   core.Timestamp                          // while rendering: when the screen next changes by itself (ticks.go)
 }
 
 // taskPrefix is a task id as the Tasks pane shows it (its unique prefix), so
@@ -200,6 +201,9 @@ type Options struct {
 	SweepInterval    time.Duration // 0 disables the embedded sweeper
 	WatchdogInterval time.Duration // 0 disables the watchdog
 	PollInterval     time.Duration // data_version poll; default 200 ms
+	// NoPoll: changes arrive as RefreshMsg (clawpit serve's shared
+	// watcher), so the console does not poll data_version itself.
+	NoPoll bool
 
 	// Attention rings the bell and highlights the header once on what it
 	// names (attention.go); the zero value is silent.

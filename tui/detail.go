@@ -90,9 +90,9 @@ func (d *detailView) build() {
 		}
 		v := f.Value
 		if f.TS != 0 {
-			v += "  (" + age(now, f.TS) + " ago)"
+			v += "  (" + d.ctx.age(now, f.TS) + " ago)"
 			if f.TS > now {
-				v = f.Value + "  (" + until(now, f.TS) + ")"
+				v = f.Value + "  (" + d.ctx.until(now, f.TS) + ")"
 			}
 		}
 		if v == "" || v == "null" {

@@ -343,10 +343,11 @@ func (f *fakeActions) last() call {
 }
 
 type fakeMaint struct {
-	plan    *Plan
-	applied int
-	sweeps  int
-	onApply func() // the apply's writes, when set
+	plan      *Plan
+	applied   int
+	sweeps    int
+	watchdogs int
+	onApply   func() // the apply's writes, when set
 }
 
 func (f *fakeMaint) Plan(context.Context) (*Plan, error) { return f.plan, nil }
@@ -361,7 +362,10 @@ func (f *fakeMaint) Sweep(context.Context) (SweepResult, error) {
 	f.sweeps++
 	return SweepResult{Short: "nothing to do"}, nil
 }
-func (f *fakeMaint) Watchdog(context.Context) (SweepResult, error) { return SweepResult{}, nil }
+func (f *fakeMaint) Watchdog(context.Context) (SweepResult, error) {
+	f.watchdogs++
+	return SweepResult{}, nil
+}
 
 func testPlan() *Plan {
 	// Built from a core report so the goldens show the real lines.

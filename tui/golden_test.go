@@ -25,6 +25,9 @@ func goldenRun(t *testing.T, w, h int, steps []step, opts ...hopt) string {
 	m.probe = &viewProbe{}
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	waitScreen(t, m.probe, "7 rows")
+	if o := hs.opts; o.Maintenance != nil && o.SweepInterval > 0 && !o.ReadOnly && o.SweepNote == "" {
+		waitScreen(t, m.probe, "swept just now") // the sweep as the console opens
+	}
 	for _, s := range steps {
 		for _, k := range s.keys {
 			tm.Send(keyMsg(k))

@@ -221,18 +221,57 @@ func (m *Model) sweepText() string {
 	case m.lastSweepAt == 0:
 		s = "no sweep yet"
 	case m.lastSweepErr != nil:
-		s = th.StatusErr.Render("sweep failed "+age(now, m.lastSweepAt)+" ago") + th.Muted.Render(": "+oneLine(m.lastSweepErr.Error()))
+		s = th.StatusErr.Render("sweep failed "+m.sweptAgo(now)) + th.Muted.Render(": "+oneLine(m.lastSweepErr.Error()))
 	default:
-		s = "swept " + age(now, m.lastSweepAt) + " ago: " + m.lastSweep.Short
+		s = "swept " + m.sweptAgo(now) + ": " + m.lastSweep.Short
 	}
 	if !m.sweeping {
-		left := m.nextSweep.Sub(now)
-		if left < 0 {
-			left = 0
-		}
-		s += th.Muted.Render(" · next " + countdown(left))
+		s += th.Muted.Render(" · next " + m.sweepCountdown(now))
 	}
 	return s
+}
+
+// sweepStep is the header's resolution of the sweep's times: the time
+// since the last sweep below a minute and the time to the next below two
+// minutes read in steps of it, so an idle header changes a few times a
+// minute, not every second.
+const sweepStep = 10 * time.Second
+
+// sweptAgo is the time since the last sweep: "just now" below sweepStep,
+// then whole steps ("20s ago") below a minute, then its age ("4m ago");
+// it notes when that text next changes.
+func (m *Model) sweptAgo(now core.Timestamp) string {
+	d := now.Sub(m.lastSweepAt)
+	if d >= time.Minute {
+		return m.ctx.age(now, m.lastSweepAt) + " ago"
+	}
+	q := max(0, d/sweepStep)
+	m.ctx.noteChange(now, m.lastSweepAt.Add((q+1)*sweepStep))
+	if q == 0 {
+		return "just now"
+	}
+	return countdown(q*sweepStep) + " ago"
+}
+
+// sweepCountdown is the time to the next sweep rounded up to its step —
+// sweepStep up to two minutes, a minute up to an hour, an hour beyond —
+// so "next 1m" reads until 50 s are left, then "50s" … "10s"; it notes when
+// that text next changes.
+func (m *Model) sweepCountdown(now core.Timestamp) string {
+	left := m.nextSweep.Sub(now)
+	if left <= 0 {
+		return countdown(0)
+	}
+	step := sweepStep
+	switch {
+	case left > time.Hour:
+		step = time.Hour
+	case left > 2*time.Minute:
+		step = time.Minute
+	}
+	q := (left + step - 1) / step
+	m.ctx.noteChange(now, m.nextSweep.Add(-(q-1)*step))
+	return countdown(q * step)
 }
 
 // countdown formats the time to the next sweep: 48s, 1m30s.

@@ -129,7 +129,17 @@ type Model struct {
 	flashUntil core.Timestamp
 	flashText  string
 
-	ticks bool       // schedule the poll tick (off in model-level tests)
+	// Redraws (ticks.go): the last rendered screen, whether it must be
+	// rendered again, when its text next changes by itself, and when the
+	// pending tick is due (0: none).
+	frame    string
+	frames   int // frames rendered (tests)
+	dirty    bool
+	redrawAt core.Timestamp
+	tickAt   core.Timestamp
+	polling  bool // the data_version watch is running (ticks.go)
+
+	ticks bool       // schedule the poll and the tick (off in model-level tests)
 	probe *viewProbe // tests: the last rendered screen
 	quit  bool
 }
@@ -172,8 +182,12 @@ func New(opts Options) *Model {
 	m.help = help.New()
 	m.help.Styles = opts.Theme.Help
 	now := ctx.now()
-	m.nextSweep = now.Add(opts.SweepInterval)
+	// The embedded sweeper's first sweep runs as the console opens, not an
+	// interval later: what is due (an approval past its expiry, a task past
+	// its grace) is recorded before the operator acts on it.
+	m.nextSweep = now
 	m.nextWatchdog = now.Add(opts.WatchdogInterval)
+	m.dirty = true
 	m.resize()
 	return m
 }
@@ -181,18 +195,10 @@ func New(opts Options) *Model {
 // Context returns the shared context (tests and the log view adapter).
 func (m *Model) Context() *Context { return m.ctx }
 
-type tickMsg struct{}
-
-func (m *Model) tick() tea.Cmd {
-	if !m.ticks {
-		return nil
-	}
-	return tea.Tick(m.opts.PollInterval, func(time.Time) tea.Msg { return tickMsg{} })
-}
-
-// Init starts the first (full) load and the poll tick.
+// Init starts the first (full) load and the tick; the watch follows the
+// load.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.startLoad(true), m.tick())
+	return tea.Batch(m.startLoad(true), m.schedule(m.ctx.now()))
 }
 
 // startLoad starts a poll (and a load when data_version moved, or full).
@@ -221,15 +227,37 @@ func (m *Model) startLoad(full bool) tea.Cmd {
 }
 
 // Update handles one message. Reads and writes happen only in the Cmds it
-// returns.
+// returns. The screen is rendered again only when something on it changed
+// (quietMsg, quietState) or its text changes by itself now (redrawAt);
+// then the next tick is scheduled for its next change (ticks.go).
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	before := m.quietState()
+	_, cmd := m.update(msg)
+	now := m.ctx.now()
+	if !quietMsg(msg) || m.quietState() != before || m.redrawAt != 0 && now >= m.redrawAt {
+		m.dirty = true
+	}
+	if m.dirty {
+		m.renderFrame()
+	}
+	return m, tea.Batch(cmd, m.watch(), m.schedule(now))
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.ctx.Width, m.ctx.Height = msg.Width, msg.Height
 		m.resize()
 		return m, nil
 	case tickMsg:
-		return m, tea.Batch(m.onTick(), m.tick())
+		if msg.at != m.tickAt {
+			return m, nil // superseded by an earlier tick
+		}
+		m.tickAt = 0
+		return m, m.onTick()
+	case changedMsg:
+		m.polling = false
+		return m, m.startLoad(false)
 	case RefreshMsg:
 		return m, m.startLoad(false)
 	case loadedMsg:
@@ -273,8 +301,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// onTick polls for changes, runs the sweeper and watchdog when due, and
-// notices a read that takes too long.
+// onTick polls for changes, expires the status line, runs the sweeper and
+// watchdog when due, recounts the header, and notices a read that takes
+// too long.
 func (m *Model) onTick() tea.Cmd {
 	now := m.ctx.now()
 	var cmds []tea.Cmd
@@ -293,7 +322,7 @@ func (m *Model) onTick() tea.Cmd {
 			}
 		}
 	} else {
-		cmds = append(cmds, m.startLoad(false))
+		cmds = append(cmds, m.startLoad(false)) // a poll too: cheap, and rare
 	}
 	if m.loaded && m.afterFirst == nil && now.Sub(m.countedAt) >= recountEvery {
 		if m.anyWindowed() {
@@ -927,13 +956,29 @@ func (p *viewProbe) get() string {
 // View renders the whole screen: alt screen, every line at most the
 // terminal's width, always the same number of lines.
 func (m *Model) View() tea.View {
-	s := m.render()
+	if m.dirty {
+		m.renderFrame()
+	}
+	s := m.frame
 	if m.probe != nil {
 		m.probe.set(s)
 	}
 	v := tea.NewView(s)
 	v.AltScreen = true
 	return v
+}
+
+// renderFrame renders the screen into frame and notes when its text next
+// changes by itself (redrawAt: a visible age or countdown turning over,
+// the header highlight ending).
+func (m *Model) renderFrame() {
+	m.ctx.redrawAt = 0
+	m.frame = m.render()
+	if m.flashing() {
+		m.ctx.noteChange(m.ctx.now(), m.flashUntil)
+	}
+	m.redrawAt, m.dirty = m.ctx.redrawAt, false
+	m.frames++
 }
 
 func (m *Model) render() string {

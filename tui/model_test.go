@@ -518,7 +518,7 @@ func TestMaintenance(t *testing.T) {
 	if hs.m.StatusText() != "maintenance applied: 1 lost · 2 stamped" {
 		t.Fatalf("status %q", hs.m.StatusText())
 	}
-	if !strings.Contains(hs.screen(), "swept 0s ago: 1 lost · 2 stamped") {
+	if !strings.Contains(hs.screen(), "swept just now: 1 lost · 2 stamped") {
 		t.Fatalf("header does not show the sweep:\n%s", hs.screen())
 	}
 	// An empty plan: enter just closes.
@@ -735,23 +735,43 @@ func TestOtherReadErrorsAreShown(t *testing.T) {
 	}
 }
 
+// TestEmbeddedSweeperSchedule: the embedded sweeper sweeps as the console
+// opens, then every interval; the header says so in steps of 10 s.
 func TestEmbeddedSweeperSchedule(t *testing.T) {
 	hs := newHarness(t, 80, 24)
 	hs.send(tickMsg{})
-	if hs.mt.sweeps != 0 {
-		t.Fatal("swept before the interval")
-	}
-	hs.clk.Advance(61 * time.Second)
-	hs.send(tickMsg{})
 	if hs.mt.sweeps != 1 {
-		t.Fatalf("sweeps = %d after the interval", hs.mt.sweeps)
+		t.Fatalf("sweeps = %d as the console opens, want 1", hs.mt.sweeps)
 	}
-	if !strings.Contains(hs.screen(), "swept 0s ago: nothing to do · next 1m") {
+	if !strings.Contains(hs.screen(), "swept just now: nothing to do · next 1m") {
 		t.Fatalf("header:\n%s", hs.screen())
 	}
 	hs.clk.Advance(30 * time.Second)
+	hs.send(tickMsg{})
+	if hs.mt.sweeps != 1 {
+		t.Fatalf("sweeps = %d before the interval", hs.mt.sweeps)
+	}
 	if !strings.Contains(hs.screen(), "swept 30s ago: nothing to do · next 30s") {
 		t.Fatalf("header countdown:\n%s", hs.screen())
+	}
+	hs.clk.Advance(25 * time.Second)
+	if !strings.Contains(hs.screen(), "swept 50s ago: nothing to do · next 10s") {
+		t.Fatalf("header countdown:\n%s", hs.screen())
+	}
+	hs.clk.Advance(5 * time.Second)
+	hs.send(tickMsg{})
+	if hs.mt.sweeps != 2 {
+		t.Fatalf("sweeps = %d after the interval", hs.mt.sweeps)
+	}
+}
+
+// TestReadOnlyConsoleDoesNotSweepAtStart: a read-only console never runs
+// the embedded sweeper, not even as it opens.
+func TestReadOnlyConsoleDoesNotSweepAtStart(t *testing.T) {
+	hs := newHarness(t, 80, 24, func(o *Options) { o.ReadOnly = true })
+	hs.send(tickMsg{})
+	if hs.mt.sweeps != 0 || !strings.Contains(hs.screen(), "sweeper off (read-only)") {
+		t.Fatalf("sweeps %d\n%s", hs.mt.sweeps, hs.screen())
 	}
 }
 

@@ -286,7 +286,7 @@ var taskSpec = &listSpec[taskRow]{
 	status: func(r *taskRow) string { return string(r.status) },
 	cells: func(r *taskRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.shortID(), string(r.status), string(r.runtime), r.name, r.session,
-			string(r.delivery), r.err, age(now, r.last), age(now, r.created))
+			string(r.delivery), r.err, c.age(now, r.last), c.age(now, r.created))
 	},
 	hay: func(r *taskRow, dst []byte) []byte {
 		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.name, r.session, string(r.delivery), r.err)
@@ -324,7 +324,7 @@ var runSpec = &listSpec[runRow]{
 	status: func(r *runRow) string { return r.state },
 	cells: func(r *runRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.id, r.state, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
-			age(now, r.last()), age(now, r.started))
+			c.age(now, r.last()), c.age(now, r.started))
 	},
 	hay: func(r *runRow, dst []byte) []byte {
 		return appendWords(dst, r.id, r.state, r.label, r.child, r.reason)
@@ -361,12 +361,15 @@ var approvalSpec = &listSpec[approvalRow]{
 	id:     func(r *approvalRow) string { return r.id },
 	status: func(r *approvalRow) string { return string(r.status) },
 	cells: func(r *approvalRow, c *Context, now core.Timestamp, dst []string) []string {
-		exp := "-"
-		if r.status == core.ApprovalPending {
-			exp = until(now, r.expires)
+		exp, st := "-", r.status
+		if st == core.ApprovalPending {
+			exp = c.until(now, r.expires)
+			if r.expires != 0 && now >= r.expires {
+				exp, st = "-", core.ApprovalExpired // expired in fact; a sweep records it (core.Approval.AsOf)
+			}
 		}
-		return append(dst, r.id, string(r.status), r.tool, r.command, r.session, string(r.scope), r.decidedBy,
-			exp, age(now, r.requested))
+		return append(dst, r.id, string(st), r.tool, r.command, r.session, string(r.scope), r.decidedBy,
+			exp, c.age(now, r.requested))
 	},
 	hay: func(r *approvalRow, dst []byte) []byte {
 		return appendWords(dst, r.id, string(r.status), r.tool, r.command, r.session, string(r.scope), r.decidedBy)
@@ -407,13 +410,12 @@ var jobSpec = &listSpec[jobRow]{
 	cells: func(r *jobRow, c *Context, now core.Timestamp, dst []string) []string {
 		ran := "-"
 		if r.started != 0 {
-			end := r.completed
-			if end == 0 {
-				end = now
+			ran = shortDur(r.completed.Sub(r.started))
+			if r.completed == 0 {
+				ran = c.sinceText(now, r.started)
 			}
-			ran = shortDur(end.Sub(r.started))
 		}
-		return append(dst, r.id, string(r.status), r.exit, r.command, r.session, r.host, ran, r.tree, age(now, r.created))
+		return append(dst, r.id, string(r.status), r.exit, r.command, r.session, r.host, ran, r.tree, c.age(now, r.created))
 	},
 	hay: func(r *jobRow, dst []byte) []byte {
 		return appendWords(dst, r.id, string(r.status), r.command, r.session, r.host)
@@ -449,7 +451,7 @@ var alertSpec = &listSpec[alertRow]{
 	id:     func(r *alertRow) string { return r.idStr },
 	status: func(r *alertRow) string { return r.state() },
 	cells: func(r *alertRow, c *Context, now core.Timestamp, dst []string) []string {
-		return append(dst, r.idStr, r.state(), r.kind, r.text, r.session, c.taskPrefix(r.subject), age(now, r.created))
+		return append(dst, r.idStr, r.state(), r.kind, r.text, r.session, c.taskPrefix(r.subject), c.age(now, r.created))
 	},
 	hay: func(r *alertRow, dst []byte) []byte {
 		return appendWords(dst, r.idStr, r.state(), r.kind, r.text, r.session, r.subject)

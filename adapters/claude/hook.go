@@ -318,39 +318,11 @@ func (h *Handler) withdraw(ctx context.Context, id string) error {
 	return nil
 }
 
-// wait blocks until a is decided or its expires_at passes, then expires it
-// (SPEC R9) unless a decision won the race.
+// wait blocks until a is decided or its expires_at passes; at the expiry
+// the registry's waiter expires it itself (SPEC R9; core.Registry.WaitApproval)
+// unless a decision won the race.
 func (h *Handler) wait(ctx context.Context, a *core.Approval) (*core.Approval, error) {
-	if a.ExpiresAt == 0 {
-		return h.Reg.WaitApproval(ctx, a.ID, 0)
-	}
-	until := time.Until(a.ExpiresAt.Time())
-	wctx, cancel := context.WithTimeout(ctx, until)
-	got, err := h.Reg.WaitApproval(wctx, a.ID, 0)
-	cancel()
-	if err == nil {
-		return got, nil
-	}
-	if ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
-		return nil, err
-	}
-	// Due: expire it. The registry clock may trail by a millisecond, so a
-	// "not yet expired" refusal is retried briefly; a decision that landed
-	// meanwhile is returned as it is.
-	for {
-		got, _, err := h.Reg.ExpireApproval(ctx, a.ID)
-		if err != nil {
-			return nil, err
-		}
-		if got.Status != core.ApprovalPending {
-			return got, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	return h.Reg.WaitApproval(ctx, a.ID, 0)
 }
 
 // answer turns a decided approval into the hook's decision.

@@ -2,9 +2,11 @@
 // the server's memory per extra session, its CPU with every session idle,
 // and the latency from an external write to every session's screen.
 //
-//	go run -tags sqlite_fts5 ./bench/serve [-sessions 20] [-n 10] [-tasks 1000] [-idle 10s] [-bin PATH] [-keep]
+//	go run -tags sqlite_fts5 ./bench/serve [-sessions 20] [-n 10] [-tasks 1000] [-age 0] [-idle 10s] [-bin PATH] [-keep]
 //
-// It builds clawpit (or uses -bin), seeds a registry with -tasks tasks,
+// It builds clawpit (or uses -bin), seeds a registry with -tasks tasks
+// (created -age ago: with an age of an hour or more, no visible age changes
+// during the idle window, as on a registry left alone),
 // registers an operator with a fresh key, starts `clawpit serve` on a free
 // port of 127.0.0.1 (sweeper and watchdog off), and opens the sessions with
 // the real OpenSSH client, each in its own window (120×40) of one private
@@ -55,10 +57,11 @@ func main() {
 	n := flag.Int("n", 10, "timed external writes")
 	tasks := flag.Int("tasks", 1000, "tasks in the registry")
 	idle := flag.Duration("idle", 10*time.Second, "CPU measurement window with every session idle")
+	age := flag.Duration("age", 0, "how long ago the seeded tasks were created")
 	bin := flag.String("bin", "", "clawpit binary (default: go build)")
 	keep := flag.Bool("keep", false, "keep the temporary directory (and print it)")
 	flag.Parse()
-	if err := run(*sessions, *n, *tasks, *idle, *bin, *keep); err != nil {
+	if err := run(*sessions, *n, *tasks, *age, *idle, *bin, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/serve:", err)
 		os.Exit(1)
 	}
@@ -66,7 +69,7 @@ func main() {
 
 var listeningRe = regexp.MustCompile(`listening on 127\.0\.0\.1:(\d+)`)
 
-func run(sessions, n, tasks int, idle time.Duration, bin string, keep bool) error {
+func run(sessions, n, tasks int, age, idle time.Duration, bin string, keep bool) error {
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		return fmt.Errorf("tmux is needed (apt-get install -y tmux)")
@@ -90,8 +93,9 @@ func run(sessions, n, tasks int, idle time.Duration, bin string, keep bool) erro
 	if _, _, err := reg.OpenSession(ctx, "bench", "", "bench"); err != nil {
 		return err
 	}
+	seedReg := core.NewRegistry(db, core.NewFakeClock(time.Now().Add(-age)), core.DefaultThresholds())
 	for i := range tasks {
-		if _, err := reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "bench", Label: fmt.Sprintf("seed-%d", i)}, "bench"); err != nil {
+		if _, err := seedReg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "bench", Label: fmt.Sprintf("seed-%d", i)}, "bench"); err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
 	}

@@ -27,6 +27,12 @@ type consoleFlags struct {
 	quiet            bool   // no bell (also CLAWPIT_QUIET=1)
 }
 
+// consoleFPS caps the console's frame rate. The renderer wakes this often
+// even when the screen does not change (Bubble Tea's default is 60); at 30
+// a key's frame waits at most 33 ms, and an idle console wakes half as
+// often (bench/idle).
+const consoleFPS = 30
+
 // Defaults of the console's intervals (SPEC §5).
 const (
 	defaultSweepInterval    = 60 * time.Second
@@ -139,7 +145,7 @@ func runConsole(cmd *cobra.Command, a *app) error {
 	// sends the quit message unconditionally, and when ctx was cancelled by
 	// the same signal the event loop is gone and that send blocks shutdown
 	// forever (seen as a demo that never exits after SIGTERM).
-	p := tea.NewProgram(tui.New(opts), tea.WithContext(ctx), tea.WithoutSignalHandler())
+	p := tea.NewProgram(tui.New(opts), tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(consoleFPS))
 	_, err = p.Run()
 	if err != nil && errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil // SIGTERM / SIGINT: a normal exit

@@ -28,7 +28,6 @@ const (
 	DefaultMaxSessions  = 32
 	DefaultIdleTimeout  = 30 * time.Minute
 	DefaultPollInterval = 100 * time.Millisecond
-	DefaultSessionTick  = time.Second
 	// DefaultLoginGraceTime is how long a connection may take to log in,
 	// and how long a logged-in one may hold no session (sshd's
 	// LoginGraceTime is 120 s; hardened configurations use 30 s).
@@ -59,9 +58,6 @@ type Config struct {
 	IdleTimeout    time.Duration // without a key press; < 0 disables
 	// PollInterval is the watcher's data_version poll (one for all sessions).
 	PollInterval time.Duration
-	// SessionTick is each session's own tick (relative ages, status expiry);
-	// changes arrive by the watcher's push, not by this tick.
-	SessionTick time.Duration
 	// FPS is each session's maximum frame rate.
 	FPS int
 	// SweepInterval and WatchdogInterval run one embedded sweeper and
@@ -126,9 +122,6 @@ func New(reg *core.Registry, jobs tui.JobActions, maint tui.Maintenance, cfg Con
 	}
 	if cfg.FPS <= 0 {
 		cfg.FPS = DefaultFPS
-	}
-	if cfg.SessionTick <= 0 {
-		cfg.SessionTick = DefaultSessionTick
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

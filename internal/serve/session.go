@@ -98,14 +98,14 @@ func (s *Server) handle(sess ssh.Session) {
 	g := &guard{reg: s.reg, fp: fp, actor: actor, log: log, actions: s.reg, jobs: s.jobs, maint: s.maint}
 	readOnly := op.Role != core.RoleOperator
 	opts := tui.Options{
-		Source:       sharedSource{Source: s.src, w: s.w},
-		Theme:        th,
-		Keys:         s.cfg.Keys,
-		ReadOnly:     readOnly,
-		Operator:     actor,
-		PollInterval: s.cfg.SessionTick,
-		LogView:      s.cfg.LogView,
-		SweepNote:    s.sweepNote(),
+		Source:    sharedSource{Source: s.src, w: s.w},
+		Theme:     th,
+		Keys:      s.cfg.Keys,
+		ReadOnly:  readOnly,
+		Operator:  actor,
+		NoPoll:    true, // the shared watcher pushes every change (RefreshMsg)
+		LogView:   s.cfg.LogView,
+		SweepNote: s.sweepNote(),
 	}
 	// Belt and braces: a readonly session's console offers no action
 	// (ReadOnly), and every action path goes through the guard, which
