@@ -40,7 +40,12 @@ type Task struct {
 	LastEventAt     Timestamp      `json:"last_event_at"`
 	EndedAt         Timestamp      `json:"ended_at"`
 	CleanupAfter    Timestamp      `json:"cleanup_after"`
-	Rev             int64          `json:"-"`
+	// Agent is the agent of the task's owner session (sessions.agent:
+	// "claude", "codex", "gemini", "" when unknown), as the console's reads
+	// (WindowTx.Window) join it in; other reads leave it "". Not part of the
+	// task's JSON: it belongs to the session.
+	Agent string `json:"-"`
+	Rev   int64  `json:"-"`
 }
 
 // LastActivity is last_event_at ?? started_at ?? created_at (SPEC R5).
@@ -74,7 +79,11 @@ type Run struct {
 	CleanupHandled         bool       `json:"cleanup_handled"`
 	Error                  string     `json:"error"`
 	CleanupAfter           Timestamp  `json:"cleanup_after"`
-	Rev                    int64      `json:"-"`
+	// Agent is the agent of the run's requester session (sessions.agent),
+	// as the console's reads (WindowTx.Window) join it in; other reads
+	// leave it "". Not part of the run's JSON.
+	Agent string `json:"-"`
+	Rev   int64  `json:"-"`
 }
 
 // Running reports whether the run has not ended.
@@ -122,7 +131,11 @@ type Approval struct {
 	// approval requested through the CLI). A sweep on its host withdraws
 	// the approval once that process is gone.
 	Waiter Waiter `json:"waiter"`
-	Rev    int64  `json:"-"`
+	// Agent is the agent of the approval's session (sessions.agent), as the
+	// console's reads (WindowTx.Window) join it in; other reads leave it
+	// "". Not part of the approval's JSON.
+	Agent string `json:"-"`
+	Rev   int64  `json:"-"`
 }
 
 // Waiter names one process on one host: the host (HostName), the pid, its

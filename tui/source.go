@@ -212,8 +212,11 @@ func (s *storeSource) Header(ctx context.Context, since core.Timestamp) (core.He
 func (s *storeSource) Load(ctx context.Context, req LoadRequest, sink Sink) (LoadResult, error) {
 	var res LoadResult
 	err := s.st.View(ctx, func(tx core.Tx) error {
+		fill := newAgentFill(tx, sink)
 		var err error
-		res, err = load(tx, req, sink)
+		if res, err = load(tx, req, fill); err == nil {
+			err = fill.err
+		}
 		return err
 	})
 	return res, err
@@ -545,6 +548,11 @@ func readDetail(tx core.Tx, kind Kind, id string) (*Detail, error) {
 		entity, id = subjectEntity(ns[0].Kind), ns[0].SubjectID
 	}
 	d.Fields = Fields(v)
+	if f, ok, err := agentField(tx, v); err != nil {
+		return nil, err
+	} else if ok {
+		d.Fields = insertAfterSession(d.Fields, f)
+	}
 	if entity != "" && id != "" {
 		evs, err := tx.Events(entity, id)
 		if err != nil {
@@ -553,6 +561,18 @@ func readDetail(tx core.Tx, kind Kind, id string) (*Detail, error) {
 		d.Events = evs
 	}
 	return d, nil
+}
+
+// insertAfterSession puts f just after the entity's session field (a
+// task's owner_session, a run's requester_session, an approval's
+// session), or last.
+func insertAfterSession(fields []Field, f Field) []Field {
+	for i, x := range fields {
+		if x.Name == "owner_session" || x.Name == "requester_session" || x.Name == "session" {
+			return slices.Insert(fields, i+1, f)
+		}
+	}
+	return append(fields, f)
 }
 
 var tsType = reflect.TypeOf(core.Timestamp(0))
