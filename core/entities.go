@@ -1,5 +1,7 @@
 package core
 
+import "encoding/json"
+
 // Session is the agent conversation that owns work (SPEC §3).
 type Session struct {
 	ID             string       `json:"id"`
@@ -131,6 +133,14 @@ type Approval struct {
 	// approval requested through the CLI). A sweep on its host withdraws
 	// the approval once that process is gone.
 	Waiter Waiter `json:"waiter"`
+	// Suggestions are the agent's suggested permission updates, offered as
+	// approval scopes (Claude Code hooks: PermissionRequest
+	// permission_suggestions): a JSON array of objects exactly as the agent
+	// sent it (CheckSuggestions), empty when none.
+	Suggestions json.RawMessage `json:"suggestions,omitempty"`
+	// Suggestion is the suggestion the operator approved with, 1-based (the
+	// hook answers allow with it as updatedPermissions); 0: none.
+	Suggestion int `json:"suggestion,omitempty"`
 	// Agent is the agent of the approval's session (sessions.agent), as the
 	// console's reads (WindowTx.Window) join it in; other reads leave it
 	// "". Not part of the approval's JSON.
