@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/themes"
 )
 
 // TestConsoleAgent: the Tasks, Runs and Approvals panes show each row's
@@ -115,6 +117,50 @@ func TestAgentColumnDroppedFirst(t *testing.T) {
 				}
 				break
 			}
+		}
+	}
+}
+
+// TestApproveDialogSuggestions: the approve dialog offers the agent's
+// suggested permission updates after the scopes, shows the chosen one
+// exactly, and approves once with it (ApproveWithSuggestion); with none it
+// offers the scopes alone.
+func TestApproveDialogSuggestions(t *testing.T) {
+	k := testKeys()
+	th, _ := themes.Get("dark")
+	ctx := &Context{Keys: &k, Theme: th, Width: 120, Height: 40}
+	sugg := `[{"type":"addDirectories","directories":["/tmp/out"],"destination":"session"},{"type":"setMode","mode":"acceptEdits","destination":"session"}]`
+	cases := []struct {
+		suggestions string
+		rights      int
+		scope       core.Scope
+		n           int
+		shows       string
+	}{
+		{sugg, 0, core.ScopeOnce, 0, "this request only"},
+		{sugg, 3, core.ScopeOnce, 1, `{"type":"addDirectories","directories":["/tmp/out"],"destination":"session"}`},
+		{sugg, 4, core.ScopeOnce, 2, `{"type":"setMode","mode":"acceptEdits","destination":"session"}`},
+		{sugg, 5, core.ScopeOnce, 0, "this request only"}, // wraps around
+		{"", 3, core.ScopeOnce, 0, "this request only"},   // no suggestions: the scopes wrap
+		{"", 2, core.ScopeAlways, 0, "in any session"},
+	}
+	for _, tc := range cases {
+		var gotScope core.Scope
+		gotN := -1
+		d := newScopeDialog(Target{ID: "ap1", Short: "ap1", Tool: "Bash", Pattern: "touch", Suggestions: tc.suggestions},
+			func(s core.Scope, n int) tea.Cmd { gotScope, gotN = s, n; return nil })
+		for range tc.rights {
+			d.update(ctx, keyMsg("right"))
+		}
+		// Wrapped in the box: compare without its borders and spaces.
+		flat := func(x string) string { return strings.NewReplacer("│", "", " ", "", "\n", "").Replace(x) }
+		if v := stripANSI(d.view(ctx, 120)); !strings.Contains(flat(v), flat(tc.shows)) ||
+			tc.suggestions != "" && !strings.Contains(v, "suggestion 2") {
+			t.Errorf("%d rights: the dialog does not show %s:\n%s", tc.rights, tc.shows, v)
+		}
+		d.update(ctx, keyMsg("enter"))
+		if gotScope != tc.scope || gotN != tc.n {
+			t.Errorf("%d rights: approved %s with suggestion %d, want %s %d", tc.rights, gotScope, gotN, tc.scope, tc.n)
 		}
 	}
 }

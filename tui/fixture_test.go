@@ -299,6 +299,11 @@ func (f *fakeActions) ApproveApproval(_ context.Context, id string, scope core.S
 	return &core.Approval{ID: id}, g, res, err
 }
 
+func (f *fakeActions) ApproveWithSuggestion(_ context.Context, id string, n int, actor core.Actor) (*core.Approval, core.Result, error) {
+	res, err := f.record(call{"approve", id, "suggestion " + strconv.Itoa(n), actor})
+	return &core.Approval{ID: id, Suggestion: n}, res, err
+}
+
 func (f *fakeActions) DenyApproval(_ context.Context, id, reason string, actor core.Actor) (*core.Approval, core.Result, error) {
 	res, err := f.record(call{"deny", id, reason, actor})
 	return &core.Approval{ID: id}, res, err

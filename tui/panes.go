@@ -136,6 +136,7 @@ func (r *runRow) last() core.Timestamp { return core.Coalesce(r.ended, r.progres
 type approvalRow struct {
 	id, session, tool, command, runID, taskID, decidedBy string
 	agent                                                string // the session's agent (core.Approval.Agent)
+	suggestions                                          string // the agent's suggested permission updates, as recorded (Target.Suggestions)
 	pattern                                              string // the verb chain a session/always grant remembers, as is
 	cwd, rationale                                       string // shown in the approve dialog
 	hidden                                               bool   // the command holds control or invisible characters
@@ -152,6 +153,7 @@ func approvalRowOf(a *core.Approval) approvalRow {
 		runID: oneLine(a.RunID), taskID: oneLine(a.TaskID), decidedBy: oneLine(a.DecidedBy),
 		status: intern(a.Status, core.ApprovalStatuses), scope: intern(a.Scope, core.Scopes),
 		requested: a.RequestedAt, decided: a.DecidedAt, expires: a.ExpiresAt,
+		suggestions: string(a.Suggestions), // at most core.MaxSuggestionBytes
 	}
 }
 
@@ -381,7 +383,7 @@ var approvalSpec = &listSpec[approvalRow]{
 	target: func(r *approvalRow) Target {
 		return Target{Kind: KindApproval, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
 			RunID: r.runID, Name: r.tool + ": " + r.command, Tool: r.tool, Pattern: r.pattern, Hidden: r.hidden,
-			Cwd: r.cwd, Why: r.rationale}
+			Cwd: r.cwd, Why: r.rationale, Suggestions: r.suggestions}
 	},
 }
 
