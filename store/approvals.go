@@ -80,7 +80,8 @@ func (t *tx) ListApprovals(f core.ApprovalFilter) ([]core.Approval, error) {
 }
 
 // rawJSON scans a TEXT column holding JSON into a json.RawMessage (a copy:
-// a driver may reuse the bytes it returned); ” and NULL read back empty.
+// a driver may reuse the bytes it returned); empty text and NULL read back
+// empty.
 type rawJSON struct{ p *json.RawMessage }
 
 func (r rawJSON) Scan(v any) error {
