@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -575,7 +576,10 @@ func insertAfterSession(fields []Field, f Field) []Field {
 	return append(fields, f)
 }
 
-var tsType = reflect.TypeOf(core.Timestamp(0))
+var (
+	tsType      = reflect.TypeOf(core.Timestamp(0))
+	rawJSONType = reflect.TypeOf(json.RawMessage(nil))
+)
 
 // Fields lists every JSON field of an entity struct (pointer), in
 // declaration order, with its value as text: timestamps carry TS, absent
@@ -621,6 +625,13 @@ func fieldOf(name string, fv reflect.Value) Field {
 			f.Value = "null"
 		} else {
 			f.Value = fmt.Sprint(fv.Elem().Interface())
+		}
+	case fv.Type() == rawJSONType:
+		// JSON kept as sent (an approval's suggestions): its text, not its
+		// bytes' numbers.
+		f.Value = string(fv.Bytes())
+		if f.Value == "" {
+			f.Value = "null"
 		}
 	case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
 		f.Value = core.CommandLine(fv.Interface().([]string))
