@@ -96,9 +96,9 @@ func TestConsoleCursorFirstRow(t *testing.T) {
 // paneTitles are the column titles of each pane (the first, the id column,
 // spans the cursor gutter and is never blank).
 var paneTitles = map[string][]string{
-	"1": {"STATUS", "RUNTIME", "LABEL", "SESSION", "DELIVERY", "ERROR", "LAST", "AGE"},
-	"2": {"STATE", "LABEL", "CHILD SESSION", "WAITS", "REASON", "LAST", "AGE"},
-	"3": {"STATUS", "TOOL", "COMMAND", "SESSION", "SCOPE", "DECIDED BY", "EXPIRES", "AGE"},
+	"1": {"STATUS", "RUNTIME", "AGENT", "LABEL", "SESSION", "DELIVERY", "ERROR", "LAST", "AGE"},
+	"2": {"STATE", "AGENT", "LABEL", "CHILD SESSION", "WAITS", "REASON", "LAST", "AGE"},
+	"3": {"STATUS", "TOOL", "COMMAND", "AGENT", "SESSION", "SCOPE", "DECIDED BY", "EXPIRES", "AGE"},
 	"4": {"STATUS", "EXIT", "COMMAND", "SESSION", "RAN", "AGE"},
 	"5": {"STATE", "KIND", "TEXT", "SESSION", "SUBJECT", "AGE"},
 }

@@ -54,6 +54,7 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 	na.Rationale = r.redactText(na.Rationale)
 	na.Cwd = r.redactText(na.Cwd)
 	pattern := VerbChain(na.Command)
+	suggestions, _ := CheckSuggestions(na.Suggestions) // refused ones are not offered
 	var out *Approval
 	err := r.store.Update(ctx, func(tx Tx) error {
 		now := r.now()
@@ -66,7 +67,7 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 			ID: NewShortID(), Session: na.Session, RunID: na.RunID, TaskID: na.TaskID,
 			Tool: na.Tool, Command: na.Command, Rationale: na.Rationale, Cwd: na.Cwd,
 			Pattern: pattern, Status: ApprovalPending, RequestedAt: now, ToolUseID: na.ToolUseID,
-			InputHash: na.InputHash, Waiter: na.Waiter,
+			InputHash: na.InputHash, Waiter: na.Waiter, Suggestions: suggestions,
 		}
 		if na.ExpiresIn > 0 {
 			a.ExpiresAt = now.Add(na.ExpiresIn)

@@ -1,5 +1,7 @@
 package core
 
+import "encoding/json"
+
 // Session is the agent conversation that owns work (SPEC §3).
 type Session struct {
 	ID             string       `json:"id"`
@@ -40,7 +42,12 @@ type Task struct {
 	LastEventAt     Timestamp      `json:"last_event_at"`
 	EndedAt         Timestamp      `json:"ended_at"`
 	CleanupAfter    Timestamp      `json:"cleanup_after"`
-	Rev             int64          `json:"-"`
+	// Agent is the agent of the task's owner session (sessions.agent:
+	// "claude", "codex", "gemini", "" when unknown), as the console's reads
+	// (WindowTx.Window) join it in; other reads leave it "". Not part of the
+	// task's JSON: it belongs to the session.
+	Agent string `json:"-"`
+	Rev   int64  `json:"-"`
 }
 
 // LastActivity is last_event_at ?? started_at ?? created_at (SPEC R5).
@@ -74,7 +81,11 @@ type Run struct {
 	CleanupHandled         bool       `json:"cleanup_handled"`
 	Error                  string     `json:"error"`
 	CleanupAfter           Timestamp  `json:"cleanup_after"`
-	Rev                    int64      `json:"-"`
+	// Agent is the agent of the run's requester session (sessions.agent),
+	// as the console's reads (WindowTx.Window) join it in; other reads
+	// leave it "". Not part of the run's JSON.
+	Agent string `json:"-"`
+	Rev   int64  `json:"-"`
 }
 
 // Running reports whether the run has not ended.
@@ -122,7 +133,19 @@ type Approval struct {
 	// approval requested through the CLI). A sweep on its host withdraws
 	// the approval once that process is gone.
 	Waiter Waiter `json:"waiter"`
-	Rev    int64  `json:"-"`
+	// Suggestions are the agent's suggested permission updates, offered as
+	// approval scopes (Claude Code hooks: PermissionRequest
+	// permission_suggestions): a JSON array of objects exactly as the agent
+	// sent it (CheckSuggestions), empty when none.
+	Suggestions json.RawMessage `json:"suggestions,omitempty"`
+	// Suggestion is the suggestion the operator approved with, 1-based (the
+	// hook answers allow with it as updatedPermissions); 0: none.
+	Suggestion int `json:"suggestion,omitempty"`
+	// Agent is the agent of the approval's session (sessions.agent), as the
+	// console's reads (WindowTx.Window) join it in; other reads leave it
+	// "". Not part of the approval's JSON.
+	Agent string `json:"-"`
+	Rev   int64  `json:"-"`
 }
 
 // Waiter names one process on one host: the host (HostName), the pid, its

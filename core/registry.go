@@ -2,6 +2,7 @@ package core
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -172,6 +173,11 @@ type NewApproval struct {
 	// Waiter is the process that will wait for the decision and answer the
 	// runtime (ThisProcess for a hook that waits itself); zero when none.
 	Waiter Waiter
+	// Suggestions are the agent's suggested permission updates (Claude
+	// Code hooks: PermissionRequest permission_suggestions), recorded as
+	// CheckSuggestions returns them; ones it refuses are not recorded (the
+	// approval can still be approved once or denied).
+	Suggestions json.RawMessage
 }
 
 // now is the registry clock's current time as a Timestamp (ms).

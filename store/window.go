@@ -55,7 +55,13 @@ type winTable struct {
 	// with a trigram index; pgChars its characters, with an index too
 	// (pgTaskChars).
 	pgHay, pgChars string
-	sorts          []winSort
+	// agentSession is the column naming the row's session whose agent the
+	// console shows and filters by (window_agent.go); "" for none. agents
+	// are the agents the query's filter names (agentsMatching), set per
+	// query.
+	agentSession string
+	agents       []string
+	sorts        []winSort
 	// filter, when set, is how the filter reads on SQLite (window_filter.go).
 	filter *ftsFilter
 	scan   func(r *sql.Rows, sink core.RowSink) error
@@ -65,7 +71,8 @@ func winTableOf(entity string) (*winTable, bool) {
 	switch entity {
 	case core.EntityTask:
 		return &winTable{
-			table: "tasks", id: "id", cols: taskCols, filter: taskFilter,
+			table: "tasks", id: "id", cols: taskCols + ", " + agentCol("owner_session"), filter: taskFilter,
+			agentSession: "owner_session",
 			hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
 				"delivery_status", "error"},
 			pgHay: pgTaskHay, pgChars: pgTaskChars,
@@ -77,7 +84,7 @@ func winTableOf(entity string) (*winTable, bool) {
 			},
 			scan: func(r *sql.Rows, sink core.RowSink) error {
 				var t core.Task
-				if err := scanTask(r, &t); err != nil {
+				if err := scanTask(agentScanner{r, &t.Agent}, &t); err != nil {
 					return err
 				}
 				sink.Task(&t)
@@ -86,7 +93,8 @@ func winTableOf(entity string) (*winTable, bool) {
 		}, true
 	case core.EntityRun:
 		return &winTable{
-			table: "runs", id: "run_id", cols: runCols,
+			table: "runs", id: "run_id", cols: runCols + ", " + agentCol("requester_session"),
+			agentSession: "requester_session",
 			hay: []string{"run_id", `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)`,
 				"label", "child_session", "ended_reason", "error"},
 			sorts: []winSort{
@@ -97,7 +105,7 @@ func winTableOf(entity string) (*winTable, bool) {
 			},
 			scan: func(r *sql.Rows, sink core.RowSink) error {
 				var x core.Run
-				if err := scanRun(r, &x); err != nil {
+				if err := scanRun(agentScanner{r, &x.Agent}, &x); err != nil {
 					return err
 				}
 				sink.Run(&x)
@@ -106,8 +114,9 @@ func winTableOf(entity string) (*winTable, bool) {
 		}, true
 	case core.EntityApproval:
 		return &winTable{
-			table: "approvals", id: "id", cols: approvalCols,
-			hay: []string{"id", "status", "tool", "command", "session", "scope", "decided_by"},
+			table: "approvals", id: "id", cols: approvalCols + ", " + agentCol("session"),
+			agentSession: "session",
+			hay:          []string{"id", "status", "tool", "command", "session", "scope", "decided_by"},
 			sorts: []winSort{
 				{"urgency", []string{"win_pending", "requested_at", "id"}, true},
 				{"recent", []string{"requested_at", "id"}, true},
@@ -115,7 +124,7 @@ func winTableOf(entity string) (*winTable, bool) {
 			},
 			scan: func(r *sql.Rows, sink core.RowSink) error {
 				var a core.Approval
-				if err := scanApproval(r, &a); err != nil {
+				if err := scanApproval(agentScanner{r, &a.Agent}, &a); err != nil {
 					return err
 				}
 				sink.Approval(&a)
@@ -185,17 +194,22 @@ func (w *winTable) sort(name string) (winSort, error) {
 
 // filterWhere is the condition "a shown field contains q" and its
 // arguments: one LIKE per field, so SQLite stops at the first field that
-// matches and builds no joined string.
+// matches and builds no joined string; and, when the filter names agents
+// (w.agents), "or the row's session is one of theirs".
 //
 // SQLite's LIKE ignores ASCII case; PostgreSQL's does not, so there the
 // condition is ILIKE (which also folds non-ASCII letters).
 func (w *winTable) filterWhere(d dialect, q string) (string, []any) {
 	arg := likeArg(q)
 	like := " LIKE "
+	agent, agentArgs := agentWhere(w.agentSession, w.agents, false)
 	if d == dialectPostgres {
 		like = " ILIKE "
 		if w.pgHay != "" && !strings.ContainsRune(q, 1) {
-			return w.pgHay + like + `? ESCAPE '\'`, []any{arg}
+			if agent == "" {
+				return w.pgHay + like + `? ESCAPE '\'`, []any{arg}
+			}
+			return "(" + w.pgHay + like + `? ESCAPE '\' OR ` + agent + ")", append([]any{arg}, agentArgs...)
 		}
 	}
 	parts := make([]string, len(w.hay))
@@ -204,7 +218,22 @@ func (w *winTable) filterWhere(d dialect, q string) (string, []any) {
 		parts[i] = f + like + `? ESCAPE '\'`
 		args[i] = arg
 	}
+	if agent != "" {
+		parts = append(parts, agent)
+		args = append(args, agentArgs...)
+	}
 	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
+// filterAgents sets w.agents, the agents filter names (none when the table
+// shows no agent).
+func (t *tx) filterAgents(w *winTable, filter string) error {
+	if w.agentSession == "" {
+		return nil
+	}
+	var err error
+	w.agents, err = t.agentsMatching(filter)
+	return err
 }
 
 // likeArg is a LIKE pattern matching q anywhere ('\' escapes % and _).
@@ -280,6 +309,9 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 	}
 	s, err := w.sort(q.Sort)
 	if err != nil {
+		return page, err
+	}
+	if err := t.filterAgents(w, q.Filter); err != nil {
 		return page, err
 	}
 	after := max(q.After, 0)
@@ -444,7 +476,9 @@ func (t *tx) pgFewMatches(w *winTable, filter string) (bool, error) {
 // (tasks_filter_chars) and the ILIKE re-check. ok is false where no index
 // serves (SQLite, a table without them, a text holding chr(1)).
 func (w *winTable) pgFewWhere(d dialect, filter string, trgm bool) (string, []any, bool) {
-	if d != dialectPostgres || w.pgHay == "" || filter == "" || strings.ContainsRune(filter, 1) {
+	if d != dialectPostgres || w.pgHay == "" || filter == "" || strings.ContainsRune(filter, 1) || len(w.agents) > 0 {
+		// An agent's name: its rows are its sessions', not the trigram
+		// index's (the filter then reads the pane's order).
 		return "", nil, false
 	}
 	cond, args := w.filterWhere(d, filter)
@@ -642,6 +676,9 @@ func (t *tx) CountWindow(q core.WindowQuery, limit int64) (int64, bool, error) {
 	w, ok := winTableOf(q.Entity)
 	if !ok {
 		return 0, false, core.Invalidf("no windows of %q", q.Entity)
+	}
+	if err := t.filterAgents(w, q.Filter); err != nil {
+		return 0, false, err
 	}
 	if limit >= 0 && w.planned(t.db.dialect, q.Filter) {
 		p, err := t.planFilter(w.filter, winSort{}, q.Filter, true, nil)

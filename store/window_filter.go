@@ -37,6 +37,9 @@ import (
 //     known words each): in the urgency order a status is one range of the
 //     urgency index; otherwise a small class is read through its column's
 //     index and sorted, a large one by reading the order.
+//   - One arm per agent whose name contains the text (sessions.agent, read
+//     through sessions_agent: window_agent.go): the tasks of its sessions,
+//     read as a class through tasks_owner_session.
 //
 // Each arm reads at most one window in the pane's order from the anchor;
 // the window is the first rows of their union. PostgreSQL keeps the LIKE
@@ -98,6 +101,32 @@ type enumArm struct {
 	// urgency, when set, maps each value to its urgencyCol value: in the
 	// urgency sort (whose index leads with urgencyCol) a value is one range.
 	urgency map[string]int
+	// in, when set, is a subquery of col's values for one arm value (one
+	// ?): the arm is "col IN (in)", its values read from the registry
+	// (the agent arm: an agent's sessions), not from values.
+	in string
+}
+
+// is is the arm's condition for one value (one ?); plus puts a unary + on
+// the column (keeping SQLite's planner on the order's index).
+func (e *enumArm) is(plus bool) string {
+	col := e.col
+	if plus {
+		col = "+" + col
+	}
+	if e.in != "" {
+		return col + " IN (" + e.in + ")"
+	}
+	return col + " = ?"
+}
+
+// taskAgentArm is the task filter's agent arm: the tasks of the sessions
+// an agent whose name contains the text recorded (window_agent.go),
+// through tasks_owner_session.
+var taskAgentArm = &enumArm{
+	col:        "owner_session",
+	in:         "SELECT id FROM sessions INDEXED BY sessions_agent WHERE agent = ?",
+	classIndex: "tasks_owner_session",
 }
 
 // ftsFilter describes a table's indexed filter (SQLite).
@@ -106,6 +135,8 @@ type ftsFilter struct {
 	indexes []ftsIndex
 	text    []string // the fields the indexes hold, re-checked with LIKE
 	enums   []*enumArm
+	// agent, when set, is the agent arm (its values: agentsMatching).
+	agent *enumArm
 	// urgencyCol leads the urgency sort's index.
 	urgencyCol string
 	sortIndex  map[string]string // sort name → the index serving it
@@ -130,6 +161,7 @@ var taskFilter = &ftsFilter{
 			string(core.DeliveryFailed), string(core.DeliveryParentMissing), string(core.DeliveryNotApplicable)},
 		classIndex: "tasks_delivery",
 	}},
+	agent:      taskAgentArm,
 	urgencyCol: "win_urgency",
 	sortIndex: map[string]string{"urgency": "tasks_win_urgency", "recent": "tasks_win_recent",
 		"created": "tasks_win_created", "label": "tasks_win_label"},
@@ -144,6 +176,7 @@ var taskRestFilter = &ftsFilter{
 		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
 	text:       []string{"id", "runtime", "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
 	enums:      taskFilter.enums,
+	agent:      taskFilter.agent,
 	urgencyCol: taskFilter.urgencyCol,
 	sortIndex:  taskFilter.sortIndex,
 }
@@ -323,15 +356,31 @@ func (t *tx) planFilter(f *ftsFilter, s winSort, q string, countAll bool, rarity
 	p := &filterPlan{f: f, q: q, like: likeArg(q), cap: indexCap, match: make([]string, len(f.indexes)),
 		n: make([]int64, len(f.indexes))}
 	lq := asciiLower(q)
+	type armValues struct {
+		e      *enumArm
+		values []string
+	}
+	var arms []armValues
 	for _, e := range f.enums {
-		for _, v := range e.values {
-			if !strings.Contains(v, lq) {
+		arms = append(arms, armValues{e, e.values})
+	}
+	if f.agent != nil {
+		agents, err := t.agentsMatching(q)
+		if err != nil {
+			return nil, err
+		}
+		arms = append(arms, armValues{f.agent, agents})
+	}
+	for _, a := range arms {
+		e := a.e
+		for _, v := range a.values {
+			if !strings.Contains(asciiLower(v), lq) {
 				continue
 			}
 			c := class{arm: e, value: v}
 			if countAll || e.urgency == nil || s.name != "urgency" {
 				err := t.tx.QueryRowContext(t.ctx, "SELECT count(*) FROM (SELECT 1 FROM "+f.table+" INDEXED BY "+e.classIndex+
-					" WHERE "+e.col+" = ? LIMIT ?)", v, indexCap+1).Scan(&c.n)
+					" WHERE "+e.is(false)+" LIMIT ?)", v, indexCap+1).Scan(&c.n)
 				if err != nil {
 					return nil, mapErr(err)
 				}
@@ -806,10 +855,10 @@ func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []a
 				armOn(sortIdx, where, wargs, "", nil) // the whole class comes after the anchor
 			}
 		case c.n <= p.cap:
-			arm(w.table+" INDEXED BY "+c.arm.classIndex, c.arm.col+" = ?", []any{c.value})
+			arm(w.table+" INDEXED BY "+c.arm.classIndex, c.arm.is(false), []any{c.value})
 		default:
 			// Unary + keeps the planner on the order's index.
-			arm(sortIdx, "+"+c.arm.col+" = ?", []any{c.value})
+			arm(sortIdx, c.arm.is(true), []any{c.value})
 		}
 	}
 	if len(arms) == 0 {
@@ -855,7 +904,7 @@ func (t *tx) countFiltered(w *winTable, p *filterPlan, limit int64) (n int64, ca
 		}
 	}
 	for _, c := range p.classes {
-		arms = append(arms, "SELECT r FROM (SELECT rowid AS r FROM "+w.table+" INDEXED BY "+c.arm.classIndex+" WHERE "+c.arm.col+" = ?"+lim+")")
+		arms = append(arms, "SELECT r FROM (SELECT rowid AS r FROM "+w.table+" INDEXED BY "+c.arm.classIndex+" WHERE "+c.arm.is(false)+lim+")")
 		args = append(args, c.value)
 	}
 	if len(arms) == 0 {

@@ -89,7 +89,7 @@ var actionBindings = []actionBinding{
 		wrongKind: func(k *KeyMap) string { return "approve applies to approvals (pane " + firstKey(k.Approvals) + ")" },
 		disabled:  func(m *Model, t Target) refusal { return m.undecided("approve", t) },
 		open: func(m *Model, t Target) (dialog, tea.Cmd) {
-			return newScopeDialog(t, func(s core.Scope) tea.Cmd { return m.approveCmd(t, s) }), nil
+			return newScopeDialog(t, func(s core.Scope, n int) tea.Cmd { return m.approveCmd(t, s, n) }), nil
 		},
 	},
 	{
@@ -375,10 +375,15 @@ func (m *Model) reapDialog(t Target) (dialog, tea.Cmd) {
 	}, nil
 }
 
-// approveCmd approves t with scope.
-func (m *Model) approveCmd(t Target, scope core.Scope) tea.Cmd {
+// approveCmd approves t with scope, or (n > 0) once with its agent's
+// suggestion n.
+func (m *Model) approveCmd(t Target, scope core.Scope, n int) tea.Cmd {
 	act, op, ctx := m.opts.Actions, m.ctx.Operator, m.bg
 	return func() tea.Msg {
+		if n > 0 {
+			_, res, err := act.ApproveWithSuggestion(ctx, t.ID, n, op)
+			return outcome("approve "+t.Short, res, err, "approved "+t.Short+" (once, with suggestion "+strconv.Itoa(n)+")")
+		}
 		_, g, res, err := act.ApproveApproval(ctx, t.ID, scope, op)
 		ok := "approved " + t.Short + " (" + string(scope) + ")"
 		if g != nil && scope != core.ScopeOnce {

@@ -134,12 +134,21 @@ type Target struct {
 	Hidden  bool   // approvals: the command holds control or invisible characters (Name shows them as symbols)
 	Cwd     string // approvals: the command's working directory, sanitised
 	Why     string // approvals: the runtime's rationale, sanitised
+	// Suggestions are an approval's suggested permission updates from its
+	// agent: core.Approval.Suggestions, the JSON array as recorded (a
+	// string: a Target is a map key), not sanitised (the dialog shows each
+	// with termtext.Exact).
+	Suggestions string
 }
 
 // Actions are the registry mutations the console offers (SPEC §9). Every call
 // carries the operator's identity for the journal. *core.Registry implements it.
 type Actions interface {
 	ApproveApproval(ctx context.Context, id string, scope core.Scope, actor core.Actor) (*core.Approval, *core.Grant, core.Result, error)
+	// ApproveWithSuggestion approves once with the agent's suggested
+	// permission update n (1-based), which the waiting hook hands back to
+	// the agent (core.Registry.ApproveWithSuggestion).
+	ApproveWithSuggestion(ctx context.Context, id string, n int, actor core.Actor) (*core.Approval, core.Result, error)
 	DenyApproval(ctx context.Context, id, reason string, actor core.Actor) (*core.Approval, core.Result, error)
 	CancelTask(ctx context.Context, id, reason string, actor core.Actor) (*core.Task, core.Result, error)
 	KillRun(ctx context.Context, runID, reason string, actor core.Actor) (*core.Run, core.Result, error)

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // dialog is a modal box drawn over the screen. It takes every key while it
@@ -104,14 +106,26 @@ func (d *confirmDialog) view(ctx *Context, w int) string {
 
 // ---- approve with scope -----------------------------------------------
 
+// scopeDialog offers the scopes (core.Scopes), then each of the agent's
+// suggested permission updates (Target.Suggestions): choice past the
+// scopes is suggestion choice-len(core.Scopes)+1, approved once.
 type scopeDialog struct {
 	t       Target
 	choice  int
-	approve func(core.Scope) tea.Cmd
+	approve func(scope core.Scope, suggestion int) tea.Cmd
+	sugg    []json.RawMessage // Target.Suggestions, split
 }
 
-func newScopeDialog(t Target, approve func(core.Scope) tea.Cmd) *scopeDialog {
-	return &scopeDialog{t: t, approve: approve}
+func newScopeDialog(t Target, approve func(core.Scope, int) tea.Cmd) *scopeDialog {
+	return &scopeDialog{t: t, approve: approve, sugg: core.SuggestionList(json.RawMessage(t.Suggestions))}
+}
+
+// chosen is the dialog's choice as a scope and a suggestion (0: none).
+func (d *scopeDialog) chosen() (core.Scope, int) {
+	if d.choice < len(core.Scopes) {
+		return core.Scopes[d.choice], 0
+	}
+	return core.ScopeOnce, d.choice - len(core.Scopes) + 1
 }
 
 var scopeWhat = map[core.Scope]string{
@@ -126,10 +140,10 @@ func (d *scopeDialog) update(ctx *Context, msg tea.Msg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	keys := ctx.Keys
-	n := len(core.Scopes)
+	n := len(core.Scopes) + len(d.sugg)
 	switch {
 	case key.Matches(k, keys.Confirm):
-		return true, statusCmd("approving "+d.t.Short+"…", lvlInfo, d.approve(core.Scopes[d.choice]))
+		return true, statusCmd("approving "+d.t.Short+"…", lvlInfo, d.approve(d.chosen()))
 	case key.Matches(k, keys.Left, keys.Up, keys.PrevPane):
 		d.choice = (d.choice + n - 1) % n
 	case key.Matches(k, keys.Right, keys.Down, keys.NextPane):
@@ -156,16 +170,31 @@ func (d *scopeDialog) view(ctx *Context, w int) string {
 	}
 	body = append(body, "")
 	var opts []string
-	for i, s := range core.Scopes {
+	names := make([]string, 0, len(core.Scopes)+len(d.sugg))
+	for _, s := range core.Scopes {
+		names = append(names, string(s))
+	}
+	for i := range d.sugg {
+		names = append(names, "suggestion "+strconv.Itoa(i+1))
+	}
+	for i, s := range names {
 		if i == d.choice {
-			opts = append(opts, th.ChoiceActive.Render("["+string(s)+"]"))
+			opts = append(opts, th.ChoiceActive.Render("["+s+"]"))
 		} else {
-			opts = append(opts, th.Choice.Render(" "+string(s)+" "))
+			opts = append(opts, th.Choice.Render(" "+s+" "))
 		}
 	}
-	body = append(body, "scope  "+strings.Join(opts, " "))
-	body = append(body, wrapText(th.Muted.Render(scopeWhat[core.Scopes[d.choice]]), iw)...)
-	body = append(body, wrapText("grant  "+grantText(d.t, core.Scopes[d.choice]), iw)...)
+	body = append(body, wrapText("scope  "+strings.Join(opts, " "), iw)...)
+	scope, n := d.chosen()
+	if n > 0 {
+		// The agent's own words, exactly: it applies them as sent.
+		body = append(body, wrapText(th.Muted.Render("this request, and the agent applies its suggested permission update:"), iw)...)
+		body = append(body, clipLines(wrapText(termtext.Exact(string(d.sugg[n-1]), 2000), iw), 4, iw)...)
+		body = append(body, "grant  none")
+	} else {
+		body = append(body, wrapText(th.Muted.Render(scopeWhat[scope]), iw)...)
+		body = append(body, wrapText("grant  "+grantText(d.t, scope), iw)...)
+	}
 	return box(ctx, w, "Approve "+d.t.Short, body, hints(
 		th.Help.ShortKey.Render(firstKey(ctx.Keys.Left)+"/"+firstKey(ctx.Keys.Right))+" "+th.Help.ShortDesc.Render("scope"),
 		hint(ctx, ctx.Keys.Confirm, "approve"), hint(ctx, ctx.Keys.Back, "cancel")))

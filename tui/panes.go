@@ -53,6 +53,7 @@ type taskRow struct {
 	delivery core.DeliveryStatus
 	name     string // label, else kind, else what was asked
 	session  string // backing session: child, else owner (SPEC R5)
+	agent    string // the owner session's agent (core.Task.Agent), "" when unknown
 	runID    string
 	err      string
 	created  core.Timestamp
@@ -77,6 +78,7 @@ func taskRowOf(t *core.Task) taskRow {
 		delivery: intern(t.DeliveryStatus, core.DeliveryStatuses),
 		name:     oneLine(name),
 		session:  oneLine(t.BackingSession()),
+		agent:    agentName(t.Agent),
 		runID:    oneLine(t.RunID),
 		err:      oneLine(clip(t.Error, 300)),
 		created:  t.CreatedAt,
@@ -98,6 +100,7 @@ func (r *taskRow) shortID() string {
 type runRow struct {
 	rank                        uint8 // urgency: waiting, running, error/timeout, other ends, ok
 	id, label, child, requester string
+	agent                       string // the requester session's agent (core.Run.Agent)
 	state                       string // running | waiting | the outcome
 	waits                       int64
 	started, progress, ended    core.Timestamp
@@ -121,7 +124,7 @@ func runRowOf(r *core.Run) runRow {
 	return runRow{
 		rank: uint8(rank(runRank, state)),
 		id:   oneLine(r.RunID), label: oneLine(r.Label), child: oneLine(r.ChildSession),
-		requester: oneLine(r.RequesterSession), state: internStr(state), waits: r.PendingApprovalWaits,
+		requester: oneLine(r.RequesterSession), agent: agentName(r.Agent), state: internStr(state), waits: r.PendingApprovalWaits,
 		started: r.StartedAt, progress: r.LastProgressAt, ended: r.EndedAt, reason: oneLine(clip(reason, 300)),
 	}
 }
@@ -132,6 +135,8 @@ func (r *runRow) last() core.Timestamp { return core.Coalesce(r.ended, r.progres
 // approvalRow is an approval as the Approvals pane keeps it.
 type approvalRow struct {
 	id, session, tool, command, runID, taskID, decidedBy string
+	agent                                                string // the session's agent (core.Approval.Agent)
+	suggestions                                          string // the agent's suggested permission updates, as recorded (Target.Suggestions)
 	pattern                                              string // the verb chain a session/always grant remembers, as is
 	cwd, rationale                                       string // shown in the approve dialog
 	hidden                                               bool   // the command holds control or invisible characters
@@ -142,12 +147,13 @@ type approvalRow struct {
 
 func approvalRowOf(a *core.Approval) approvalRow {
 	return approvalRow{
-		id: oneLine(a.ID), session: oneLine(a.Session), tool: oneLine(a.Tool), command: oneLine(a.Command),
+		id: oneLine(a.ID), session: oneLine(a.Session), agent: agentName(a.Agent), tool: oneLine(a.Tool), command: oneLine(a.Command),
 		pattern: a.Pattern, hidden: termtext.HasHidden(a.Command),
 		cwd: oneLine(clip(a.Cwd, 1000)), rationale: oneLine(clip(a.Rationale, 1000)),
 		runID: oneLine(a.RunID), taskID: oneLine(a.TaskID), decidedBy: oneLine(a.DecidedBy),
 		status: intern(a.Status, core.ApprovalStatuses), scope: intern(a.Scope, core.Scopes),
 		requested: a.RequestedAt, decided: a.DecidedAt, expires: a.ExpiresAt,
+		suggestions: string(a.Suggestions), // at most core.MaxSuggestionBytes
 	}
 }
 
@@ -264,6 +270,7 @@ var taskSpec = &listSpec[taskRow]{
 		{Title: "ID", Width: 13},
 		{Title: "STATUS", Width: 9},
 		{Title: "RUNTIME", Width: 8},
+		{Title: "AGENT", Width: 6, MinScreen: 150}, // the first dropped as the screen narrows
 		{Title: "LABEL", Width: 12, Flex: 2},
 		{Title: "SESSION", Width: 16, MinScreen: 110},
 		{Title: "DELIVERY", Width: 14, MinScreen: 140, Delivery: true},
@@ -285,11 +292,11 @@ var taskSpec = &listSpec[taskRow]{
 	prefix: func(r *taskRow) *uint8 { return &r.idn },
 	status: func(r *taskRow) string { return string(r.status) },
 	cells: func(r *taskRow, c *Context, now core.Timestamp, dst []string) []string {
-		return append(dst, r.shortID(), string(r.status), string(r.runtime), r.name, r.session,
+		return append(dst, r.shortID(), string(r.status), string(r.runtime), r.agent, r.name, r.session,
 			string(r.delivery), r.err, c.age(now, r.last), c.age(now, r.created))
 	},
 	hay: func(r *taskRow, dst []byte) []byte {
-		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.name, r.session, string(r.delivery), r.err)
+		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.agent, r.name, r.session, string(r.delivery), r.err)
 	},
 	target: func(r *taskRow) Target {
 		return Target{Kind: KindTask, ID: r.id, Short: r.shortID(), Status: string(r.status),
@@ -303,6 +310,7 @@ var runSpec = &listSpec[runRow]{
 	columns: []column{
 		{Title: "RUN", Width: 14},
 		{Title: "STATE", Width: 9},
+		{Title: "AGENT", Width: 6, MinScreen: 130}, // the first dropped as the screen narrows
 		{Title: "LABEL", Width: 12, Flex: 2},
 		{Title: "CHILD SESSION", Width: 16, MinScreen: 100},
 		{Title: "WAITS", Width: 5, Right: true, MinScreen: 90},
@@ -323,11 +331,11 @@ var runSpec = &listSpec[runRow]{
 	id:     func(r *runRow) string { return r.id },
 	status: func(r *runRow) string { return r.state },
 	cells: func(r *runRow, c *Context, now core.Timestamp, dst []string) []string {
-		return append(dst, r.id, r.state, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
+		return append(dst, r.id, r.state, r.agent, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
 			c.age(now, r.last()), c.age(now, r.started))
 	},
 	hay: func(r *runRow, dst []byte) []byte {
-		return appendWords(dst, r.id, r.state, r.label, r.child, r.reason)
+		return appendWords(dst, r.id, r.state, r.agent, r.label, r.child, r.reason)
 	},
 	target: func(r *runRow) Target {
 		return Target{Kind: KindRun, ID: r.id, Short: r.id, Status: r.state, Session: r.child, RunID: r.id, Name: r.label}
@@ -342,6 +350,7 @@ var approvalSpec = &listSpec[approvalRow]{
 		{Title: "STATUS", Width: 9},
 		{Title: "TOOL", Width: 10},
 		{Title: "COMMAND", Width: 12, Flex: 1, Command: true},
+		{Title: "AGENT", Width: 6, MinScreen: 150}, // the first dropped as the screen narrows
 		{Title: "SESSION", Width: 16, MinScreen: 100},
 		{Title: "SCOPE", Width: 7, MinScreen: 110},
 		{Title: "DECIDED BY", Width: 18, MinScreen: 140},
@@ -368,16 +377,16 @@ var approvalSpec = &listSpec[approvalRow]{
 				exp, st = "-", core.ApprovalExpired // expired in fact; a sweep records it (core.Approval.AsOf)
 			}
 		}
-		return append(dst, r.id, string(st), r.tool, r.command, r.session, string(r.scope), r.decidedBy,
+		return append(dst, r.id, string(st), r.tool, r.command, r.agent, r.session, string(r.scope), r.decidedBy,
 			exp, c.age(now, r.requested))
 	},
 	hay: func(r *approvalRow, dst []byte) []byte {
-		return appendWords(dst, r.id, string(r.status), r.tool, r.command, r.session, string(r.scope), r.decidedBy)
+		return appendWords(dst, r.id, string(r.status), r.tool, r.command, r.agent, r.session, string(r.scope), r.decidedBy)
 	},
 	target: func(r *approvalRow) Target {
 		return Target{Kind: KindApproval, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
 			RunID: r.runID, Name: r.tool + ": " + r.command, Tool: r.tool, Pattern: r.pattern, Hidden: r.hidden,
-			Cwd: r.cwd, Why: r.rationale}
+			Cwd: r.cwd, Why: r.rationale, Suggestions: r.suggestions}
 	},
 }
 
@@ -460,6 +469,15 @@ var alertSpec = &listSpec[alertRow]{
 		return Target{Kind: KindAlert, ID: r.idStr, Short: r.idStr, Status: r.state(), Session: r.session, Name: r.text}
 	},
 }
+
+// agentNames are the agents clawpit's adapters record (sessions.agent):
+// their rows share these strings.
+var agentNames = []string{"claude", "codex", "gemini"}
+
+// agentName is an agent's name as a row keeps it: one sanitised line (the
+// registry's text is data), clipped to 40 bytes, interned when it is one
+// clawpit records.
+func agentName(a string) string { return intern(oneLine(clip(a, 40)), agentNames) }
 
 // boolRank orders true before false.
 func boolRank(b bool) int {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -212,8 +213,11 @@ func (s *storeSource) Header(ctx context.Context, since core.Timestamp) (core.He
 func (s *storeSource) Load(ctx context.Context, req LoadRequest, sink Sink) (LoadResult, error) {
 	var res LoadResult
 	err := s.st.View(ctx, func(tx core.Tx) error {
+		fill := newAgentFill(tx, sink)
 		var err error
-		res, err = load(tx, req, sink)
+		if res, err = load(tx, req, fill); err == nil {
+			err = fill.err
+		}
 		return err
 	})
 	return res, err
@@ -545,6 +549,11 @@ func readDetail(tx core.Tx, kind Kind, id string) (*Detail, error) {
 		entity, id = subjectEntity(ns[0].Kind), ns[0].SubjectID
 	}
 	d.Fields = Fields(v)
+	if f, ok, err := agentField(tx, v); err != nil {
+		return nil, err
+	} else if ok {
+		d.Fields = insertAfterSession(d.Fields, f)
+	}
 	if entity != "" && id != "" {
 		evs, err := tx.Events(entity, id)
 		if err != nil {
@@ -555,7 +564,22 @@ func readDetail(tx core.Tx, kind Kind, id string) (*Detail, error) {
 	return d, nil
 }
 
-var tsType = reflect.TypeOf(core.Timestamp(0))
+// insertAfterSession puts f just after the entity's session field (a
+// task's owner_session, a run's requester_session, an approval's
+// session), or last.
+func insertAfterSession(fields []Field, f Field) []Field {
+	for i, x := range fields {
+		if x.Name == "owner_session" || x.Name == "requester_session" || x.Name == "session" {
+			return slices.Insert(fields, i+1, f)
+		}
+	}
+	return append(fields, f)
+}
+
+var (
+	tsType      = reflect.TypeOf(core.Timestamp(0))
+	rawJSONType = reflect.TypeOf(json.RawMessage(nil))
+)
 
 // Fields lists every JSON field of an entity struct (pointer), in
 // declaration order, with its value as text: timestamps carry TS, absent
@@ -601,6 +625,13 @@ func fieldOf(name string, fv reflect.Value) Field {
 			f.Value = "null"
 		} else {
 			f.Value = fmt.Sprint(fv.Elem().Interface())
+		}
+	case fv.Type() == rawJSONType:
+		// JSON kept as sent (an approval's suggestions): its text, not its
+		// bytes' numbers.
+		f.Value = string(fv.Bytes())
+		if f.Value == "" {
+			f.Value = "null"
 		}
 	case fv.Kind() == reflect.Slice && fv.Type().Elem().Kind() == reflect.String:
 		f.Value = core.CommandLine(fv.Interface().([]string))

@@ -241,7 +241,7 @@ func TestDialogAnswersWithCmds(t *testing.T) {
 	k := testKeys()
 	ctx := &Context{Keys: &k}
 	ran := false
-	d := newScopeDialog(Target{ID: "ap1", Short: "ap1"}, func(s core.Scope) tea.Cmd {
+	d := newScopeDialog(Target{ID: "ap1", Short: "ap1"}, func(s core.Scope, _ int) tea.Cmd {
 		return func() tea.Msg { ran = true; return actionMsg{text: "approved " + string(s)} }
 	})
 	done, cmd := d.update(ctx, keyMsg("enter"))

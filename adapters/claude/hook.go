@@ -36,6 +36,11 @@ const (
 type Decision struct {
 	Permission string // Allow or Deny
 	Reason     string // permissionDecisionReason: shown to Claude on deny
+	// UpdatedPermissions, on an allow, is the permission suggestion the
+	// operator approved with (one object of PermissionRequest's
+	// permission_suggestions, as sent): PermissionRequestJSON answers it as
+	// decision.updatedPermissions, which Claude Code applies.
+	UpdatedPermissions json.RawMessage
 }
 
 // JSON is the decision as Claude Code reads it from the hook's stdout:
@@ -56,24 +61,32 @@ func (d Decision) JSON() []byte {
 // PermissionRequestJSON is the decision as Claude Code reads a
 // PermissionRequest hook's answer (Claude Code hooks: PermissionRequest):
 // {"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":
-// {"behavior":"allow"|"deny","message":…}}} and a newline. Anything but an
+// {"behavior":"allow"|"deny","message":…}}} and a newline, an allow with
+// UpdatedPermissions adding "updatedPermissions": [it]. Anything but an
 // allow is a deny.
 func (d Decision) PermissionRequestJSON() []byte {
 	type decision struct {
-		Behavior string `json:"behavior"`
-		Message  string `json:"message,omitempty"`
+		Behavior           string            `json:"behavior"`
+		Message            string            `json:"message,omitempty"`
+		UpdatedPermissions []json.RawMessage `json:"updatedPermissions,omitempty"`
 	}
 	type specific struct {
 		HookEventName string   `json:"hookEventName"`
 		Decision      decision `json:"decision"`
 	}
-	behavior := Deny
+	dec := decision{Behavior: Deny, Message: d.Reason}
 	if d.Permission == Allow {
-		behavior = Allow
+		dec.Behavior = Allow
+		if len(d.UpdatedPermissions) > 0 && json.Valid(d.UpdatedPermissions) {
+			dec.UpdatedPermissions = []json.RawMessage{d.UpdatedPermissions}
+		}
 	}
-	b, _ := json.Marshal(struct {
+	b, err := json.Marshal(struct {
 		HookSpecificOutput specific `json:"hookSpecificOutput"`
-	}{specific{EventPermissionRequest, decision{behavior, d.Reason}}})
+	}{specific{EventPermissionRequest, dec}})
+	if err != nil { // unreachable (valid JSON checked): fail closed
+		return Decision{Permission: Deny, Reason: "clawpit could not encode its answer: " + err.Error()}.PermissionRequestJSON()
+	}
 	return append(b, '\n')
 }
 
@@ -224,7 +237,7 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	a, err := h.Reg.RequestApproval(ctx, core.NewApproval{
 		Session: p.SessionID, RunID: p.AgentID, Tool: p.ToolName, Command: command,
 		Rationale: rationale, Cwd: p.Cwd, ExpiresIn: h.approvalTimeout(), ToolUseID: p.ToolUseID,
-		InputHash: inputHash, Waiter: waiter,
+		InputHash: inputHash, Waiter: waiter, Suggestions: p.PermissionSuggestions,
 	}, core.ActorRuntime)
 	if err != nil {
 		return Decision{}, err
@@ -329,6 +342,10 @@ func (h *Handler) wait(ctx context.Context, a *core.Approval) (*core.Approval, e
 func (h *Handler) answer(a *core.Approval) Decision {
 	switch a.Status {
 	case core.ApprovalApproved:
+		if s := a.ChosenSuggestion(); s != nil {
+			return Decision{Permission: Allow, Reason: fmt.Sprintf("approved in clawpit by %s (once, with suggestion %d)", a.DecidedBy, a.Suggestion),
+				UpdatedPermissions: s}
+		}
 		return Decision{Permission: Allow, Reason: fmt.Sprintf("approved in clawpit by %s (%s)", a.DecidedBy, a.Scope)}
 	case core.ApprovalDenied:
 		return Decision{Permission: Deny, Reason: fmt.Sprintf("denied in clawpit by %s: %s", a.DecidedBy, a.Reason)}

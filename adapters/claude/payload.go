@@ -64,6 +64,10 @@ type Payload struct {
 	ToolResponse json.RawMessage // tool_response (PostToolUse)
 	DurationMs   int64           // duration_ms (PostToolUse)
 
+	// PermissionRequest: the agent's suggested permission updates
+	// (permission_suggestions, an array of objects), kept as sent.
+	PermissionSuggestions json.RawMessage
+
 	// SubagentStop / Stop.
 	AgentTranscriptPath  string // agent_transcript_path
 	LastAssistantMessage string // last_assistant_message
@@ -165,7 +169,7 @@ func ParsePayload(data []byte) (*Payload, error) {
 		PermissionMode: str(m, "permission_mode"), HookEventName: event,
 		AgentID: str(m, "agent_id"), AgentType: str(m, "agent_type"), TurnID: str(m, "turn_id"),
 		ToolName: str(m, "tool_name"), ToolUseID: str(m, "tool_use_id"),
-		ToolInput: obj(m, "tool_input"), ToolResponse: m["tool_response"],
+		ToolInput: obj(m, "tool_input"), ToolResponse: m["tool_response"], PermissionSuggestions: m["permission_suggestions"],
 		AgentTranscriptPath: str(m, "agent_transcript_path"), LastAssistantMessage: str(m, "last_assistant_message"),
 		Source: str(m, "source"), Model: model(m["model"]), Reason: str(m, "reason"),
 		Message: str(m, "message"), Title: str(m, "title"), NotificationType: str(m, "notification_type"),

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -1035,9 +1036,10 @@ func approvalCommand(a *app) *cobra.Command {
 	wait.Flags().StringVar(&timeout, "timeout", "", "give up after this long (exit 12); default: wait forever")
 
 	var scope string
+	var suggestion int
 	approve := &cobra.Command{
-		Use:   "approve ID [--scope once|session|always]",
-		Short: "Approve a pending request; session/always scope remembers a grant",
+		Use:   "approve ID [--scope once|session|always | --suggestion N]",
+		Short: "Approve a pending request; session/always scope remembers a grant, --suggestion N applies the agent's suggestion N",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := idArg("approval", args[0])
@@ -1048,16 +1050,28 @@ func approvalCommand(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if suggestion < 0 || suggestion > 0 && cmd.Flags().Changed("scope") && sc != core.ScopeOnce {
+				return core.Invalidf("--suggestion N (1 or more) approves once with the agent's suggestion N; it takes no --scope %s", sc)
+			}
 			r, err := a.registry(cmd.Context())
 			if err != nil {
 				return err
 			}
-			ap, g, res, err := r.ApproveApproval(cmd.Context(), id, sc, core.OperatorActor())
+			var ap *core.Approval
+			var g *core.Grant
+			var res core.Result
+			if suggestion > 0 {
+				ap, res, err = r.ApproveWithSuggestion(cmd.Context(), id, suggestion, core.OperatorActor())
+			} else {
+				ap, g, res, err = r.ApproveApproval(cmd.Context(), id, sc, core.OperatorActor())
+			}
 			if err != nil {
 				return err
 			}
 			done := string(ap.Status)
-			if ap.Status == core.ApprovalApproved {
+			if ap.Status == core.ApprovalApproved && ap.Suggestion > 0 {
+				done += " (once, with suggestion " + strconv.Itoa(ap.Suggestion) + ")"
+			} else if ap.Status == core.ApprovalApproved {
 				done += " (" + string(ap.Scope) + ")"
 			}
 			if g != nil {
@@ -1067,6 +1081,7 @@ func approvalCommand(a *app) *cobra.Command {
 		},
 	}
 	approve.Flags().StringVar(&scope, "scope", string(core.ScopeOnce), "once, session or always")
+	approve.Flags().IntVar(&suggestion, "suggestion", 0, "approve once with the agent's suggested permission update N (as `approval show` numbers them; --gate-on ask): the agent applies it")
 
 	var dreason string
 	deny := &cobra.Command{
@@ -1126,7 +1141,7 @@ func approvalCommand(a *app) *cobra.Command {
 
 	show := showCommand(a, "approval", "show ID", "Show an approval and its event journal", (*core.Registry).GetApproval,
 		func(n time.Time, ap *core.Approval) []kv {
-			return []kv{
+			return append([]kv{
 				{"id", ap.ID}, {"status", string(ap.Status)}, {"session", ap.Session}, {"run_id", ap.RunID},
 				{"task_id", ap.TaskID}, {"tool", ap.Tool}, {"command", ap.Command}, {"pattern", ap.Pattern},
 				{"rationale", ap.Rationale}, {"cwd", ap.Cwd}, {"scope", string(ap.Scope)}, {"reason", ap.Reason},
@@ -1134,10 +1149,24 @@ func approvalCommand(a *app) *cobra.Command {
 				{"decided_at", stamp(n, ap.DecidedAt)}, {"expires_at", stamp(n, ap.ExpiresAt)},
 				{"cleanup_after", stamp(n, ap.CleanupAfter)},
 				{"waiter", waiterText(ap.Waiter)},
-			}
+			}, suggestionRows(ap)...)
 		})
 	c.AddCommand(request, wait, approve, deny, list, show)
 	return c
+}
+
+// suggestionRows are `approval show`'s lines for the agent's suggested
+// permission updates, numbered as `approval approve --suggestion N` takes
+// them, each exactly as the agent sent it, and the one approved with.
+func suggestionRows(ap *core.Approval) []kv {
+	var out []kv
+	for i, s := range core.SuggestionList(ap.Suggestions) {
+		out = append(out, kv{"suggestion " + strconv.Itoa(i+1), string(s)})
+	}
+	if ap.Suggestion > 0 {
+		out = append(out, kv{"approved_with", "suggestion " + strconv.Itoa(ap.Suggestion)})
+	}
+	return out
 }
 
 func grantCommand(a *app) *cobra.Command {

@@ -56,6 +56,13 @@ func (g *guard) ApproveApproval(ctx context.Context, id string, scope core.Scope
 	return g.actions.ApproveApproval(ctx, id, scope, g.actor)
 }
 
+func (g *guard) ApproveWithSuggestion(ctx context.Context, id string, n int, _ core.Actor) (*core.Approval, core.Result, error) {
+	if err := g.allowed(ctx, "approve "+id); err != nil {
+		return nil, core.Result{}, err
+	}
+	return g.actions.ApproveWithSuggestion(ctx, id, n, g.actor)
+}
+
 func (g *guard) DenyApproval(ctx context.Context, id, reason string, _ core.Actor) (*core.Approval, core.Result, error) {
 	if err := g.allowed(ctx, "deny "+id); err != nil {
 		return nil, core.Result{}, err
