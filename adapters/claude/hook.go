@@ -140,6 +140,10 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		_, _, err := h.Reg.OpenAgentSession(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), h.Cfg.agent(), reopen, core.ActorRuntime)
 		return nil, err
 	case EventSessionEnd:
+		// The last turn's tokens are counted before the session closes.
+		if err := h.usage(ctx, p.TranscriptPath, p.SessionID, ""); err != nil {
+			return nil, err
+		}
 		// session_id is the runtime's: matched whole, never as a prefix.
 		_, _, _, err := h.Reg.WholeIDs().CloseSession(ctx, p.SessionID, core.ActorRuntime)
 		if errors.Is(err, core.ErrNotFound) {
@@ -153,8 +157,10 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		_, err := h.Reg.RecordActivity(ctx, h.activity(p, "PostToolUse "+p.ToolName), core.ActorRuntime)
 		return nil, err
 	case EventStop:
-		_, err := h.Reg.RecordActivity(ctx, h.activity(p, "Stop"), core.ActorRuntime)
-		return nil, err
+		if _, err := h.Reg.RecordActivity(ctx, h.activity(p, "Stop"), core.ActorRuntime); err != nil {
+			return nil, err
+		}
+		return nil, h.usage(ctx, p.TranscriptPath, p.SessionID, "")
 	case EventSubagentStart:
 		return nil, h.subagentStart(ctx, p)
 	case EventSubagentStop:
@@ -425,11 +431,28 @@ func (h *Handler) subagentStop(ctx context.Context, p *Payload) error {
 	if p.AgentID == "" {
 		return core.Invalidf("SubagentStop payload has no agent_id")
 	}
+	if err := h.usage(ctx, p.AgentTranscriptPath, p.SessionID, p.AgentID); err != nil {
+		return err
+	}
 	// Matched whole: the stop of agent-7f3a never completes agent-7f3a9c21.
 	_, _, _, err := h.Reg.WholeIDs().CompleteRun(ctx, p.AgentID, core.OutcomeOK, "", core.ActorRuntime)
 	if errors.Is(err, core.ErrNotFound) {
 		return fmt.Errorf("sub-agent %s stopped but its start was never recorded: %w", p.AgentID, err)
 	}
+	return err
+}
+
+// usage counts the tokens of Claude Code's transcript at path (a
+// sub-agent's own when runID is set) since the last count (issue 27). Only
+// Claude Code's transcripts are read: Codex and Gemini CLI, which share this
+// handler, write other formats. A transcript that cannot be read is noted in
+// the registry (usage_sources.note), never an error; the registry's own
+// errors are returned (busy: the event is spooled and counted at the fold).
+func (h *Handler) usage(ctx context.Context, path, session, runID string) error {
+	if path == "" || h.Cfg.agent() != AgentName {
+		return nil
+	}
+	_, err := h.Reg.RecordTranscriptUsage(ctx, core.TranscriptRef{Path: path, Session: session, RunID: runID})
 	return err
 }
 
