@@ -105,6 +105,9 @@ func usageRows(ref TranscriptRef, byModel map[string]Tokens, at Timestamp) []Usa
 // AddUsage adds rows (a tracked task's result line) as they are.
 // Errors: ErrInvalid for a row without scope or id; the store's.
 func (r *Registry) AddUsage(ctx context.Context, rows []UsageRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
 	for _, u := range rows {
 		if u.Scope == "" || u.ID == "" {
 			return Invalidf("usage row without scope or id")

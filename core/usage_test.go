@@ -47,25 +47,25 @@ func TestReadClaudeTranscript(t *testing.T) {
 		partial   int // bytes of a partial last line left unread
 	}{
 		{"one message", userLine + asst("msg_1", m, 10, 20, 30, 40, false), false,
-			map[string]core.Tokens{m: {10, 20, 30, 40}}, "", 0},
+			map[string]core.Tokens{m: tk(10, 20, 30, 40)}, "", 0},
 		{"content blocks of one message count once", asst("msg_1", m, 10, 5, 30, 40, false) + asst("msg_1", m, 10, 5, 30, 40, false) + asst("msg_2", m, 1, 2, 3, 4, false), false,
-			map[string]core.Tokens{m: {11, 7, 33, 44}}, "", 0},
+			map[string]core.Tokens{m: tk(11, 7, 33, 44)}, "", 0},
 		{"a later block's larger usage adds what grew", asst("msg_1", m, 10, 1, 0, 0, false) + asst("msg_1", m, 10, 25, 0, 0, false), false,
-			map[string]core.Tokens{m: {10, 25, 0, 0}}, "", 0},
+			map[string]core.Tokens{m: tk(10, 25, 0, 0)}, "", 0},
 		{"per model", asst("msg_1", m, 1, 1, 1, 1, false) + asst("msg_2", h, 2, 2, 2, 2, false), false,
-			map[string]core.Tokens{m: {1, 1, 1, 1}, h: {2, 2, 2, 2}}, "", 0},
+			map[string]core.Tokens{m: tk(1, 1, 1, 1), h: tk(2, 2, 2, 2)}, "", 0},
 		{"sidechain lines are the sub-agent's", asst("msg_1", m, 1, 1, 1, 1, false) + asst("msg_2", h, 2, 2, 2, 2, true), false,
-			map[string]core.Tokens{m: {1, 1, 1, 1}}, "", 0},
+			map[string]core.Tokens{m: tk(1, 1, 1, 1)}, "", 0},
 		{"a sub-agent's own transcript", asst("msg_2", h, 2, 2, 2, 2, true), true,
-			map[string]core.Tokens{h: {2, 2, 2, 2}}, "", 0},
+			map[string]core.Tokens{h: tk(2, 2, 2, 2)}, "", 0},
 		{"synthetic zero usage", asst("msg_1", "<synthetic>", 0, 0, 0, 0, false), false,
 			map[string]core.Tokens{}, "", 0},
 		{"a line that is not JSON is noted", "{\"usage\": nope\n" + asst("msg_1", m, 1, 1, 1, 1, false), false,
-			map[string]core.Tokens{m: {1, 1, 1, 1}}, "transcript: 1 line is not JSON", 0},
+			map[string]core.Tokens{m: tk(1, 1, 1, 1)}, "transcript: 1 line is not JSON", 0},
 		{"a partial last line waits", asst("msg_1", m, 1, 1, 1, 1, false) + `{"type":"assistant","message":{"usage"`, false,
-			map[string]core.Tokens{m: {1, 1, 1, 1}}, "", len(`{"type":"assistant","message":{"usage"`)},
+			map[string]core.Tokens{m: tk(1, 1, 1, 1)}, "", len(`{"type":"assistant","message":{"usage"`)},
 		{"an over-long line is skipped and noted", `{"type":"user","x":"` + strings.Repeat("a", core.MaxTranscriptRecord) + "\"}\n" + asst("msg_1", m, 1, 1, 1, 1, false), false,
-			map[string]core.Tokens{m: {1, 1, 1, 1}}, "over 4194304 bytes skipped", 0},
+			map[string]core.Tokens{m: tk(1, 1, 1, 1)}, "over 4194304 bytes skipped", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,13 +114,13 @@ func TestRecordTranscriptUsageIncremental(t *testing.T) {
 	writeFile(t, path, asst("msg_1", m, 10, 9, 100, 1000, false)+asst("msg_2", m, 5, 5, 5, 5, false)+`{"type":"assist`, true)
 	_, err = f.reg.RecordTranscriptUsage(f.ctx, ref)
 	f.must(err)
-	if got, want := f.usage(core.UsageSession, "s1")[m], (core.Tokens{15, 14, 105, 1005}); got != want {
+	if got, want := f.usage(core.UsageSession, "s1")[m], tk(15, 14, 105, 1005); got != want {
 		t.Fatalf("after the second read: %v, want %v", got, want)
 	}
 	// Nothing new: nothing added.
 	_, err = f.reg.RecordTranscriptUsage(f.ctx, ref)
 	f.must(err)
-	if got, want := f.usage(core.UsageSession, "s1")[m], (core.Tokens{15, 14, 105, 1005}); got != want {
+	if got, want := f.usage(core.UsageSession, "s1")[m], tk(15, 14, 105, 1005); got != want {
 		t.Fatalf("after a read of nothing new: %v, want %v", got, want)
 	}
 }
@@ -133,9 +133,9 @@ func TestRecordTranscriptUsageResets(t *testing.T) {
 		wantNote string
 		want     core.Tokens
 	}{
-		{"truncated", asst("msg_9", m, 1, 1, 1, 1, false), "truncated", core.Tokens{101, 101, 101, 101}},
+		{"truncated", asst("msg_9", m, 1, 1, 1, 1, false), "truncated", tk(101, 101, 101, 101)},
 		{"rotated (longer, other first bytes)", strings.Replace(asst("msg_8", m, 2, 2, 2, 2, false), `"parentUuid":"p"`, `"parentUuid":"q"`, 1) + asst("msg_9", m, 3, 3, 3, 3, false) + asst("msg_10", m, 4, 4, 4, 4, false), "replaced",
-			core.Tokens{109, 109, 109, 109}},
+			tk(109, 109, 109, 109)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +176,7 @@ func TestRecordTranscriptUsageSubagent(t *testing.T) {
 	writeFile(t, path, asst("msg_1", h, 1, 2, 3, 4, true), false)
 	_, err := f.reg.RecordTranscriptUsage(f.ctx, core.TranscriptRef{Path: path, Session: "s1", RunID: "a1"})
 	f.must(err)
-	want := core.Tokens{1, 2, 3, 4}
+	want := tk(1, 2, 3, 4)
 	if got := f.usage(core.UsageRun, "a1")[h]; got != want {
 		t.Errorf("run: %v, want %v", got, want)
 	}
@@ -206,7 +206,12 @@ func TestRecordTranscriptUsageConcurrentCountsOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if got, want := f.usage(core.UsageSession, "s1")[m], (core.Tokens{200, 200, 200, 200}); got != want {
+	if got, want := f.usage(core.UsageSession, "s1")[m], tk(200, 200, 200, 200); got != want {
 		t.Errorf("tokens %v, want %v", got, want)
 	}
+}
+
+// tk is a core.Tokens: input, output, cache write, cache read.
+func tk(in, out, cw, cr int64) core.Tokens {
+	return core.Tokens{Input: in, Output: out, CacheWrite: cw, CacheRead: cr}
 }

@@ -68,7 +68,7 @@ func TestHookUsage(t *testing.T) {
 	f.Close()
 	_, err = h.Handle(ctx, &Payload{HookEventName: EventSessionEnd, SessionID: "s1", TranscriptPath: main})
 	must(err)
-	if got, want := usageOf(t, reg, core.UsageSession, "s1")["opus"], (core.Tokens{110, 220, 14, 18}); got != want {
+	if got, want := usageOf(t, reg, core.UsageSession, "s1")["opus"], tk(110, 220, 14, 18); got != want {
 		t.Errorf("after SessionEnd: %v, want %v", got, want)
 	}
 	codex := &Handler{Reg: reg, Cfg: Config{Agent: "codex"}}
@@ -98,7 +98,12 @@ func TestHookUsageSpooled(t *testing.T) {
 	if _, err := FoldSpool(ctx, reg, sp, nil, Config{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := usageOf(t, reg, core.UsageSession, "s1")["opus"], (core.Tokens{10, 20, 7, 9}); got != want {
+	if got, want := usageOf(t, reg, core.UsageSession, "s1")["opus"], tk(10, 20, 7, 9); got != want {
 		t.Errorf("after the fold: %v, want %v", got, want)
 	}
+}
+
+// tk is a core.Tokens: input, output, cache write, cache read.
+func tk(in, out, cw, cr int64) core.Tokens {
+	return core.Tokens{Input: in, Output: out, CacheWrite: cw, CacheRead: cr}
 }
