@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -296,7 +295,7 @@ func trackUsageRows(task string, u *core.StreamUsage, at core.Timestamp) []core.
 			cost = u.CostUSD
 		}
 		rows = append(rows, core.UsageRow{Scope: core.UsageTask, ID: task, Model: model, Tokens: tok,
-			ReportedCostMicroUSD: int64(math.Round(cost * 1e6)), CountedAt: at})
+			ReportedCostMicroUSD: core.MicroUSD(cost), CountedAt: at})
 	}
 	return rows
 }
