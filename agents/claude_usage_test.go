@@ -1,0 +1,90 @@
+package agents
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/agenttest"
+)
+
+// reportedTokens is the tokens Claude Code's own stream-json result line
+// reports (modelUsage, summed over models) in a run's stdout.
+func reportedTokens(t *testing.T, stdout string) core.Tokens {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var l struct {
+			Type       string `json:"type"`
+			ModelUsage map[string]struct {
+				In  int64 `json:"inputTokens"`
+				Out int64 `json:"outputTokens"`
+				CW  int64 `json:"cacheCreationInputTokens"`
+				CR  int64 `json:"cacheReadInputTokens"`
+			} `json:"modelUsage"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Type != "result" {
+			continue
+		}
+		var sum core.Tokens
+		for _, m := range l.ModelUsage {
+			sum = sum.Add(core.Tokens{Input: m.In, Output: m.Out, CacheWrite: m.CW, CacheRead: m.CR})
+		}
+		return sum
+	}
+	t.Fatalf("no result line in the run's stdout:\n%s", stdout)
+	return core.Tokens{}
+}
+
+// sessionUsage is `clawpit usage --json --by session`'s lines: session id
+// → tokens.
+func (g *claudeGate) usageBy(by string) map[string]core.Tokens {
+	g.t.Helper()
+	var rep struct {
+		Lines []struct {
+			Key    string      `json:"key"`
+			Tokens core.Tokens `json:"tokens"`
+		} `json:"lines"`
+	}
+	decode(g.t, g.cli.OK("--json", "usage", "--since", "0s", "--by", by), &rep)
+	out := map[string]core.Tokens{}
+	for _, l := range rep.Lines {
+		out[l.Key] = l.Tokens
+	}
+	return out
+}
+
+// TestClaudeUsageMatchesResult: a run whose stand-in model reports known
+// usage numbers gives, in clawpit, exactly the tokens Claude Code's own
+// result line reports (counted from its transcript on Stop and SessionEnd).
+func TestClaudeUsageMatchesResult(t *testing.T) {
+	const callID = "toolu_agents_usage_read_1"
+	g := newClaudeGate(t, "1m", nil)
+	file := filepath.Join(g.agent.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("usage notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.srv.SetScript(agenttest.Script{{Match: "USAGE-MAIN", Turns: []agenttest.Turn{
+		{Tool: "Read", ID: callID, Input: map[string]any{"file_path": file}, Usage: agenttest.Usage{Input: 1200, Output: 345, CacheRead: 5000, CacheWrite: 678}},
+		{Tool: "Read", ID: callID + "_2", Input: map[string]any{"file_path": file}, Usage: agenttest.Usage{Input: 31, Output: 42, CacheRead: 7000, CacheWrite: 9}},
+	}}})
+	r := finish(t, g.start("USAGE-MAIN: read the notes twice"))
+	want := reportedTokens(t, r.Stdout)
+	if want.Total() < 1200+345+5000+678 {
+		t.Fatalf("Claude Code reports %+v: the stand-in's usage did not reach it, the test could not fail", want)
+	}
+	got := g.usageBy("session")
+	if len(got) != 1 {
+		t.Fatalf("usage by session %+v, want one session", got)
+	}
+	for id, tok := range got {
+		if tok != want {
+			t.Errorf("session %s: clawpit counted %+v, Claude Code's result line says %+v", id, tok, want)
+		}
+	}
+}
