@@ -88,3 +88,39 @@ func TestClaudeUsageMatchesResult(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeUsageSubagent: a sub-agent's tokens are its run's (counted from
+// its own transcript on SubagentStop) and its session's, and the session's
+// total is still what Claude Code's result line reports.
+func TestClaudeUsageSubagent(t *testing.T) {
+	const agentCall, subRead = "toolu_agents_usage_agent_1", "toolu_agents_usage_sub_read_1"
+	g := newClaudeGate(t, "1m", nil)
+	file := filepath.Join(g.agent.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("sub-agent notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	subUsage := agenttest.Usage{Input: 777, Output: 88, CacheRead: 9999, CacheWrite: 111}
+	g.srv.SetScript(agenttest.Script{
+		{Match: "SUBAGENT-USAGE", Turns: []agenttest.Turn{{Tool: "Read", ID: subRead, Input: map[string]any{"file_path": file}, Usage: subUsage}}, Final: "sub-agent done"},
+		{Match: "USAGE-MAIN", Turns: []agenttest.Turn{{Tool: "Agent", ID: agentCall, Input: map[string]any{
+			"description": "read the notes", "subagent_type": "general-purpose",
+			"prompt": "SUBAGENT-USAGE: read the notes"}, Usage: agenttest.Usage{Input: 1000, Output: 10, CacheRead: 20, CacheWrite: 30}}}},
+	})
+	r := finish(t, g.start("USAGE-MAIN: delegate reading the notes"))
+	want := reportedTokens(t, r.Stdout)
+	runs := g.usageBy("run")
+	if len(runs) != 1 {
+		t.Fatalf("usage by run %+v, want the sub-agent's run\nstdout:\n%s", runs, r.Stdout)
+	}
+	wantRun := core.Tokens{Input: int64(subUsage.Input), Output: int64(subUsage.Output), CacheWrite: int64(subUsage.CacheWrite), CacheRead: int64(subUsage.CacheRead)}
+	for id, tok := range runs {
+		if tok != wantRun {
+			t.Errorf("run %s: %+v, the sub-agent's stand-in reported %+v", id, tok, wantRun)
+		}
+	}
+	for id, tok := range g.usageBy("session") {
+		if tok != want {
+			t.Errorf("session %s: clawpit counted %+v, Claude Code's result line says %+v", id, tok, want)
+		}
+	}
+}
