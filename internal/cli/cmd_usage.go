@@ -8,6 +8,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"math"
 	"fmt"
 	"io"
 	"sort"
@@ -132,7 +133,8 @@ func usd(v float64) string {
 	if v < 1 {
 		return fmt.Sprintf("$%.4f", v)
 	}
-	return "$" + termtext.Thousands(int64(v)) + fmt.Sprintf("%.2f", v-float64(int64(v)))[1:]
+	cents := int64(math.Round(v * 100))
+	return fmt.Sprintf("$%s.%02d", termtext.Thousands(cents/100), cents%100)
 }
 
 // usageBy are the groupings of `clawpit usage --by`.
