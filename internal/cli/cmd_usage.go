@@ -8,9 +8,9 @@ package cli
 import (
 	"context"
 	"errors"
-	"math"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strings"
 	"time"
