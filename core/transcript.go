@@ -35,6 +35,9 @@ type TranscriptRead struct {
 	ByModel map[string]Tokens
 	Source  UsageSource // the source to store: offset, head, last message, note
 	Lines   int         // complete lines read
+	// Partial is set when the read stopped at its time budget before the
+	// file's end: the next read goes on from Source.Offset.
+	Partial bool
 }
 
 // ReadClaudeTranscript reads the Claude Code transcript at src.Path from
@@ -108,7 +111,7 @@ func scanTranscript(ctx context.Context, r *bufio.Reader, out *TranscriptRead, s
 	skipping, bad, skipped := false, 0, 0
 	for n := 0; ; n++ {
 		if n%512 == 0 && ctx.Err() != nil {
-			out.Source.Note = joinNote(out.Source.Note, "read stopped at its time budget; the next hook goes on")
+			out.Partial = true
 			break
 		}
 		chunk, err := r.ReadSlice('\n')

@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 )
 
 // TranscriptRef names a transcript to count and whom its tokens belong to.
@@ -68,6 +69,9 @@ func (r *Registry) RecordTranscriptUsage(ctx context.Context, ref TranscriptRef)
 			if err := tx.PutUsageSource(&read.Source); err != nil {
 				return err
 			}
+			if err := r.usageNotice(tx, prev, read.Source); err != nil {
+				return err
+			}
 			return tx.AddUsage(usageRows(ref, read.ByModel, read.Source.ReadAt))
 		})
 		if err != nil {
@@ -78,6 +82,23 @@ func (r *Registry) RecordTranscriptUsage(ctx context.Context, ref TranscriptRef)
 		}
 	}
 	return UsageReport{Note: "another hook kept counting this transcript; left to it"}, nil
+}
+
+// usageNotice raises a runtime notice (the console's Alerts) when a read
+// noted something new about a transcript: unreadable, lines not JSON or
+// too long, truncated or replaced. A note repeated by the next read raises
+// nothing more (dedup key: path, offset and note).
+func (r *Registry) usageNotice(tx Tx, prev *UsageSource, src UsageSource) error {
+	if src.Note == "" || (prev != nil && prev.Note == src.Note) {
+		return nil
+	}
+	n := &Notification{Session: src.Session, Kind: NotifyRuntimeNotice, CreatedAt: r.now(),
+		Text:     r.redactText("token count of " + filepath.Base(src.Path) + ": " + src.Note),
+		DedupKey: fmt.Sprintf("usage:%s:%d:%s", src.Path, src.Offset, src.Note)}
+	if _, err := tx.InsertNotification(n); err != nil {
+		return fmt.Errorf("usage notice: %w", err)
+	}
+	return nil
 }
 
 // sameOffset reports whether a and b are the same read position (both nil:

@@ -154,6 +154,11 @@ func TestRecordTranscriptUsageResets(t *testing.T) {
 			if got := f.usage(core.UsageSession, "s1")[m]; got != tt.want {
 				t.Errorf("tokens %v, want %v", got, tt.want)
 			}
+			ns, err := f.reg.ListNotifications(f.ctx, core.NotificationFilter{Session: "s1"})
+			f.must(err)
+			if len(ns) != 1 || ns[0].Kind != core.NotifyRuntimeNotice || !strings.Contains(ns[0].Text, tt.wantNote) {
+				t.Errorf("notices %+v, want one saying %q", ns, tt.wantNote)
+			}
 		})
 	}
 }
