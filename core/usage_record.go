@@ -2,7 +2,9 @@ package core
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 )
 
@@ -69,8 +71,12 @@ func (r *Registry) RecordTranscriptUsage(ctx context.Context, ref TranscriptRef)
 			if err := tx.PutUsageSource(&read.Source); err != nil {
 				return err
 			}
-			if err := r.usageNotice(tx, prev, read.Source); err != nil {
-				return err
+			// A transcript not there (yet, or any more) is noted only:
+			// a notice for it would be noise.
+			if !errors.Is(rerr, fs.ErrNotExist) {
+				if err := r.usageNotice(tx, prev, read.Source); err != nil {
+					return err
+				}
 			}
 			return tx.AddUsage(usageRows(ref, read.ByModel, read.Source.ReadAt))
 		})
@@ -85,8 +91,8 @@ func (r *Registry) RecordTranscriptUsage(ctx context.Context, ref TranscriptRef)
 }
 
 // usageNotice raises a runtime notice (the console's Alerts) when a read
-// noted something new about a transcript: unreadable, lines not JSON or
-// too long, truncated or replaced. A note repeated by the next read raises
+// noted something new about a transcript: unreadable (other than
+// missing), lines not JSON or too long, truncated or replaced. A note repeated by the next read raises
 // nothing more (dedup key: path, offset and note).
 func (r *Registry) usageNotice(tx Tx, prev *UsageSource, src UsageSource) error {
 	if src.Note == "" || (prev != nil && prev.Note == src.Note) {
