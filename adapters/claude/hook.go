@@ -140,16 +140,17 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		_, _, err := h.Reg.OpenAgentSession(ctx, p.SessionID, SessionLabel(p.Cwd, p.Model), h.Cfg.agent(), reopen, core.ActorRuntime)
 		return nil, err
 	case EventSessionEnd:
-		// The last turn's tokens are counted before the session closes.
-		if err := h.usage(ctx, p.TranscriptPath, p.SessionID, ""); err != nil {
-			return nil, err
-		}
 		// session_id is the runtime's: matched whole, never as a prefix.
 		_, _, _, err := h.Reg.WholeIDs().CloseSession(ctx, p.SessionID, core.ActorRuntime)
 		if errors.Is(err, core.ErrNotFound) {
-			return nil, nil // never seen: nothing to close
+			err = nil // never seen: nothing to close
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
+		// The last turn's tokens, counted after the close: a hook stopped
+		// while reading a long transcript still closed the session.
+		return nil, h.usage(ctx, p.TranscriptPath, p.SessionID, "")
 	case EventPostToolUse:
 		if err := h.nest(ctx, p); err != nil {
 			return nil, err
