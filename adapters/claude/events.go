@@ -28,7 +28,7 @@ func EventDocs() []EventDoc {
 			[]string{"session_id", "message", "title", "notification_type"}},
 		{EventStop, "records activity; counts the turn's tokens",
 			[]string{"session_id", "agent_id", "cwd", "transcript_path"}},
-		{EventSessionEnd, "counts tokens, closes: approvals cancelled, jobs reaped",
+		{EventSessionEnd, "closes: approvals cancelled, jobs reaped; counts tokens",
 			[]string{"session_id", "transcript_path"}},
 	}
 }
