@@ -207,6 +207,19 @@ type Tx interface {
 	// each was deleted (false: raced).
 	SweepPrune(entity string, keys []RowKey, now Timestamp) ([]bool, error)
 
+	// Usage (issue 27): tokens per session, run and task, per model.
+
+	// AddUsage adds each row's tokens and reported cost to its (scope, id,
+	// model) row, creating it when absent, and sets its counted_at.
+	AddUsage(rows []UsageRow) error
+	// ListUsage returns the rows f selects, by scope, id and model.
+	ListUsage(f UsageFilter) ([]UsageRow, error)
+	// GetUsageSource returns how far the transcript at path has been
+	// read; nil, nil when it never was.
+	GetUsageSource(path string) (*UsageSource, error)
+	// PutUsageSource stores s, replacing the row of its path.
+	PutUsageSource(s *UsageSource) error
+
 	// Hosts (SPEC §14): many hosts may share one registry.
 
 	// TouchHost records that host's sweep confirmed its own jobs'

@@ -80,6 +80,8 @@ type StreamResult struct {
 	Subtype string `json:"subtype"`  // "success", "error_max_turns", "error_during_execution", ...
 	IsError bool   `json:"is_error"` // the CLI reports API errors as subtype success with is_error true
 	Text    string `json:"text"`     // the "result" text, capped at 4096 bytes; "" when absent
+	// Usage is what the result line reports spending; nil when nothing.
+	Usage *StreamUsage `json:"usage,omitempty"`
 }
 
 // StreamSummary is the running tally of a stream.
@@ -275,7 +277,7 @@ func (t *StreamTracker) parse(src *streamSrc) (StreamEvent, error) {
 		t.sum.Outputs, _ = SatAdd(t.sum.Outputs, int64(ev.Outputs))
 	case "result":
 		ev.Terminal = true
-		t.sum.Result = &StreamResult{Subtype: ev.Subtype, Text: f.result.String(), IsError: f.isError}
+		t.sum.Result = &StreamResult{Subtype: ev.Subtype, Text: f.result.String(), IsError: f.isError, Usage: f.use.result()}
 	}
 	return ev, nil
 }

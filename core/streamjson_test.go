@@ -3,6 +3,7 @@ package core
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -313,5 +314,46 @@ func BenchmarkStreamJSONFeed(b *testing.B) {
 		for _, l := range lines {
 			tr.Feed(l)
 		}
+	}
+}
+
+// TestStreamUsageRecorded: the result lines of the recorded transcripts
+// give the tokens per model and the cost their modelUsage and
+// total_cost_usd say (checked with Python's json against the files).
+func TestStreamUsageRecorded(t *testing.T) {
+	tests := []struct {
+		file string
+		want string // fmt of ByModel, "" for no usage
+		cost float64
+	}{
+		{"03-agentharness-bash-done.jsonl", "map[claude-haiku-4-5-20251001:{18 259 5101 48359}]", 0.0163509},
+		{"09-smartgrep-rate-limited-killed.jsonl", "", 0},
+		{"12-papai-auth-error-not-logged-in.jsonl", "map[]", 0},
+		{"14-weavefleet-partial-messages-reduced.jsonl", "", 0},
+		{"16-rimaia-interrupted-sigterm.jsonl", "map[claude-haiku-4-5-20251001:{1158 15 0 0} claude-sonnet-5:{14 2188 12643 234316}]", 0.1802478},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", "claude-stream", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var tr StreamTracker
+			br := bufio.NewReader(f)
+			for {
+				if _, fed, _, _ := tr.ReadLine(br); !fed {
+					break
+				}
+			}
+			var got string
+			var cost float64
+			if r := tr.Summary().Result; r != nil && r.Usage != nil {
+				got, cost = fmt.Sprint(r.Usage.ByModel), r.Usage.CostUSD
+			}
+			if got != tt.want || cost != tt.cost {
+				t.Errorf("usage %s $%v, want %s $%v", got, cost, tt.want, tt.cost)
+			}
+		})
 	}
 }

@@ -142,6 +142,7 @@ type streamFacts struct {
 	bType    strSink
 	bText    strSink
 	bName    strSink
+	use      usageFacts // the result line's usage (streamjson_usage.go)
 }
 
 func newStreamFacts() *streamFacts {
@@ -149,7 +150,7 @@ func newStreamFacts() *streamFacts {
 		typ:     strSink{max: maxStreamName},
 		subtype: strSink{max: maxStreamName},
 		result:  strSink{max: maxStreamText},
-		key:     strSink{max: 16},
+		key:     strSink{max: maxStreamName}, // model names are keys of modelUsage
 		bType:   strSink{max: maxStreamName},
 		bText:   strSink{max: maxStreamText, track: true},
 		bName:   strSink{max: maxStreamName},
@@ -161,6 +162,7 @@ func (f *streamFacts) reset() {
 	f.subtype.reset()
 	f.result.reset()
 	f.isError, f.outputs, f.msgBad, f.actKind, f.actText = false, 0, false, "", f.actText[:0]
+	f.use.reset()
 }
 
 // streamParser walks one line.
@@ -174,6 +176,7 @@ type streamParser struct {
 	u    [utf8.UTFMax]byte
 	un   int
 	high rune
+	keep bool // num keeps the number's bytes in f.use.num
 }
 
 func (p *streamParser) adv() { p.c, p.ok = p.src.next() }
@@ -334,38 +337,47 @@ func (p *streamParser) lit(word string) error {
 // num consumes a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (p *streamParser) num() error {
 	if p.c == '-' {
-		p.adv()
+		p.numAdv()
 	}
 	digits := func() error {
 		if !p.ok || p.c < '0' || p.c > '9' {
 			return p.bad("in numeric literal")
 		}
 		for p.ok && p.c >= '0' && p.c <= '9' {
-			p.adv()
+			p.numAdv()
 		}
 		return nil
 	}
 	if p.ok && p.c == '0' {
-		p.adv()
+		p.numAdv()
 	} else if err := digits(); err != nil {
 		return err
 	}
 	if p.ok && p.c == '.' {
-		p.adv()
+		p.numAdv()
 		if err := digits(); err != nil {
 			return err
 		}
 	}
 	if p.ok && (p.c == 'e' || p.c == 'E') {
-		p.adv()
+		p.numAdv()
 		if p.ok && (p.c == '+' || p.c == '-') {
-			p.adv()
+			p.numAdv()
 		}
 		if err := digits(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// numAdv advances within a number, keeping its bytes when p.keep (at most
+// 40: a count or a price never needs more).
+func (p *streamParser) numAdv() {
+	if p.keep && len(p.f.use.num) < 40 {
+		p.f.use.num = append(p.f.use.num, p.c)
+	}
+	p.adv()
 }
 
 // str consumes a string at p.c == '"', decoding it into s (nil: validate
@@ -520,6 +532,9 @@ func unhex(c byte) int {
 func (p *streamParser) line() error {
 	f := p.f
 	err := p.object(func() error {
+		if ok, err := p.usageKey(); ok {
+			return err
+		}
 		switch {
 		case p.keyIs("type"):
 			return p.sinkString(&f.typ)
@@ -606,6 +621,9 @@ func (p *streamParser) block() error {
 	f.bText.reset()
 	f.bName.reset()
 	err := p.object(func() error {
+		if ok, err := p.usageKey(); ok {
+			return err
+		}
 		switch {
 		case p.keyIs("type"):
 			return p.sinkString(&f.bType)

@@ -22,14 +22,14 @@ func EventDocs() []EventDoc {
 			[]string{"session_id", "tool_name", "agent_id", "cwd"}},
 		{EventSubagentStart, "registers the sub-agent's run and its task",
 			[]string{"session_id", "agent_id", "agent_type"}},
-		{EventSubagentStop, "completes the sub-agent's run and its task",
-			[]string{"session_id", "agent_id"}},
+		{EventSubagentStop, "completes the sub-agent's run; counts its tokens",
+			[]string{"session_id", "agent_id", "agent_transcript_path"}},
 		{EventNotification, "raises an alert with the message",
 			[]string{"session_id", "message", "title", "notification_type"}},
-		{EventStop, "records activity of the session",
-			[]string{"session_id", "agent_id", "cwd"}},
-		{EventSessionEnd, "closes the session: approvals cancelled, jobs reaped",
-			[]string{"session_id"}},
+		{EventStop, "records activity; counts the turn's tokens",
+			[]string{"session_id", "agent_id", "cwd", "transcript_path"}},
+		{EventSessionEnd, "closes: approvals cancelled, jobs reaped; counts tokens",
+			[]string{"session_id", "transcript_path"}},
 	}
 }
 

@@ -156,9 +156,14 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		// session_id is the runtime's: matched whole, never as a prefix.
 		_, _, _, err := h.Reg.WholeIDs().CloseSession(ctx, p.SessionID, core.ActorRuntime)
 		if errors.Is(err, core.ErrNotFound) {
-			return nil, nil // never seen: nothing to close
+			err = nil // never seen: nothing to close
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
+		// The last turn's tokens, counted after the close: a hook stopped
+		// while reading a long transcript still closed the session.
+		return nil, h.usage(ctx, p.TranscriptPath, p.SessionID, "")
 	case EventPostToolUse:
 		if err := h.nest(ctx, p); err != nil {
 			return nil, err
@@ -166,8 +171,10 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		_, err := h.Reg.RecordActivity(ctx, h.activity(p, "PostToolUse "+p.ToolName), core.ActorRuntime)
 		return nil, err
 	case EventStop:
-		_, err := h.Reg.RecordActivity(ctx, h.activity(p, "Stop"), core.ActorRuntime)
-		return nil, err
+		if _, err := h.Reg.RecordActivity(ctx, h.activity(p, "Stop"), core.ActorRuntime); err != nil {
+			return nil, err
+		}
+		return nil, h.usage(ctx, p.TranscriptPath, p.SessionID, "")
 	case EventSubagentStart:
 		return nil, h.subagentStart(ctx, p)
 	case EventSubagentStop:
@@ -414,11 +421,28 @@ func (h *Handler) subagentStop(ctx context.Context, p *Payload) error {
 	if p.AgentID == "" {
 		return core.Invalidf("SubagentStop payload has no agent_id")
 	}
+	if err := h.usage(ctx, p.AgentTranscriptPath, p.SessionID, p.AgentID); err != nil {
+		return err
+	}
 	// Matched whole: the stop of agent-7f3a never completes agent-7f3a9c21.
 	_, _, _, err := h.Reg.WholeIDs().CompleteRun(ctx, p.AgentID, core.OutcomeOK, "", core.ActorRuntime)
 	if errors.Is(err, core.ErrNotFound) {
 		return fmt.Errorf("sub-agent %s stopped but its start was never recorded: %w", p.AgentID, err)
 	}
+	return err
+}
+
+// usage counts the tokens of Claude Code's transcript at path (a
+// sub-agent's own when runID is set) since the last count (issue 27). Only
+// Claude Code's transcripts are read: Codex and Gemini CLI, which share this
+// handler, write other formats. A transcript that cannot be read is noted in
+// the registry (usage_sources.note), never an error; the registry's own
+// errors are returned (busy: the event is spooled and counted at the fold).
+func (h *Handler) usage(ctx context.Context, path, session, runID string) error {
+	if path == "" || h.Cfg.agent() != AgentName {
+		return nil
+	}
+	_, err := h.Reg.RecordTranscriptUsage(ctx, core.TranscriptRef{Path: path, Session: session, RunID: runID})
 	return err
 }
 

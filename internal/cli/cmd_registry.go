@@ -144,10 +144,19 @@ func checkLimit(n int) error {
 }
 
 // showJSON prints an entity object with an "events" array added (SPEC §8 show).
-func (a *app) showJSON(v any, evs []core.Event) error {
+func (a *app) showJSON(v any, evs []core.Event, usage *orderedObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
+	}
+	if usage != nil {
+		// "usage": {"by_model": [...], "total": {...}} (issue 27).
+		u, err := json.Marshal(usage)
+		if err != nil {
+			return err
+		}
+		b = append(b[:len(b)-1], []byte(`,"usage":`)...)
+		b = append(append(b, u...), '}')
 	}
 	if evs == nil {
 		evs = []core.Event{}
@@ -195,11 +204,20 @@ func showCommand[T any](a *app, entity, use, short string,
 			if err != nil {
 				return err
 			}
+			prices, err := a.prices()
+			if err != nil {
+				return err
+			}
+			usage, lines, err := showUsage(cmd.Context(), reg, prices, any(x))
+			if err != nil {
+				return err
+			}
 			if a.jsonOut {
-				return a.showJSON(x, evs)
+				return a.showJSON(x, evs, usage)
 			}
 			n := now()
 			printKV(a.stdout, fields(n, x))
+			printShowUsage(a.stdout, lines)
 			printEvents(a.stdout, n, evs)
 			return nil
 		},

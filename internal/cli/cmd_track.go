@@ -161,6 +161,9 @@ loop:
 			}
 			t.event(l.ev)
 			if l.ev.Terminal {
+				if sum.Result != nil {
+					t.usage = sum.Result.Usage
+				}
 				t.finish(sum.Finish())
 			}
 		case <-ticker.C:
@@ -211,6 +214,7 @@ type tracker struct {
 	res       core.Result
 	finishErr error
 	warned    map[string]bool
+	usage     *core.StreamUsage // the result line's, nil when none
 }
 
 // warn prints a non-fatal problem once per kind.
@@ -270,6 +274,30 @@ func (t *tracker) finish(f core.Finish) {
 	if t.finishErr == nil && t.pending > 0 {
 		t.finishErr = fmt.Errorf("task %s finished, but %d outputs could not be counted", t.id, t.pending)
 	}
+	if err := t.reg.AddUsage(t.ctx, trackUsageRows(t.id, t.usage, core.TS(t.reg.Clock().Now()))); err != nil {
+		// The task's verdict stands; its tokens are only noted lost.
+		t.warn("usage", fmt.Sprintf("the result line's usage was not recorded: %v", err))
+	}
+}
+
+// trackUsageRows are the task-scope usage rows of a result line's usage
+// (issue 27): tokens per model, each with the cost the agent reported for
+// it (modelUsage costUSD) in millionths of a dollar; total_cost_usd goes on
+// the one model's row when modelUsage named none or one.
+func trackUsageRows(task string, u *core.StreamUsage, at core.Timestamp) []core.UsageRow {
+	if u == nil {
+		return nil
+	}
+	var rows []core.UsageRow
+	for model, tok := range u.ByModel {
+		cost := u.ModelCostUSD[model]
+		if len(u.ByModel) == 1 && u.HasCost {
+			cost = u.CostUSD
+		}
+		rows = append(rows, core.UsageRow{Scope: core.UsageTask, ID: task, Model: model, Tokens: tok,
+			ReportedCostMicroUSD: core.MicroUSD(cost), CountedAt: at})
+	}
+	return rows
 }
 
 // trackReport prints the end-of-stream summary: one line on stderr, e.g.
@@ -292,6 +320,13 @@ func (a *app) trackReport(t *tracker, sum core.StreamSummary, firstBad string, t
 		verdict = "not applied: " + t.res.Reason + "; task stays " + string(task.Status)
 	}
 	parts := []string{verdict, plural(sum.Outputs, "output"), plural(sum.Events, "event")}
+	if t.usage != nil && len(t.usage.ByModel) > 0 {
+		var n int64
+		for _, tok := range t.usage.ByModel {
+			n += tok.Total()
+		}
+		parts = append(parts, termtext.Thousands(n)+" tokens")
+	}
 	for _, c := range []struct {
 		n    int64
 		what string

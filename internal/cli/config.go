@@ -22,6 +22,12 @@ package cli
 //	sweep-interval = "60s"         # console and daemon; "0s" disables periodic sweeps
 //	watchdog-interval = "5s"       # console and daemon; "0s" disables the watchdog
 //	notify-cmd = "notify-send clawpit \"$(jq -r .text)\""
+//
+//	[prices."claude-opus-4-5"]     # USD per million tokens (clawpit usage); overrides the defaults
+//	input = 5
+//	output = 25
+//	cache-write = 10
+//	cache-read = 0.5
 
 import (
 	"errors"
@@ -48,6 +54,10 @@ type Config struct {
 	// Sweep holds the [sweep] table: thresholds and intervals as duration
 	// strings, validated by sweepSettings with the key named on error.
 	Sweep SweepConfig `toml:"sweep"`
+	// Prices overrides or adds model prices, USD per million tokens
+	// ([prices."claude-opus-4-5"] input = 5, output = 25, cache-write = 10,
+	// cache-read = 0.5); a model name prices every model it begins.
+	Prices core.Prices `toml:"prices"`
 
 	// Path is the file the config was read from; "" when there was none.
 	Path string `toml:"-"`

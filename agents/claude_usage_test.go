@@ -1,0 +1,126 @@
+package agents
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/agenttest"
+)
+
+// reportedTokens is the tokens Claude Code's own stream-json result line
+// reports (modelUsage, summed over models) in a run's stdout.
+func reportedTokens(t *testing.T, stdout string) core.Tokens {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(stdout))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var l struct {
+			Type       string `json:"type"`
+			ModelUsage map[string]struct {
+				In  int64 `json:"inputTokens"`
+				Out int64 `json:"outputTokens"`
+				CW  int64 `json:"cacheCreationInputTokens"`
+				CR  int64 `json:"cacheReadInputTokens"`
+			} `json:"modelUsage"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) != nil || l.Type != "result" {
+			continue
+		}
+		var sum core.Tokens
+		for _, m := range l.ModelUsage {
+			sum = sum.Add(core.Tokens{Input: m.In, Output: m.Out, CacheWrite: m.CW, CacheRead: m.CR})
+		}
+		return sum
+	}
+	t.Fatalf("no result line in the run's stdout:\n%s", stdout)
+	return core.Tokens{}
+}
+
+// sessionUsage is `clawpit usage --json --by session`'s lines: session id
+// → tokens.
+func (g *claudeGate) usageBy(by string) map[string]core.Tokens {
+	g.t.Helper()
+	var rep struct {
+		Lines []struct {
+			Key    string      `json:"key"`
+			Tokens core.Tokens `json:"tokens"`
+		} `json:"lines"`
+	}
+	decode(g.t, g.cli.OK("--json", "usage", "--since", "0s", "--by", by), &rep)
+	out := map[string]core.Tokens{}
+	for _, l := range rep.Lines {
+		out[l.Key] = l.Tokens
+	}
+	return out
+}
+
+// TestClaudeUsageMatchesResult: a run whose stand-in model reports known
+// usage numbers gives, in clawpit, exactly the tokens Claude Code's own
+// result line reports (counted from its transcript on Stop and SessionEnd).
+func TestClaudeUsageMatchesResult(t *testing.T) {
+	const callID = "toolu_agents_usage_read_1"
+	g := newClaudeGate(t, "1m", nil)
+	file := filepath.Join(g.agent.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("usage notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.srv.SetScript(agenttest.Script{{Match: "USAGE-MAIN", Turns: []agenttest.Turn{
+		{Tool: "Read", ID: callID, Input: map[string]any{"file_path": file}, Usage: agenttest.Usage{Input: 1200, Output: 345, CacheRead: 5000, CacheWrite: 678}},
+		{Tool: "Read", ID: callID + "_2", Input: map[string]any{"file_path": file}, Usage: agenttest.Usage{Input: 31, Output: 42, CacheRead: 7000, CacheWrite: 9}},
+	}}})
+	r := finish(t, g.start("USAGE-MAIN: read the notes twice"))
+	want := reportedTokens(t, r.Stdout)
+	if want.Total() < 1200+345+5000+678 {
+		t.Fatalf("Claude Code reports %+v: the stand-in's usage did not reach it, the test could not fail", want)
+	}
+	got := g.usageBy("session")
+	if len(got) != 1 {
+		t.Fatalf("usage by session %+v, want one session", got)
+	}
+	for id, tok := range got {
+		if tok != want {
+			t.Errorf("session %s: clawpit counted %+v, Claude Code's result line says %+v", id, tok, want)
+		}
+	}
+}
+
+// TestClaudeUsageSubagent: a sub-agent's tokens are its run's (counted from
+// its own transcript on SubagentStop) and its session's, and the session's
+// total is still what Claude Code's result line reports.
+func TestClaudeUsageSubagent(t *testing.T) {
+	const agentCall, subRead = "toolu_agents_usage_agent_1", "toolu_agents_usage_sub_read_1"
+	g := newClaudeGate(t, "1m", nil)
+	file := filepath.Join(g.agent.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("sub-agent notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	subUsage := agenttest.Usage{Input: 777, Output: 88, CacheRead: 9999, CacheWrite: 111}
+	g.srv.SetScript(agenttest.Script{
+		{Match: "SUBAGENT-USAGE", Turns: []agenttest.Turn{{Tool: "Read", ID: subRead, Input: map[string]any{"file_path": file}, Usage: subUsage}}, Final: "sub-agent done"},
+		{Match: "USAGE-MAIN", Turns: []agenttest.Turn{{Tool: "Agent", ID: agentCall, Input: map[string]any{
+			"description": "read the notes", "subagent_type": "general-purpose",
+			"prompt": "SUBAGENT-USAGE: read the notes"}, Usage: agenttest.Usage{Input: 1000, Output: 10, CacheRead: 20, CacheWrite: 30}}}},
+	})
+	r := finish(t, g.start("USAGE-MAIN: delegate reading the notes"))
+	want := reportedTokens(t, r.Stdout)
+	runs := g.usageBy("run")
+	if len(runs) != 1 {
+		t.Fatalf("usage by run %+v, want the sub-agent's run\nstdout:\n%s", runs, r.Stdout)
+	}
+	wantRun := core.Tokens{Input: int64(subUsage.Input), Output: int64(subUsage.Output), CacheWrite: int64(subUsage.CacheWrite), CacheRead: int64(subUsage.CacheRead)}
+	for id, tok := range runs {
+		if tok != wantRun {
+			t.Errorf("run %s: %+v, the sub-agent's stand-in reported %+v", id, tok, wantRun)
+		}
+	}
+	for id, tok := range g.usageBy("session") {
+		if tok != want {
+			t.Errorf("session %s: clawpit counted %+v, Claude Code's result line says %+v", id, tok, want)
+		}
+	}
+}
