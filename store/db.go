@@ -360,17 +360,30 @@ func (db *DB) init(ctx context.Context, readOnly bool) error {
 	return db.stampAppID(ctx)
 }
 
-// Update runs fn in one BEGIN IMMEDIATE transaction (SPEC §2).
+// Update runs fn in one write transaction (SPEC §2): BEGIN IMMEDIATE on
+// SQLite, the registry's single writer; on PostgreSQL a SERIALIZABLE
+// transaction with no registry-wide lock, run again after a serialization
+// failure (pgState.retry), so fn may run more than once (core.Store).
 func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 	if db.full {
 		return fmt.Errorf("%w: the registry's file system had no space left when it was opened (opened for reading only)", core.ErrDiskFull)
 	}
-	sqlTx, err := db.write.BeginTx(ctx, nil)
+	if db.pg == nil {
+		return db.update(ctx, nil, fn)
+	}
+	return db.pg.retry(ctx, func() error {
+		return db.update(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable}, fn)
+	})
+}
+
+// update is one attempt of Update, in a transaction begun with opts.
+func (db *DB) update(ctx context.Context, opts *sql.TxOptions, fn func(core.Tx) error) error {
+	sqlTx, err := db.write.BeginTx(ctx, opts)
 	if err != nil {
 		return mapErr(err)
 	}
 	if db.pg != nil {
-		if err := db.pg.lockWriter(ctx, sqlTx); err != nil {
+		if err := db.pg.setBusy(ctx, sqlTx); err != nil {
 			sqlTx.Rollback()
 			return mapErr(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/url"
 	"strings"
@@ -21,10 +22,12 @@ import (
 // PostgreSQL registry (SPEC §14): the same *DB, the same queries (rewritten
 // by pgSQL), its own migrations. What differs from SQLite:
 //
-//   - Update takes a transaction-scoped advisory lock first, so writers to
-//     one registry are serialised exactly as SQLite's single writer
-//     (BEGIN IMMEDIATE): every rule keeps its semantics, row revisions and
-//     conditional updates included. lock_timeout is the busy timeout.
+//   - Update is SERIALIZABLE, with no registry-wide lock (issue 30): writers
+//     of different rows run in parallel, and PostgreSQL guarantees the
+//     outcome of some serial order, so every rule written for SQLite's
+//     single writer keeps its semantics, invariants spanning rows included.
+//     A serialization failure is retried (retry); lock_timeout is the busy
+//     timeout. Only migrations take an (advisory, transaction) lock.
 //   - View is REPEATABLE READ READ ONLY: one snapshot, as SQLite's.
 //   - Change detection is LISTEN/NOTIFY: an Update that wrote sends one
 //     NOTIFY in its own transaction (delivered only if it commits); a
@@ -240,15 +243,66 @@ func (db *DB) migrateOnePG(ctx context.Context, names []string, readOnly bool) (
 	return false, tx.Commit()
 }
 
-// lockWriter serialises Update transactions of one registry (SQLite's
-// BEGIN IMMEDIATE): it waits at most the busy timeout (lock_timeout), then
-// fails with SQLSTATE 55P03, which mapErr turns into core.ErrBusy.
+// lockWriter serialises migrations of one registry (hosts starting at once
+// migrate exactly once): a transaction-scoped advisory lock, released at
+// commit, so it holds through a pooler in transaction mode. It waits at most
+// the busy timeout (lock_timeout), then fails with SQLSTATE 55P03, which
+// mapErr turns into core.ErrBusy. Update takes no such lock (retry).
 func (p *pgState) lockWriter(ctx context.Context, tx *sql.Tx) error {
 	// One round trip: set_config(…, true) is SET LOCAL, evaluated before
 	// the lock is requested (left to right in a one-row SELECT list).
 	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock($2)",
 		fmt.Sprintf("%dms", p.busyMs), p.key)
 	return err
+}
+
+// setBusy makes the busy timeout tx's lock_timeout: a row lock another
+// writer holds is waited for at most that long (SET LOCAL: it ends with
+// the transaction, so it holds through a pooler in transaction mode).
+func (p *pgState) setBusy(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true)", fmt.Sprintf("%dms", p.busyMs))
+	return err
+}
+
+// pgMaxAttempts bounds the runs of one Update on PostgreSQL: a transaction
+// that fails to serialise this many times in a row (or past the busy
+// timeout) is reported as core.ErrBusy, as SQLite's busy timeout is.
+const pgMaxAttempts = 12
+
+// retry runs attempt until it succeeds, fails with anything but a
+// serialization failure or deadlock (SQLSTATE 40001, 40P01: PostgreSQL
+// rolled it back, so running it again is safe), has run pgMaxAttempts
+// times, or the busy timeout (ms) has passed. Between runs it sleeps a
+// random 0..d, d doubling from 2 ms to 100 ms, so writers that collided do
+// not collide again in step.
+func (p *pgState) retry(ctx context.Context, attempt func() error) error {
+	deadline := time.Now().Add(time.Duration(p.busyMs) * time.Millisecond)
+	d := 2 * time.Millisecond
+	for n := 1; ; n++ {
+		err := attempt()
+		if err == nil || !isSerializationFailure(err) || n >= pgMaxAttempts || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (after %d serialization failures)", ctx.Err(), n)
+		case <-time.After(rand.N(d + 1)):
+		}
+		d = min(2*d, 100*time.Millisecond)
+	}
+}
+
+// isSerializationFailure reports whether err is PostgreSQL's
+// serialization_failure (40001) or deadlock_detected (40P01), also when a
+// caller wrapped it with %v (core's use cases wrap with %w, but the text is
+// the last witness): pgx writes the code as "(SQLSTATE 40001)".
+func isSerializationFailure(err error) bool {
+	switch pgCode(err) {
+	case "40001", "40P01":
+		return true
+	}
+	s := err.Error()
+	return strings.Contains(s, "(SQLSTATE 40001)") || strings.Contains(s, "(SQLSTATE 40P01)")
 }
 
 // notify queues the registry's change notification in tx: listeners hear
@@ -378,7 +432,8 @@ func mapPGErr(err error) error {
 	switch pgCode(err) {
 	case "":
 	case "55P03", "40P01", "40001": // lock_not_available, deadlock, serialization
-		return fmt.Errorf("%w (still locked after the busy timeout): %v", core.ErrBusy, err)
+		// %w twice: retry finds the SQLSTATE through a caller's wrapping.
+		return fmt.Errorf("%w (still locked, or conflicting, after the busy timeout): %w", core.ErrBusy, err)
 	case "25006": // read_only_sql_transaction
 		return fmt.Errorf("%w: %v", core.ErrReadOnly, err)
 	default:
