@@ -7,7 +7,7 @@ import "context"
 // applies it atomically.
 type Store interface {
 	// Update runs fn in one write transaction (SQLite BEGIN IMMEDIATE;
-	// PostgreSQL: SERIALIZABLE, with no registry-wide lock). An error from
+	// PostgreSQL: REPEATABLE READ, with no registry-wide lock). An error from
 	// fn rolls everything back. fn may run more than once: PostgreSQL
 	// retries it, a bounded number of times, after a serialization failure,
 	// so fn keeps no state across runs but by assignment. Locked (or still

@@ -37,6 +37,10 @@ type Options struct {
 	ReadOnly bool
 	// BusyTimeoutMs overrides BusyTimeoutMs when positive (tests).
 	BusyTimeoutMs int
+	// PGRegistryLock makes every PostgreSQL Update take the registry-wide
+	// advisory lock it took before issue 30 (writers serialised, READ
+	// COMMITTED): bench/pg's "before", measured beside the default.
+	PGRegistryLock bool
 	// immutable opens with SQLite's immutable=1 (the full-disk fallback).
 	immutable bool
 }
@@ -361,18 +365,18 @@ func (db *DB) init(ctx context.Context, readOnly bool) error {
 }
 
 // Update runs fn in one write transaction (SPEC §2): BEGIN IMMEDIATE on
-// SQLite, the registry's single writer; on PostgreSQL a SERIALIZABLE
+// SQLite, the registry's single writer; on PostgreSQL a REPEATABLE READ
 // transaction with no registry-wide lock, run again after a serialization
 // failure (pgState.retry), so fn may run more than once (core.Store).
 func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 	if db.full {
 		return fmt.Errorf("%w: the registry's file system had no space left when it was opened (opened for reading only)", core.ErrDiskFull)
 	}
-	if db.pg == nil {
+	if db.pg == nil || db.pg.registryLock {
 		return db.update(ctx, nil, fn)
 	}
 	return db.pg.retry(ctx, func() error {
-		return db.update(ctx, &sql.TxOptions{Isolation: sql.LevelSerializable}, fn)
+		return db.update(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead}, fn)
 	})
 }
 
@@ -383,7 +387,11 @@ func (db *DB) update(ctx context.Context, opts *sql.TxOptions, fn func(core.Tx) 
 		return mapErr(err)
 	}
 	if db.pg != nil {
-		if err := db.pg.setBusy(ctx, sqlTx); err != nil {
+		begin := db.pg.setBusy
+		if db.pg.registryLock {
+			begin = db.pg.lockWriter
+		}
+		if err := begin(ctx, sqlTx); err != nil {
 			sqlTx.Rollback()
 			return mapErr(err)
 		}

@@ -22,12 +22,12 @@ import (
 // PostgreSQL registry (SPEC §14): the same *DB, the same queries (rewritten
 // by pgSQL), its own migrations. What differs from SQLite:
 //
-//   - Update is SERIALIZABLE, with no registry-wide lock (issue 30): writers
-//     of different rows run in parallel, and PostgreSQL guarantees the
-//     outcome of some serial order, so every rule written for SQLite's
-//     single writer keeps its semantics, invariants spanning rows included.
-//     A serialization failure is retried (retry); lock_timeout is the busy
-//     timeout. Only migrations take an (advisory, transaction) lock.
+//   - Update is REPEATABLE READ, with no registry-wide lock (issue 30):
+//     writers of different rows run in parallel; a transaction that writes
+//     a row another committed since its snapshot fails (40001) and runs
+//     again on a new snapshot (retry), so no write is decided on a stale
+//     row. lock_timeout is the busy timeout. Only migrations take an
+//     (advisory, transaction-scoped) lock. docs/architecture.md argues it.
 //   - View is REPEATABLE READ READ ONLY: one snapshot, as SQLite's.
 //   - Change detection is LISTEN/NOTIFY: an Update that wrote sends one
 //     NOTIFY in its own transaction (delivered only if it commits); a
@@ -64,6 +64,8 @@ type pgState struct {
 	key     int64  // advisory lock key of this registry (database + schema)
 	channel string // NOTIFY channel of this registry
 	busyMs  int
+	// registryLock: Update takes the advisory lock (Options.PGRegistryLock).
+	registryLock bool
 
 	mu       sync.Mutex
 	version  int64
@@ -127,7 +129,7 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	if !schema.Valid {
 		return fail(core.NotFoundf("no schema of the search_path exists in %s", name))
 	}
-	st := &pgState{cfg: cfg, key: key, channel: pgChannel(schema.String), busyMs: busy}
+	st := &pgState{cfg: cfg, key: key, channel: pgChannel(schema.String), busyMs: busy, registryLock: opt.PGRegistryLock}
 	st.listenFn = st.connectListener
 	db.pg = st
 	if err := db.initPG(ctx, opt); err != nil {
@@ -270,8 +272,8 @@ func (p *pgState) setBusy(ctx context.Context, tx *sql.Tx) error {
 const pgMaxAttempts = 12
 
 // retry runs attempt until it succeeds, fails with anything but a
-// serialization failure or deadlock (SQLSTATE 40001, 40P01: PostgreSQL
-// rolled it back, so running it again is safe), has run pgMaxAttempts
+// serialization failure or deadlock (isSerializationFailure: the attempt
+// was rolled back, so running it again is safe), has run pgMaxAttempts
 // times, or the busy timeout (ms) has passed. Between runs it sleeps a
 // random 0..d, d doubling from 2 ms to 100 ms, so writers that collided do
 // not collide again in step.
@@ -293,16 +295,24 @@ func (p *pgState) retry(ctx context.Context, attempt func() error) error {
 }
 
 // isSerializationFailure reports whether err is PostgreSQL's
-// serialization_failure (40001) or deadlock_detected (40P01), also when a
-// caller wrapped it with %v (core's use cases wrap with %w, but the text is
-// the last witness): pgx writes the code as "(SQLSTATE 40001)".
+// serialization_failure (40001: a row this transaction read was changed
+// since its snapshot), deadlock_detected (40P01), or in_failed_sql_transaction
+// (25P02: a statement failed inside fn and fn carried on; under REPEATABLE
+// READ that failure is a serialization one, which a use case took for a
+// refusal). Also when a caller wrapped it with %v: pgx writes the code as
+// "(SQLSTATE 40001)".
 func isSerializationFailure(err error) bool {
 	switch pgCode(err) {
-	case "40001", "40P01":
+	case "40001", "40P01", "25P02":
 		return true
 	}
 	s := err.Error()
-	return strings.Contains(s, "(SQLSTATE 40001)") || strings.Contains(s, "(SQLSTATE 40P01)")
+	for _, code := range []string{"40001", "40P01", "25P02"} {
+		if strings.Contains(s, "(SQLSTATE "+code+")") {
+			return true
+		}
+	}
+	return false
 }
 
 // notify queues the registry's change notification in tx: listeners hear
