@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/storetest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -267,5 +268,28 @@ func TestPGRetry(t *testing.T) {
 				t.Errorf("ran %d times, err %v; want %d runs, failure %v", runs, err, tc.runs, tc.wantFail)
 			}
 		})
+	}
+}
+
+// The registry in force, as the console header, serve's banner and the
+// daemon's log print it (DB.Path), is the URL without its password
+// (issue 30).
+func TestPGPathHidesPassword(t *testing.T) {
+	base := os.Getenv(storetest.Env)
+	if base == "" {
+		t.Skip(storetest.Env + " is not set")
+	}
+	loc := storetest.Schema(t, base)
+	withPW := strings.Replace(loc, "://clawpit@", "://clawpit:s3cret@", 1) // the test cluster trusts its socket
+	if withPW == loc {
+		t.Skipf("%s names no user clawpit", storetest.Env)
+	}
+	db, err := Open(context.Background(), withPW, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if p := db.Path(); strings.Contains(p, "s3cret") || !strings.HasPrefix(p, "postgres://clawpit:xxxxx@") {
+		t.Errorf("Path() = %q, want the URL with its password hidden", p)
 	}
 }
