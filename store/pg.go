@@ -299,9 +299,13 @@ func (p *pgState) retry(ctx context.Context, attempt func() error) error {
 // since its snapshot), deadlock_detected (40P01), or in_failed_sql_transaction
 // (25P02: a statement failed inside fn and fn carried on; under REPEATABLE
 // READ that failure is a serialization one, which a use case took for a
-// refusal). Also when a caller wrapped it with %v: pgx writes the code as
-// "(SQLSTATE 40001)".
+// refusal), or a COMMIT that PostgreSQL turned into a rollback for the
+// same reason (pgx.ErrTxCommitRollback). Also when a caller wrapped it with
+// %v: pgx writes the code as "(SQLSTATE 40001)".
 func isSerializationFailure(err error) bool {
+	if errors.Is(err, pgx.ErrTxCommitRollback) {
+		return true
+	}
 	switch pgCode(err) {
 	case "40001", "40P01", "25P02":
 		return true

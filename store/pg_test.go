@@ -250,6 +250,7 @@ func TestPGRetry(t *testing.T) {
 		{"two serialization failures", 2, serial, 3, false},
 		{"deadlock", 1, &pgconn.PgError{Code: "40P01"}, 2, false},
 		{"a failure fn carried on from", 1, &pgconn.PgError{Code: "25P02"}, 2, false},
+		{"a commit turned rollback", 1, fmt.Errorf("commit: %w", pgx.ErrTxCommitRollback), 2, false},
 		{"wrapped by a caller with %v", 1, fmt.Errorf("task t1: %v", serial), 2, false},
 		{"always failing", 1000, serial, pgMaxAttempts, true},
 		{"another error", 1000, &pgconn.PgError{Code: "23505"}, 1, true},
