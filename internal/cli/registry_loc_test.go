@@ -130,3 +130,14 @@ func TestHooksInstallPostgresURL(t *testing.T) {
 		})
 	}
 }
+
+// The hook (its command holds no password) and a daemon or console given
+// the URL with its password share one hook spool.
+func TestHookSpoolIgnoresPassword(t *testing.T) {
+	t.Setenv("CLAWPIT_HOME", t.TempDir())
+	with := &app{dbPath: "postgres://u:s3cret@h/db?sslmode=disable"}
+	without := &app{dbPath: "postgres://u@h/db?sslmode=disable"}
+	if a, b := with.hookSpool().Dir, without.hookSpool().Dir; a != b {
+		t.Errorf("spool %s with the password, %s without", a, b)
+	}
+}
