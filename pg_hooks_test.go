@@ -27,7 +27,7 @@ func TestClaudeHooksPostgresAcrossHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.User = url.UserPassword(u.User.Username(), "s3cret-pw") // the test cluster trusts its socket
-	t.Setenv("CLAWPIT_HOST", "host-a")                         // the hooks' host
+	t.Setenv("CLAWPIT_HOST", "host-a")                        // the hooks' host
 	hostA := newCLI(t)
 	hostA.db, hostA.env = u.String(), []string{"CLAWPIT_HOST=host-a"}
 	hostB := newCLI(t)
