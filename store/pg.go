@@ -112,8 +112,9 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	// an unnamed statement, its parameter types taken from the Go values,
 	// planned with them; no named prepared statement, so poolers in
 	// transaction mode hold). A write is about eight statements, and the
-	// describe step doubled their round trips: bench/pg -writers, 16
-	// writers, 688 → 1,281 writes/s (issue 30).
+	// describe step doubled their round trips (bench/pg -writers: 16
+	// writers 746–1,281 writes/s against 688–926 before it, on a loaded
+	// 2-core VM; issue 30).
 	wcfg := cfg.Copy()
 	if !strings.Contains(rawURL, "default_query_exec_mode") {
 		wcfg.DefaultQueryExecMode = pgx.QueryExecModeExec
