@@ -7,9 +7,12 @@ import "context"
 // applies it atomically.
 type Store interface {
 	// Update runs fn in one write transaction (SQLite BEGIN IMMEDIATE;
-	// PostgreSQL: a transaction holding the registry's advisory writer lock).
-	// An error from fn rolls everything back. Locked past the busy timeout:
-	// ErrBusy. A PostgreSQL server out of reach: ErrUnavailable.
+	// PostgreSQL: REPEATABLE READ, with no registry-wide lock). An error from
+	// fn rolls everything back. fn may run more than once: PostgreSQL
+	// retries it, a bounded number of times, after a serialization failure,
+	// so fn keeps no state across runs but by assignment. Locked (or still
+	// conflicting) past the busy timeout: ErrBusy. A PostgreSQL server out
+	// of reach: ErrUnavailable.
 	Update(ctx context.Context, fn func(Tx) error) error
 	// View runs fn in a read-only transaction over one consistent snapshot.
 	View(ctx context.Context, fn func(Tx) error) error

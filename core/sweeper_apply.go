@@ -123,6 +123,11 @@ func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, prunes map[int
 		b := &applyTx{}
 		err := s.reg.store.Update(ctx, func(tx Tx) error {
 			// The write lock is held from here (BEGIN IMMEDIATE) to commit.
+			// fn runs again after a PostgreSQL serialization failure
+			// (Store.Update): what the failed attempt decided is planned again.
+			for _, k := range b.decided {
+				acts[k].Result = ActionPlanned
+			}
 			t0 := time.Now()
 			b = &applyTx{tx: tx, acts: acts, end: end, now: s.now(), prunes: prunes}
 			for next = from; next < end; {

@@ -37,6 +37,10 @@ type Options struct {
 	ReadOnly bool
 	// BusyTimeoutMs overrides BusyTimeoutMs when positive (tests).
 	BusyTimeoutMs int
+	// PGRegistryLock makes every PostgreSQL Update take the registry-wide
+	// advisory lock it took before issue 30 (writers serialised, READ
+	// COMMITTED): bench/pg's "before", measured beside the default.
+	PGRegistryLock bool
 	// immutable opens with SQLite's immutable=1 (the full-disk fallback).
 	immutable bool
 }
@@ -358,17 +362,34 @@ func (db *DB) init(ctx context.Context, readOnly bool) error {
 	return db.stampAppID(ctx)
 }
 
-// Update runs fn in one BEGIN IMMEDIATE transaction (SPEC §2).
+// Update runs fn in one write transaction (SPEC §2): BEGIN IMMEDIATE on
+// SQLite, the registry's single writer; on PostgreSQL a REPEATABLE READ
+// transaction with no registry-wide lock, run again after a serialization
+// failure (pgState.retry), so fn may run more than once (core.Store).
 func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 	if db.full {
 		return fmt.Errorf("%w: the registry's file system had no space left when it was opened (opened for reading only)", core.ErrDiskFull)
 	}
-	sqlTx, err := db.write.BeginTx(ctx, nil)
+	if db.pg == nil || db.pg.registryLock {
+		return db.update(ctx, nil, fn)
+	}
+	return db.pg.retry(ctx, func() error {
+		return db.update(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead}, fn)
+	})
+}
+
+// update is one attempt of Update, in a transaction begun with opts.
+func (db *DB) update(ctx context.Context, opts *sql.TxOptions, fn func(core.Tx) error) error {
+	sqlTx, err := db.write.BeginTx(ctx, opts)
 	if err != nil {
 		return mapErr(err)
 	}
 	if db.pg != nil {
-		if err := db.pg.lockWriter(ctx, sqlTx); err != nil {
+		begin := db.pg.setBusy
+		if db.pg.registryLock {
+			begin = db.pg.lockWriter
+		}
+		if err := begin(ctx, sqlTx); err != nil {
 			sqlTx.Rollback()
 			return mapErr(err)
 		}

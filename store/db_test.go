@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/storetest"
 )
 
 func TestOpenCreatesPrivateFileWithPragmas(t *testing.T) {
@@ -411,9 +412,12 @@ func TestBusyPastTimeout(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			done <- holder.Update(context.Background(), func(tx core.Tx) error {
+				// The same row as impatient's: PostgreSQL has no
+				// registry-wide lock (issue 30), only the rows'.
+				err := tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
 				close(locked)
 				<-release
-				return nil
+				return err
 			})
 		}()
 		<-locked
@@ -447,4 +451,47 @@ func waitDataVersion(t *testing.T, db *DB, old int64) int64 {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// On PostgreSQL, writers of different rows do not wait for each other
+// (issue 30: every Update took one registry-wide advisory lock): while one
+// transaction holds its row, another with a 20 ms busy timeout commits.
+func TestPGWritersOfDifferentRowsInParallel(t *testing.T) {
+	eachStore(t, func(t *testing.T) {
+		if !storetest.OnPostgres(t) {
+			t.Skip("SQLite has one writer by design")
+		}
+		path := freshLocation(t)
+		holder, err := Open(context.Background(), path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer holder.Close()
+		other, err := Open(context.Background(), path, Options{BusyTimeoutMs: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		locked, release := make(chan struct{}), make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			done <- holder.Update(context.Background(), func(tx core.Tx) error {
+				err := tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
+				close(locked)
+				<-release
+				return err
+			})
+		}()
+		<-locked
+		err = other.Update(context.Background(), func(tx core.Tx) error {
+			return tx.InsertSession(&core.Session{ID: "s2", State: core.SessionActive, CreatedAt: 1})
+		})
+		close(release)
+		if err != nil {
+			t.Errorf("a writer of another row while one is held: %v, want it committed", err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	})
 }

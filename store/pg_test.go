@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/storetest"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 func TestPGSQLRewrite(t *testing.T) {
@@ -230,4 +232,65 @@ func FuzzPGSQL(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Update on PostgreSQL runs a transaction again after a serialization
+// failure or deadlock (PostgreSQL rolled it back), at most pgMaxAttempts
+// times; any other error, or success, ends it at once.
+func TestPGRetry(t *testing.T) {
+	serial := &pgconn.PgError{Code: "40001", Message: "could not serialize access"}
+	for _, tc := range []struct {
+		name     string
+		fails    int   // attempts that fail before one succeeds
+		err      error // what a failing attempt returns
+		runs     int
+		wantFail bool
+	}{
+		{"success", 0, serial, 1, false},
+		{"two serialization failures", 2, serial, 3, false},
+		{"deadlock", 1, &pgconn.PgError{Code: "40P01"}, 2, false},
+		{"a failure fn carried on from", 1, &pgconn.PgError{Code: "25P02"}, 2, false},
+		{"a commit turned rollback", 1, fmt.Errorf("commit: %w", pgx.ErrTxCommitRollback), 2, false},
+		{"wrapped by a caller with %v", 1, fmt.Errorf("task t1: %v", serial), 2, false},
+		{"always failing", 1000, serial, pgMaxAttempts, true},
+		{"another error", 1000, &pgconn.PgError{Code: "23505"}, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &pgState{busyMs: 60_000}
+			runs := 0
+			err := p.retry(context.Background(), func() error {
+				runs++
+				if runs <= tc.fails {
+					return tc.err
+				}
+				return nil
+			})
+			if runs != tc.runs || (err != nil) != tc.wantFail {
+				t.Errorf("ran %d times, err %v; want %d runs, failure %v", runs, err, tc.runs, tc.wantFail)
+			}
+		})
+	}
+}
+
+// The registry in force, as the console header, serve's banner and the
+// daemon's log print it (DB.Path), is the URL without its password
+// (issue 30).
+func TestPGPathHidesPassword(t *testing.T) {
+	base := os.Getenv(storetest.Env)
+	if base == "" {
+		t.Skip(storetest.Env + " is not set")
+	}
+	loc := storetest.Schema(t, base)
+	withPW := strings.Replace(loc, "://clawpit@", "://clawpit:s3cret@", 1) // the test cluster trusts its socket
+	if withPW == loc {
+		t.Skipf("%s names no user clawpit", storetest.Env)
+	}
+	db, err := Open(context.Background(), withPW, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if p := db.Path(); strings.Contains(p, "s3cret") || !strings.HasPrefix(p, "postgres://clawpit:xxxxx@") {
+		t.Errorf("Path() = %q, want the URL with its password hidden", p)
+	}
 }

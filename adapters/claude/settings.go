@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,7 +44,7 @@ var Events = []string{EventPreToolUse, EventPostToolUse, EventSubagentStart, Eve
 type InstallOptions struct {
 	Settings        string        // the settings file (created when missing)
 	Binary          string        // absolute path of the clawpit binary
-	DB              string        // absolute path of the registry the hooks write to
+	DB              string        // the registry the hooks write to: absolute path or password-less postgres:// URL (RegistryLocation)
 	ApprovalTimeout time.Duration // default DefaultApprovalTimeout
 	Gate            string        // PreToolUse matcher regex, default DefaultGate
 	RunInactivity   time.Duration // sub-agent runs' watchdog budget; 0 = DefaultRunInactivity
@@ -160,6 +161,24 @@ func hookCommand(o InstallOptions, gated bool, gateOn string) string {
 	return cmd + " " + Marker
 }
 
+// RegistryLocation reports whether db can stand in a hook command as the
+// registry in force: an absolute SQLite path, or a PostgreSQL URL
+// (postgres:// or postgresql://, store.IsPostgresURL's rule) that carries no
+// password. A hook command is stored in a settings file that `hooks status`
+// prints and users share, so the password stays out of it (the hook finds
+// it as libpq does: PGPASSWORD, PGPASSFILE or ~/.pgpass).
+func RegistryLocation(db string) bool {
+	if !strings.HasPrefix(db, "postgres://") && !strings.HasPrefix(db, "postgresql://") {
+		return filepath.IsAbs(db)
+	}
+	u, err := url.Parse(db)
+	if err != nil {
+		return false
+	}
+	_, hasPassword := u.User.Password()
+	return !hasPassword
+}
+
 // IsClawpitCommand reports whether a hook command is one clawpit installed.
 func IsClawpitCommand(cmd string) bool {
 	return strings.HasSuffix(strings.TrimSpace(cmd), Marker) && strings.Contains(cmd, " hook ")
@@ -201,8 +220,8 @@ func Install(o InstallOptions) (Change, error) {
 	if _, err := regexp.Compile(o.Gate); err != nil {
 		return Change{}, core.Invalidf("gate %q is not a valid regular expression: %v", o.Gate, err)
 	}
-	if !filepath.IsAbs(o.Binary) || !filepath.IsAbs(o.DB) {
-		return Change{}, core.Invalidf("clawpit binary %q and registry %q must be absolute paths", o.Binary, o.DB)
+	if !filepath.IsAbs(o.Binary) || !RegistryLocation(o.DB) {
+		return Change{}, core.Invalidf("clawpit binary %q must be an absolute path, and registry %q an absolute path or a postgres:// URL without a password", o.Binary, o.DB)
 	}
 	if o.OnFailure != "" && o.OnFailure != OnFailureBlock {
 		return Change{}, core.Invalidf("onFailure %q: want %q or none", o.OnFailure, OnFailureBlock)

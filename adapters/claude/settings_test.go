@@ -437,3 +437,24 @@ func TestInstallGateOnAsk(t *testing.T) {
 		t.Error("gate-on sometimes accepted")
 	}
 }
+
+// A hook command names the registry by absolute path or by a PostgreSQL
+// URL without a password (issue 30): a relative path depends on the
+// agent's directory, and a password would sit in a settings file.
+func TestRegistryLocation(t *testing.T) {
+	for _, tc := range []struct {
+		db   string
+		want bool
+	}{
+		{"/abs/reg.db", true},
+		{"reg.db", false},
+		{"postgres://u@h/db", true},
+		{"postgresql://u@/db?host=/run/pg", true},
+		{"postgres://u:pw@h/db", false},
+		{"postgres://%zz", false},
+	} {
+		if got := RegistryLocation(tc.db); got != tc.want {
+			t.Errorf("RegistryLocation(%q) = %v, want %v", tc.db, got, tc.want)
+		}
+	}
+}

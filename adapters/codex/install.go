@@ -43,7 +43,7 @@ const SessionEndTimeoutSeconds = 3
 type InstallOptions struct {
 	Dir             string        // $CODEX_HOME: hooks.json and config.toml are written there
 	Binary          string        // absolute path of the clawpit binary
-	DB              string        // absolute path of the registry
+	DB              string        // the registry: absolute path or password-less postgres:// URL (claude.RegistryLocation)
 	ApprovalTimeout time.Duration // default claude.DefaultApprovalTimeout
 	Gate            string        // PreToolUse matcher, default DefaultGate
 	RunInactivity   time.Duration // 0: claude.DefaultRunInactivity
@@ -86,8 +86,8 @@ func Install(o InstallOptions) (claude.Change, error) {
 	if _, err := regexp.Compile(o.Gate); err != nil {
 		return claude.Change{}, core.Invalidf("gate %q is not a valid regular expression: %v", o.Gate, err)
 	}
-	if !filepath.IsAbs(o.Binary) || !filepath.IsAbs(o.DB) || !filepath.IsAbs(o.Dir) {
-		return claude.Change{}, core.Invalidf("clawpit binary %q, registry %q and Codex home %q must be absolute paths", o.Binary, o.DB, o.Dir)
+	if !filepath.IsAbs(o.Binary) || !claude.RegistryLocation(o.DB) || !filepath.IsAbs(o.Dir) {
+		return claude.Change{}, core.Invalidf("clawpit binary %q, registry %q (absolute, or a postgres:// URL without a password) and Codex home %q must be absolute paths", o.Binary, o.DB, o.Dir)
 	}
 	// Parse config.toml before anything is written: a file Codex could
 	// not read either is refused.

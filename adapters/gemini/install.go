@@ -15,7 +15,7 @@ import (
 type InstallOptions struct {
 	Settings        string        // ~/.gemini/settings.json, or another
 	Binary          string        // absolute path of the clawpit binary
-	DB              string        // absolute path of the registry
+	DB              string        // the registry: absolute path or password-less postgres:// URL (claude.RegistryLocation)
 	ApprovalTimeout time.Duration // default claude.DefaultApprovalTimeout
 	Gate            string        // BeforeTool matcher, default DefaultGate
 }
@@ -46,8 +46,8 @@ func Install(o InstallOptions) (claude.Change, error) {
 	if _, err := regexp.Compile(o.Gate); err != nil {
 		return claude.Change{}, core.Invalidf("gate %q is not a valid regular expression: %v", o.Gate, err)
 	}
-	if !filepath.IsAbs(o.Binary) || !filepath.IsAbs(o.DB) || !filepath.IsAbs(o.Settings) {
-		return claude.Change{}, core.Invalidf("clawpit binary %q, registry %q and settings %q must be absolute paths", o.Binary, o.DB, o.Settings)
+	if !filepath.IsAbs(o.Binary) || !claude.RegistryLocation(o.DB) || !filepath.IsAbs(o.Settings) {
+		return claude.Change{}, core.Invalidf("clawpit binary %q, registry %q (absolute, or a postgres:// URL without a password) and settings %q must be absolute paths", o.Binary, o.DB, o.Settings)
 	}
 	groups := map[string]json.RawMessage{}
 	for _, ev := range Events {

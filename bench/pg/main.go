@@ -6,6 +6,7 @@
 //
 //	.ci/pg start && eval "$(.ci/pg start)"     # or any server
 //	go run -tags sqlite_fts5 ./bench/pg [-terminal 1000000] [-active 10000] [-url postgres://…]
+//	go run -tags sqlite_fts5 ./bench/pg -writers 1,4,16,64 [-duration 3s]   # issue 30: writers in parallel
 //
 // The PostgreSQL registry is a copy of the SQLite one made with
 // store.CopyToPostgres (what `clawpit migrate` runs), so both hold the same
@@ -38,10 +39,23 @@ func main() {
 	runs := flag.Int("runs", 7, "measured repetitions of each step")
 	url := flag.String("url", os.Getenv(storetest.Env), "PostgreSQL server (default $"+storetest.Env+")")
 	hosts := flag.Int("hosts", 0, "instead: this many sweepers (\"hosts\") at once over -due orphans on PostgreSQL; report applied, raced and time")
+	writers := flag.String("writers", "", "instead: writes per second and p50/p99 with this many concurrent writers each (e.g. 1,4,16,64), before (registry-wide advisory lock) and after, side by side")
+	duration := flag.Duration("duration", 3*time.Second, "with -writers: how long each cell writes")
 	flag.Parse()
 	if *url == "" {
 		fmt.Fprintln(os.Stderr, "pg: no PostgreSQL server: pass -url or set "+storetest.Env+" (.ci/pg start prints one)")
 		os.Exit(2)
+	}
+	if *writers != "" {
+		counts, err := parseWriters(*writers)
+		if err == nil {
+			err = concurrentWriters(context.Background(), *url, counts, *duration)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pg:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *hosts > 0 {
 		if err := concurrentSweeps(*terminal, *active, *due, *hosts, *url); err != nil {

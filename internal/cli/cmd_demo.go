@@ -27,6 +27,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/demo"
+	"github.com/clawpit/clawpit/store"
 	"github.com/spf13/cobra"
 )
 
@@ -148,7 +149,9 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	// and the default registry are deliberately ignored: a demo must never
 	// write into the operator's real registry by accident.
 	dir, tempDir := "", false
-	if a.dbPath == "" {
+	if a.dbPath == "" || store.IsPostgresURL(a.dbPath) {
+		// A PostgreSQL registry stays a URL (issue 30); the demo's working
+		// directory is then a temporary one, as without --db.
 		d, err := os.MkdirTemp("", "clawpit-demo-")
 		if err != nil {
 			return fmt.Errorf("create the demo directory: %w", err)
@@ -158,7 +161,9 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 			return err
 		}
 		dir, tempDir = d, true
-		a.dbPath = filepath.Join(d, "registry.db")
+		if a.dbPath == "" {
+			a.dbPath = filepath.Join(d, "registry.db")
+		}
 	} else {
 		abs, err := filepath.Abs(a.dbPath)
 		if err != nil {
@@ -173,7 +178,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 			return
 		}
 		if o.keep {
-			fmt.Fprintf(a.stderr, "demo: kept %s (registry %s)\n", dir, a.dbPath)
+			fmt.Fprintf(a.stderr, "demo: kept %s (registry %s)\n", dir, sweepAbs(a.dbPath))
 			return
 		}
 		os.RemoveAll(dir)
@@ -213,7 +218,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	}
 	if o.headless {
 		fmt.Fprintf(a.stdout, "clawpit demo (headless): registry %s, seed %d, sweep every %s, grace %s\n",
-			a.dbPath, o.seed, set.sweepInterval, set.th.Grace)
+			sweepAbs(a.dbPath), o.seed, set.sweepInterval, set.th.Grace)
 	}
 
 	runCtx, stopRun := context.WithCancel(ctx)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/clawpit/clawpit/adapters/claude"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/sys/unix"
@@ -130,9 +131,9 @@ when it holds the onFailure key.`,
 			if strings.Contains(bin, string(filepath.Separator)+"go-build") {
 				fmt.Fprintf(a.stderr, "clawpit: warning: %s is a temporary 'go run' build that will disappear; install a built binary (go build -tags sqlite_fts5 -o ~/.local/bin/clawpit .) and run install from it\n", bin)
 			}
-			db, err := filepath.Abs(a.resolvedDBPath())
+			db, hadPassword, err := hookRegistry(a.resolvedDBPath())
 			if err != nil {
-				return fmt.Errorf("registry path: %w", err)
+				return err
 			}
 			// Open once so the registry exists, with its directory, before
 			// the first hook runs.
@@ -158,6 +159,9 @@ when it holds the onFailure key.`,
 			}
 			if warning != "" {
 				fmt.Fprintln(a.stderr, "clawpit: warning: "+warning)
+			}
+			if hadPassword && ch.Changed {
+				fmt.Fprintln(a.stderr, "clawpit: warning: "+passwordNote(path))
 			}
 			if a.jsonOut {
 				reason := ""
@@ -238,7 +242,17 @@ func rerunLine(cmd *cobra.Command) string {
 		if f.Name == "on-failure" {
 			return
 		}
-		arg := "--" + f.Name + "=" + claude.ShellQuote(f.Value.String())
+		v := f.Value.String()
+		if f.Name == "db" && store.IsPostgresURL(v) {
+			// Never print the password (issue 30): the line reconnects as
+			// the hook will, through PGPASSWORD or ~/.pgpass.
+			if loc, _, err := hookRegistry(v); err == nil {
+				v = loc
+			} else {
+				v = store.RedactURL(v)
+			}
+		}
+		arg := "--" + f.Name + "=" + claude.ShellQuote(v)
 		if inherited.Lookup(f.Name) != nil {
 			global = append(global, arg)
 		} else {
@@ -330,6 +344,9 @@ func hooksStatusCmd(a *app) *cobra.Command {
 			var firstErr error // a settings file that cannot be read: the exit status says so
 			for _, p := range paths {
 				hs, err := claude.Status(p)
+				for i := range hs {
+					hs[i].Command = redactURLs(hs[i].Command)
+				}
 				fs := fileStatus{Path: p, Hooks: hs}
 				if err != nil {
 					fs.Error = err.Error()
@@ -365,7 +382,7 @@ func hooksStatusCmd(a *app) *cobra.Command {
 						if h.OnFailure != "" {
 							of = ", onFailure " + h.OnFailure
 						}
-						fmt.Fprintf(a.stdout, "  %-13s%s timeout %ds%s: %s\n", h.Event, m, h.Timeout, of, h.Command)
+						fmt.Fprintf(a.stdout, "  %-13s%s timeout %ds%s: %s\n", h.Event, m, h.Timeout, of, redactURLs(h.Command))
 					}
 				}
 			}

@@ -122,9 +122,12 @@ func (a *app) hooksInstallAgent(cmd *cobra.Command, agent, configDir string) err
 	if err != nil {
 		return fmt.Errorf("find the clawpit binary: %w", err)
 	}
-	db, err := filepath.Abs(a.resolvedDBPath())
+	db, hadPassword, err := hookRegistry(a.resolvedDBPath())
 	if err != nil {
-		return fmt.Errorf("registry path: %w", err)
+		return err
+	}
+	if hadPassword {
+		fmt.Fprintln(a.stderr, "clawpit: warning: "+passwordNote("the "+agent+" hook commands"))
 	}
 	if _, err := a.registryCreate(cmd.Context()); err != nil {
 		return err
@@ -189,6 +192,9 @@ func (a *app) hooksStatusAgent(cmd *cobra.Command, agent, configDir string) erro
 		return err
 	}
 	hs, err := codex.Status(dir)
+	for i := range hs {
+		hs[i].Command = redactURLs(hs[i].Command)
+	}
 	if a.jsonOut {
 		if hs == nil {
 			hs = []codex.Hook{}
@@ -215,7 +221,7 @@ func (a *app) hooksStatusAgent(cmd *cobra.Command, agent, configDir string) erro
 		if !h.Trusted {
 			trust = "NOT TRUSTED (skipped by Codex)"
 		}
-		fmt.Fprintf(a.stdout, "  %-13s%s timeout %ds, %s: %s\n", h.Event, m, h.Timeout, trust, h.Command)
+		fmt.Fprintf(a.stdout, "  %-13s%s timeout %ds, %s: %s\n", h.Event, m, h.Timeout, trust, redactURLs(h.Command))
 	}
 	if err != nil {
 		return &exitError{code: exitCode(err), msg: err.Error()}

@@ -82,6 +82,9 @@ func (a *app) statusGemini(cmd *cobra.Command, configDir string) error {
 		return err
 	}
 	hs, err := claude.Status(path)
+	for i := range hs {
+		hs[i].Command = redactURLs(hs[i].Command)
+	}
 	if a.jsonOut {
 		if hs == nil {
 			hs = []claude.Installed{}
@@ -107,7 +110,7 @@ func (a *app) statusGemini(cmd *cobra.Command, configDir string) error {
 			if h.Matcher != "" {
 				m = " [" + h.Matcher + "]"
 			}
-			fmt.Fprintf(a.stdout, "  %-13s%s timeout %dms: %s\n", h.Event, m, h.Timeout, h.Command)
+			fmt.Fprintf(a.stdout, "  %-13s%s timeout %dms: %s\n", h.Event, m, h.Timeout, redactURLs(h.Command))
 		}
 	}
 	return statusExit(err)

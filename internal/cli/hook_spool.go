@@ -12,7 +12,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"time"
 
@@ -43,9 +42,12 @@ const foldRetry = 20 * time.Millisecond
 func (a *app) hookSpool() *spool.Spool {
 	db := a.resolvedDBPath()
 	if store.IsPostgresURL(db) {
-		name := db
-		if u, err := url.Parse(db); err == nil {
-			name = u.Redacted()
+		// Keyed by the URL without its password (hookRegistry), so the hook
+		// (whose command holds none) and a daemon or console given the
+		// password in CLAWPIT_DB share one spool.
+		name, _, err := hookRegistry(db)
+		if err != nil {
+			name = store.RedactURL(db)
 		}
 		sum := sha256.Sum256([]byte(name))
 		return &spool.Spool{Dir: filepath.Join(home(), "hook-spool", hex.EncodeToString(sum[:8]))}
