@@ -134,15 +134,15 @@ type streamFacts struct {
 	typ, subtype, result strSink
 	isError              bool
 	// message.content tally (meaningful for assistant events).
-	outputs  int
-	msgBad   bool   // message was not an object: no outputs, like encoding/json's type error
-	actKind  string // "text" or "tool", "" for none
-	actText  []byte // the last text block (capped) or tool name
-	key      strSink
-	bType    strSink
-	bText    strSink
-	bName    strSink
-	use      usageFacts // the result line's usage (streamjson_usage.go)
+	outputs int
+	msgBad  bool   // message was not an object: no outputs, like encoding/json's type error
+	actKind string // "text" or "tool", "" for none
+	actText []byte // the last text block (capped) or tool name
+	key     strSink
+	bType   strSink
+	bText   strSink
+	bName   strSink
+	use     usageFacts // the result line's usage (streamjson_usage.go)
 }
 
 func newStreamFacts() *streamFacts {

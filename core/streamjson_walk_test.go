@@ -16,12 +16,12 @@ import (
 // refLine is the encoding/json reading of one line that the streaming
 // tokenizer replaced; the differential fuzz target holds the two together.
 type refLine struct {
-	valid         bool
-	typ, subtype  string
-	result        string
-	isError       bool
-	outputs       int
-	activity      string
+	valid        bool
+	typ, subtype string
+	result       string
+	isError      bool
+	outputs      int
+	activity     string
 }
 
 func refRawString(raw json.RawMessage, max int) string {

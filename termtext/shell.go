@@ -7,7 +7,7 @@ import (
 
 // ShellQuote quotes s as one word for a POSIX shell: as it is when it holds
 // only characters no shell treats specially (letters, digits, -_./:=@%+,),
-// else in single quotes with each ' written '\''. The empty string is ''.
+// else in single quotes with each ' written '\”. The empty string is ”.
 func ShellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
