@@ -277,23 +277,22 @@ func (p *pgState) setBusy(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
-// pgMaxAttempts bounds the runs of one Update on PostgreSQL: a transaction
-// that fails to serialise this many times in a row (or past the busy
-// timeout) is reported as core.ErrBusy, as SQLite's busy timeout is.
-const pgMaxAttempts = 12
-
 // retry runs attempt until it succeeds, fails with anything but a
 // serialization failure or deadlock (isSerializationFailure: the attempt
-// was rolled back, so running it again is safe), has run pgMaxAttempts
-// times, or the busy timeout (ms) has passed. Between runs it sleeps a
+// was rolled back, so running it again is safe), or the busy timeout (ms)
+// has passed; then the last failure is returned, and mapErr reports it as
+// core.ErrBusy, as SQLite's busy timeout is. Between runs it sleeps a
 // random 0..d, d doubling from 2 ms to 100 ms, so writers that collided do
-// not collide again in step.
+// not collide again in step. The bound is time, not a count of runs: with
+// many writers of one hot row (a run's heartbeat from eight hooks) a writer
+// can lose a dozen rounds in a row in under a second, and each round some
+// writer commits, so waiting on is progress, not a livelock.
 func (p *pgState) retry(ctx context.Context, attempt func() error) error {
 	deadline := time.Now().Add(time.Duration(p.busyMs) * time.Millisecond)
 	d := 2 * time.Millisecond
 	for n := 1; ; n++ {
 		err := attempt()
-		if err == nil || !isSerializationFailure(err) || n >= pgMaxAttempts || time.Now().After(deadline) {
+		if err == nil || !isSerializationFailure(err) || time.Now().After(deadline) {
 			return err
 		}
 		select {

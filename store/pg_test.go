@@ -235,15 +235,15 @@ func FuzzPGSQL(f *testing.F) {
 }
 
 // Update on PostgreSQL runs a transaction again after a serialization
-// failure or deadlock (PostgreSQL rolled it back), at most pgMaxAttempts
-// times; any other error, or success, ends it at once.
+// failure or deadlock (PostgreSQL rolled it back), until the busy timeout
+// has passed; any other error, or success, ends it at once.
 func TestPGRetry(t *testing.T) {
 	serial := &pgconn.PgError{Code: "40001", Message: "could not serialize access"}
 	for _, tc := range []struct {
 		name     string
 		fails    int   // attempts that fail before one succeeds
 		err      error // what a failing attempt returns
-		runs     int
+		runs     int   // -1: more than one, until the busy timeout
 		wantFail bool
 	}{
 		{"success", 0, serial, 1, false},
@@ -252,12 +252,16 @@ func TestPGRetry(t *testing.T) {
 		{"a failure fn carried on from", 1, &pgconn.PgError{Code: "25P02"}, 2, false},
 		{"a commit turned rollback", 1, fmt.Errorf("commit: %w", pgx.ErrTxCommitRollback), 2, false},
 		{"wrapped by a caller with %v", 1, fmt.Errorf("task t1: %v", serial), 2, false},
-		{"always failing", 1000, serial, pgMaxAttempts, true},
+		{"always failing", 1 << 30, serial, -1, true},
 		{"another error", 1000, &pgconn.PgError{Code: "23505"}, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := &pgState{busyMs: 60_000}
+			if tc.runs < 0 {
+				p.busyMs = 300
+			}
 			runs := 0
+			start := time.Now()
 			err := p.retry(context.Background(), func() error {
 				runs++
 				if runs <= tc.fails {
@@ -265,7 +269,10 @@ func TestPGRetry(t *testing.T) {
 				}
 				return nil
 			})
-			if runs != tc.runs || (err != nil) != tc.wantFail {
+			if tc.runs < 0 && time.Since(start) < 300*time.Millisecond {
+				t.Errorf("gave up after %v, before the 300 ms busy timeout", time.Since(start))
+			}
+			if (tc.runs >= 0 && runs != tc.runs) || (tc.runs < 0 && runs < 2) || (err != nil) != tc.wantFail {
 				t.Errorf("ran %d times, err %v; want %d runs, failure %v", runs, err, tc.runs, tc.wantFail)
 			}
 		})
