@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,13 +14,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clawpit/clawpit/adapters/hookkit"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/termtext"
 )
 
 // Marker ends every hook command clawpit installs, so uninstall and status
-// find exactly clawpit's entries and nothing else.
-const Marker = "--installed-by clawpit"
+// find exactly clawpit's entries and nothing else (hookkit.Marker, one for
+// every agent).
+const Marker = hookkit.Marker
 
 // DefaultGate is the PreToolUse matcher: the tools that change things.
 const DefaultGate = "Bash|Write|Edit|MultiEdit|NotebookEdit|WebFetch|mcp__.*"
@@ -162,22 +163,9 @@ func hookCommand(o InstallOptions, gated bool, gateOn string) string {
 }
 
 // RegistryLocation reports whether db can stand in a hook command as the
-// registry in force: an absolute SQLite path, or a PostgreSQL URL
-// (postgres:// or postgresql://, store.IsPostgresURL's rule) that carries no
-// password. A hook command is stored in a settings file that `hooks status`
-// prints and users share, so the password stays out of it (the hook finds
-// it as libpq does: PGPASSWORD, PGPASSFILE or ~/.pgpass).
-func RegistryLocation(db string) bool {
-	if !strings.HasPrefix(db, "postgres://") && !strings.HasPrefix(db, "postgresql://") {
-		return filepath.IsAbs(db)
-	}
-	u, err := url.Parse(db)
-	if err != nil {
-		return false
-	}
-	_, hasPassword := u.User.Password()
-	return !hasPassword
-}
+// registry in force: hookkit.RegistryLocation (an absolute SQLite path, or
+// a postgres:// URL without a password).
+func RegistryLocation(db string) bool { return hookkit.RegistryLocation(db) }
 
 // IsClawpitCommand reports whether a hook command is one clawpit installed.
 func IsClawpitCommand(cmd string) bool {

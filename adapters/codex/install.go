@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,8 +17,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/clawpit/clawpit/adapters/claude"
+	"github.com/clawpit/clawpit/adapters/hookkit"
 	"github.com/clawpit/clawpit/core"
-	"github.com/clawpit/clawpit/termtext"
 )
 
 // DefaultGate is the PreToolUse matcher for Codex: its shell (reported as
@@ -53,18 +54,23 @@ type InstallOptions struct {
 func HooksPath(dir string) string  { return filepath.Join(dir, "hooks.json") }
 func ConfigPath(dir string) string { return filepath.Join(dir, "config.toml") }
 
-// HookCommand is the command line of one clawpit hook for Codex: like
-// Claude Code's (claude.HookCommand) with --agent codex.
+// target is o as hookkit's Target: the hook command's parts and the gate.
+func (o InstallOptions) target() hookkit.Target {
+	t := hookkit.Target{Agent: "codex", Binary: o.Binary, DB: o.DB, ApprovalTimeout: o.ApprovalTimeout, Gate: o.Gate}
+	if o.RunInactivity != claude.DefaultRunInactivity {
+		t.RunInactivity = o.RunInactivity
+	}
+	return t
+}
+
+// HookCommand is the command line of one clawpit hook for Codex
+// (hookkit.Target.Command): like Claude Code's (claude.HookCommand) with
+// --agent codex, and --gated for the gated hook.
 func HookCommand(o InstallOptions, gated bool) string {
-	cmd := "exec " + claude.ShellQuote(o.Binary) + " --db " + claude.ShellQuote(o.DB) +
-		" hook --agent codex --approval-timeout " + termtext.FlagDuration(o.ApprovalTimeout)
-	if o.RunInactivity > 0 && o.RunInactivity != claude.DefaultRunInactivity {
-		cmd += " --inactivity " + termtext.FlagDuration(o.RunInactivity)
-	}
 	if gated {
-		cmd += " --gated"
+		return o.target().Command("--gated")
 	}
-	return cmd + " " + claude.Marker
+	return o.target().Command()
 }
 
 // Install merges clawpit's hooks into $CODEX_HOME/hooks.json (Claude Code's
@@ -73,22 +79,18 @@ func HookCommand(o InstallOptions, gated bool) string {
 // in $CODEX_HOME/config.toml (Trust). Both files are written atomically
 // with a backup; installing twice changes nothing. The error of a trust
 // that could not be written names the one step that trusts the hooks.
+// Errors wrap core.ErrInvalid for a bad gate, relative paths or an
+// approval timeout out of range (claude.CheckApprovalTimeout); nothing is
+// written then.
 func Install(o InstallOptions) (claude.Change, error) {
 	if o.ApprovalTimeout == 0 {
 		o.ApprovalTimeout = claude.DefaultApprovalTimeout
 	}
-	if err := claude.CheckApprovalTimeout("approval timeout", o.ApprovalTimeout); err != nil {
+	t := o.target()
+	if err := cmp.Or(claude.CheckApprovalTimeout("approval timeout", o.ApprovalTimeout), t.Check(DefaultGate, "Codex home", o.Dir)); err != nil {
 		return claude.Change{}, err
 	}
-	if o.Gate == "" {
-		o.Gate = DefaultGate
-	}
-	if _, err := regexp.Compile(o.Gate); err != nil {
-		return claude.Change{}, core.Invalidf("gate %q is not a valid regular expression: %v", o.Gate, err)
-	}
-	if !filepath.IsAbs(o.Binary) || !claude.RegistryLocation(o.DB) || !filepath.IsAbs(o.Dir) {
-		return claude.Change{}, core.Invalidf("clawpit binary %q, registry %q (absolute, or a postgres:// URL without a password) and Codex home %q must be absolute paths", o.Binary, o.DB, o.Dir)
-	}
+	o.Gate = t.Gate
 	// Parse config.toml before anything is written: a file Codex could
 	// not read either is refused.
 	if _, err := readConfig(ConfigPath(o.Dir)); err != nil {

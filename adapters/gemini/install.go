@@ -1,14 +1,12 @@
 package gemini
 
 import (
+	"cmp"
 	"encoding/json"
-	"path/filepath"
-	"regexp"
 	"time"
 
 	"github.com/clawpit/clawpit/adapters/claude"
-	"github.com/clawpit/clawpit/core"
-	"github.com/clawpit/clawpit/termtext"
+	"github.com/clawpit/clawpit/adapters/hookkit"
 )
 
 // InstallOptions is the input of Install.
@@ -20,35 +18,30 @@ type InstallOptions struct {
 	Gate            string        // BeforeTool matcher, default DefaultGate
 }
 
-// HookCommand is one clawpit hook's command line for Gemini CLI.
+// HookCommand is one clawpit hook's command line for Gemini CLI
+// (hookkit.Target.Command with --agent gemini, and --gated for BeforeTool).
 func HookCommand(o InstallOptions, gated bool) string {
-	cmd := "exec " + claude.ShellQuote(o.Binary) + " --db " + claude.ShellQuote(o.DB) +
-		" hook --agent gemini --approval-timeout " + termtext.FlagDuration(o.ApprovalTimeout)
+	t := hookkit.Target{Agent: "gemini", Binary: o.Binary, DB: o.DB, ApprovalTimeout: o.ApprovalTimeout}
 	if gated {
-		cmd += " --gated"
+		return t.Command("--gated")
 	}
-	return cmd + " " + claude.Marker
+	return t.Command()
 }
 
 // Install merges clawpit's hooks into Gemini CLI's settings.json (Claude
 // Code's hook shape, timeouts in milliseconds; BeforeTool's is the approval
 // timeout + 30 s), every other key kept; atomic, with a backup, idempotent.
+// Errors wrap core.ErrInvalid for a bad gate, relative paths or an approval
+// timeout out of range; nothing is written then.
 func Install(o InstallOptions) (claude.Change, error) {
 	if o.ApprovalTimeout == 0 {
 		o.ApprovalTimeout = claude.DefaultApprovalTimeout
 	}
-	if err := claude.CheckApprovalTimeout("approval timeout", o.ApprovalTimeout); err != nil {
+	t := hookkit.Target{Binary: o.Binary, DB: o.DB, Gate: o.Gate}
+	if err := cmp.Or(claude.CheckApprovalTimeout("approval timeout", o.ApprovalTimeout), t.Check(DefaultGate, "settings", o.Settings)); err != nil {
 		return claude.Change{}, err
 	}
-	if o.Gate == "" {
-		o.Gate = DefaultGate
-	}
-	if _, err := regexp.Compile(o.Gate); err != nil {
-		return claude.Change{}, core.Invalidf("gate %q is not a valid regular expression: %v", o.Gate, err)
-	}
-	if !filepath.IsAbs(o.Binary) || !claude.RegistryLocation(o.DB) || !filepath.IsAbs(o.Settings) {
-		return claude.Change{}, core.Invalidf("clawpit binary %q, registry %q (absolute, or a postgres:// URL without a password) and settings %q must be absolute paths", o.Binary, o.DB, o.Settings)
-	}
+	o.Gate = t.Gate
 	groups := map[string]json.RawMessage{}
 	for _, ev := range Events {
 		matcher, timeout := "", HookTimeoutMs
