@@ -162,11 +162,35 @@ type handlerRef struct {
 // handlersAt lists the handlers of a Codex hooks.json that are not
 // clawpit's, in file order per event.
 func handlersAt(path string) ([]handlerRef, error) {
+	var out []handlerRef
+	err := eachHandler(path, func(key, ev string, matcher json.RawMessage, raw json.RawMessage) {
+		var h struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(raw, &h) == nil && claude.IsClawpitCommand(h.Command) {
+			return
+		}
+		var what bytes.Buffer // compact: the rewrite re-indents the file
+		_ = json.Compact(&what, matcher)
+		what.WriteByte(0)
+		_ = json.Compact(&what, raw)
+		out = append(out, handlerRef{key: key, event: ev, what: what.String()})
+	})
+	return out, err
+}
+
+// eachHandler calls fn for each handler of a Codex hooks.json (none when
+// the file does not exist), in file order per event of AllEvents, with its
+// trust key (<file>:<event snake_case>:<group>:<handler>), its group's
+// matcher (nil when the group has none) and the handler as written. A
+// matcher that is neither absent, null nor a string is refused with the
+// file (core.ErrInvalid), fn not called.
+func eachHandler(path string, fn func(key, event string, matcher, handler json.RawMessage)) error {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil
 	} else if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return fmt.Errorf("read %s: %w", path, err)
 	}
 	var file struct {
 		Hooks map[string][]struct {
@@ -175,27 +199,24 @@ func handlersAt(path string) ([]handlerRef, error) {
 		} `json:"hooks"`
 	}
 	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, core.Invalidf("Codex hooks file %s: %v", path, err)
+		return core.Invalidf("Codex hooks file %s: %v", path, err)
 	}
-	var out []handlerRef
-	for _, ev := range AllEvents {
-		for gi, g := range file.Hooks[ev] {
-			for hi, raw := range g.Hooks {
-				var h struct {
-					Command string `json:"command"`
-				}
-				if json.Unmarshal(raw, &h) == nil && claude.IsClawpitCommand(h.Command) {
-					continue
-				}
-				var what bytes.Buffer // compact: the rewrite re-indents the file
-				_ = json.Compact(&what, g.Matcher)
-				what.WriteByte(0)
-				_ = json.Compact(&what, raw)
-				out = append(out, handlerRef{key: fmt.Sprintf("%s:%s:%d:%d", path, snake(ev), gi, hi), event: ev, what: what.String()})
+	for ev, groups := range file.Hooks {
+		for gi, g := range groups {
+			var m *string
+			if len(g.Matcher) > 0 && json.Unmarshal(g.Matcher, &m) != nil {
+				return core.Invalidf("Codex hooks file %s: the matcher of %s group %d is not a string", path, ev, gi)
 			}
 		}
 	}
-	return out, nil
+	for _, ev := range AllEvents {
+		for gi, g := range file.Hooks[ev] {
+			for hi, raw := range g.Hooks {
+				fn(fmt.Sprintf("%s:%s:%d:%d", path, snake(ev), gi, hi), ev, g.Matcher, raw)
+			}
+		}
+	}
+	return nil
 }
 
 // moves pairs the other handlers before and after a rewrite (per event, in
@@ -260,50 +281,33 @@ func Status(dir string) ([]Hook, error) {
 // installedAt finds clawpit's hooks in a Codex hooks.json with their trust
 // keys and hashes (TrustHash).
 func installedAt(path string) ([]Hook, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	var file struct {
-		Hooks map[string][]struct {
-			Matcher *string           `json:"matcher"`
-			Hooks   []json.RawMessage `json:"hooks"`
-		} `json:"hooks"`
-	}
-	if err := json.Unmarshal(data, &file); err != nil {
-		return nil, core.Invalidf("Codex hooks file %s: %v", path, err)
-	}
 	var out []Hook
-	for _, ev := range AllEvents {
-		for gi, g := range file.Hooks[ev] {
-			for hi, raw := range g.Hooks {
-				var h struct {
-					Type    string `json:"type"`
-					Command string `json:"command"`
-					Timeout *int   `json:"timeout"`
-				}
-				if json.Unmarshal(raw, &h) != nil || h.Type != "command" || !claude.IsClawpitCommand(h.Command) {
-					continue
-				}
-				timeout := defaultTimeout(ev)
-				if h.Timeout != nil {
-					timeout = *h.Timeout
-				}
-				matcher := ""
-				if g.Matcher != nil {
-					matcher = *g.Matcher
-				}
-				out = append(out, Hook{
-					Installed: claude.Installed{Event: ev, Matcher: matcher, Command: h.Command, Timeout: timeout},
-					Key:       fmt.Sprintf("%s:%s:%d:%d", path, snake(ev), gi, hi),
-					Hash:      TrustHash(ev, g.Matcher, h.Command, timeout),
-				})
-			}
+	err := eachHandler(path, func(key, ev string, rawMatcher, raw json.RawMessage) {
+		var h struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Timeout *int   `json:"timeout"`
 		}
-	}
-	return out, nil
+		if json.Unmarshal(raw, &h) != nil || h.Type != "command" || !claude.IsClawpitCommand(h.Command) {
+			return
+		}
+		var matcher *string // checked by eachHandler: absent, null or a string
+		_ = json.Unmarshal(rawMatcher, &matcher)
+		timeout := defaultTimeout(ev)
+		if h.Timeout != nil {
+			timeout = *h.Timeout
+		}
+		m := ""
+		if matcher != nil {
+			m = *matcher
+		}
+		out = append(out, Hook{
+			Installed: claude.Installed{Event: ev, Matcher: m, Command: h.Command, Timeout: timeout},
+			Key:       key,
+			Hash:      TrustHash(ev, matcher, h.Command, timeout),
+		})
+	})
+	return out, err
 }
 
 // defaultTimeout is the timeout (seconds) Codex 0.169.0 gives a handler

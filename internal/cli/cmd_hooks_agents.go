@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,16 +144,24 @@ func (a *app) hooksInstallAgent(cmd *cobra.Command, agent, configDir string) err
 	if err != nil {
 		return err
 	}
+	return a.reportChange(ch, "clawpit hooks already installed and trusted in "+codex.HooksPath(dir),
+		fmt.Sprintf("Installed clawpit hooks in %s, trusted in %s (registry %s; tool calls matching %q wait up to %s for a decision).",
+			codex.HooksPath(dir), codex.ConfigPath(dir), db, gate, claude.FormatDuration(timeout)),
+		"New Codex sessions report to clawpit; approve or deny their tool calls in the console's Approvals pane.")
+}
+
+// reportChange prints what an install or uninstall did: ch as JSON, or
+// unchanged when nothing was written, else the lines of changed.
+func (a *app) reportChange(ch claude.Change, unchanged string, changed ...string) error {
 	if a.jsonOut {
 		return a.printJSON(ch)
 	}
 	if !ch.Changed {
-		fmt.Fprintf(a.stdout, "clawpit hooks already installed and trusted in %s\n", codex.HooksPath(dir))
-		return nil
+		changed = []string{unchanged}
 	}
-	fmt.Fprintf(a.stdout, "Installed clawpit hooks in %s, trusted in %s (registry %s; tool calls matching %q wait up to %s for a decision).\n",
-		codex.HooksPath(dir), codex.ConfigPath(dir), db, gate, claude.FormatDuration(timeout))
-	fmt.Fprintln(a.stdout, "New Codex sessions report to clawpit; approve or deny their tool calls in the console's Approvals pane.")
+	for _, l := range changed {
+		fmt.Fprintln(a.stdout, l)
+	}
 	return nil
 }
 
@@ -169,15 +178,8 @@ func (a *app) hooksUninstallAgent(cmd *cobra.Command, agent, configDir string) e
 	if err != nil {
 		return err
 	}
-	if a.jsonOut {
-		return a.printJSON(ch)
-	}
-	if !ch.Changed {
-		fmt.Fprintf(a.stdout, "no clawpit hooks in %s\n", codex.HooksPath(dir))
-		return nil
-	}
-	fmt.Fprintf(a.stdout, "Removed clawpit hooks and their trust from %s and %s.\n", codex.HooksPath(dir), codex.ConfigPath(dir))
-	return nil
+	return a.reportChange(ch, "no clawpit hooks in "+codex.HooksPath(dir),
+		fmt.Sprintf("Removed clawpit hooks and their trust from %s and %s.", codex.HooksPath(dir), codex.ConfigPath(dir)))
 }
 
 // hooksStatusAgent is `hooks status --agent codex`: the hooks with their
@@ -196,17 +198,7 @@ func (a *app) hooksStatusAgent(cmd *cobra.Command, agent, configDir string) erro
 		hs[i].Command = redactURLs(hs[i].Command)
 	}
 	if a.jsonOut {
-		if hs == nil {
-			hs = []codex.Hook{}
-		}
-		if perr := a.printJSON(struct {
-			Path  string       `json:"path"`
-			Hooks []codex.Hook `json:"hooks"`
-			Error string       `json:"error,omitempty"`
-		}{codex.HooksPath(dir), hs, errText(err)}); perr != nil {
-			return perr
-		}
-		return statusExit(err)
+		return printStatusJSON(a, codex.HooksPath(dir), hs, err)
 	}
 	if len(hs) == 0 && err == nil {
 		fmt.Fprintf(a.stdout, "%s: not installed\n", codex.HooksPath(dir))
@@ -221,7 +213,7 @@ func (a *app) hooksStatusAgent(cmd *cobra.Command, agent, configDir string) erro
 		if !h.Trusted {
 			trust = "NOT TRUSTED (skipped by Codex)"
 		}
-		fmt.Fprintf(a.stdout, "  %-13s%s timeout %ds, %s: %s\n", h.Event, m, h.Timeout, trust, redactURLs(h.Command))
+		fmt.Fprintf(a.stdout, "  %-13s%s timeout %ds, %s: %s\n", h.Event, m, h.Timeout, trust, h.Command)
 	}
 	if err != nil {
 		return &exitError{code: exitCode(err), msg: err.Error()}
@@ -229,67 +221,123 @@ func (a *app) hooksStatusAgent(cmd *cobra.Command, agent, configDir string) erro
 	return nil
 }
 
-func errText(err error) string {
-	if err == nil {
-		return ""
+// printStatusJSON is `hooks status --json` of an agent's file: {"path",
+// "hooks" ([] when none), "error" (when the file or its trust could not be
+// read)}, then statusExit(err).
+func printStatusJSON[H any](a *app, path string, hs []H, err error) error {
+	if hs == nil {
+		hs = []H{}
 	}
-	return err.Error()
+	var msg string
+	if err != nil {
+		msg = err.Error()
+	}
+	if perr := a.printJSON(struct {
+		Path  string `json:"path"`
+		Hooks []H    `json:"hooks"`
+		Error string `json:"error,omitempty"`
+	}{path, hs, msg}); perr != nil {
+		return perr
+	}
+	return statusExit(err)
 }
 
-// hookAgent is `hook --agent codex`: Codex's payloads, Codex's answers.
+// agentHook is what `clawpit hook --agent X` needs of the adapter of an
+// agent other than Claude Code: how it reads a payload (any event, or the
+// gated hook's only), how it answers a decision, and the registry mapping's
+// settings. Both readers return the payload mapped onto Claude Code's
+// events (claude.Handler); an empty event is one clawpit does not record.
+type agentHook struct {
+	gatedEvent string // the agent's name of the gated event, for messages: "PreToolUse", "BeforeTool"
+	read       func(context.Context, io.Reader) (*claude.Payload, error)
+	readGated  func(context.Context, io.Reader) (*claude.Payload, error)
+	answer     func(claude.Decision) []byte
+	// inactivity: the agent has sub-agents with ids of their own, so
+	// --inactivity applies (and is checked).
+	inactivity bool
+	// prepare, when set, adjusts a gated payload before it is decided.
+	prepare func(*claude.Payload)
+	cfg     claude.Config
+}
+
+// agentHooks are the hook adapters of the agents other than Claude Code.
+func agentHooks(agent string) agentHook {
+	if agent == agentGemini {
+		return agentHook{gatedEvent: gemini.EventBeforeTool, readGated: gemini.ReadGated, answer: gemini.Answer,
+			read: func(ctx context.Context, r io.Reader) (*claude.Payload, error) {
+				p, _, err := gemini.ReadPayload(ctx, r)
+				return p, err
+			},
+			cfg: claude.Config{TaskKind: gemini.TaskKind, NestRunPrefix: gemini.RunPrefix, Agent: agentGemini}}
+	}
+	return agentHook{gatedEvent: codex.EventPreToolUse, read: codex.ReadPayload, readGated: codex.ReadGated, answer: codex.Answer,
+		inactivity: true, prepare: func(p *claude.Payload) {
+			if codex.InteractiveShell(p) {
+				p.Note = codex.InteractiveWarning
+			}
+		},
+		cfg: claude.Config{TaskKind: codex.TaskKind, Agent: agentCodex}}
+}
+
+// hookAgent is `hook --agent codex|gemini`: the agent's payloads, the
+// agent's answers (runAgentHook).
 func (a *app) hookAgent(cmd *cobra.Command, agent, _ string) error {
 	f := cmd.Flags()
 	timeout, _ := f.GetDuration("approval-timeout")
 	inactivity, _ := f.GetDuration("inactivity")
 	gated, _ := f.GetBool("gated")
-	if agent == agentGemini {
-		return a.hookGemini(cmd.Context(), timeout, gated)
+	h := agentHooks(agent)
+	h.cfg.ApprovalTimeout = timeout
+	err := claude.CheckApprovalTimeout("--approval-timeout", timeout)
+	if h.inactivity {
+		h.cfg.RunInactivity = inactivity
+		err = errors.Join(err, claude.CheckRunInactivity("--inactivity", inactivity))
 	}
-	cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity, TaskKind: codex.TaskKind, Agent: agentCodex}
-	if err := errors.Join(claude.CheckApprovalTimeout("--approval-timeout", timeout), claude.CheckRunInactivity("--inactivity", inactivity)); err != nil {
+	if err != nil {
 		if gated {
-			a.stdout.Write(codex.Answer(claude.DenyError(err)))
+			a.stdout.Write(h.answer(claude.DenyError(err)))
 			return &exitError{code: exitOK, msg: "hook: " + err.Error()}
 		}
 		return &exitError{code: exitFailed, msg: "hook: " + err.Error()}
 	}
-	return a.runCodexHook(cmd.Context(), cfg, gated)
+	return a.runAgentHook(cmd.Context(), agent, h, gated)
 }
 
-// runCodexHook reads a Codex payload (within claude.PayloadReadTimeout) and
-// answers (Codex hooks): a PreToolUse is held until the operator decides
-// and answered deny or nothing (codex.Answer), deny on any failure, before
-// Codex's own timeout; other events are recorded like Claude Code's
-// (runEvent: spool, no output).
-func (a *app) runCodexHook(ctx context.Context, cfg claude.Config, gated bool) error {
+// runAgentHook reads one payload (within claude.PayloadReadTimeout) and
+// answers in the agent's contract: the gated event is held until the
+// operator decides and answered deny or nothing (h.answer), deny on any
+// failure, before the agent's own timeout; other events are recorded like
+// Claude Code's (runEvent: spool, no output), those clawpit does not record
+// read and ignored.
+func (a *app) runAgentHook(ctx context.Context, agent string, h agentHook, gated bool) error {
 	start := time.Now()
 	rctx, cancel := context.WithTimeoutCause(ctx, claude.PayloadReadTimeout,
 		fmt.Errorf("stdin still open after %s", claude.FormatDuration(claude.PayloadReadTimeout)))
 	defer cancel()
-	var p *claude.Payload
-	var err error
+	read := h.read
 	if gated {
-		p, err = codex.ReadGated(rctx, a.stdin)
-	} else {
-		p, err = codex.ReadPayload(rctx, a.stdin)
+		read = h.readGated
 	}
+	p, err := read(rctx, a.stdin)
 	switch {
 	case err != nil && gated:
-		a.stdout.Write(codex.Answer(claude.DenyError(err)))
-		fmt.Fprintln(a.stderr, "clawpit: hook codex PreToolUse: "+err.Error())
+		a.stdout.Write(h.answer(claude.DenyError(err)))
+		fmt.Fprintf(a.stderr, "clawpit: hook %s %s: %s\n", agent, h.gatedEvent, err)
 		return nil
 	case errors.Is(err, claude.ErrPayloadTimeout):
 		fmt.Fprintln(a.stderr, "clawpit: hook: "+err.Error())
 		return nil
 	case err != nil:
 		return &exitError{code: exitFailed, msg: "hook: " + err.Error()}
-	case p.HookEventName == codex.EventPreToolUse:
-		if codex.InteractiveShell(p) {
-			p.Note = codex.InteractiveWarning
+	case p.HookEventName == claude.EventPreToolUse:
+		if h.prepare != nil {
+			h.prepare(p)
 		}
-		return a.runGatedAs(ctx, start, cfg, p, codex.Answer)
+		return a.runGatedAs(ctx, start, h.cfg, p, h.answer)
+	case p.HookEventName == "":
+		return nil // an event clawpit does not record
 	}
-	return a.runEvent(ctx, start, cfg, p)
+	return a.runEvent(ctx, start, h.cfg, p)
 }
 
 // runGatedAs answers one gated hook call in an agent's contract: encode
