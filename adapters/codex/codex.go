@@ -71,6 +71,49 @@ func ReadGated(ctx context.Context, r io.Reader) (*claude.Payload, error) {
 	return p, nil
 }
 
+// ReadAsk reads the gated hook's payload under --gate-on ask: a
+// PermissionRequest (what Codex would ask its user about) or a PreToolUse
+// (decided only by the interactive-shell rule, InteractiveShell); else an
+// error (wrapping core.ErrInvalid) the hook answers with a deny.
+func ReadAsk(ctx context.Context, r io.Reader) (*claude.Payload, error) {
+	p, err := ReadPayload(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	if p.HookEventName != EventPreToolUse && p.HookEventName != EventPermissionRequest {
+		return nil, core.Invalidf("the gated Codex hook under --gate-on ask decides only PermissionRequest and PreToolUse, got %q",
+			hookkit.Clip(p.HookEventName, 64))
+	}
+	return p, nil
+}
+
+// AnswerPermission is what the PermissionRequest hook prints for d (Codex
+// hooks: PermissionRequest; agents/NOTES.md): {"hookSpecificOutput":
+// {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}
+// or, for anything but an allow, {"behavior": "deny", "message": R}, and a
+// newline. Codex 0.169.0 runs the call on allow and gives the model
+// `exec_command failed: … Rejected("R")` on deny; silence would hand the
+// request to Codex's own reviewer (--approve-for-me), so there is always an
+// answer. Codex offers no permission updates, so none are sent.
+func AnswerPermission(d claude.Decision) []byte {
+	type decision struct {
+		Behavior string `json:"behavior"`
+		Message  string `json:"message,omitempty"`
+	}
+	type specific struct {
+		HookEventName string   `json:"hookEventName"`
+		Decision      decision `json:"decision"`
+	}
+	dec := decision{Behavior: claude.Allow}
+	if d.Permission != claude.Allow {
+		dec = decision{Behavior: claude.Deny, Message: d.Reason}
+	}
+	b, _ := json.Marshal(struct {
+		HookSpecificOutput specific `json:"hookSpecificOutput"`
+	}{specific{EventPermissionRequest, dec}})
+	return append(b, '\n')
+}
+
 // Answer is what the gated hook prints for d (Codex hooks: PreToolUse):
 // for a deny {"hookSpecificOutput": {"hookEventName": "PreToolUse",
 // "permissionDecision": "deny", "permissionDecisionReason": R}} and a

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -46,8 +47,15 @@ type InstallOptions struct {
 	Binary          string        // absolute path of the clawpit binary
 	DB              string        // the registry: absolute path or password-less postgres:// URL (claude.RegistryLocation)
 	ApprovalTimeout time.Duration // default claude.DefaultApprovalTimeout
-	Gate            string        // PreToolUse matcher, default DefaultGate
+	Gate            string        // the gated event's matcher, default DefaultGate
 	RunInactivity   time.Duration // 0: claude.DefaultRunInactivity
+	// GateOn is what waits for an operator: claude.GateOnTool (default)
+	// every PreToolUse matching Gate; claude.GateOnAsk only a
+	// PermissionRequest matching Gate, which Codex fires when its own
+	// approval policy would ask its user (interactive `codex`, or `codex
+	// exec --approve-for-me`; agents/NOTES.md), and PreToolUse decides
+	// only the interactive-shell rule (InteractiveShell).
+	GateOn string
 }
 
 // HooksPath and ConfigPath are Codex's files in dir ($CODEX_HOME).
@@ -65,12 +73,17 @@ func (o InstallOptions) target() hookkit.Target {
 
 // HookCommand is the command line of one clawpit hook for Codex
 // (hookkit.Target.Command): like Claude Code's (claude.HookCommand) with
-// --agent codex, and --gated for the gated hook.
+// --agent codex, --gated for a gated hook, and --gate-on ask for every hook
+// of ask mode (the gated ones read PermissionRequest as well).
 func HookCommand(o InstallOptions, gated bool) string {
+	var flags []string
 	if gated {
-		return o.target().Command("--gated")
+		flags = append(flags, "--gated")
 	}
-	return o.target().Command()
+	if o.GateOn == claude.GateOnAsk {
+		flags = append(flags, "--gate-on "+claude.GateOnAsk)
+	}
+	return o.target().Command(flags...)
 }
 
 // Install merges clawpit's hooks into $CODEX_HOME/hooks.json (Claude Code's
@@ -91,6 +104,9 @@ func Install(o InstallOptions) (claude.Change, error) {
 		return claude.Change{}, err
 	}
 	o.Gate = t.Gate
+	if o.GateOn != "" && o.GateOn != claude.GateOnTool && o.GateOn != claude.GateOnAsk {
+		return claude.Change{}, core.Invalidf("gate-on %q: want %q or %q", o.GateOn, claude.GateOnTool, claude.GateOnAsk)
+	}
 	// Parse config.toml before anything is written: a file Codex could
 	// not read either is refused.
 	if _, err := readConfig(ConfigPath(o.Dir)); err != nil {
@@ -112,7 +128,14 @@ func Install(o InstallOptions) (claude.Change, error) {
 		}
 		groups[ev] = claude.Group(matcher, HookCommand(o, ev == EventPreToolUse), timeout)
 	}
-	ch, err := claude.RewriteHooks(hooks, Events, groups)
+	if o.GateOn == claude.GateOnAsk {
+		// PreToolUse stays gated with the same timeout: it holds an
+		// interactive shell for an operator in this mode too.
+		groups[EventPermissionRequest] = claude.Group(o.Gate, HookCommand(o, true), claude.GateTimeoutSeconds(o.ApprovalTimeout))
+	}
+	// PermissionRequest is always listed, so that installing in tool mode
+	// removes an ask mode's hook.
+	ch, err := claude.RewriteHooks(hooks, append(slices.Clone(Events), EventPermissionRequest), groups)
 	if err != nil {
 		return ch, err
 	}

@@ -65,17 +65,31 @@ func bareInteractive(command string) bool {
 	return true
 }
 
-// rolloutTTY reports whether the rollout at path (Codex's session .jsonl)
-// holds the function call callID with "tty": true in its arguments. A
-// rollout that cannot be read says nothing (false): the command rule still
-// holds.
-func rolloutTTY(path, callID string) bool {
-	if path == "" || callID == "" || !filepath.IsAbs(path) {
-		return false
+// rolloutCall is one function call of a Codex rollout (the session's
+// .jsonl at transcript_path): a line {"type": "response_item", "payload":
+// {"type": "function_call", "call_id", "arguments": "<JSON>",
+// "internal_chat_message_metadata_passthrough": {"turn_id"}}}, and whether
+// a function_call_output for it follows.
+type rolloutCall struct {
+	callID, turnID string
+	args           struct {
+		Cmd string `json:"cmd"`
+		TTY bool   `json:"tty"`
+	}
+	answered bool
+}
+
+// rolloutCalls reads the function calls of the rollout at path, in order
+// (only its last maxRolloutBytes: the calls a hook asks about were written
+// last). A rollout that cannot be read has none: the rules that use it
+// hold without it.
+func rolloutCalls(path string) []rolloutCall {
+	if path == "" || !filepath.IsAbs(path) {
+		return nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return false
+		return nil
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.Size() > maxRolloutBytes {
@@ -83,28 +97,73 @@ func rolloutTTY(path, callID string) bool {
 	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), maxRolloutBytes)
-	id := []byte(callID)
+	var calls []rolloutCall
+	at := map[string]int{} // call_id → index in calls
 	for sc.Scan() {
 		line := sc.Bytes()
-		if !bytes.Contains(line, id) {
+		if !bytes.Contains(line, []byte(`"function_call`)) {
 			continue
 		}
 		var rec struct {
+			Type    string `json:"type"`
 			Payload struct {
 				Type      string `json:"type"`
 				CallID    string `json:"call_id"`
 				Arguments string `json:"arguments"`
+				Meta      struct {
+					TurnID string `json:"turn_id"`
+				} `json:"internal_chat_message_metadata_passthrough"`
 			} `json:"payload"`
 		}
-		if json.Unmarshal(line, &rec) != nil || rec.Payload.CallID != callID || rec.Payload.Arguments == "" {
+		if json.Unmarshal(line, &rec) != nil || rec.Type != "response_item" || rec.Payload.CallID == "" {
 			continue
 		}
-		var args struct {
-			TTY bool `json:"tty"`
+		switch rec.Payload.Type {
+		case "function_call":
+			c := rolloutCall{callID: rec.Payload.CallID, turnID: rec.Payload.Meta.TurnID}
+			_ = json.Unmarshal([]byte(rec.Payload.Arguments), &c.args)
+			at[c.callID] = len(calls)
+			calls = append(calls, c)
+		case "function_call_output":
+			if i, ok := at[rec.Payload.CallID]; ok {
+				calls[i].answered = true
+			}
 		}
-		if json.Unmarshal([]byte(rec.Payload.Arguments), &args) == nil && args.TTY {
+	}
+	return calls
+}
+
+// rolloutTTY reports whether the rollout at path holds the function call
+// callID with "tty": true in its arguments.
+func rolloutTTY(path, callID string) bool {
+	if callID == "" {
+		return false
+	}
+	for _, c := range rolloutCalls(path) {
+		if c.callID == callID && c.args.TTY {
 			return true
 		}
 	}
 	return false
+}
+
+// PairCall finds the call a PermissionRequest p asks about, which Codex
+// names by no id (Codex hooks: PermissionRequest): in p's rollout, the last
+// function call of p's turn_id whose "cmd" is p's command and that has no
+// output yet. It returns its call_id (the tool_use_id its PreToolUse
+// carried) and whether it opens a tty, or "" when no call matches (the
+// approval is then asked without an id).
+func PairCall(p *claude.Payload) (callID string, tty bool) {
+	command, _ := p.ToolCall()
+	if command == "" {
+		return "", false
+	}
+	calls := rolloutCalls(p.TranscriptPath)
+	for i := len(calls) - 1; i >= 0; i-- {
+		c := calls[i]
+		if !c.answered && c.args.Cmd == command && (p.TurnID == "" || c.turnID == "" || c.turnID == p.TurnID) {
+			return c.callID, c.args.TTY
+		}
+	}
+	return "", false
 }

@@ -44,15 +44,15 @@ func (a *app) withAgent(c *cobra.Command, other agentRunE) *cobra.Command {
 	c.Flags().StringVar(&configDir, "config-dir", "", "the agent's configuration directory (codex: default $CODEX_HOME, else ~/.codex; gemini: default ~/.gemini)")
 	var gateOn string
 	if c.Name() == "install" || c.Name() == "hook" {
-		c.Flags().StringVar(&gateOn, "gate-on", claude.GateOnTool, "what waits for an operator: every gated tool call (tool), or only what the agent would ask its user about (ask: Claude Code's PermissionRequest)")
+		c.Flags().StringVar(&gateOn, "gate-on", claude.GateOnTool, "what waits for an operator: every gated tool call (tool), or only what the agent would ask its user about (ask: its PermissionRequest; claude and codex)")
 	}
 	claudeRun := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if gateOn != claude.GateOnTool && gateOn != claude.GateOnAsk && gateOn != "" {
 			return usageError{fmt.Errorf("--gate-on %q: want tool or ask", gateOn)}
 		}
-		if gateOn == claude.GateOnAsk && agent != agentClaude {
-			return usageError{fmt.Errorf("--gate-on ask is for --agent claude: %s", noAskMode[agent])}
+		if gateOn == claude.GateOnAsk && agent == agentGemini {
+			return usageError{errors.New("--gate-on ask is for --agent claude or codex: Gemini CLI has no permission-request hook event; use --gate-on tool")}
 		}
 		switch agent {
 		case agentClaude:
@@ -69,12 +69,6 @@ func (a *app) withAgent(c *cobra.Command, other agentRunE) *cobra.Command {
 		return usageError{fmt.Errorf("--agent %q: want claude, codex or gemini", agent)}
 	}
 	return c
-}
-
-// noAskMode says why an agent has no --gate-on ask.
-var noAskMode = map[string]string{
-	agentCodex:  "Codex fires PermissionRequest only in interactive runs (codex exec always runs with approval policy \"never\"), so headless Codex has nothing to ask; use --gate-on tool",
-	agentGemini: "Gemini CLI has no permission-request hook event; use --gate-on tool",
 }
 
 // codexDir resolves Codex's home: --config-dir, the directory of
@@ -140,14 +134,20 @@ func (a *app) hooksInstallAgent(cmd *cobra.Command, agent, configDir string) err
 	if err != nil {
 		return err
 	}
-	ch, err := codex.Install(codex.InstallOptions{Dir: dir, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate, RunInactivity: inactivity})
+	gateOn, _ := f.GetString("gate-on")
+	ch, err := codex.Install(codex.InstallOptions{Dir: dir, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate, RunInactivity: inactivity, GateOn: gateOn})
 	if err != nil {
 		return err
 	}
+	what := "tool calls matching %q wait"
+	next := "New Codex sessions report to clawpit; approve or deny their tool calls in the console's Approvals pane."
+	if gateOn == claude.GateOnAsk {
+		what = "what Codex would ask you about (PermissionRequest) matching %q waits"
+		next = "Codex asks only when its approval policy says so: interactive `codex`, or `codex exec --approve-for-me`; a plain `codex exec` never asks, so nothing waits. An interactive shell still waits for an operator."
+	}
 	return a.reportChange(ch, "clawpit hooks already installed and trusted in "+codex.HooksPath(dir),
-		fmt.Sprintf("Installed clawpit hooks in %s, trusted in %s (registry %s; tool calls matching %q wait up to %s for a decision).",
-			codex.HooksPath(dir), codex.ConfigPath(dir), db, gate, claude.FormatDuration(timeout)),
-		"New Codex sessions report to clawpit; approve or deny their tool calls in the console's Approvals pane.")
+		fmt.Sprintf("Installed clawpit hooks in %s, trusted in %s (registry %s; "+what+" up to %s for a decision).",
+			codex.HooksPath(dir), codex.ConfigPath(dir), db, gate, claude.FormatDuration(timeout)), next)
 }
 
 // reportChange prints what an install or uninstall did: ch as JSON, or
@@ -255,13 +255,18 @@ type agentHook struct {
 	// inactivity: the agent has sub-agents with ids of their own, so
 	// --inactivity applies (and is checked).
 	inactivity bool
-	// prepare, when set, adjusts a gated payload before it is decided.
-	prepare func(*claude.Payload)
-	cfg     claude.Config
+	// decide, when set, is the rule for a tool call or permission request
+	// (p mapped onto claude.EventPreToolUse or as read): the encoder of the
+	// answer when it waits for an operator, p adjusted for the approval
+	// (Note, ToolUseID); nil when it passes at once with no answer.
+	// Unset: every PreToolUse waits, answered with answer.
+	decide func(p *claude.Payload) func(claude.Decision) []byte
+	cfg    claude.Config
 }
 
-// agentHooks are the hook adapters of the agents other than Claude Code.
-func agentHooks(agent string) agentHook {
+// agentHooks are the hook adapters of the agents other than Claude Code;
+// ask: --gate-on ask (Codex only).
+func agentHooks(agent string, ask bool) agentHook {
 	if agent == agentGemini {
 		return agentHook{gatedEvent: gemini.EventBeforeTool, readGated: gemini.ReadGated, answer: gemini.Answer,
 			read: func(ctx context.Context, r io.Reader) (*claude.Payload, error) {
@@ -270,13 +275,53 @@ func agentHooks(agent string) agentHook {
 			},
 			cfg: claude.Config{TaskKind: gemini.TaskKind, NestRunPrefix: gemini.RunPrefix, Agent: agentGemini}}
 	}
-	return agentHook{gatedEvent: codex.EventPreToolUse, read: codex.ReadPayload, readGated: codex.ReadGated, answer: codex.Answer,
-		inactivity: true, prepare: func(p *claude.Payload) {
-			if codex.InteractiveShell(p) {
-				p.Note = codex.InteractiveWarning
-			}
-		},
+	h := agentHook{gatedEvent: codex.EventPreToolUse, read: codex.ReadPayload, readGated: codex.ReadGated, answer: codex.Answer,
+		inactivity: true, decide: codexTool,
 		cfg: claude.Config{TaskKind: codex.TaskKind, Agent: agentCodex}}
+	if ask {
+		h.gatedEvent, h.readGated = codex.EventPermissionRequest+" or "+codex.EventPreToolUse, codex.ReadAsk
+		h.decide = codexAsk
+	}
+	return h
+}
+
+// codexAsk is the gated Codex hook's rule under --gate-on ask. A
+// PermissionRequest (Codex would ask its user) waits for an operator and
+// is answered in PermissionRequest's contract (codex.AnswerPermission),
+// paired with its call by the rollout (codex.PairCall: turn_id and
+// command) for the approval's tool-call id. A PreToolUse waits only when it
+// opens an interactive shell (codex.InteractiveShell), whose later input no
+// hook sees; any other passes at once with no answer and no registry
+// write, Codex's own rules deciding it.
+func codexAsk(p *claude.Payload) func(claude.Decision) []byte {
+	if p.HookEventName == codex.EventPermissionRequest {
+		id, tty := codex.PairCall(p)
+		if tty || codex.InteractiveShell(p) {
+			p.Note = codex.InteractiveWarning
+		}
+		// Decided as a tool call: the same approval, wait and answer.
+		p.HookEventName, p.ToolUseID = claude.EventPreToolUse, id
+		return codex.AnswerPermission
+	}
+	if !codex.InteractiveShell(p) {
+		return nil
+	}
+	p.Note = codex.InteractiveWarning
+	return codex.Answer
+}
+
+// codexTool is the gated Codex hook's rule under --gate-on tool: every
+// PreToolUse waits for an operator (an interactive shell with its
+// warning); a PermissionRequest, installed only in ask mode, passes
+// (Codex's own approval then decides).
+func codexTool(p *claude.Payload) func(claude.Decision) []byte {
+	if p.HookEventName != claude.EventPreToolUse {
+		return nil
+	}
+	if codex.InteractiveShell(p) {
+		p.Note = codex.InteractiveWarning
+	}
+	return codex.Answer
 }
 
 // hookAgent is `hook --agent codex|gemini`: the agent's payloads, the
@@ -286,7 +331,8 @@ func (a *app) hookAgent(cmd *cobra.Command, agent, _ string) error {
 	timeout, _ := f.GetDuration("approval-timeout")
 	inactivity, _ := f.GetDuration("inactivity")
 	gated, _ := f.GetBool("gated")
-	h := agentHooks(agent)
+	gateOn, _ := f.GetString("gate-on")
+	h := agentHooks(agent, gateOn == claude.GateOnAsk)
 	h.cfg.ApprovalTimeout = timeout
 	err := claude.CheckApprovalTimeout("--approval-timeout", timeout)
 	if h.inactivity {
@@ -329,11 +375,15 @@ func (a *app) runAgentHook(ctx context.Context, agent string, h agentHook, gated
 		return nil
 	case err != nil:
 		return &exitError{code: exitFailed, msg: "hook: " + err.Error()}
-	case p.HookEventName == claude.EventPreToolUse:
-		if h.prepare != nil {
-			h.prepare(p)
+	case p.HookEventName == claude.EventPreToolUse || p.HookEventName == claude.EventPermissionRequest:
+		encode := h.answer
+		if h.decide != nil {
+			encode = h.decide(p)
 		}
-		return a.runGatedAs(ctx, start, h.cfg, p, h.answer)
+		if encode == nil {
+			return nil // passes at once: the agent's own rules decide
+		}
+		return a.runGatedAs(ctx, start, h.cfg, p, encode)
 	case p.HookEventName == "":
 		return nil // an event clawpit does not record
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // --agent and --gate-on are checked before anything runs: an unknown agent,
-// ask mode for an agent without a permission-request event, and
+// ask mode for Gemini CLI (it has no permission-request event), and
 // --config-dir for Claude Code are usage errors (exit 2) naming the reason.
 func TestHooksAgentFlags(t *testing.T) {
 	dir := t.TempDir()
@@ -19,7 +19,6 @@ func TestHooksAgentFlags(t *testing.T) {
 		want string
 	}{
 		{"unknown agent", []string{"hooks", "install", "--agent", "aider"}, "want claude, codex or gemini"},
-		{"ask for codex", []string{"hooks", "install", "--agent", "codex", "--gate-on", "ask"}, "only in interactive runs"},
 		{"ask for gemini", []string{"hooks", "install", "--agent", "gemini", "--gate-on", "ask"}, "no permission-request hook event"},
 		{"bad gate-on", []string{"hooks", "install", "--gate-on", "sometimes"}, "want tool or ask"},
 		{"config-dir for claude", []string{"hooks", "status", "--config-dir", dir}, "--config-dir is for --agent codex or gemini"},
@@ -54,6 +53,35 @@ func TestHookAgentDeniesUnreadable(t *testing.T) {
 				strings.NewReader(tc.payload), &o, &e)
 			if code != 0 || !strings.HasPrefix(o.String(), tc.want) || strings.Count(o.String(), "\n") != 1 || strings.Contains(o.String(), "allow") {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and one line starting %q", code, o.String(), e.String(), tc.want)
+			}
+		})
+	}
+}
+
+// Under --gate-on ask the gated Codex hook passes a plain PreToolUse at
+// once with no answer (Codex's own rules decide it), and still holds an
+// interactive shell: with an approval timeout of 1 ms nobody decides, so
+// the shell is denied in PreToolUse's shape. A PermissionRequest nobody
+// decides is denied in PermissionRequest's shape, with the reason as the
+// message.
+func TestHookCodexAsk(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, payload, want string
+	}{
+		{"plain call passes", `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","tool_name":"Bash","tool_input":{"command":"touch x"},"tool_use_id":"c1"}`, ``},
+		{"interactive shell waits", `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","tool_name":"Bash","tool_input":{"command":"bash"},"tool_use_id":"c2"}`,
+			`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no operator decision within 1ms"}}` + "\n"},
+		{"permission request waits", `{"hook_event_name":"PermissionRequest","session_id":"s","turn_id":"t","tool_name":"Bash","tool_input":{"command":"touch /etc/x","description":"why"}}`,
+			`{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"no operator decision within 1ms"}}}` + "\n"},
+		{"other event refused", `{"hook_event_name":"Stop","session_id":"s"}`, `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o, e bytes.Buffer
+			code := Run(context.Background(), []string{"--db", filepath.Join(dir, "r.db"), "hook", "--agent", "codex", "--gated", "--gate-on", "ask", "--approval-timeout", "1ms"},
+				strings.NewReader(tc.payload), &o, &e)
+			if code != 0 || !strings.HasPrefix(o.String(), tc.want) || (tc.want == "") != (o.Len() == 0) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and stdout starting %q", code, o.String(), e.String(), tc.want)
 			}
 		})
 	}
