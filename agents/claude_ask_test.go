@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/internal/agenttest"
-	"github.com/clawpit/clawpit/internal/e2e"
 )
 
 // TestClaudeGateOnAsk: with `hooks install --gate-on ask` only what Claude
@@ -20,11 +19,8 @@ func TestClaudeGateOnAsk(t *testing.T) {
 	agenttest.RequireCLI(t, agenttest.EnvClaude, "@anthropic-ai/claude-code")
 	const insideID, outsideID = "toolu_agents_ask_inside", "toolu_agents_ask_outside"
 	outside := filepath.Join(t.TempDir(), "outside-marker")
-	srv := agenttest.NewMessagesAPI(t, agenttest.Script{{Match: "ASK-MAIN", Turns: []agenttest.Turn{
-		bash(insideID, "ls"), bash(outsideID, "touch "+outside)}}})
-	g := &claudeGate{t: t, cli: e2e.NewCLI(t, bin), srv: srv, agent: agenttest.NewClaude(t, srv.URL)}
-	g.settings = filepath.Join(t.TempDir(), "settings.json")
-	g.cli.OK("hooks", "install", "--settings", g.settings, "--approval-timeout", "1m", "--on-failure", "block", "--gate-on", "ask")
+	g := newClaudeGate(t, "1m", agenttest.Script{{Match: "ASK-MAIN", Turns: []agenttest.Turn{
+		bash(insideID, "ls"), bash(outsideID, "touch "+outside)}}}, "--gate-on", "ask")
 	if err := os.WriteFile(filepath.Join(g.agent.Work, "visible-to-ls.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +37,6 @@ func TestClaudeGateOnAsk(t *testing.T) {
 	}
 	decided := time.Now()
 	g.cli.OK("approval", "approve", a.ID)
-	at, ok := waitFile(outside, 10*time.Second)
-	if !ok {
-		t.Fatalf("approved, but the command never ran:\n%s", p.Wait())
-	}
-	if d := at.Sub(decided); d > decisionLatency {
-		t.Errorf("the command ran %s after the decision, want within %s", d, decisionLatency)
-	} else {
-		t.Logf("decision → command ran: %s", d.Round(time.Millisecond))
-	}
+	ranWithin(t, p, outside, decided)
 	finish(t, p)
 }

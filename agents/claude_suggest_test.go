@@ -12,7 +12,6 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/internal/agenttest"
-	"github.com/clawpit/clawpit/internal/e2e"
 )
 
 // TestClaudeGateOnAskSuggestion: in --gate-on ask mode Claude Code
@@ -39,11 +38,8 @@ func testClaudeSuggestion(t *testing.T, withSuggestion bool) {
 		t.Fatal(err)
 	}
 	first := filepath.Join(outside, "first")
-	srv := agenttest.NewMessagesAPI(t, agenttest.Script{{Match: "SUGGEST-MAIN", Turns: []agenttest.Turn{
-		bash(firstID, "touch "+first), bash(secondID, "cat "+filepath.Join(outside, "second.txt"))}}})
-	g := &claudeGate{t: t, cli: e2e.NewCLI(t, bin), srv: srv, agent: agenttest.NewClaude(t, srv.URL)}
-	g.settings = filepath.Join(t.TempDir(), "settings.json")
-	g.cli.OK("hooks", "install", "--settings", g.settings, "--approval-timeout", "1m", "--on-failure", "block", "--gate-on", "ask")
+	g := newClaudeGate(t, "1m", agenttest.Script{{Match: "SUGGEST-MAIN", Turns: []agenttest.Turn{
+		bash(firstID, "touch "+first), bash(secondID, "cat "+filepath.Join(outside, "second.txt"))}}}, "--gate-on", "ask")
 	p := g.start("SUGGEST-MAIN: write, then read, outside")
 	a := g.pending(p, "")
 	var items []struct {
@@ -78,13 +74,7 @@ func testClaudeSuggestion(t *testing.T, withSuggestion bool) {
 	} else {
 		g.cli.OK("approval", "approve", a.ID)
 	}
-	at, ok := waitFile(first, 10*time.Second)
-	if !ok {
-		t.Fatalf("approved, but the first command never ran:\n%s", p.Wait())
-	}
-	if d := at.Sub(decided); d > decisionLatency {
-		t.Errorf("the command ran %s after the decision, want within %s", d, decisionLatency)
-	}
+	ranWithin(t, p, first, decided)
 	if !withSuggestion {
 		// The read asks again: it waits in clawpit; deny it to finish.
 		b := g.pending(p, "")
@@ -119,7 +109,7 @@ func slicesHasDir(dirs []string, dir string) bool {
 
 // waitResult waits up to d for the model API to receive the tool result of
 // id, and returns its content ("" when it never came).
-func waitResult(g *claudeGate, id string, d time.Duration) string {
+func waitResult(g *agentGate, id string, d time.Duration) string {
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		if tr, ok := g.srv.Result(id); ok {

@@ -43,7 +43,7 @@ func reportedTokens(t *testing.T, stdout string) core.Tokens {
 
 // sessionUsage is `clawpit usage --json --by session`'s lines: session id
 // → tokens.
-func (g *claudeGate) usageBy(by string) map[string]core.Tokens {
+func (g *agentGate) usageBy(by string) map[string]core.Tokens {
 	g.t.Helper()
 	var rep struct {
 		Lines []struct {

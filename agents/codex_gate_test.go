@@ -7,7 +7,6 @@ package agents
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,27 +21,16 @@ import (
 )
 
 // newCodexGate installs clawpit's hooks into a scratch $CODEX_HOME (`hooks
-// install --agent codex --config-dir DIR --approval-timeout timeout`) and
-// sets Codex up against a stand-in answering script.
-func newCodexGate(t *testing.T, timeout string, script agenttest.Script) *claudeGate {
+// install --agent codex --config-dir DIR --approval-timeout timeout`, then
+// install's further flags) and sets Codex up against a stand-in answering
+// script; runs are a plain `codex exec`.
+func newCodexGate(t *testing.T, timeout string, script agenttest.Script, install ...string) *agentGate {
 	t.Helper()
 	agenttest.RequireCLI(t, agenttest.EnvCodex, "@openai/codex")
 	srv := agenttest.NewResponsesAPI(t, script)
-	g := &claudeGate{t: t, cli: e2e.NewCLI(t, bin), srv: srv, agent: agenttest.NewCodex(t, srv.URL)}
-	g.cli.OK("hooks", "install", "--agent", "codex", "--config-dir", g.agent.CodexHome(), "--approval-timeout", timeout)
+	g := &agentGate{t: t, cli: e2e.NewCLI(t, bin), srv: srv, agent: agenttest.NewCodex(t, srv.URL)}
+	g.cli.OK(append([]string{"hooks", "install", "--agent", "codex", "--config-dir", g.agent.CodexHome(), "--approval-timeout", timeout}, install...)...)
 	return g
-}
-
-// startCodex starts a plain `codex exec prompt`, bounded by runTimeout.
-func (g *claudeGate) startCodex(prompt string) *agenttest.Proc {
-	g.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	g.t.Cleanup(cancel)
-	p, err := g.agent.Start(ctx, prompt)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	return p
 }
 
 // TestCodexGateTrusted: after `hooks install --agent codex`, `hooks status
@@ -93,80 +81,6 @@ func TestCodexGateTrusted(t *testing.T) {
 	}
 }
 
-// TestCodexGateDecisions: a gated exec_command (touch marker) waits in
-// clawpit as a pending approval under a plain `codex exec`; approve runs it
-// within a second, deny sends the reason to the model and never runs it, a
-// lapsed approval timeout denies and Codex finishes, a registry of garbage
-// bytes denies.
-func TestCodexGateDecisions(t *testing.T) {
-	agenttest.RequireCLI(t, agenttest.EnvCodex, "@openai/codex")
-	const callID = "call_agents_codex_gate_1"
-	tests := []struct {
-		name       string
-		timeout    string
-		corrupt    bool
-		decide     func(g *claudeGate, a core.Approval)
-		wantRan    bool
-		wantResult []string
-	}{
-		{name: "approve runs the call", timeout: "1m", wantRan: true,
-			decide: func(g *claudeGate, a core.Approval) { g.cli.OK("approval", "approve", a.ID) }},
-		{name: "deny sends the reason to the model", timeout: "1m",
-			wantResult: []string{"blocked by PreToolUse hook", "config is frozen until Friday"},
-			decide: func(g *claudeGate, a core.Approval) {
-				g.cli.OK("approval", "deny", a.ID, "--reason", "config is frozen until Friday")
-			}},
-		{name: "approval timeout denies", timeout: "3s", wantResult: []string{"no operator decision within 3s"}},
-		{name: "garbage registry denies", timeout: "1m", corrupt: true, wantResult: []string{"blocked by PreToolUse hook", "denied"}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			g := newCodexGate(t, tc.timeout, agenttest.Script{{Match: "CODEX-GATE", Turns: []agenttest.Turn{execCommand(callID, "touch marker")}}})
-			marker := filepath.Join(g.agent.Work, "marker")
-			if tc.corrupt {
-				corruptRegistry(t, g.cli.DB)
-			}
-			started := time.Now()
-			p := g.startCodex("CODEX-GATE: make the marker")
-			if tc.decide != nil {
-				a := g.pending(p, callID)
-				if a.Tool != "Bash" || a.Command != "touch marker" || a.Cwd != g.agent.Work {
-					t.Fatalf("approval shows tool %q command %q cwd %q", a.Tool, a.Command, a.Cwd)
-				}
-				if exists(marker) {
-					t.Fatal("the gated call ran before any decision")
-				}
-				decided := time.Now()
-				tc.decide(g, a)
-				if tc.wantRan {
-					at, ok := waitFile(marker, 10*time.Second)
-					if !ok {
-						t.Fatalf("approved, but the command never ran:\n%s", p.Wait())
-					}
-					if d := at.Sub(decided); d > decisionLatency {
-						t.Errorf("the command ran %s after the decision, want within %s", d, decisionLatency)
-					} else {
-						t.Logf("decision → command ran: %s", d.Round(time.Millisecond))
-					}
-				}
-			}
-			r := finish(t, p)
-			t.Logf("codex exec finished in %s", r.Elapsed.Round(time.Millisecond))
-			if got := exists(marker); got != tc.wantRan {
-				t.Fatalf("marker exists = %v, want %v", got, tc.wantRan)
-			}
-			tr := result(t, g.srv, callID)
-			t.Logf("tool result: %q", tr.Content)
-			if !hasAll(tr.Content, tc.wantResult...) {
-				t.Fatalf("tool result %q, want it to contain %q", tr.Content, tc.wantResult)
-			}
-			if tc.timeout == "3s" && time.Since(started) > runTimeout/2 {
-				t.Errorf("a 3s approval timeout took %s to deny", time.Since(started))
-			}
-		})
-	}
-}
-
 // TestCodexGateSubagent: a sub-agent (spawn_agent, then wait_agent) asks
 // for a gated call; it waits in clawpit bound to the sub-agent's run (its
 // agent_id) and runs once approved.
@@ -189,7 +103,7 @@ func TestCodexGateSubagent(t *testing.T) {
 		}},
 	})
 	marker := filepath.Join(g.agent.Work, "sub-marker")
-	p := g.startCodex("CODEX-GSUB: delegate to a sub-agent")
+	p := g.start("CODEX-GSUB: delegate to a sub-agent")
 	a := g.pending(p, subCall)
 	var runs []core.Run
 	decode(t, g.cli.OK("--json", "run", "list"), &runs)
@@ -198,15 +112,7 @@ func TestCodexGateSubagent(t *testing.T) {
 	}
 	decided := time.Now()
 	g.cli.OK("approval", "approve", a.ID)
-	at, ok := waitFile(marker, 10*time.Second)
-	if !ok {
-		t.Fatalf("approved, but the sub-agent's command never ran:\n%s", p.Wait())
-	}
-	if d := at.Sub(decided); d > decisionLatency {
-		t.Errorf("the sub-agent's command ran %s after the decision, want within %s", d, decisionLatency)
-	} else {
-		t.Logf("decision → sub-agent's command ran: %s", d.Round(time.Millisecond))
-	}
+	ranWithin(t, p, marker, decided)
 	finish(t, p)
 	if tr := result(t, g.srv, waitID); !strings.Contains(tr.Content, "sub-agent done") {
 		t.Errorf("wait_agent's result %q lacks the sub-agent's answer", tr.Content)
@@ -219,7 +125,7 @@ func TestCodexUngatedRunsAtOnce(t *testing.T) {
 	const callID = "call_agents_codex_ungated_1"
 	g := newCodexGate(t, "1m", agenttest.Script{{Match: "CODEX-UNGATED", Turns: []agenttest.Turn{
 		{Tool: "get_goal", ID: callID, Input: map[string]any{}}}}})
-	r := finish(t, g.startCodex("CODEX-UNGATED: read the goal"))
+	r := finish(t, g.start("CODEX-UNGATED: read the goal"))
 	tr := result(t, g.srv, callID)
 	t.Logf("get_goal result: %q (codex finished in %s)", tr.Content, r.Elapsed.Round(time.Millisecond))
 	if aps := g.approvals(); len(aps) != 0 {
@@ -231,16 +137,19 @@ func TestCodexUngatedRunsAtOnce(t *testing.T) {
 // TestCodexGateInteractiveShell: an interactive session — a bare shell, or
 // any command with "tty": true (found in the rollout by call id, since the
 // payload shows only the command) — waits in clawpit with the warning that
-// what is typed into it is not gated; denied, it never opens, so the
-// write_stdin that follows has nothing to type into and its command never
-// runs.
+// what is typed into it is not gated, in both gate modes (under --gate-on
+// ask, with `codex exec --approve-for-me`, Codex itself would not ask);
+// denied, it never opens, so the write_stdin that follows has nothing to
+// type into and its command never runs.
 func TestCodexGateInteractiveShell(t *testing.T) {
-	for _, cmd := range []string{"bash", "cat"} {
-		t.Run(cmd, func(t *testing.T) { codexInteractive(t, cmd) })
+	for _, mode := range []string{"tool", "ask"} {
+		for _, cmd := range []string{"bash", "cat"} {
+			t.Run(mode+"/"+cmd, func(t *testing.T) { codexInteractive(t, cmd, mode) })
+		}
 	}
 }
 
-func codexInteractive(t *testing.T, cmd string) {
+func codexInteractive(t *testing.T, cmd, gateOn string) {
 	const openID, typeID = "call_agents_codex_gtty_1", "call_agents_codex_gtty_2"
 	g := newCodexGate(t, "1m", agenttest.Script{{Match: "CODEX-GTTY", Turns: []agenttest.Turn{
 		{Tool: "exec_command", ID: openID, Input: map[string]any{"cmd": cmd, "tty": true, "yield_time_ms": 500}},
@@ -254,8 +163,11 @@ func codexInteractive(t *testing.T, cmd string) {
 			return agenttest.Turn{Tool: "write_stdin", ID: typeID, Input: map[string]any{
 				"session_id": n, "chars": "touch tty-marker\n", "yield_time_ms": 1000}}
 		}},
-	}}})
-	p := g.startCodex("CODEX-GTTY: open a shell and type into it")
+	}}}, "--gate-on", gateOn)
+	if gateOn == "ask" {
+		g.args = []string{"--approve-for-me"}
+	}
+	p := g.start("CODEX-GTTY: open a shell and type into it")
 	a := g.pending(p, openID)
 	if !strings.Contains(a.Rationale, "WITHOUT clawpit's gate") {
 		t.Errorf("the interactive shell's approval carries no warning: rationale %q", a.Rationale)
@@ -266,4 +178,68 @@ func codexInteractive(t *testing.T, cmd string) {
 		t.Fatal("write_stdin ran a command in a shell the operator denied")
 	}
 	t.Logf("open: %q\ntype: %q", result(t, g.srv, openID).Content, result(t, g.srv, typeID).Content)
+}
+
+// TestCodexGateOnAsk: with `hooks install --agent codex --gate-on ask`, only
+// what Codex 0.169.0 would ask its user about waits in clawpit: under
+// `codex exec --approve-for-me` (approval policy on-request, the
+// workspace-write sandbox; a plain exec never asks, TestCodexExecNeverAsks)
+// a write inside the working directory runs with no approval, and one asking
+// for escalation (sandbox_permissions "require_escalated") fires
+// PermissionRequest, which waits as an approval paired with its call's id
+// through the rollout. Approved, it runs within a second; denied, Codex
+// gives the model the operator's reason and never runs it.
+func TestCodexGateOnAsk(t *testing.T) {
+	const insideID, outsideID = "call_agents_codex_ask_inside", "call_agents_codex_ask_outside"
+	for _, tc := range []struct {
+		name       string
+		decide     func(g *agentGate, a core.Approval)
+		wantRan    bool
+		wantResult []string
+	}{
+		{name: "approve runs it", wantRan: true, decide: func(g *agentGate, a core.Approval) { g.cli.OK("approval", "approve", a.ID) }},
+		{name: "deny gives the model the reason", wantResult: []string{"Rejected", "outside writes are frozen"},
+			decide: func(g *agentGate, a core.Approval) {
+				g.cli.OK("approval", "deny", a.ID, "--reason", "outside writes are frozen")
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			outside := filepath.Join(t.TempDir(), "outside-marker")
+			g := newCodexGate(t, "1m", agenttest.Script{{Match: "CODEX-ASK", Turns: []agenttest.Turn{
+				execCommand(insideID, "touch inside-marker"),
+				{Tool: "exec_command", ID: outsideID, Input: map[string]any{"cmd": "touch " + outside,
+					"sandbox_permissions": "require_escalated", "justification": "the report goes outside the workspace"}},
+			}}}, "--gate-on", "ask")
+			g.args = []string{"--approve-for-me"}
+			p := g.start("CODEX-ASK: write inside, then outside")
+			a := g.pending(p, outsideID)
+			if a.Tool != "Bash" || a.Command != "touch "+outside || !strings.Contains(a.Rationale, "the report goes outside the workspace") {
+				t.Fatalf("the approval shows tool %q command %q rationale %q", a.Tool, a.Command, a.Rationale)
+			}
+			if !exists(filepath.Join(g.agent.Work, "inside-marker")) {
+				t.Fatalf("the write Codex's own rules allow did not run before the one it asks about: %q", result(t, g.srv, insideID).Content)
+			}
+			if n := len(g.approvals()); n != 1 {
+				t.Fatalf("%d approvals, want only the one Codex asked about", n)
+			}
+			if exists(outside) {
+				t.Fatal("the escalated call ran before any decision")
+			}
+			decided := time.Now()
+			tc.decide(g, a)
+			if tc.wantRan {
+				ranWithin(t, p, outside, decided)
+			}
+			finish(t, p)
+			if exists(outside) != tc.wantRan {
+				t.Fatalf("the escalated call ran = %v, want %v", exists(outside), tc.wantRan)
+			}
+			tr := result(t, g.srv, outsideID)
+			t.Logf("tool result: %q", tr.Content)
+			if !hasAll(tr.Content, tc.wantResult...) {
+				t.Fatalf("tool result %q, want it to contain %q", tr.Content, tc.wantResult)
+			}
+			g.wantSessionAgent("codex")
+		})
+	}
 }

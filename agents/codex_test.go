@@ -428,11 +428,11 @@ func TestCodexSubagentHooks(t *testing.T) {
 	}
 }
 
-// TestCodexExecNeverAsks pins why Codex's `--gate-on ask` cannot be shown
-// with `codex exec` 0.169.0: exec runs with approval policy "never" whatever
-// config.toml or -c say, so a call asking for escalation
-// (sandbox_permissions "require_escalated") is refused by Codex itself after
-// PreToolUse, and PermissionRequest never fires.
+// TestCodexExecNeverAsks pins why Codex's `--gate-on ask` needs `codex exec
+// --approve-for-me` (TestCodexGateOnAsk): a plain exec 0.169.0 runs with
+// approval policy "never" whatever config.toml or -c say, so a call asking
+// for escalation (sandbox_permissions "require_escalated") is refused by
+// Codex itself after PreToolUse, and PermissionRequest never fires.
 func TestCodexExecNeverAsks(t *testing.T) {
 	const callID = "call_agents_codex_escalate_1"
 	outside := filepath.Join(t.TempDir(), "outside-marker")
@@ -452,7 +452,7 @@ func TestCodexExecNeverAsks(t *testing.T) {
 		t.Fatal("the escalated command ran")
 	}
 	if n := len(byEvent(ps, "PermissionRequest")); n != 0 || !strings.Contains(tr.Content, "approval policy is Never") {
-		t.Fatalf("codex exec now asks (%d PermissionRequest payloads, result %q): ask mode can be tested headless; update NOTES.md\n%s", n, tr.Content, r.Stderr)
+		t.Fatalf("a plain codex exec now asks (%d PermissionRequest payloads, result %q): --approve-for-me may no longer be needed for --gate-on ask; update NOTES.md and README\n%s", n, tr.Content, r.Stderr)
 	}
 	if len(byEvent(ps, "PreToolUse")) != 1 {
 		t.Errorf("want one PreToolUse for the escalated call")

@@ -22,35 +22,41 @@ const runTimeout = 90 * time.Second
 // a pending approval.
 const approvalWait = 30 * time.Second
 
-// claudeGate is Claude Code with clawpit's hooks installed into a scratch
-// settings file, against a scratch registry and a Messages API stand-in.
-type claudeGate struct {
+// agentGate is one real agent CLI with clawpit's hooks installed into its
+// scratch configuration, against a scratch registry and a stand-in for its
+// model API.
+type agentGate struct {
 	t        *testing.T
 	cli      *e2e.CLI
 	srv      *agenttest.Server
 	agent    *agenttest.Agent
-	settings string
+	settings string   // Claude Code's or Gemini CLI's settings file
+	args     []string // the CLI's arguments of every run (agenttest.Agent.Start)
 }
 
 // newClaudeGate installs clawpit's hooks (`hooks install --settings FILE
 // --approval-timeout timeout --on-failure block`, Claude Code 2.1.295 and
-// later) and sets Claude Code up against a stand-in answering script.
-func newClaudeGate(t *testing.T, timeout string, script agenttest.Script) *claudeGate {
+// later, then install's further flags) and sets Claude Code up against a
+// stand-in answering script; runs get --settings FILE.
+func newClaudeGate(t *testing.T, timeout string, script agenttest.Script, install ...string) *agentGate {
 	t.Helper()
+	agenttest.RequireCLI(t, agenttest.EnvClaude, "@anthropic-ai/claude-code")
 	srv := agenttest.NewMessagesAPI(t, script)
-	g := &claudeGate{t: t, cli: e2e.NewCLI(t, bin), srv: srv, agent: agenttest.NewClaude(t, srv.URL)}
+	g := &agentGate{t: t, cli: e2e.NewCLI(t, bin), srv: srv, agent: agenttest.NewClaude(t, srv.URL)}
 	g.settings = filepath.Join(t.TempDir(), "settings.json")
-	g.cli.OK("hooks", "install", "--settings", g.settings, "--approval-timeout", timeout, "--on-failure", "block")
+	g.args = []string{"--settings", g.settings}
+	g.cli.OK(append([]string{"hooks", "install", "--settings", g.settings, "--approval-timeout", timeout, "--on-failure", "block"}, install...)...)
 	return g
 }
 
-// start starts `claude -p prompt --settings FILE …`; the run is bounded by
-// runTimeout and by the test's end.
-func (g *claudeGate) start(prompt string) *agenttest.Proc {
+// start starts the CLI headless on prompt with g.args (`claude -p prompt
+// --settings FILE …`, `codex exec …`, `gemini … -p prompt`); the run is
+// bounded by runTimeout and by the test's end.
+func (g *agentGate) start(prompt string) *agenttest.Proc {
 	g.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	g.t.Cleanup(cancel)
-	p, err := g.agent.Start(ctx, prompt, "--settings", g.settings)
+	p, err := g.agent.Start(ctx, prompt, g.args...)
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -58,7 +64,7 @@ func (g *claudeGate) start(prompt string) *agenttest.Proc {
 }
 
 // approvals is `clawpit approval list --json`.
-func (g *claudeGate) approvals() []core.Approval {
+func (g *agentGate) approvals() []core.Approval {
 	g.t.Helper()
 	var aps []core.Approval
 	if err := json.Unmarshal([]byte(g.cli.OK("--json", "approval", "list")), &aps); err != nil {
@@ -70,7 +76,7 @@ func (g *claudeGate) approvals() []core.Approval {
 // pending waits until the gated call toolUseID is a pending approval and
 // returns it; it fails the test with the agent's output if the agent exits
 // first or approvalWait passes.
-func (g *claudeGate) pending(p *agenttest.Proc, toolUseID string) core.Approval {
+func (g *agentGate) pending(p *agenttest.Proc, toolUseID string) core.Approval {
 	g.t.Helper()
 	deadline := time.Now().Add(approvalWait)
 	for time.Now().Before(deadline) {
@@ -154,7 +160,7 @@ func decode(t *testing.T, out string, v any) {
 
 // wantSessionAgent requires every session the run recorded to name agent
 // (`clawpit session list --json`: sessions.agent, issue 28).
-func (g *claudeGate) wantSessionAgent(agent string) {
+func (g *agentGate) wantSessionAgent(agent string) {
 	g.t.Helper()
 	var ss []core.Session
 	decode(g.t, g.cli.OK("--json", "session", "list"), &ss)

@@ -21,15 +21,15 @@ import (
 func TestGatedHookStoppedWithdraws(t *testing.T) {
 	tests := []struct {
 		name  string
-		start func(t *testing.T) (*claudeGate, *agenttest.Proc)
+		start func(t *testing.T) (*agentGate, *agenttest.Proc)
 	}{
-		{name: "codex", start: func(t *testing.T) (*claudeGate, *agenttest.Proc) {
+		{name: "codex", start: func(t *testing.T) (*agentGate, *agenttest.Proc) {
 			g := newCodexGate(t, "1m", agenttest.Script{{Match: "WITHDRAW", Turns: []agenttest.Turn{execCommand("call_withdraw_1", "touch marker")}}})
-			return g, g.startCodex("WITHDRAW: make the marker")
+			return g, g.start("WITHDRAW: make the marker")
 		}},
-		{name: "gemini", start: func(t *testing.T) (*claudeGate, *agenttest.Proc) {
+		{name: "gemini", start: func(t *testing.T) (*agentGate, *agenttest.Proc) {
 			g := newGeminiGate(t, "1m", agenttest.Script{{Match: "WITHDRAW", Turns: []agenttest.Turn{shellCommand("call_withdraw_1", "touch marker")}}})
-			return g, g.startGemini("WITHDRAW: make the marker")
+			return g, g.start("WITHDRAW: make the marker")
 		}},
 	}
 	for _, tc := range tests {
