@@ -181,16 +181,16 @@ func codexInteractive(t *testing.T, cmd, gateOn string) {
 }
 
 // TestCodexGateOnAsk: with `hooks install --agent codex --gate-on ask`, only
-// what Codex 0.169.0 would ask its user about waits in clawpit: under
-// `codex exec --approve-for-me` (approval policy on-request, the
+// what Codex 0.169.0 would ask its user about waits in clawpit, headless
+// under `codex exec --approve-for-me` (approval policy on-request, the
 // workspace-write sandbox; a plain exec never asks, TestCodexExecNeverAsks)
-// a write inside the working directory runs with no approval, and one asking
-// for escalation (sandbox_permissions "require_escalated") fires
-// PermissionRequest, which waits as an approval paired with its call's id
-// through the rollout. Approved, it runs within a second; denied, Codex
-// gives the model the operator's reason and never runs it.
+// and in the interactive `codex -a on-request` (in tmux): a write inside the
+// working directory runs with no approval, and one asking for escalation
+// (sandbox_permissions "require_escalated") fires PermissionRequest, which
+// waits as an approval paired with its call's id through the rollout.
+// Approved, it runs within a second (the TUI asks nobody itself); denied,
+// Codex gives the model the operator's reason and never runs it.
 func TestCodexGateOnAsk(t *testing.T) {
-	const insideID, outsideID = "call_agents_codex_ask_inside", "call_agents_codex_ask_outside"
 	for _, tc := range []struct {
 		name       string
 		decide     func(g *agentGate, a core.Approval)
@@ -203,43 +203,72 @@ func TestCodexGateOnAsk(t *testing.T) {
 				g.cli.OK("approval", "deny", a.ID, "--reason", "outside writes are frozen")
 			}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			outside := filepath.Join(t.TempDir(), "outside-marker")
-			g := newCodexGate(t, "1m", agenttest.Script{{Match: "CODEX-ASK", Turns: []agenttest.Turn{
-				execCommand(insideID, "touch inside-marker"),
-				{Tool: "exec_command", ID: outsideID, Input: map[string]any{"cmd": "touch " + outside,
-					"sandbox_permissions": "require_escalated", "justification": "the report goes outside the workspace"}},
-			}}}, "--gate-on", "ask")
-			g.args = []string{"--approve-for-me"}
-			p := g.start("CODEX-ASK: write inside, then outside")
-			a := g.pending(p, outsideID)
-			if a.Tool != "Bash" || a.Command != "touch "+outside || !strings.Contains(a.Rationale, "the report goes outside the workspace") {
-				t.Fatalf("the approval shows tool %q command %q rationale %q", a.Tool, a.Command, a.Rationale)
+		for _, tui := range []bool{false, true} {
+			name := "exec/" + tc.name
+			if tui {
+				name = "tui/" + tc.name
 			}
-			if !exists(filepath.Join(g.agent.Work, "inside-marker")) {
-				t.Fatalf("the write Codex's own rules allow did not run before the one it asks about: %q", result(t, g.srv, insideID).Content)
-			}
-			if n := len(g.approvals()); n != 1 {
-				t.Fatalf("%d approvals, want only the one Codex asked about", n)
-			}
-			if exists(outside) {
-				t.Fatal("the escalated call ran before any decision")
-			}
-			decided := time.Now()
-			tc.decide(g, a)
-			if tc.wantRan {
-				ranWithin(t, p, outside, decided)
-			}
-			finish(t, p)
-			if exists(outside) != tc.wantRan {
-				t.Fatalf("the escalated call ran = %v, want %v", exists(outside), tc.wantRan)
-			}
-			tr := result(t, g.srv, outsideID)
-			t.Logf("tool result: %q", tr.Content)
-			if !hasAll(tr.Content, tc.wantResult...) {
-				t.Fatalf("tool result %q, want it to contain %q", tr.Content, tc.wantResult)
-			}
-			g.wantSessionAgent("codex")
-		})
+			t.Run(name, func(t *testing.T) {
+				const insideID, outsideID = "call_agents_codex_ask_inside", "call_agents_codex_ask_outside"
+				outside := filepath.Join(t.TempDir(), "outside-marker")
+				g := newCodexGate(t, "1m", agenttest.Script{{Match: "CODEX-ASK", Turns: []agenttest.Turn{
+					execCommand(insideID, "touch inside-marker"),
+					{Tool: "exec_command", ID: outsideID, Input: map[string]any{"cmd": "touch " + outside,
+						"sandbox_permissions": "require_escalated", "justification": "the report goes outside the workspace"}},
+				}}}, "--gate-on", "ask")
+				const prompt = "CODEX-ASK: write inside, then outside"
+				var p *agenttest.Proc
+				if tui {
+					startCodexTUI(t, g, "-a", "on-request", "-s", "workspace-write", prompt)
+				} else {
+					g.args = []string{"--approve-for-me"}
+					p = g.start(prompt)
+				}
+				a := g.pending(p, outsideID)
+				if a.Tool != "Bash" || a.Command != "touch "+outside || !strings.Contains(a.Rationale, "the report goes outside the workspace") {
+					t.Fatalf("the approval shows tool %q command %q rationale %q", a.Tool, a.Command, a.Rationale)
+				}
+				if !exists(filepath.Join(g.agent.Work, "inside-marker")) {
+					t.Fatalf("the write Codex's own rules allow did not run before the one it asks about: %q", result(t, g.srv, insideID).Content)
+				}
+				if n := len(g.approvals()); n != 1 {
+					t.Fatalf("%d approvals, want only the one Codex asked about", n)
+				}
+				if exists(outside) {
+					t.Fatal("the escalated call ran before any decision")
+				}
+				decided := time.Now()
+				tc.decide(g, a)
+				if tc.wantRan {
+					ranWithin(t, p, outside, decided)
+				}
+				if p != nil {
+					finish(t, p)
+				}
+				tr := g.awaitResult(outsideID)
+				t.Logf("tool result: %q", tr.Content)
+				if exists(outside) != tc.wantRan {
+					t.Fatalf("the escalated call ran = %v, want %v", exists(outside), tc.wantRan)
+				}
+				if !hasAll(tr.Content, tc.wantResult...) {
+					t.Fatalf("tool result %q, want it to contain %q", tr.Content, tc.wantResult)
+				}
+				g.wantSessionAgent("codex")
+			})
+		}
 	}
+}
+
+// startCodexTUI starts the interactive `codex -C WORK args…` in a tmux
+// window (120×40, --no-alt-screen) with the agent's environment but for
+// TERM and NO_COLOR; it is killed when the test ends.
+func startCodexTUI(t *testing.T, g *agentGate, args ...string) *e2e.Term {
+	t.Helper()
+	var env []string
+	for _, e := range g.agent.Environ() {
+		if !strings.HasPrefix(e, "TERM=") && !strings.HasPrefix(e, "NO_COLOR=") {
+			env = append(env, e)
+		}
+	}
+	return e2e.StartTerm(t, 120, 40, env, append([]string{g.agent.Bin, "-C", g.agent.Work, "--no-alt-screen"}, args...)...)
 }

@@ -74,8 +74,9 @@ func (g *agentGate) approvals() []core.Approval {
 }
 
 // pending waits until the gated call toolUseID is a pending approval and
-// returns it; it fails the test with the agent's output if the agent exits
-// first or approvalWait passes.
+// returns it; it fails the test with the agent's output if the agent p
+// exits first (nil p: an agent in a terminal, not watched) or approvalWait
+// passes.
 func (g *agentGate) pending(p *agenttest.Proc, toolUseID string) core.Approval {
 	g.t.Helper()
 	deadline := time.Now().Add(approvalWait)
@@ -85,8 +86,12 @@ func (g *agentGate) pending(p *agenttest.Proc, toolUseID string) core.Approval {
 				return a
 			}
 		}
+		var exited <-chan struct{}
+		if p != nil {
+			exited = p.Done()
+		}
 		select {
-		case <-p.Done():
+		case <-exited:
 			g.t.Fatalf("the agent exited before %s waited for approval:\n%s", toolUseID, p.Wait())
 		case <-time.After(50 * time.Millisecond):
 		}
@@ -103,6 +108,20 @@ func finish(t *testing.T, p *agenttest.Proc) agenttest.Result {
 		t.Fatalf("the agent did not finish cleanly: %s", r)
 	}
 	return r
+}
+
+// awaitResult waits up to runTimeout for the tool result of callID to reach
+// the model (an agent in a terminal does not exit) and returns it.
+func (g *agentGate) awaitResult(callID string) agenttest.ToolResult {
+	g.t.Helper()
+	deadline := time.Now().Add(runTimeout)
+	for time.Now().Before(deadline) {
+		if tr, ok := g.srv.Result(callID); ok {
+			return tr
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return result(g.t, g.srv, callID)
 }
 
 // result is the tool result of callID the agent sent back to the model.
