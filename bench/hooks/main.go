@@ -17,8 +17,9 @@
 // 0 skips it): for Claude Code, Codex CLI (`hook --agent codex`) and Gemini
 // CLI (`hook --agent gemini`), a non-gating event (PostToolUse, AfterTool)
 // start to exit, and approval decided → hook exited (Codex and Gemini CLI
-// answer an approval with silence, so the exit is the answer); targets
-// < 15 ms and < 300 ms.
+// answer an approval with silence, so the exit is the answer); and Codex
+// under --gate-on ask (codex-ask: a PreToolUse the gated hook passes, and a
+// PermissionRequest's approval); targets < 15 ms and < 300 ms.
 //
 // It builds clawpit (or uses -bin) and works in a temporary registry. -strict
 // exits 1 when a target is missed.
@@ -225,6 +226,16 @@ var benchAgents = []benchAgent{
 			return payload(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": id, "turn_id": "t",
 				"tool_input": map[string]any{"command": "make deploy-" + id}})
 		}},
+	// Codex under --gate-on ask: the "event" is the gated hook passing a
+	// PreToolUse that opens no interactive shell (no registry write), the
+	// approval a PermissionRequest (answered {"behavior": "allow"}).
+	{name: "codex-ask", args: []string{"--agent", "codex", "--gate-on", "ask", "--gated"},
+		post: payload(map[string]any{"hook_event_name": "PreToolUse", "tool_name": "Bash", "tool_use_id": "call_p", "turn_id": "t",
+			"tool_input": map[string]any{"command": "make test"}}),
+		pre: func(id string) []byte {
+			return payload(map[string]any{"hook_event_name": "PermissionRequest", "tool_name": "Bash", "turn_id": "t",
+				"tool_input": map[string]any{"command": "make deploy-" + id, "description": "bench"}})
+		}},
 	{name: "gemini", args: []string{"--agent", "gemini"},
 		post: payload(map[string]any{"hook_event_name": "AfterTool", "tool_name": "run_shell_command"}),
 		pre: func(id string) []byte {
@@ -272,7 +283,7 @@ func sideBySide(ctx context.Context, reg *core.Registry, bin, db string, runs in
 			}
 		}
 		em, lm := median(evT), median(lat)
-		fmt.Printf("   %-7s event hook median %s (p90 %s); decision → hook exited median %s (p90 %s)\n",
+		fmt.Printf("   %-9s event hook median %s (p90 %s); decision → hook exited median %s (p90 %s)\n",
 			ag.name, ms(em), ms(p90(evT)), ms(lm), ms(p90(lat)))
 		ok = ok && em < 15*time.Millisecond && lm < 300*time.Millisecond
 	}
