@@ -368,6 +368,37 @@ func TestCodexInteractiveShellBypassesHooks(t *testing.T) {
 	}
 }
 
+// TestCodexNoTTYHasNoStdin pins why the interactive-shell rule needs only
+// tty sessions and bare interactive commands: a shell started without
+// "tty" (here behind sh -c, which the command rule does not catch) reads
+// end of file at once and exits, so a write_stdin after it has nothing to
+// type into.
+func TestCodexNoTTYHasNoStdin(t *testing.T) {
+	const openID, typeID = "call_agents_codex_notty_1", "call_agents_codex_notty_2"
+	srv := agenttest.NewResponsesAPI(t, agenttest.Script{{Match: "CODEX-NOTTY", Turns: []agenttest.Turn{
+		{Tool: "exec_command", ID: openID, Input: map[string]any{"cmd": "sh -c 'exec bash'", "yield_time_ms": 500}},
+		{Make: func(results []agenttest.ToolResult) agenttest.Turn {
+			n := 0 // no session: write_stdin to none, which Codex refuses
+			for _, r := range results {
+				if m := codexSessionID.FindStringSubmatch(r.Content); r.CallID == openID && m != nil {
+					n, _ = strconv.Atoi(m[1])
+				}
+			}
+			return agenttest.Turn{Tool: "write_stdin", ID: typeID, Input: map[string]any{"session_id": n, "chars": "touch notty-marker\n", "yield_time_ms": 1000}}
+		}},
+	}}})
+	a := agenttest.NewCodex(t, srv.URL)
+	runCodex(t, a, "CODEX-NOTTY: start a shell without a terminal and type into it")
+	open := result(t, srv, openID).Content
+	t.Logf("open: %q\ntype: %q", open, result(t, srv, typeID).Content)
+	if !strings.Contains(open, "Process exited with code 0") || codexSessionID.MatchString(open) {
+		t.Errorf("a shell without a tty kept running (Codex changed: the interactive-shell rule must cover it; update NOTES.md): %q", open)
+	}
+	if _, ok := waitFile(filepath.Join(a.Work, "notty-marker"), 2*time.Second); ok {
+		t.Error("write_stdin ran a command in a session opened without a tty")
+	}
+}
+
 // codexAgentID finds the agent id in spawn_agent's result
 // ({"agent_id": "…", "nickname": "…"}).
 var codexAgentID = regexp.MustCompile(`"agent_id"\s*:\s*"([^"]+)"`)
