@@ -323,6 +323,64 @@ func TestCodexPreToolUseAnswers(t *testing.T) {
 	}
 }
 
+// TestCodexPermissionRequestAnswers pins how `codex exec --approve-for-me`
+// takes a PermissionRequest hook's answer for an escalated call: allow runs
+// it; deny gives the model `Rejected("M")`; silence, or an answer in
+// PreToolUse's shape (a failed hook), hands the request to Codex's automatic
+// reviewer, a model call the stand-in cannot answer, so the call is
+// rejected without the hook's reason.
+func TestCodexPermissionRequestAnswers(t *testing.T) {
+	agenttest.RequireCLI(t, agenttest.EnvCodex, "@openai/codex")
+	tests := []struct {
+		name       string
+		stdout     string
+		wantRan    bool
+		wantResult string // a substring of the tool result the model gets
+	}{
+		{name: "allow", stdout: `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}`, wantRan: true},
+		{name: "deny", stdout: `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"frozen by the operator"}}}`,
+			wantResult: `Rejected(\"frozen by the operator\")`},
+		{name: "silence", wantResult: "automatic approval review"},
+		{name: "PreToolUse's shape", stdout: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"frozen by the operator"}}`,
+			wantResult: "automatic approval review"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			const callID = "call_agents_codex_pr_1"
+			outside := filepath.Join(t.TempDir(), "outside-marker")
+			srv := agenttest.NewResponsesAPI(t, agenttest.Script{{Match: "CODEX-PR", Turns: []agenttest.Turn{
+				{Tool: "exec_command", ID: callID, Input: map[string]any{"cmd": "touch " + outside,
+					"sandbox_permissions": "require_escalated", "justification": "needs to write outside the workspace"}}}}})
+			a := agenttest.NewCodex(t, srv.URL)
+			handler := map[string]any{"type": "command", "command": hookAnswer{Stdout: tc.stdout}.script(t, t.TempDir())}
+			b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"PermissionRequest": []any{map[string]any{"hooks": []any{handler}}}}})
+			if err := os.WriteFile(filepath.Join(a.CodexHome(), "hooks.json"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := runCodex(t, a, "CODEX-PR: write outside", "--dangerously-bypass-hook-trust", "--approve-for-me")
+			tr := result(t, srv, callID)
+			// The first result of a reviewed call is Codex's own refusal
+			// under the reviewer's session; the one the model acts on is
+			// the last.
+			last := tr.Content
+			for _, q := range srv.Requests() {
+				for _, res := range q.Results {
+					if res.CallID == callID {
+						last = res.Content
+					}
+				}
+			}
+			t.Logf("tool result: %q", last)
+			if got := exists(outside); got != tc.wantRan {
+				t.Fatalf("the command ran: %v, want %v\n%s", got, tc.wantRan, r)
+			}
+			if !strings.Contains(last, tc.wantResult) {
+				t.Fatalf("tool result %q does not contain %q", last, tc.wantResult)
+			}
+		})
+	}
+}
+
 // codexSessionID finds the session id in exec_command's result for a
 // process still running ("Process running with session ID N").
 var codexSessionID = regexp.MustCompile(`session ID (\d+)`)
