@@ -25,42 +25,10 @@ import (
 	"github.com/clawpit/clawpit/internal/agenttest"
 )
 
-// runCodex runs `codex exec [args] prompt` to the end, bounded by runTimeout.
-func runCodex(t *testing.T, a *agenttest.Agent, prompt string, args ...string) agenttest.Result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	r, err := a.Run(ctx, prompt, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Code != 0 || r.TimedOut {
-		t.Fatalf("codex exec: %s", r)
-	}
-	return r
-}
-
 // execCommand is a scripted call of Codex's shell tool (for a model outside
 // its catalogue: the function exec_command {cmd}).
 func execCommand(id, cmd string) agenttest.Turn {
 	return agenttest.Turn{Tool: "exec_command", ID: id, Input: map[string]any{"cmd": cmd}}
-}
-
-// TestCodexRunsScriptedCall: codex exec runs the stand-in's exec_command
-// call in its working directory and sends the command's output back.
-func TestCodexRunsScriptedCall(t *testing.T) {
-	const callID = "call_agents_codex_1"
-	srv := agenttest.NewResponsesAPI(t, agenttest.Script{{Match: "CODEX-MAIN", Turns: []agenttest.Turn{
-		execCommand(callID, "echo codex-ran > marker; echo OUT-42")}}})
-	a := agenttest.NewCodex(t, srv.URL)
-	r := runCodex(t, a, "CODEX-MAIN: run the command")
-	if !exists(filepath.Join(a.Work, "marker")) {
-		t.Fatalf("the command did not run:\n%s", r)
-	}
-	if tr := result(t, srv, callID); !strings.Contains(tr.Content, "OUT-42") {
-		t.Fatalf("the command's output did not reach the model: %q", tr.Content)
-	}
-	t.Logf("codex exec finished in %s", r.Elapsed.Round(time.Millisecond))
 }
 
 // codexHookEvents are the events Codex 0.169.0 names in its hook engine.
@@ -184,7 +152,7 @@ func TestCodexHookTrustAndPayloads(t *testing.T) {
 			if tc.bypass {
 				args = append(args, "--dangerously-bypass-hook-trust")
 			}
-			r := runCodex(t, a, "CODEX-HOOKS: run the command", args...)
+			r := runCLI(t, a, "CODEX-HOOKS: run the command", args...)
 			ps := dump.payloads(t)
 			logPayloads(t, "codex-"+tc.name, ps)
 			if !exists(filepath.Join(a.Work, "marker")) {
@@ -310,7 +278,7 @@ func TestCodexPreToolUseAnswers(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(a.CodexHome(), "hooks.json"), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := runCodex(t, a, "CODEX-ANSWER: run the command", "--dangerously-bypass-hook-trust")
+			r := runCLI(t, a, "CODEX-ANSWER: run the command", "--dangerously-bypass-hook-trust")
 			tr := result(t, srv, callID)
 			t.Logf("tool result: %q", tr.Content)
 			if got := exists(filepath.Join(a.Work, "marker")); got != tc.wantRan {
@@ -357,7 +325,7 @@ func TestCodexPermissionRequestAnswers(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(a.CodexHome(), "hooks.json"), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			r := runCodex(t, a, "CODEX-PR: write outside", "--dangerously-bypass-hook-trust", "--approve-for-me")
+			r := runCLI(t, a, "CODEX-PR: write outside", "--dangerously-bypass-hook-trust", "--approve-for-me")
 			tr := result(t, srv, callID)
 			// The first result of a reviewed call is Codex's own refusal
 			// under the reviewer's session; the one the model acts on is
@@ -409,7 +377,7 @@ func TestCodexInteractiveShellBypassesHooks(t *testing.T) {
 	a := agenttest.NewCodex(t, srv.URL)
 	dump := newHookDump(t)
 	writeCodexHooks(t, a, dump.Script)
-	r := runCodex(t, a, "CODEX-TTY: open a shell and type into it", "--dangerously-bypass-hook-trust")
+	r := runCLI(t, a, "CODEX-TTY: open a shell and type into it", "--dangerously-bypass-hook-trust")
 	ps := dump.payloads(t)
 	logPayloads(t, "codex-tty", ps)
 	t.Logf("open: %q\ntype: %q", result(t, srv, openID).Content, result(t, srv, typeID).Content)
@@ -446,7 +414,7 @@ func TestCodexNoTTYHasNoStdin(t *testing.T) {
 		}},
 	}}})
 	a := agenttest.NewCodex(t, srv.URL)
-	runCodex(t, a, "CODEX-NOTTY: start a shell without a terminal and type into it")
+	runCLI(t, a, "CODEX-NOTTY: start a shell without a terminal and type into it")
 	open := result(t, srv, openID).Content
 	t.Logf("open: %q\ntype: %q", open, result(t, srv, typeID).Content)
 	if !strings.Contains(open, "Process exited with code 0") || codexSessionID.MatchString(open) {
@@ -487,7 +455,7 @@ func TestCodexSubagentHooks(t *testing.T) {
 	a := agenttest.NewCodex(t, srv.URL)
 	dump := newHookDump(t)
 	writeCodexHooks(t, a, dump.Script)
-	r := runCodex(t, a, "CODEX-SUB: delegate to a sub-agent", "--dangerously-bypass-hook-trust")
+	r := runCLI(t, a, "CODEX-SUB: delegate to a sub-agent", "--dangerously-bypass-hook-trust")
 	ps := dump.payloads(t)
 	logPayloads(t, "codex-subagent", ps)
 	if !exists(filepath.Join(a.Work, "sub-marker")) {
@@ -531,7 +499,7 @@ func TestCodexExecNeverAsks(t *testing.T) {
 	a := agenttest.NewCodex(t, srv.URL)
 	dump := newHookDump(t)
 	writeCodexHooks(t, a, dump.Script)
-	r := runCodex(t, a, "CODEX-ESCALATE: write outside", "--dangerously-bypass-hook-trust",
+	r := runCLI(t, a, "CODEX-ESCALATE: write outside", "--dangerously-bypass-hook-trust",
 		"--sandbox", "workspace-write", "-c", `approval_policy="on-request"`)
 	ps := dump.payloads(t)
 	logPayloads(t, "codex-escalate", ps)

@@ -1,10 +1,12 @@
 package agents
 
-// What every CLI's gate must do alike, run against each real CLI in turn:
-// the decisions (approve, deny, approval timeout, a broken registry).
+// What every CLI must do alike, run against each real CLI in turn: run a
+// scripted call against its stand-in, and the gate's decisions (approve,
+// deny, approval timeout, a broken registry).
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,6 +40,36 @@ var gateCLIs = []gateCLI{
 		newGate: func(t *testing.T, timeout string, s agenttest.Script) *agentGate { return newCodexGate(t, timeout, s) }},
 	{name: "gemini", callID: "call_agents_gemini_gate_1", shell: shellCommand, tool: "run_shell_command", blocked: "blocked",
 		newGate: newGeminiGate},
+}
+
+// TestRunsScriptedCall: Codex (`codex exec`) and Gemini CLI (`gemini
+// --approval-mode yolo -p`), with no hooks, run the stand-in's shell call in
+// their working directory and send the command's output back to the model.
+func TestRunsScriptedCall(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		server func(testing.TB, agenttest.Script) *agenttest.Server
+		agent  func(testing.TB, string) *agenttest.Agent
+		shell  func(id, command string) agenttest.Turn
+		args   []string
+	}{
+		{name: "codex", server: agenttest.NewResponsesAPI, agent: agenttest.NewCodex, shell: execCommand},
+		{name: "gemini", server: agenttest.NewGeminiAPI, agent: agenttest.NewGemini, shell: shellCommand, args: []string{"--approval-mode", "yolo"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			const callID = "call_agents_run_1"
+			srv := c.server(t, agenttest.Script{{Match: "RUN-MAIN", Turns: []agenttest.Turn{c.shell(callID, "echo ran > marker; echo OUT-42")}}})
+			a := c.agent(t, srv.URL)
+			r := runCLI(t, a, "RUN-MAIN: run the command", c.args...)
+			if !exists(filepath.Join(a.Work, "marker")) {
+				t.Fatalf("the command did not run:\n%s", r)
+			}
+			if tr := result(t, srv, callID); !strings.Contains(tr.Content, "OUT-42") {
+				t.Fatalf("the command's output did not reach the model: %q", tr.Content)
+			}
+			t.Logf("%s finished in %s", c.name, r.Elapsed.Round(time.Millisecond))
+		})
+	}
 }
 
 // TestGateDecisions: for each CLI, a gated shell call (touch marker) waits

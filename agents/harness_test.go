@@ -100,6 +100,23 @@ func (g *agentGate) pending(p *agenttest.Proc, toolUseID string) core.Approval {
 	return core.Approval{}
 }
 
+// runCLI runs the CLI headless on prompt with args (agenttest.Agent.Run:
+// `codex exec [args] prompt`, `gemini [args] -p prompt`) to the end,
+// bounded by runTimeout, and requires exit 0.
+func runCLI(t *testing.T, a *agenttest.Agent, prompt string, args ...string) agenttest.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	r, err := a.Run(ctx, prompt, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Code != 0 || r.TimedOut {
+		t.Fatalf("%s: %s", a.Command(prompt, args...), r)
+	}
+	return r
+}
+
 // finish waits for the agent to exit and requires exit 0.
 func finish(t *testing.T, p *agenttest.Proc) agenttest.Result {
 	t.Helper()

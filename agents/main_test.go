@@ -6,10 +6,10 @@
 //
 // Files: claude_test.go (the Claude Code gate end to end, and its headless
 // PermissionRequest), claude_ask_test.go (--gate-on ask), codex_test.go and
-// gemini_test.go (the CLI runs a scripted tool call end to end; the hook
-// payloads it sends, the answers it obeys, trust, sub-agents),
-// gate_test.go (what every CLI's gate does alike: the decisions, against
-// each CLI in turn), codex_gate_test.go and gemini_gate_test.go (the rest of
+// gemini_test.go (the hook payloads each CLI sends, the answers it obeys,
+// trust, sub-agents),
+// gate_test.go (what every CLI does alike, against each CLI in turn: a
+// scripted call run, the gate's decisions), codex_gate_test.go and gemini_gate_test.go (the rest of
 // their gates end to end through `hooks install --agent codex|gemini`;
 // Codex's --gate-on ask headless and in its interactive TUI under tmux),
 // withdraw_test.go (a stopped gated hook withdraws its approval),
