@@ -1,8 +1,10 @@
 // Package codex is clawpit's adapter for Codex CLI hooks (issue 28;
 // agents/NOTES.md): the payload reader (Claude Code's format with Codex's
-// own events), the answers in Codex's contract, the interactive-shell rule,
-// and the install of clawpit's hooks into $CODEX_HOME/hooks.json with the
-// trust records Codex keeps in $CODEX_HOME/config.toml. The registry
+// own events), the answers in Codex's contract (PreToolUse's deny or
+// silence; PermissionRequest's allow or deny under --gate-on ask, paired
+// with its call through the rollout), the interactive-shell rule, and the
+// install of clawpit's hooks into $CODEX_HOME/hooks.json with the trust
+// records Codex keeps in $CODEX_HOME/config.toml. The registry
 // mapping (sessions, runs, approvals) is the Claude Code adapter's Handler,
 // shared as it is since the payloads share their fields.
 package codex
