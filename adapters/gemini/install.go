@@ -18,14 +18,18 @@ type InstallOptions struct {
 	Gate            string        // BeforeTool matcher, default DefaultGate
 }
 
+// target is o as hookkit's Target: the hook command's parts and the gate.
+func (o InstallOptions) target() hookkit.Target {
+	return hookkit.Target{Agent: "gemini", Binary: o.Binary, DB: o.DB, ApprovalTimeout: o.ApprovalTimeout, Gate: o.Gate}
+}
+
 // HookCommand is one clawpit hook's command line for Gemini CLI
 // (hookkit.Target.Command with --agent gemini, and --gated for BeforeTool).
 func HookCommand(o InstallOptions, gated bool) string {
-	t := hookkit.Target{Agent: "gemini", Binary: o.Binary, DB: o.DB, ApprovalTimeout: o.ApprovalTimeout}
 	if gated {
-		return t.Command("--gated")
+		return o.target().Command("--gated")
 	}
-	return t.Command()
+	return o.target().Command()
 }
 
 // Install merges clawpit's hooks into Gemini CLI's settings.json (Claude
@@ -37,7 +41,7 @@ func Install(o InstallOptions) (claude.Change, error) {
 	if o.ApprovalTimeout == 0 {
 		o.ApprovalTimeout = claude.DefaultApprovalTimeout
 	}
-	t := hookkit.Target{Binary: o.Binary, DB: o.DB, Gate: o.Gate}
+	t := o.target()
 	if err := cmp.Or(claude.CheckApprovalTimeout("approval timeout", o.ApprovalTimeout), t.Check(DefaultGate, "settings", o.Settings)); err != nil {
 		return claude.Change{}, err
 	}
