@@ -1,0 +1,81 @@
+package core_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/store/storetest"
+)
+
+// On PostgreSQL with a working LISTEN, a waiting hook wakes on the NOTIFY of
+// the decision, made through another handle (another host's console): with
+// a 30 s poll, returning within seconds proves the notification woke it.
+// Through a pooler (CLAWPIT_TEST_PGBOUNCER) the waiter writes and reads
+// through it and listens on the direct URL, as --listen-db.
+func TestWaitApprovalWakesOnNotification(t *testing.T) {
+	base := os.Getenv(storetest.Env)
+	if base == "" {
+		t.Skip(storetest.Env + " is not set (.ci/pg start): the PostgreSQL LISTEN path is not exercised")
+	}
+	loc, direct := storetest.Schema(t, base), ""
+	if p := os.Getenv(storetest.PoolerEnv); p != "" {
+		loc, direct = storetest.Pooled(t, base, p)
+	}
+	ctx := context.Background()
+	open := func(listen string) *core.Registry {
+		t.Helper()
+		db, err := store.Open(ctx, loc, store.Options{ListenURL: listen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
+	}
+	hook, operator := open(direct), open("")
+	if _, _, err := hook.OpenSession(ctx, "s", "", core.ActorRuntime); err != nil {
+		t.Fatal(err)
+	}
+	a, err := hook.RequestApproval(ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make deploy"}, core.ActorRuntime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const poll = 30 * time.Second
+	type result struct {
+		a   *core.Approval
+		err error
+		at  time.Time
+	}
+	got := make(chan result, 1)
+	go func() {
+		w, err := hook.WaitApproval(ctx, a.ID, poll)
+		got <- result{w, err, time.Now()}
+	}()
+	// Let the waiter read the pending approval and arm its wait.
+	time.Sleep(500 * time.Millisecond)
+	if m := hook.Store().(*store.DB).ChangeMode(); m != store.ChangeLive {
+		t.Fatalf("the waiter's handle is %q, want %q (LISTEN did not work)", m, store.ChangeLive)
+	}
+	decided := time.Now()
+	if _, _, _, err := operator.ApproveApproval(ctx, a.ID, core.ScopeOnce, "op@host-b"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-got:
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.a.Status != core.ApprovalApproved {
+			t.Fatalf("waiter returned %s, want approved", r.a.Status)
+		}
+		t.Logf("decision → waiter returned in %s (poll %s)", r.at.Sub(decided), poll)
+		if lag := r.at.Sub(decided); lag > time.Second {
+			t.Errorf("waiter returned %s after the decision, want < 1 s", lag)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("waiter still waiting 10 s after the decision: it did not wake on the notification (poll %s)", poll)
+	}
+}
