@@ -29,14 +29,14 @@ const (
 // app carries what every command shares: global flags, streams and the
 // registry, opened lazily by the first command that needs it.
 type app struct {
-	dbPath  string
+	dbPath string
 	// listenDB is --listen-db (env CLAWPIT_LISTEN_DB): a direct PostgreSQL
 	// connection for LISTEN when --db goes through a pooler.
 	listenDB string
-	jsonOut bool
-	stdin   io.Reader
-	stdout  io.Writer
-	stderr  io.Writer
+	jsonOut  bool
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
 
 	db  *store.DB
 	reg *core.Registry
