@@ -79,3 +79,62 @@ func TestWaitApprovalWakesOnNotification(t *testing.T) {
 		t.Fatalf("waiter still waiting 10 s after the decision: it did not wake on the notification (poll %s)", poll)
 	}
 }
+
+// Without a working LISTEN (here --listen-db names no server; in a fleet, a
+// pooler without --listen-db) the waiter's handle polls: its data version
+// moves every second, so with the default poll the waiter still reads the
+// decision within about a second.
+func TestWaitApprovalPollingSeesDecision(t *testing.T) {
+	base := os.Getenv(storetest.Env)
+	if base == "" {
+		t.Skip(storetest.Env + " is not set (.ci/pg start): the PostgreSQL polling path is not exercised")
+	}
+	loc := storetest.Schema(t, base)
+	ctx := context.Background()
+	open := func(listen string) *core.Registry {
+		t.Helper()
+		db, err := store.Open(ctx, loc, store.Options{ListenURL: listen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
+	}
+	hook := open("postgres://nobody@/nodb?host=" + t.TempDir() + "&connect_timeout=2")
+	operator := open("")
+	if _, _, err := hook.OpenSession(ctx, "s", "", core.ActorRuntime); err != nil {
+		t.Fatal(err)
+	}
+	a, err := hook.RequestApproval(ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make deploy"}, core.ActorRuntime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan time.Time, 1)
+	go func() {
+		if w, err := hook.WaitApproval(ctx, a.ID, 0); err == nil && w.Status == core.ApprovalApproved {
+			got <- time.Now()
+		}
+		close(got)
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if m := hook.Store().(*store.DB).ChangeMode(); m != store.ChangePolling {
+		t.Fatalf("the waiter's handle is %q, want %q", m, store.ChangePolling)
+	}
+	decided := time.Now()
+	if _, _, _, err := operator.ApproveApproval(ctx, a.ID, core.ScopeOnce, "op@host-b"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case at, ok := <-got:
+		if !ok {
+			t.Fatal("the wait failed or did not return approved")
+		}
+		lag := at.Sub(decided)
+		t.Logf("decision → polling waiter returned in %s", lag)
+		if lag > store.PollInterval+500*time.Millisecond {
+			t.Errorf("polling waiter returned %s after the decision, want within about %s", lag, store.PollInterval)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("polling waiter still waiting 10 s after the decision")
+	}
+}
