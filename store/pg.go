@@ -91,6 +91,8 @@ type pgState struct {
 	// notifyFn sends the registry's notification with payload outside
 	// any transaction of the caller (the probe); the write pool's.
 	notifyFn func(ctx context.Context, payload string) error
+	// pingFn checks that the registry itself (the write pool) answers.
+	pingFn func(ctx context.Context) error
 }
 
 // ChangeMode is how a registry handle learns of other processes' writes
@@ -194,6 +196,7 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 		_, err := write.ExecContext(ctx, "SELECT pg_notify($1, $2)", st.channel, payload)
 		return err
 	}
+	st.pingFn = write.PingContext
 	db.pg = st
 	if err := db.initPG(ctx, opt); err != nil {
 		return fail(err)
@@ -436,9 +439,11 @@ func (p *pgState) probeListener(ctx context.Context, c *pgx.Conn) bool {
 // call decides the mode: it connects the listener (to Options.ListenURL,
 // else the registry's URL) and checks that it hears a probe notification
 // (ChangeLive; synchronously: a change committed after it returns is
-// counted). When it cannot connect, LISTEN fails, or the probe is not heard
-// (a pooler), the handle polls instead for good (ChangePolling): the
-// version moves every pollEvery. Later calls return at once. While a live
+// counted). When the listener cannot connect or LISTEN fails while the
+// registry answers, or the probe is not heard (a pooler), the handle polls
+// instead for good (ChangePolling): the version moves every pollEvery. When
+// the registry itself does not answer, it returns the error (wrapping
+// core.ErrUnavailable) and decides at a later call. Later calls return at once. While a live
 // listener is disconnected it returns the error, and the listener
 // reconnects with backoff (100 ms doubling to 5 s); each reconnection
 // counts as a change, since notifications sent meanwhile were lost.
@@ -447,10 +452,18 @@ func (p *pgState) dataVersion(ctx context.Context) (int64, error) {
 	defer p.mu.Unlock()
 	if !p.started {
 		c, err := p.listenFn(ctx)
-		switch {
-		case err != nil && ctx.Err() != nil:
+		if err != nil && (ctx.Err() != nil || p.pingFn(ctx) != nil) {
+			// The registry itself is out of reach (or the caller gave
+			// up): say so, and decide at a later call.
 			return 0, fmt.Errorf("listen for registry changes: %w", mapErr(err))
-		case err == nil && p.probeListener(ctx, c):
+		}
+		heard := err == nil && p.probeListener(ctx, c)
+		if err == nil && !heard && ctx.Err() != nil {
+			c.Close(context.Background())
+			return 0, fmt.Errorf("listen for registry changes: %w", ctx.Err())
+		}
+		switch {
+		case heard:
 			lctx, cancel := context.WithCancel(context.Background())
 			p.mode, p.stop, p.done = ChangeLive, cancel, make(chan struct{})
 			p.changed = make(chan struct{})

@@ -449,3 +449,32 @@ func TestPGPoolerChangeModes(t *testing.T) {
 		t.Fatal("a write through the pooler was not heard on --listen-db within 5 s")
 	}
 }
+
+// A handle that cannot listen because the registry's server itself is out
+// of reach reports it (the console's DISCONNECTED) and decides later; only a
+// listener failing while the registry answers makes it poll.
+func TestPGListenFailsWhileServerDown(t *testing.T) {
+	u := pgOnly(t)
+	ctx := context.Background()
+	db, err := Open(ctx, u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	down := errors.New("connection refused")
+	db.pg.listenFn = func(context.Context) (*pgx.Conn, error) { return nil, &pgconn.ConnectError{} }
+	db.pg.pingFn = func(context.Context) error { return down }
+	if _, err := db.DataVersion(ctx); !errors.Is(err, core.ErrUnavailable) {
+		t.Fatalf("DataVersion with the server down: err = %v, want ErrUnavailable", err)
+	}
+	if m := db.ChangeMode(); m != "" {
+		t.Fatalf("mode decided with the server down: %q", m)
+	}
+	db.pg.pingFn = func(context.Context) error { return nil } // the registry is back, the listener is not
+	if _, err := db.DataVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := db.ChangeMode(); m != ChangePolling {
+		t.Fatalf("mode = %q, want %q", m, ChangePolling)
+	}
+}
