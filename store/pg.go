@@ -443,10 +443,11 @@ func (p *pgState) probeListener(ctx context.Context, c *pgx.Conn) bool {
 // registry answers, or the probe is not heard (a pooler), the handle polls
 // instead for good (ChangePolling): the version moves every pollEvery. When
 // the registry itself does not answer, it returns the error (wrapping
-// core.ErrUnavailable) and decides at a later call. Later calls return at once. While a live
-// listener is disconnected it returns the error, and the listener
-// reconnects with backoff (100 ms doubling to 5 s); each reconnection
-// counts as a change, since notifications sent meanwhile were lost.
+// core.ErrUnavailable) and decides at a later call. Later calls return at
+// once. While a live listener is disconnected it returns the error, and the
+// listener reconnects with backoff (100 ms doubling to 5 s); each
+// reconnection counts as a change, since notifications sent meanwhile were
+// lost.
 func (p *pgState) dataVersion(ctx context.Context) (int64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
