@@ -2,7 +2,9 @@ package core_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -136,5 +138,77 @@ func TestWaitApprovalPollingSeesDecision(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("polling waiter still waiting 10 s after the decision")
+	}
+}
+
+// countingStore counts View transactions (the waiter's reads of its
+// approval); embedding keeps store.DB's ChangedAfter.
+type countingStore struct {
+	*store.DB
+	views atomic.Int64
+}
+
+func (s *countingStore) View(ctx context.Context, fn func(core.Tx) error) error {
+	s.views.Add(1)
+	return s.DB.View(ctx, fn)
+}
+
+// A waiter woken by every write of a busy registry reads its approval at
+// most every 100 ms, not once per notification.
+func TestWaitApprovalBusyRegistryReadsBounded(t *testing.T) {
+	base := os.Getenv(storetest.Env)
+	if base == "" {
+		t.Skip(storetest.Env + " is not set (.ci/pg start): the PostgreSQL LISTEN path is not exercised")
+	}
+	loc := storetest.Schema(t, base)
+	ctx := context.Background()
+	db, err := store.Open(ctx, loc, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	other, err := store.Open(ctx, loc, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	cs := &countingStore{DB: db}
+	hook := core.NewRegistry(cs, core.SystemClock{}, core.DefaultThresholds())
+	busy := core.NewRegistry(other, core.SystemClock{}, core.DefaultThresholds())
+	if _, _, err := hook.OpenSession(ctx, "s", "", core.ActorRuntime); err != nil {
+		t.Fatal(err)
+	}
+	a, err := hook.RequestApproval(ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make deploy"}, core.ActorRuntime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		hook.WaitApproval(wctx, a.ID, 30*time.Second)
+	}()
+	time.Sleep(500 * time.Millisecond)
+	if m := db.ChangeMode(); m != store.ChangeLive {
+		t.Fatalf("the waiter's handle is %q, want %q", m, store.ChangeLive)
+	}
+	before, start := cs.views.Load(), time.Now()
+	writes := 0
+	for time.Since(start) < time.Second {
+		if _, _, err := busy.OpenSession(ctx, fmt.Sprintf("busy-%d", writes), "", core.ActorRuntime); err != nil {
+			t.Fatal(err)
+		}
+		writes++
+	}
+	reads := cs.views.Load() - before
+	elapsed := time.Since(start)
+	cancel()
+	<-done
+	t.Logf("%d writes in %s woke %d reads", writes, elapsed.Round(time.Millisecond), reads)
+	if writes < 30 {
+		t.Skipf("only %d writes in a second: too few to tell", writes)
+	}
+	if limit := int64(elapsed/(100*time.Millisecond)) + 3; reads > limit {
+		t.Errorf("%d reads of the approval during %d writes in %s, want at most %d (one per 100 ms)", reads, writes, elapsed, limit)
 	}
 }

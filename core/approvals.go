@@ -468,8 +468,8 @@ func (r *Registry) cancelApprovals(tx Tx, f ApprovalFilter, reason string, actor
 // a waiter notices a decision within about one poll and an idle waiter costs
 // well under 1% CPU (bench/hooks measures both). On a store that is told of
 // writes (ChangeWaiter: PostgreSQL with a working LISTEN) it also wakes on
-// the change notification, so a decision committed on any host is read
-// within milliseconds whatever poll is. Reads run in View transactions, so
+// the change notification (at most every approvalWakeGap), so a decision
+// committed on any host is read within milliseconds whatever poll is. Reads run in View transactions, so
 // waiting never holds the write lock.
 func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Duration) (*Approval, error) {
 	if poll <= 0 {
@@ -501,6 +501,13 @@ func (r *Registry) WaitApproval(ctx context.Context, id string, poll time.Durati
 			return nil, ctx.Err()
 		case <-t.C:
 		case <-changed:
+			// Every write on every host notifies: on a busy registry read
+			// the approval at most every approvalWakeGap, not per write.
+			if wait := approvalWakeGap - time.Since(lastRead); read && wait > 0 {
+				changed = nil
+				t.Reset(wait)
+				continue
+			}
 		}
 		v, verr := r.store.DataVersion(ctx)
 		due := expires != 0 && r.now() >= expires
@@ -557,6 +564,12 @@ func (r *Registry) waitStep(poll time.Duration, expires Timestamp) time.Duration
 // approvalWaitReread bounds how long WaitApproval trusts an unchanged
 // DataVersion before reading the approval anyway.
 const approvalWaitReread = 2 * time.Second
+
+// approvalWakeGap is the least time between two reads of the approval that
+// change notifications trigger (ChangeWaiter): a decision is still read
+// within milliseconds on a quiet registry, and a waiter on a busy one reads
+// at most ten times a second, as with the default poll.
+const approvalWakeGap = 100 * time.Millisecond
 
 // GetApproval returns an approval by id or unique prefix with its journal,
 // as of the registry clock's now (Approval.AsOf: an overdue approval reads
