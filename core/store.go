@@ -29,6 +29,16 @@ type Store interface {
 	Close() error
 }
 
+// ChangeWaiter is implemented by a Store that is told of writes rather than
+// polled (PostgreSQL's LISTEN/NOTIFY): ChangedAfter(v) returns a channel
+// closed once DataVersion has moved past v, or nil when this handle is not
+// told (SQLite, PostgreSQL polling): the caller then polls DataVersion.
+// WaitApproval wakes on it, so a decision made on another host reaches a
+// waiting hook within milliseconds of its commit, not at the next poll.
+type ChangeWaiter interface {
+	ChangedAfter(since int64) <-chan struct{}
+}
+
 // Tx is one transaction's view of the registry. Every Update* method is a
 // conditional update: it applies only when the row's revision still equals
 // the Rev the caller read (WHERE id=? AND rev=?), bumps Rev on success, and

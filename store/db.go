@@ -35,6 +35,12 @@ type Options struct {
 	MustExist bool
 	// ReadOnly opens the database for reading only (console --readonly).
 	ReadOnly bool
+	// ListenURL is a direct PostgreSQL connection for LISTEN (--listen-db),
+	// when the registry's URL goes through a pooler in transaction mode,
+	// where LISTEN cannot work; empty: LISTEN on the registry's URL. A
+	// handle whose LISTEN does not work polls (ChangePolling). Ignored on
+	// SQLite.
+	ListenURL string
 	// BusyTimeoutMs overrides BusyTimeoutMs when positive (tests).
 	BusyTimeoutMs int
 	// PGRegistryLock makes every PostgreSQL Update take the registry-wide
@@ -370,11 +376,14 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 	if db.full {
 		return fmt.Errorf("%w: the registry's file system had no space left when it was opened (opened for reading only)", core.ErrDiskFull)
 	}
-	if db.pg == nil || db.pg.registryLock {
+	if db.pg == nil {
 		return db.update(ctx, nil, fn)
 	}
+	if db.pg.registryLock {
+		return db.update(ctx, &sql.TxOptions{ReadOnly: db.pg.readOnly}, fn)
+	}
 	return db.pg.retry(ctx, func() error {
-		return db.update(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead}, fn)
+		return db.update(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: db.pg.readOnly}, fn)
 	})
 }
 
@@ -448,6 +457,37 @@ func (db *DB) View(ctx context.Context, fn func(core.Tx) error) error {
 		return mapErr(err)
 	}
 	return nil
+}
+
+// ChangeMode returns how this handle learns of other processes' writes:
+// ChangeData on SQLite; on PostgreSQL ChangeLive or ChangePolling once
+// DataVersion has been called, "" before.
+func (db *DB) ChangeMode() ChangeMode {
+	if db.pg == nil {
+		return ChangeData
+	}
+	return db.pg.changeMode()
+}
+
+// ChangeNote says, for the console's header, how this handle learns of
+// other processes' writes: "live" or "polling 1s" on PostgreSQL (once
+// DataVersion has been called), "" on SQLite (one host: nothing to say).
+func (db *DB) ChangeNote() string {
+	if db.pg == nil {
+		return ""
+	}
+	return db.pg.changeNote()
+}
+
+// ChangedAfter returns a channel closed once DataVersion has moved past
+// since; nil when the handle does not listen (SQLite, PostgreSQL polling), so
+// a waiter polls as before. It lets core.WaitApproval wake on the NOTIFY of a
+// decision instead of its next poll (core.ChangeWaiter).
+func (db *DB) ChangedAfter(since int64) <-chan struct{} {
+	if db.pg == nil {
+		return nil
+	}
+	return db.pg.changedAfter(since)
 }
 
 // DataVersion returns PRAGMA data_version on a dedicated connection; the value

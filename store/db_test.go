@@ -274,7 +274,8 @@ func TestUpdateRollsBackOnError(t *testing.T) {
 func TestDataVersionSeesOtherConnections(t *testing.T) {
 	eachStore(t, func(t *testing.T) {
 		path := freshLocation(t)
-		watcher, err := Open(context.Background(), path, Options{})
+		// Through a pooler the watcher listens on its direct URL (--listen-db).
+		watcher, err := Open(context.Background(), path, Options{ListenURL: storetest.ListenLocation(t, path)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,14 +67,54 @@ type pgState struct {
 	// registryLock: Update takes the advisory lock (Options.PGRegistryLock).
 	registryLock bool
 
+	// readOnly: Options.ReadOnly; every Update transaction is READ ONLY
+	// (a startup parameter would do it once, but poolers refuse those).
+	readOnly bool
+	// listenCfg is where the listener connects: Options.ListenURL, else
+	// the registry's own URL.
+	listenCfg *pgx.ConnConfig
+	// probe is how long the first dataVersion waits for its own probe
+	// notification before deciding LISTEN does not work there (a pooler).
+	probe time.Duration
+	// pollEvery is polling's period when LISTEN does not work.
+	pollEvery time.Duration
+
 	mu       sync.Mutex
 	version  int64
 	lostErr  error // set while the listener is disconnected
 	started  bool
+	mode     ChangeMode
+	changed  chan struct{} // closed and replaced when version moves (live mode)
 	stop     context.CancelFunc
 	done     chan struct{}
 	listenFn func(ctx context.Context) (*pgx.Conn, error)
+	// notifyFn sends the registry's notification with payload outside
+	// any transaction of the caller (the probe); the write pool's.
+	notifyFn func(ctx context.Context, payload string) error
+	// pingFn checks that the registry itself (the write pool) answers.
+	pingFn func(ctx context.Context) error
 }
+
+// ChangeMode is how a registry handle learns of other processes' writes
+// (DB.ChangeMode): the console's header shows the PostgreSQL ones.
+type ChangeMode string
+
+const (
+	// ChangeData is SQLite's PRAGMA data_version, polled (one host).
+	ChangeData ChangeMode = "data_version"
+	// ChangeLive is PostgreSQL's LISTEN/NOTIFY: a write on any host is
+	// heard within milliseconds.
+	ChangeLive ChangeMode = "live"
+	// ChangePolling is PostgreSQL without a working LISTEN (the registry is
+	// reached through a pooler in transaction mode and no --listen-db names
+	// a direct connection, or LISTEN failed): DataVersion moves every
+	// PollInterval whether or not anything changed, so readers re-read.
+	ChangePolling ChangeMode = "polling"
+)
+
+// PollInterval is how often DataVersion moves on a PostgreSQL registry
+// without a working LISTEN (ChangePolling).
+const PollInterval = time.Second
 
 // openPG opens the PostgreSQL registry at rawURL. Errors: core.ErrInvalid
 // for a URL pgx cannot parse, core.ErrNotFound when MustExist or ReadOnly
@@ -87,11 +127,20 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	if err != nil {
 		return nil, core.Invalidf("PostgreSQL URL %s: %v", name, err)
 	}
-	if opt.ReadOnly {
-		cfg.RuntimeParams["default_transaction_read_only"] = "on"
-	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
+	}
+	listenCfg := cfg
+	if opt.ListenURL != "" {
+		if !IsPostgresURL(opt.ListenURL) {
+			return nil, core.Invalidf("--listen-db %s: not a PostgreSQL URL (postgres://…)", RedactURL(opt.ListenURL))
+		}
+		if listenCfg, err = pgx.ParseConfig(opt.ListenURL); err != nil {
+			return nil, core.Invalidf("--listen-db %s: %v", RedactURL(opt.ListenURL), err)
+		}
+		if listenCfg.ConnectTimeout == 0 {
+			listenCfg.ConnectTimeout = 10 * time.Second
+		}
 	}
 	// pgx prepares and caches statements by default; after five runs
 	// PostgreSQL may plan a cached one once for any parameters, and the
@@ -140,8 +189,14 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	if !schema.Valid {
 		return fail(core.NotFoundf("no schema of the search_path exists in %s", name))
 	}
-	st := &pgState{cfg: cfg, key: key, channel: pgChannel(schema.String), busyMs: busy, registryLock: opt.PGRegistryLock}
+	st := &pgState{cfg: cfg, key: key, channel: pgChannel(schema.String), busyMs: busy, registryLock: opt.PGRegistryLock,
+		readOnly: opt.ReadOnly, listenCfg: listenCfg, probe: listenProbe, pollEvery: PollInterval}
 	st.listenFn = st.connectListener
+	st.notifyFn = func(ctx context.Context, payload string) error {
+		_, err := write.ExecContext(ctx, "SELECT pg_notify($1, $2)", st.channel, payload)
+		return err
+	}
+	st.pingFn = write.PingContext
 	db.pg = st
 	if err := db.initPG(ctx, opt); err != nil {
 		return fail(err)
@@ -336,9 +391,10 @@ func (p *pgState) notify(ctx context.Context, tx *sql.Tx) error {
 	return err
 }
 
-// connectListener opens a connection and LISTENs on the registry's channel.
+// connectListener opens a connection to listenCfg and LISTENs on the
+// registry's channel.
 func (p *pgState) connectListener(ctx context.Context) (*pgx.Conn, error) {
-	c, err := pgx.ConnectConfig(ctx, p.cfg.Copy())
+	c, err := pgx.ConnectConfig(ctx, p.listenCfg.Copy())
 	if err != nil {
 		return nil, err
 	}
@@ -349,27 +405,117 @@ func (p *pgState) connectListener(ctx context.Context) (*pgx.Conn, error) {
 	return c, nil
 }
 
+// listenProbe bounds the first dataVersion's wait for its probe: a direct
+// connection hears it in milliseconds.
+const listenProbe = 2 * time.Second
+
+// probeListener reports whether c, just LISTENing, hears a notification
+// sent from another connection (the write pool), within p.probe. Through a
+// pooler in transaction mode the LISTEN ran on a server connection that
+// went back to the pool when it returned, so nothing reaches c: false.
+func (p *pgState) probeListener(ctx context.Context, c *pgx.Conn) bool {
+	b := make([]byte, 8)
+	for i := range b {
+		b[i] = byte('a' + rand.N(26))
+	}
+	token := "probe:" + string(b)
+	if err := p.notifyFn(ctx, token); err != nil {
+		return false
+	}
+	wctx, cancel := context.WithTimeout(ctx, p.probe)
+	defer cancel()
+	for {
+		n, err := c.WaitForNotification(wctx)
+		if err != nil {
+			return false
+		}
+		if n.Payload == token {
+			return true
+		}
+	}
+}
+
 // dataVersion returns the number of change notifications heard. The first
-// call connects the listener (synchronously: a change committed after it
-// returns is counted); later calls return at once. While the listener is
-// disconnected it returns the error, and the listener reconnects with
-// backoff (100 ms doubling to 5 s); each reconnection counts as a change,
-// since notifications sent meanwhile were lost.
+// call decides the mode: it connects the listener (to Options.ListenURL,
+// else the registry's URL) and checks that it hears a probe notification
+// (ChangeLive; synchronously: a change committed after it returns is
+// counted). When the listener cannot connect or LISTEN fails while the
+// registry answers, or the probe is not heard (a pooler), the handle polls
+// instead for good (ChangePolling): the version moves every pollEvery. When
+// the registry itself does not answer, it returns the error (wrapping
+// core.ErrUnavailable) and decides at a later call. Later calls return at
+// once. While a live listener is disconnected it returns the error, and the
+// listener reconnects with backoff (100 ms doubling to 5 s); each
+// reconnection counts as a change, since notifications sent meanwhile were
+// lost.
 func (p *pgState) dataVersion(ctx context.Context) (int64, error) {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	if !p.started {
 		c, err := p.listenFn(ctx)
-		if err != nil {
-			p.mu.Unlock()
+		if err != nil && (ctx.Err() != nil || p.pingFn(ctx) != nil) {
+			// The registry itself is out of reach (or the caller gave
+			// up): say so, and decide at a later call.
 			return 0, fmt.Errorf("listen for registry changes: %w", mapErr(err))
 		}
-		lctx, cancel := context.WithCancel(context.Background())
-		p.started, p.stop, p.done = true, cancel, make(chan struct{})
-		go p.listen(lctx, c)
+		heard := err == nil && p.probeListener(ctx, c)
+		if err == nil && !heard && ctx.Err() != nil {
+			c.Close(context.Background())
+			return 0, fmt.Errorf("listen for registry changes: %w", ctx.Err())
+		}
+		switch {
+		case heard:
+			lctx, cancel := context.WithCancel(context.Background())
+			p.mode, p.stop, p.done = ChangeLive, cancel, make(chan struct{})
+			p.changed = make(chan struct{})
+			go p.listen(lctx, c)
+		default:
+			if c != nil {
+				// UNLISTEN: the pooled server connection that ran LISTEN
+				// must not keep receiving notifications for other clients.
+				c.Exec(ctx, "UNLISTEN *")
+				c.Close(context.Background())
+			}
+			p.mode = ChangePolling
+		}
+		p.started = true
 	}
-	v, err := p.version, p.lostErr
-	p.mu.Unlock()
-	return v, err
+	if p.mode == ChangePolling {
+		return time.Now().UnixNano() / int64(p.pollEvery), nil
+	}
+	return p.version, p.lostErr
+}
+
+// changeMode returns the mode the first dataVersion chose ("" before it).
+func (p *pgState) changeMode() ChangeMode {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mode
+}
+
+// changedAfter returns a channel closed once the version is past since; nil
+// unless the handle listens (ChangeLive).
+func (p *pgState) changedAfter(since int64) <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.mode != ChangeLive {
+		return nil
+	}
+	if p.version != since {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return p.changed
+}
+
+// bump counts one change and wakes changedAfter's waiters; p.mu held.
+func (p *pgState) bump() {
+	p.version++
+	if p.changed != nil {
+		close(p.changed)
+		p.changed = make(chan struct{})
+	}
 }
 
 // listen counts notifications on c until ctx ends, reconnecting when the
@@ -396,14 +542,17 @@ func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
 			}
 			backoff = 100 * time.Millisecond
 			p.mu.Lock()
-			p.version++
+			p.bump()
 			p.lostErr = nil
 			p.mu.Unlock()
 		}
-		_, err := c.WaitForNotification(ctx)
+		n, err := c.WaitForNotification(ctx)
+		if err == nil && strings.HasPrefix(n.Payload, "probe:") {
+			continue // another handle's probe (probeListener), not a change
+		}
 		if err == nil {
 			p.mu.Lock()
-			p.version++
+			p.bump()
 			p.mu.Unlock()
 			continue
 		}
@@ -490,4 +639,15 @@ func refuseForeignPG(ctx context.Context, tx *sql.Tx, name string) error {
 	}
 	return core.Invalidf("%s is not a clawpit registry: schema %q holds %d table(s), view(s) or sequence(s) but no %s table; "+
 		"clawpit changed nothing (give --db a database or schema of its own)", name, schema, objects, pgVersionTable)
+}
+
+// changeNote is the console header's word for the mode (tui.ChangeNoter).
+func (p *pgState) changeNote() string {
+	switch p.changeMode() {
+	case ChangeLive:
+		return "live"
+	case ChangePolling:
+		return "polling " + p.pollEvery.String()
+	}
+	return ""
 }

@@ -301,3 +301,180 @@ func TestPGPathHidesPassword(t *testing.T) {
 		t.Errorf("Path() = %q, want the URL with its password hidden", p)
 	}
 }
+
+// A handle learns of other handles' writes by LISTEN when it can, and polls
+// when it cannot: --listen-db naming no server, or a pooler in transaction
+// mode (where LISTEN returns but nothing is ever heard) without --listen-db.
+func TestPGChangeModes(t *testing.T) {
+	u := pgOnly(t)
+	ctx := context.Background()
+	other, err := Open(ctx, u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	write := func(id string) {
+		t.Helper()
+		update(t, other, func(tx core.Tx) error {
+			return tx.InsertSession(&core.Session{ID: id, State: core.SessionActive, CreatedAt: 1})
+		})
+	}
+
+	t.Run("direct: live, and ChangedAfter wakes on the write", func(t *testing.T) {
+		db, err := Open(ctx, u, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if m := db.ChangeMode(); m != "" {
+			t.Errorf("mode before DataVersion = %q, want empty", m)
+		}
+		v0, err := db.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := db.ChangeMode(); m != ChangeLive {
+			t.Fatalf("mode = %q, want %q", m, ChangeLive)
+		}
+		ch := db.ChangedAfter(v0)
+		if ch == nil {
+			t.Fatal("ChangedAfter = nil on a live handle")
+		}
+		select {
+		case <-ch:
+			t.Fatal("ChangedAfter closed before any write")
+		case <-time.After(50 * time.Millisecond):
+		}
+		write("live1")
+		select {
+		case <-ch:
+		case <-time.After(5 * time.Second):
+			t.Fatal("ChangedAfter not closed 5 s after a write")
+		}
+		if v, _ := db.DataVersion(ctx); v == v0 {
+			t.Error("DataVersion did not move with the write")
+		}
+		// Another handle's probe is not a change.
+		v1, _ := db.DataVersion(ctx)
+		third, err := Open(ctx, u, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer third.Close()
+		if _, err := third.DataVersion(ctx); err != nil || third.ChangeMode() != ChangeLive {
+			t.Fatalf("third handle: mode %q, err %v", third.ChangeMode(), err)
+		}
+		time.Sleep(100 * time.Millisecond)
+		if v, _ := db.DataVersion(ctx); v != v1 {
+			t.Errorf("another handle's probe moved DataVersion %d → %d", v1, v)
+		}
+	})
+
+	t.Run("listen-db unreachable: polling", func(t *testing.T) {
+		db, err := Open(ctx, u, Options{ListenURL: "postgres://nobody@/nodb?host=" + t.TempDir() + "&connect_timeout=2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		v0, err := db.DataVersion(ctx)
+		if err != nil {
+			t.Fatalf("DataVersion with an unreachable --listen-db: %v (want polling, no error)", err)
+		}
+		if m := db.ChangeMode(); m != ChangePolling {
+			t.Fatalf("mode = %q, want %q", m, ChangePolling)
+		}
+		if db.ChangedAfter(v0) != nil {
+			t.Error("ChangedAfter on a polling handle is not nil")
+		}
+		// Polling moves the version every PollInterval, write or not.
+		deadline := time.Now().Add(3 * PollInterval)
+		for {
+			if v, _ := db.DataVersion(ctx); v != v0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("DataVersion still %d after %s of polling", v0, 3*PollInterval)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+
+	t.Run("not a URL", func(t *testing.T) {
+		if _, err := Open(ctx, u, Options{ListenURL: "/tmp/registry.db"}); !errors.Is(err, core.ErrInvalid) {
+			t.Errorf("--listen-db a path: err = %v, want ErrInvalid", err)
+		}
+	})
+}
+
+// Through a pooler in transaction mode LISTEN returns but nothing is ever
+// heard: without --listen-db the handle polls; with it, it listens there and
+// hears writes made through the pooler.
+func TestPGPoolerChangeModes(t *testing.T) {
+	ctx := context.Background()
+	pooler := os.Getenv(storetest.PoolerEnv)
+	if pooler == "" || os.Getenv(pgTestEnv) == "" {
+		t.Skip(storetest.PoolerEnv + " or " + pgTestEnv + " is not set (.ci/pg start, .ci/pgbouncer start)")
+	}
+	pooled, direct := storetest.Pooled(t, os.Getenv(pgTestEnv), pooler)
+	w, err := Open(ctx, pooled, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.DataVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := w.ChangeMode(); m != ChangePolling {
+		t.Errorf("through the pooler without --listen-db: mode %q, want %q", m, ChangePolling)
+	}
+	l, err := Open(ctx, pooled, Options{ListenURL: direct})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	v0, err := l.DataVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := l.ChangeMode(); m != ChangeLive {
+		t.Fatalf("through the pooler with --listen-db: mode %q, want %q", m, ChangeLive)
+	}
+	ch := l.ChangedAfter(v0)
+	update(t, w, func(tx core.Tx) error {
+		return tx.InsertSession(&core.Session{ID: "pooled", State: core.SessionActive, CreatedAt: 1})
+	})
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a write through the pooler was not heard on --listen-db within 5 s")
+	}
+}
+
+// A handle that cannot listen because the registry's server itself is out
+// of reach reports it (the console's DISCONNECTED) and decides later; only a
+// listener failing while the registry answers makes it poll.
+func TestPGListenFailsWhileServerDown(t *testing.T) {
+	u := pgOnly(t)
+	ctx := context.Background()
+	db, err := Open(ctx, u, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	down := errors.New("connection refused")
+	db.pg.listenFn = func(context.Context) (*pgx.Conn, error) { return nil, &pgconn.ConnectError{} }
+	db.pg.pingFn = func(context.Context) error { return down }
+	if _, err := db.DataVersion(ctx); !errors.Is(err, core.ErrUnavailable) {
+		t.Fatalf("DataVersion with the server down: err = %v, want ErrUnavailable", err)
+	}
+	if m := db.ChangeMode(); m != "" {
+		t.Fatalf("mode decided with the server down: %q", m)
+	}
+	db.pg.pingFn = func(context.Context) error { return nil } // the registry is back, the listener is not
+	if _, err := db.DataVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if m := db.ChangeMode(); m != ChangePolling {
+		t.Fatalf("mode = %q, want %q", m, ChangePolling)
+	}
+}

@@ -137,6 +137,13 @@ func (m *Model) headerView(w int) string {
 	if m.offline {
 		// A PostgreSQL registry out of reach: the poll keeps retrying.
 		badge = th.Badge.Render(" DISCONNECTED · reconnecting ") + badge
+	} else if m.changes != "" {
+		// PostgreSQL: "live" (LISTEN) or "polling 1s" (a pooler without
+		// --listen-db), so an operator knows how fresh the screen is.
+		if badge != "" {
+			badge = " " + badge
+		}
+		badge = th.Muted.Render(m.changes) + badge
 	}
 	if o := m.opts.Owner; o != nil && o.Name != "" {
 		badge = th.Badge.Render(" "+o.Name+" ") + " " + badge

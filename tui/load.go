@@ -74,6 +74,7 @@ type loadedMsg struct {
 	version int64
 	res     LoadResult
 	b       *batch
+	note    string // the Source's ChangeNote
 
 	// Full loads: tables already indexed and sorted.
 	tasks     *table[taskRow]
@@ -94,15 +95,19 @@ func loadCmd(ctx context.Context, src Source, req LoadRequest, version int64, kn
 		if err != nil {
 			return loadedMsg{err: err}
 		}
+		note := ""
+		if n, ok := src.(ChangeNoter); ok {
+			note = n.ChangeNote()
+		}
 		if !req.Full && known && v == version {
-			return loadedMsg{same: true, version: v}
+			return loadedMsg{same: true, version: v, note: note}
 		}
 		b := newBatch()
 		res, err := src.Load(ctx, req, b)
 		if err != nil {
 			return loadedMsg{err: err}
 		}
-		msg := loadedMsg{version: v, res: res, b: b}
+		msg := loadedMsg{version: v, res: res, b: b, note: note}
 		if res.Full {
 			t := newTable(taskSpec, b.tasks, sorts[KindTask])
 			r := newTable(runSpec, b.runs, sorts[KindRun])

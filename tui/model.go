@@ -106,7 +106,8 @@ type Model struct {
 	eventID   int64
 	alertID   int64
 	busy      bool
-	offline   bool // the registry server cannot be reached (header badge)
+	offline   bool   // the registry server cannot be reached (header badge)
+	changes   string // how the Source learns of writes (ChangeNoter; header)
 	counts    headerCounts
 	countedAt core.Timestamp
 
@@ -349,6 +350,9 @@ func (m *Model) onTick() tea.Cmd {
 func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	m.loading = false
 	m.offline = msg.err != nil && errors.Is(msg.err, core.ErrUnavailable)
+	if msg.err == nil {
+		m.changes = msg.note
+	}
 	if msg.err != nil {
 		if isBusy(msg.err) {
 			m.busy = true

@@ -142,6 +142,14 @@ type Detail struct {
 	Job    *core.Job // set for jobs (the log view needs its status and log path)
 }
 
+// ChangeNoter is implemented by a Source that says in the header how it
+// learns of other processes' writes: "live" (PostgreSQL LISTEN), "polling
+// 1s" (PostgreSQL through a pooler without --listen-db), "" to say nothing
+// (SQLite, fixtures). Called from a tea.Cmd, after DataVersion.
+type ChangeNoter interface {
+	ChangeNote() string
+}
+
 // DefaultMaxEvents is the largest journal gap replayed row by row.
 const DefaultMaxEvents = 5000
 
@@ -156,6 +164,14 @@ func NewStoreSource(st core.Store) Source { return &storeSource{st: st} }
 func (s *storeSource) Path() string { return s.st.Path() }
 
 func (s *storeSource) DataVersion(ctx context.Context) (int64, error) { return s.st.DataVersion(ctx) }
+
+// ChangeNote implements ChangeNoter when the store says it (store.DB).
+func (s *storeSource) ChangeNote() string {
+	if n, ok := s.st.(ChangeNoter); ok {
+		return n.ChangeNote()
+	}
+	return ""
+}
 
 // kindEntity is the journal entity of a pane's kind.
 func kindEntity(k Kind) string {

@@ -2,7 +2,15 @@
 // races and crashes).
 //
 //	go run -tags sqlite_fts5 ./bench/soak [-duration 60s] [-writers 4] [-kill-every 300ms] [-bin PATH] [-keep]
-//	go run -tags sqlite_fts5 ./bench/soak -check registry.db
+//	go run -tags sqlite_fts5 ./bench/soak -pg postgres://… [-hosts 3] [-writers 6]
+//	go run -tags sqlite_fts5 ./bench/soak -check registry.db|postgres://…
+//
+// With -pg the registry is PostgreSQL: a new schema soak_<random> in that
+// database (dropped at the end unless -keep), and -hosts hosts share it:
+// writer i runs with CLAWPIT_HOST=soak-host-(i mod hosts), and each host
+// runs its own daemon (sweeps from every host at once, killed like the
+// writers). -listen-db gives the daemons and writers a direct URL for
+// LISTEN when -pg goes through a pooler.
 //
 // It builds clawpit (or uses -bin) and, on a fresh registry, runs -writers
 // concurrent writer loops, each starting one clawpit CLI process after
@@ -22,7 +30,7 @@
 //     anything else, and every task the journal made succeeded still is;
 //   - every lost → succeeded upgrade cleared the error;
 //   - no run with a negative pending_approval_waits;
-//   - PRAGMA integrity_check is ok.
+//   - PRAGMA integrity_check is ok (SQLite).
 //
 // It prints "ops=… kills=… violations=…" with the breakdown, and exits 1 when
 // any invariant is violated.
@@ -36,6 +44,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +56,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/bench/internal/benchbin"
+	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "github.com/mattn/go-sqlite3"
 )
 
@@ -56,7 +66,10 @@ func main() {
 	killEvery := flag.Duration("kill-every", 300*time.Millisecond, "mean interval between SIGKILLs (0 disables)")
 	bin := flag.String("bin", "", "clawpit binary to use (default: go build)")
 	keep := flag.Bool("keep", false, "keep the temporary directory (and print it)")
-	only := flag.String("check", "", "only check the invariants of this registry file")
+	only := flag.String("check", "", "only check the invariants of this registry (file or PostgreSQL URL)")
+	pg := flag.String("pg", "", "PostgreSQL database URL: run on a new schema there instead of a SQLite file")
+	hosts := flag.Int("hosts", 1, "with -pg: hosts (CLAWPIT_HOST) sharing the registry, each with its own daemon")
+	listenDB := flag.String("listen-db", "", "with -pg: --listen-db for every process (a direct URL when -pg is a pooler)")
 	flag.Parse()
 	if *only != "" {
 		v, report, err := check(*only)
@@ -70,7 +83,7 @@ func main() {
 		}
 		return
 	}
-	v, err := run(*duration, *writers, *killEvery, *bin, *keep)
+	v, err := run(*duration, *writers, *killEvery, *bin, *keep, *pg, max(1, *hosts), *listenDB)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
 		os.Exit(1)
@@ -83,19 +96,21 @@ func main() {
 // soak is one run's shared state.
 type soak struct {
 	bin, db, home string
+	hosts         int
+	listenDB      string
 
-	mu     sync.Mutex
-	runs   []string          // run ids, newest last
-	tasks  []string          // task ids, newest last
-	live   map[int]*exec.Cmd // running CLI writers by pid
-	daemon *exec.Cmd
+	mu      sync.Mutex
+	runs    []string          // run ids, newest last
+	tasks   []string          // task ids, newest last
+	live    map[int]*exec.Cmd // running CLI writers by pid
+	daemons map[int]*exec.Cmd // running daemons by host
 
 	ops, failed, killsCLI, killsDaemon atomic.Int64 // kills: SIGKILLs sent
 	landedCLI, landedDaemon            atomic.Int64 // processes that died of them
 	exitCodes                          sync.Map     // "op exit N" → *atomic.Int64
 }
 
-func run(duration time.Duration, writers int, killEvery time.Duration, bin string, keep bool) (int, error) {
+func run(duration time.Duration, writers int, killEvery time.Duration, bin string, keep bool, pg string, hosts int, listenDB string) (int, error) {
 	dir, err := os.MkdirTemp("", "clawpit-soak-")
 	if err != nil {
 		return 0, err
@@ -108,8 +123,21 @@ func run(duration time.Duration, writers int, killEvery time.Duration, bin strin
 	if bin, err = benchbin.Build(dir, bin); err != nil {
 		return 0, err
 	}
-	s := &soak{bin: bin, db: filepath.Join(dir, "registry.db"), home: filepath.Join(dir, "home"), live: map[int]*exec.Cmd{}}
-	if _, _, err := s.cli(context.Background(), "init", "session", "open", "soak-child"); err != nil {
+	s := &soak{bin: bin, db: filepath.Join(dir, "registry.db"), home: filepath.Join(dir, "home"), live: map[int]*exec.Cmd{},
+		daemons: map[int]*exec.Cmd{}, hosts: 1, listenDB: listenDB}
+	if pg != "" {
+		loc, drop, err := pgSchema(pg, listenDB)
+		if err != nil {
+			return 0, err
+		}
+		if keep {
+			fmt.Println("registry:", loc.db)
+		} else {
+			defer drop()
+		}
+		s.db, s.listenDB, s.hosts = loc.db, loc.listen, hosts
+	}
+	if _, _, err := s.cli(context.Background(), 0, "init", "session", "open", "soak-child"); err != nil {
 		return 0, fmt.Errorf("first write: %w", err)
 	}
 
@@ -120,14 +148,17 @@ func run(duration time.Duration, writers int, killEvery time.Duration, bin strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.writer(ctx)
+			s.writer(ctx, w%s.hosts)
 		}()
 	}
-	daemonDone := make(chan struct{})
-	go func() {
-		defer close(daemonDone)
-		s.daemonLoop(ctx)
-	}()
+	var daemons sync.WaitGroup
+	for h := 0; h < s.hosts; h++ {
+		daemons.Add(1)
+		go func() {
+			defer daemons.Done()
+			s.daemonLoop(ctx, h)
+		}()
+	}
 	if killEvery > 0 {
 		wg.Add(1)
 		go func() {
@@ -137,18 +168,22 @@ func run(duration time.Duration, writers int, killEvery time.Duration, bin strin
 	}
 	start := time.Now()
 	wg.Wait()
-	<-daemonDone
+	daemons.Wait()
 	elapsed := time.Since(start)
 
 	// Settle: one final sweep, then check.
-	if _, _, err := s.cli(context.Background(), "final", "sweep"); err != nil {
+	if _, _, err := s.cli(context.Background(), 0, "final", "sweep"); err != nil {
 		return 0, fmt.Errorf("final sweep: %w", err)
 	}
 	violations, report, err := check(s.db)
 	if err != nil {
 		return 0, err
 	}
-	fmt.Printf("soak: %s, %d writers, SIGKILL every ~%s\n", elapsed.Round(time.Second), writers, killEvery)
+	store := "SQLite"
+	if pg != "" {
+		store = fmt.Sprintf("PostgreSQL, %d hosts (a daemon each)", s.hosts)
+	}
+	fmt.Printf("soak: %s, %s, %d writers, SIGKILL every ~%s\n", elapsed.Round(time.Second), store, writers, killEvery)
 	fmt.Printf("ops=%d (%.0f/s; %d exited non-zero, kills included) kills=%d (cli %d, daemon %d; %d sent, some to processes already exiting) violations=%d\n",
 		s.ops.Load(), float64(s.ops.Load())/elapsed.Seconds(), s.failed.Load(),
 		s.landedCLI.Load()+s.landedDaemon.Load(), s.landedCLI.Load(), s.landedDaemon.Load(),
@@ -168,9 +203,9 @@ func run(duration time.Duration, writers int, killEvery time.Duration, bin strin
 
 // cli runs one clawpit command as a killable writer; it returns stdout and
 // the exit code (-1 when killed by a signal).
-func (s *soak) cli(ctx context.Context, op string, args ...string) (string, int, error) {
+func (s *soak) cli(ctx context.Context, host int, op string, args ...string) (string, int, error) {
 	cmd := exec.Command(s.bin, append([]string{"--db", s.db}, args...)...)
-	cmd.Env = append(os.Environ(), "CLAWPIT_HOME="+s.home, "USER=soak")
+	cmd.Env = s.env(host)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
@@ -212,8 +247,21 @@ func (s *soak) pick(pool []string) string {
 	return pool[len(pool)-1-rand.IntN(n)]
 }
 
-// writer runs CLI operations until ctx ends.
-func (s *soak) writer(ctx context.Context) {
+// env is the environment of a process on host (CLAWPIT_HOST soak-host-N
+// on PostgreSQL).
+func (s *soak) env(host int) []string {
+	env := append(os.Environ(), "CLAWPIT_HOME="+s.home, "USER=soak")
+	if s.hosts > 1 || s.listenDB != "" {
+		env = append(env, fmt.Sprintf("CLAWPIT_HOST=soak-host-%d", host), "CLAWPIT_HOME="+s.home+fmt.Sprint(host))
+	}
+	if s.listenDB != "" {
+		env = append(env, "CLAWPIT_LISTEN_DB="+s.listenDB)
+	}
+	return env
+}
+
+// writer runs CLI operations as host until ctx ends.
+func (s *soak) writer(ctx context.Context, host int) {
 	for ctx.Err() == nil {
 		s.mu.Lock()
 		runID, taskID := s.pick(s.runs), s.pick(s.tasks)
@@ -221,13 +269,13 @@ func (s *soak) writer(ctx context.Context) {
 		switch r := rand.IntN(100); {
 		case r < 20 || runID == "":
 			id := fmt.Sprintf("run-%d-%d", time.Now().UnixNano(), rand.IntN(1000))
-			if _, code, _ := s.cli(ctx, "run register", "run", "register", id, "--session", "soak-child", "--inactivity", "2s"); code != 0 {
+			if _, code, _ := s.cli(ctx, host, "run register", "run", "register", id, "--session", "soak-child", "--inactivity", "2s"); code != 0 {
 				continue
 			}
 			s.mu.Lock()
 			s.runs = append(s.runs, id)
 			s.mu.Unlock()
-			tid, code, _ := s.cli(ctx, "task create", "task", "create", "--runtime", "subagent", "--run-id", id,
+			tid, code, _ := s.cli(ctx, host, "task create", "task", "create", "--runtime", "subagent", "--run-id", id,
 				"--child-session", "soak-child", "--session", "soak-owner", "--label", id)
 			if code != 0 || tid == "" {
 				continue
@@ -235,41 +283,41 @@ func (s *soak) writer(ctx context.Context) {
 			s.mu.Lock()
 			s.tasks = append(s.tasks, tid)
 			s.mu.Unlock()
-			s.cli(ctx, "task start", "task", "start", tid)
+			s.cli(ctx, host, "task start", "task", "start", tid)
 		case r < 35:
-			s.cli(ctx, "run kill", "run", "kill", runID)
+			s.cli(ctx, host, "run kill", "run", "kill", runID)
 		case r < 55:
 			outcome := []string{"ok", "ok", "error", "timeout"}[rand.IntN(4)]
-			s.cli(ctx, "run complete", "run", "complete", runID, "--outcome", outcome)
+			s.cli(ctx, host, "run complete", "run", "complete", runID, "--outcome", outcome)
 		case r < 62 && taskID != "":
-			s.cli(ctx, "task cancel", "task", "cancel", taskID)
+			s.cli(ctx, host, "task cancel", "task", "cancel", taskID)
 		case r < 72 && taskID != "":
 			st := []string{"succeeded", "failed", "timed_out"}[rand.IntN(3)]
-			s.cli(ctx, "task finish", "task", "finish", taskID, "--status", st)
+			s.cli(ctx, host, "task finish", "task", "finish", taskID, "--status", st)
 		case r < 80 && taskID != "":
-			s.cli(ctx, "task progress", "task", "progress", taskID)
+			s.cli(ctx, host, "task progress", "task", "progress", taskID)
 		case r < 88 && runID != "":
-			s.cli(ctx, "approval request", "approval", "request", "--session", "soak-child", "--run-id", runID,
+			s.cli(ctx, host, "approval request", "approval", "request", "--session", "soak-child", "--run-id", runID,
 				"--tool", "Bash", "--command", "git push", "--expires-in", "1s")
 		default:
-			s.cli(ctx, "sweep", "sweep")
+			s.cli(ctx, host, "sweep", "sweep")
 		}
 	}
 }
 
-// daemonLoop keeps a daemon running until ctx ends, restarting it after
-// each kill.
-func (s *soak) daemonLoop(ctx context.Context) {
+// daemonLoop keeps host's daemon running until ctx ends, restarting it
+// after each kill.
+func (s *soak) daemonLoop(ctx context.Context, host int) {
 	for ctx.Err() == nil {
 		cmd := exec.Command(s.bin, "--db", s.db, "daemon", "--sweep-interval", "100ms", "--watchdog-interval", "100ms",
 			"--grace", "2s", "--notify-cmd", "cat >/dev/null")
-		cmd.Env = append(os.Environ(), "CLAWPIT_HOME="+s.home, "USER=soak")
+		cmd.Env = s.env(host)
 		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "soak: daemon:", err)
 			return
 		}
 		s.mu.Lock()
-		s.daemon = cmd
+		s.daemons[host] = cmd
 		s.mu.Unlock()
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -288,7 +336,7 @@ func (s *soak) daemonLoop(ctx context.Context) {
 			}
 		}
 		s.mu.Lock()
-		s.daemon = nil
+		delete(s.daemons, host)
 		s.mu.Unlock()
 	}
 }
@@ -304,8 +352,8 @@ func (s *soak) killer(ctx context.Context, every time.Duration) {
 		s.mu.Lock()
 		var victim *exec.Cmd
 		daemon := false
-		if rand.IntN(5) == 0 && s.daemon != nil {
-			victim, daemon = s.daemon, true
+		if d, ok := s.daemons[rand.IntN(s.hosts)]; ok && rand.IntN(5) == 0 {
+			victim, daemon = d, true
 		} else if len(s.live) > 0 {
 			pids := make([]int, 0, len(s.live))
 			for pid := range s.live {
@@ -328,20 +376,72 @@ func (s *soak) killer(ctx context.Context, every time.Duration) {
 	}
 }
 
+// pgLoc is a soak registry on PostgreSQL: its URL and its --listen-db.
+type pgLoc struct{ db, listen string }
+
+// pgSchema creates schema soak_<random> in the database at base and returns
+// base (and listen, when set) with search_path set to it, and a func that
+// drops it.
+func pgSchema(base, listen string) (pgLoc, func(), error) {
+	schema := fmt.Sprintf("soak_%d", rand.Int64N(1<<40))
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		return pgLoc{}, nil, err
+	}
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		admin.Close()
+		return pgLoc{}, nil, fmt.Errorf("create schema %s: %w", schema, err)
+	}
+	drop := func() {
+		admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+		admin.Close()
+	}
+	with := func(u string) (string, error) {
+		if u == "" {
+			return "", nil
+		}
+		pu, err := url.Parse(u)
+		if err != nil {
+			return "", err
+		}
+		q := pu.Query()
+		q.Set("search_path", schema)
+		pu.RawQuery = q.Encode()
+		return pu.String(), nil
+	}
+	var loc pgLoc
+	if loc.db, err = with(base); err == nil {
+		loc.listen, err = with(listen)
+	}
+	if err != nil {
+		drop()
+		return pgLoc{}, nil, err
+	}
+	return loc, drop, nil
+}
+
 // check counts invariant violations and describes them.
 func check(path string) (int, string, error) {
-	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000")
+	driver, dsn := "sqlite3", "file:"+path+"?mode=ro&_busy_timeout=5000"
+	if strings.HasPrefix(path, "postgres://") || strings.HasPrefix(path, "postgresql://") {
+		driver, dsn = "pgx", path
+	}
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		return 0, "", err
 	}
 	defer db.Close()
 	var b strings.Builder
 	total := 0
-	var integrity string
-	if err := db.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil {
-		return 0, "", err
+	integrity := "ok"
+	if driver == "sqlite3" {
+		if err := db.QueryRow("PRAGMA integrity_check").Scan(&integrity); err != nil {
+			return 0, "", err
+		}
+	} else {
+		integrity = "n/a (PostgreSQL)"
 	}
-	if integrity != "ok" {
+	if integrity != "ok" && driver == "sqlite3" {
 		total++
 		fmt.Fprintf(&b, "VIOLATION integrity_check: %s\n", integrity)
 	}

@@ -29,11 +29,14 @@ const (
 // app carries what every command shares: global flags, streams and the
 // registry, opened lazily by the first command that needs it.
 type app struct {
-	dbPath  string
-	jsonOut bool
-	stdin   io.Reader
-	stdout  io.Writer
-	stderr  io.Writer
+	dbPath string
+	// listenDB is --listen-db (env CLAWPIT_LISTEN_DB): a direct PostgreSQL
+	// connection for LISTEN when --db goes through a pooler.
+	listenDB string
+	jsonOut  bool
+	stdin    io.Reader
+	stdout   io.Writer
+	stderr   io.Writer
 
 	db  *store.DB
 	reg *core.Registry
@@ -135,6 +138,7 @@ Run without a command to open the console.`,
 		},
 	}
 	root.PersistentFlags().StringVar(&a.dbPath, "db", "", "registry database path (env CLAWPIT_DB; default $CLAWPIT_HOME/registry.db)")
+	root.PersistentFlags().StringVar(&a.listenDB, "listen-db", "", "PostgreSQL: a direct URL (not through a pooler) for LISTEN, so writes on other hosts show at once; without it, or when LISTEN fails there, the console polls every second (env CLAWPIT_LISTEN_DB)")
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		if why := misplacedRootFlag(root, cmd, err); why != "" {
@@ -209,11 +213,20 @@ func (a *app) resolvedDBPath() string {
 	return filepath.Join(home(), "registry.db")
 }
 
+// resolvedListenDB is --listen-db, else $CLAWPIT_LISTEN_DB ("" for none).
+func (a *app) resolvedListenDB() string {
+	if a.listenDB != "" {
+		return a.listenDB
+	}
+	return os.Getenv("CLAWPIT_LISTEN_DB")
+}
+
 // open returns the registry, opening it on first use.
 func (a *app) open(ctx context.Context, opt store.Options) (*core.Registry, error) {
 	if a.reg != nil {
 		return a.reg, nil
 	}
+	opt.ListenURL = a.resolvedListenDB()
 	db, err := store.Open(ctx, a.resolvedDBPath(), opt)
 	if err != nil {
 		return nil, err

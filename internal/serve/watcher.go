@@ -104,3 +104,11 @@ type sharedSource struct {
 }
 
 func (s sharedSource) DataVersion(context.Context) (int64, error) { return s.w.version.Load(), nil }
+
+// ChangeNote is the store's (tui.ChangeNoter): the watcher polls the one store.
+func (s sharedSource) ChangeNote() string {
+	if n, ok := s.Source.(tui.ChangeNoter); ok {
+		return n.ChangeNote()
+	}
+	return ""
+}

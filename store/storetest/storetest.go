@@ -28,6 +28,13 @@ const Env = "CLAWPIT_TEST_POSTGRES"
 // tests then run on PostgreSQL (CLAWPIT_TEST_STORE=postgres go test -tags sqlite_fts5 ./core/).
 const ForceEnv = "CLAWPIT_TEST_STORE"
 
+// PoolerEnv names a PgBouncer in transaction mode in front of Env's server,
+// e.g. postgres://clawpit@/clawpit?host=/tmp/clawpit-pgbouncer-0&port=6432
+// (.ci/pgbouncer start prints one). Set, every PostgreSQL registry Location
+// hands out is reached through it (Pooled), so the suite proves the store
+// keeps no session state across transactions.
+const PoolerEnv = "CLAWPIT_TEST_PGBOUNCER"
+
 // Each runs fn as subtest "sqlite" and as subtest "postgres" (skipped when
 // Env is unset). Inside fn, Location returns a fresh registry of the
 // subtest's store.
@@ -59,7 +66,76 @@ func Location(t testing.TB, name string) string {
 	if !OnPostgres(t) {
 		return filepath.Join(t.TempDir(), name)
 	}
+	if p := os.Getenv(PoolerEnv); p != "" {
+		pooled, _ := Pooled(t, os.Getenv(Env), p)
+		return pooled
+	}
 	return Schema(t, os.Getenv(Env))
+}
+
+// ListenLocation returns the direct URL of a registry Location returned
+// (the same URL unless PoolerEnv is set): what --listen-db names.
+func ListenLocation(t testing.TB, loc string) string {
+	t.Helper()
+	p := os.Getenv(PoolerEnv)
+	if p == "" || !strings.HasPrefix(loc, "postgres") {
+		return loc
+	}
+	pu, err := url.Parse(loc)
+	if err != nil {
+		t.Fatalf("%s: %v", PoolerEnv, err)
+	}
+	return withUser(t, os.Getenv(Env), pu.User.Username())
+}
+
+// Pooled creates role and schema t_<random> on the server at base (the
+// schema named after the role and owned by it, so the role's default
+// search_path, "$user", finds it: a pooler refuses a search_path startup
+// parameter) and returns the registry's URL through the pooler at pooler
+// and its direct URL at base. Both are dropped when t ends.
+func Pooled(t testing.TB, base, pooler string) (pooled, direct string) {
+	t.Helper()
+	b := make([]byte, 6)
+	rand.Read(b)
+	role := "t_" + hex.EncodeToString(b)
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatalf("%s: %v", Env, err)
+	}
+	for _, q := range []string{
+		"CREATE ROLE " + role + " LOGIN",
+		"GRANT CREATE ON DATABASE " + "\"" + dbName(t, base) + "\"" + " TO " + role,
+		"CREATE SCHEMA " + role + " AUTHORIZATION " + role,
+	} {
+		if _, err := admin.Exec(q); err != nil {
+			admin.Close()
+			t.Fatalf("create test role (%s): %s: %v", Env, q, err)
+		}
+	}
+	t.Cleanup(func() {
+		admin.Exec("DROP SCHEMA " + role + " CASCADE")
+		admin.Exec("REVOKE CREATE ON DATABASE " + "\"" + dbName(t, base) + "\"" + " FROM " + role)
+		admin.Exec("DROP ROLE " + role)
+		admin.Close()
+	})
+	return withUser(t, pooler, role), withUser(t, base, role)
+}
+
+func dbName(t testing.TB, base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", Env, err)
+	}
+	return strings.TrimPrefix(u.Path, "/")
+}
+
+func withUser(t testing.TB, base, user string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatalf("%s: %v", Env, err)
+	}
+	u.User = url.User(user)
+	return u.String()
 }
 
 // Schema creates schema t_<random> on the server at base and returns base
