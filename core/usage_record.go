@@ -78,7 +78,16 @@ func (r *Registry) RecordTranscriptUsage(ctx context.Context, ref TranscriptRef)
 					return err
 				}
 			}
-			return tx.AddUsage(usageRows(ref, read.ByModel, read.Source.ReadAt))
+			rows := usageRows(ref, read.ByModel, read.Source.ReadAt)
+			if len(rows) == 0 {
+				return nil
+			}
+			if err := tx.AddUsage(rows); err != nil {
+				return err
+			}
+			// A budget these tokens cross is alerted in the same
+			// transaction: once, whichever hook counted them.
+			return r.budgetAlerts(tx, ref.Session, ref.RunID)
 		})
 		if err != nil {
 			return UsageReport{}, fmt.Errorf("record usage of %s: %w", ref.Path, err)
@@ -140,7 +149,12 @@ func (r *Registry) AddUsage(ctx context.Context, rows []UsageRow) error {
 			return Invalidf("usage row without scope or id")
 		}
 	}
-	return r.store.Update(ctx, func(tx Tx) error { return tx.AddUsage(rows) })
+	return r.store.Update(ctx, func(tx Tx) error {
+		if err := tx.AddUsage(rows); err != nil {
+			return err
+		}
+		return r.budgetAlerts(tx, "", "") // the hourly budget counts tracked tasks too
+	})
 }
 
 // ListUsage returns the usage rows f selects.

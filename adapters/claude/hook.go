@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -34,7 +35,7 @@ const (
 
 // Decision is a PreToolUse answer.
 type Decision struct {
-	Permission string // Allow or Deny
+	Permission string // Allow or Deny; "" passes (Pass)
 	Reason     string // permissionDecisionReason: shown to Claude on deny
 	// UpdatedPermissions, on an allow, is the permission suggestion the
 	// operator approved with (one object of PermissionRequest's
@@ -42,6 +43,11 @@ type Decision struct {
 	// decision.updatedPermissions, which Claude Code applies.
 	UpdatedPermissions json.RawMessage
 }
+
+// Pass reports whether d is no decision: the hook prints nothing and the
+// agent's own permission rules decide (a tool outside Config.Gate, under
+// budget).
+func (d Decision) Pass() bool { return d.Permission == "" }
 
 // JSON is the decision as Claude Code reads it from the hook's stdout:
 // {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,
@@ -110,7 +116,16 @@ type Config struct {
 	NestRunPrefix string
 	// Agent is recorded on the sessions this opens (default AgentName).
 	Agent string
+	// Gate, when set, is the gate regex applied here rather than by the
+	// agent's matcher (Claude Code's PreToolUse hook is then installed for
+	// every tool): a tool call whose tool_name it does not match passes
+	// (Decision.Pass: no answer, so the agent's own permission rules
+	// decide) unless a budget with the action "gate" is crossed.
+	Gate *regexp.Regexp
 }
+
+// Outside reports whether tool is outside c.Gate (always false without one).
+func (c Config) Outside(tool string) bool { return c.Gate != nil && !c.Gate.MatchString(tool) }
 
 // AgentName is Claude Code's name in the registry's sessions.agent.
 const AgentName = "claude"
@@ -145,6 +160,12 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		d, err := h.preToolUse(ctx, p)
 		if err != nil {
 			d = DenyError(err)
+			if h.Cfg.Outside(p.ToolName) {
+				// A budget is a limit on spending, not a security
+				// gate: a tool the gate lets through is not held up
+				// by a registry that cannot say what was spent.
+				d = Decision{}
+			}
 		}
 		return &d, err
 	case EventSessionStart:
@@ -227,6 +248,13 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	if err := h.nest(ctx, p); err != nil {
 		return Decision{}, err
 	}
+	over, err := h.overBudget(ctx, p)
+	if err != nil {
+		return Decision{}, err
+	}
+	if over == "" && h.Cfg.Outside(p.ToolName) {
+		return Decision{}, nil // PostToolUse records its activity
+	}
 	if _, err := h.Reg.RecordActivity(ctx, h.activity(p, "PreToolUse "+p.ToolName), core.ActorRuntime); err != nil {
 		return Decision{}, err
 	}
@@ -244,7 +272,7 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	a, err := h.Reg.RequestApproval(ctx, core.NewApproval{
 		Session: p.SessionID, RunID: p.AgentID, Tool: p.ToolName, Command: command,
 		Rationale: rationale, Cwd: p.Cwd, ExpiresIn: h.approvalTimeout(), ToolUseID: p.ToolUseID,
-		InputHash: inputHash, Waiter: waiter, Suggestions: p.PermissionSuggestions,
+		InputHash: inputHash, Waiter: waiter, Suggestions: p.PermissionSuggestions, OverBudget: over,
 	}, core.ActorRuntime)
 	if err != nil {
 		return Decision{}, err
@@ -265,6 +293,20 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		a = got
 	}
 	return h.answer(a), nil
+}
+
+// overBudget is why p's tool call must wait though the gate would not ask
+// (BudgetBreach.Reason of the first budget its session, run or the hour
+// crossed), "" when no budget with the action "gate" is crossed.
+func (h *Handler) overBudget(ctx context.Context, p *Payload) (string, error) {
+	breaches, b, err := h.Reg.BudgetBreaches(ctx, p.SessionID, p.AgentID)
+	if err != nil {
+		return "", fmt.Errorf("read budgets: %w", err)
+	}
+	if b.Spec.Action != core.BudgetGate || len(breaches) == 0 {
+		return "", nil
+	}
+	return breaches[0].Reason(), nil
 }
 
 // nest binds p, when it names no agent, to the run Cfg.NestRunPrefix

@@ -301,7 +301,9 @@ func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config
 	var once sync.Once
 	answer := func(d claude.Decision, err error) {
 		once.Do(func() {
-			a.stdout.Write(encode(d))
+			if !d.Pass() {
+				a.stdout.Write(encode(d))
+			}
 			if err != nil {
 				fmt.Fprintln(a.stderr, "clawpit: hook PreToolUse: "+err.Error())
 			}
