@@ -147,7 +147,9 @@ type BudgetBreach struct {
 }
 
 // costOver reports whether the breach is of the cost limit (else tokens).
-func (b BudgetBreach) costOver() bool { return b.Limit.MicroUSD > 0 && b.CostMicroUSD >= b.Limit.MicroUSD }
+func (b BudgetBreach) costOver() bool {
+	return b.Limit.MicroUSD > 0 && b.CostMicroUSD >= b.Limit.MicroUSD
+}
 
 // Reason says the breach in words: "session over its budget of $5.00:
 // $5.12 spent", "run over its budget of 200,000 tokens: 212,400 spent",

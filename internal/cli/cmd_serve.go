@@ -54,7 +54,10 @@ probability rate percent, rising to every one at full; a refused connection
 is closed at once, before the SSH handshake. Logged-in connections count
 toward --max-sessions whether or not they open a session. While the cap is
 refusing, an operator is refused too until the waiting connections log in or
-time out: keep the listen address on loopback or behind a firewall or VPN.`,
+time out: keep the listen address on loopback or behind a firewall or VPN.
+
+[budget] in the config file and the --budget-* flags set the registry's
+budgets at start (see 'clawpit budget').`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runServe(cmd, a, &f) },
 	}
@@ -71,6 +74,7 @@ time out: keep the listen address on loopback or behind a firewall or VPN.`,
 	fl.Duration("watchdog-interval", defaultWatchdogInterval, "inactivity watchdog every interval, once for the server (0 disables; or [sweep] in the config file)")
 	fl.BoolVar(&f.logJSON, "log-json", false, "log as JSON lines instead of text")
 	addThresholdFlags(fl)
+	addBudgetFlags(fl, "budget-")
 	return c
 }
 
@@ -123,6 +127,9 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	if _, _, err := a.budgetSpec(cmd.Flags(), "budget-"); err != nil {
+		return err // bad input: before the registry is opened
+	}
 	if _, err := themes.Get(orDefault(f.theme, themes.Default)); err != nil {
 		return core.Invalidf("--theme: %v", err)
 	}
@@ -147,6 +154,10 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		return err
 	}
 	reg := jobs.Registry()
+	budgets, err := a.publishBudget(cmd, reg)
+	if err != nil {
+		return err
+	}
 	var h slog.Handler = slog.NewTextHandler(a.stderr, nil)
 	if f.logJSON {
 		h = slog.NewJSONHandler(a.stderr, nil)
@@ -173,6 +184,9 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		state = "new host key"
 	}
 	fmt.Fprintf(a.stdout, "%s %s (%s)\nlistening on %s (registry %s)\n", state, hk.Fingerprint, keyPath, ln.Addr(), reg.Store().Path())
+	if budgets != "" {
+		fmt.Fprintln(a.stdout, budgets)
+	}
 	if ops, err := reg.ListOperators(ctx); err == nil && len(ops) == 0 {
 		fmt.Fprintln(a.stderr, "clawpit: warning: no operators are registered, so every key is refused; add one with `clawpit operator add NAME --role operator --key ~/.ssh/id_ed25519.pub`")
 	}
