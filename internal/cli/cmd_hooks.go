@@ -488,6 +488,11 @@ when no one decided within --approval-timeout, when the payload is not a
 readable PreToolUse (any other event, a repeated member name, bad JSON, over
 1 MiB, stdin left open), or when the registry could not be reached in time.
 A write-locked registry is retried until the deadline, then denied.
+With --gate REGEX as well ('hooks install' writes it, with the matcher "*"),
+a tool whose name REGEX does not match gets no answer at once (nothing on
+stdout: the agent's own permission rules decide), unless a budget with the
+action "gate" is crossed (see 'clawpit budget'): then it waits like any
+gated call, the approval saying which budget.
 
 Other events print nothing, answer within about a second and never block
 the agent: when the registry is busy the event is kept in the hook spool
