@@ -110,3 +110,42 @@ func TestBudgetGatesTheNextToolCall(t *testing.T) {
 		t.Fatalf("budget: %s", out)
 	}
 }
+
+// TestUsageSinceCountsTheWindow: `usage --since` sums the tokens counted
+// within the window, not every token of a session counted within it.
+func TestUsageSinceCountsTheWindow(t *testing.T) {
+	c := newCLI(t)
+	r := installHooks(t, c, "1m")
+	transcript := filepath.Join(t.TempDir(), "s.jsonl")
+	stop := fixture(t, "stop", map[string]any{"transcript_path": transcript})
+	r.quiet(fixture(t, "session_start", nil))
+	count := func(id string, in int64) {
+		t.Helper()
+		f, err := os.OpenFile(transcript, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(transcriptLine(id, "claude-sonnet-4-5", in))
+		f.Close()
+		r.quiet(stop)
+	}
+	input := func(since string) int64 {
+		t.Helper()
+		var rep struct {
+			Total struct {
+				Tokens core.Tokens `json:"tokens"`
+			} `json:"total"`
+		}
+		c.json(&rep, "usage", "--since", since)
+		return rep.Total.Tokens.Input
+	}
+	count("msg_1", 1000)
+	time.Sleep(1500 * time.Millisecond)
+	count("msg_2", 7)
+	if got := input("1s"); got != 7 {
+		t.Errorf("usage --since 1s: %d input tokens, want 7 (the second turn's)", got)
+	}
+	if got := input("0s"); got != 1007 {
+		t.Errorf("usage --since 0s: %d input tokens, want 1007", got)
+	}
+}

@@ -237,3 +237,30 @@ func TestOverBudgetCallIgnoresGrants(t *testing.T) {
 		t.Fatalf("over budget: %+v", got)
 	}
 }
+
+// TestSumUsageSince: a window sums the tokens counted within it, not every
+// token of a row last counted within it; no window is the running total.
+func TestSumUsageSince(t *testing.T) {
+	f := newRegFixture(t)
+	add := func(in int64) {
+		t.Helper()
+		f.must(f.reg.AddUsage(f.ctx, []core.UsageRow{{Scope: core.UsageSession, ID: "s1", Model: "m", Tokens: core.Tokens{Input: in}, CountedAt: f.now()}}))
+	}
+	add(100)
+	f.clock.Advance(2 * time.Hour)
+	add(50)
+	since := core.TS(f.clock.Now().Add(-time.Hour))
+	rows, err := f.reg.SumUsage(f.ctx, core.UsageFilter{Scope: core.UsageSession, Since: since})
+	f.must(err)
+	if len(rows) != 1 || rows[0].Tokens.Input != 50 || rows[0].CountedAt != f.now() {
+		t.Fatalf("the last hour: %+v, want 50 input tokens", rows)
+	}
+	all, err := f.reg.ListUsage(f.ctx, core.UsageFilter{Scope: core.UsageSession})
+	f.must(err)
+	if len(all) != 1 || all[0].Tokens.Input != 150 {
+		t.Fatalf("the total: %+v, want 150", all)
+	}
+	if rows, err = f.reg.SumUsage(f.ctx, core.UsageFilter{Since: core.TS(f.clock.Now().Add(time.Minute))}); err != nil || len(rows) != 0 {
+		t.Fatalf("a window with no count: %+v %v", rows, err)
+	}
+}

@@ -166,3 +166,15 @@ func (r *Registry) ListUsage(ctx context.Context, f UsageFilter) ([]UsageRow, er
 	})
 	return out, err
 }
+
+// SumUsage returns per scope, id and model the tokens counted within f
+// (f.Since: those counted since then, not every token of a row last counted
+// since then), counted_at being the newest count's.
+func (r *Registry) SumUsage(ctx context.Context, f UsageFilter) ([]UsageRow, error) {
+	var out []UsageRow
+	err := r.store.View(ctx, func(tx Tx) (err error) {
+		out, err = tx.SumUsage(f)
+		return err
+	})
+	return out, err
+}
