@@ -164,12 +164,16 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 		SweepInterval: set.sweepInterval, WatchdogInterval: set.watchdogInterval,
 		Attention: set.attention,
 	}
+	prices, err := a.prices() // the SPENT column's and the detail views' (What it costs)
+	if err != nil {
+		return opts, nil, err
+	}
 	if set.readOnly {
 		reg, err := a.open(ctx, store.Options{ReadOnly: true})
 		if err != nil {
 			return opts, nil, err
 		}
-		opts.Source = tui.NewStoreSource(reg.Store())
+		opts.Source = tui.NewPricedStoreSource(reg.Store(), prices)
 		return opts, func() {}, nil
 	}
 	// The read-write console creates a missing registry (a first run).
@@ -181,7 +185,7 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 		return opts, nil, err
 	}
 	reg := jobs.Registry()
-	opts.Source = tui.NewStoreSource(reg.Store())
+	opts.Source = tui.NewPricedStoreSource(reg.Store(), prices)
 	opts.Actions = reg
 	opts.Jobs = jobs
 	sw := core.NewSweeper(reg, jobs)

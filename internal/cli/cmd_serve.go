@@ -170,7 +170,7 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		HostKey: hk, MaxSessions: f.maxSessions, IdleTimeout: idle,
 		MaxStartups: startups, LoginGraceTime: f.loginGrace,
 		SweepInterval: sweep.sweepInterval, WatchdogInterval: sweep.watchdogInterval,
-		Theme: f.theme, Keys: keys, Attention: att, Logger: slog.New(h),
+		Theme: f.theme, Keys: keys, Attention: att, Logger: slog.New(h), Prices: cfg.Prices,
 	})
 	if err != nil {
 		return err
