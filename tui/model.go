@@ -109,6 +109,7 @@ type Model struct {
 	offline   bool // the registry server cannot be reached (header badge)
 	counts    headerCounts
 	countedAt core.Timestamp
+	spent     core.UsageSummary // every agent's last 24 h, as of the last load (the header's "spent 24h")
 
 	// Embedded sweeper and watchdog.
 	sweeping     bool
@@ -216,7 +217,7 @@ func (m *Model) startLoad(full bool) tea.Cmd {
 	var sorts sortKeys
 	sorts[KindTask], sorts[KindRun], sorts[KindApproval] = m.tasks.sort, m.runs.sort, m.approvals.sort
 	sorts[KindJob], sorts[KindAlert] = m.jobs.sort, m.alerts.sort
-	req := LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, Windowed: m.windowedKinds()}
+	req := LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, Windowed: m.windowedKinds(), Now: m.ctx.now()}
 	if m.ctx.win != nil {
 		req.WindowOver = m.opts.WindowOver
 		if req.WindowOver == 0 {
@@ -371,6 +372,9 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		return nil
 	}
 	m.version = msg.version
+	if msg.res.Spent != nil {
+		m.spent = *msg.res.Spent
+	}
 	b := msg.b
 	var ring tea.Cmd // the attention bell (attention.go)
 	var cmds []tea.Cmd

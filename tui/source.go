@@ -46,6 +46,8 @@ type LoadRequest struct {
 	// Windowed are the kinds whose panes read windows: a delta load sends
 	// none of their rows, only LoadResult.Touched.
 	Windowed [numKinds]bool
+	// Now is the console's clock: LoadResult.Spent sums the day before it.
+	Now core.Timestamp
 }
 
 // LoadResult describes what a Load sent.
@@ -68,6 +70,11 @@ type LoadResult struct {
 	// became failed, timed out or lost: the attention bell's news, whose
 	// rows a windowed pane does not read.
 	NewPending, NewFailed int
+	// Spent is what every agent spent in the 24 hours before
+	// LoadRequest.Now (sessions and tracked tasks, each count at its
+	// time; the header's "spent 24h"); nil from a Source that does not
+	// read usage.
+	Spent *core.UsageSummary
 }
 
 // WindowSource is a Source that also reads windows of a table's rows in a
@@ -259,6 +266,10 @@ func (s *storeSource) Load(ctx context.Context, req LoadRequest, sink Sink) (Loa
 		if res, err = load(tx, req, fill); err == nil {
 			err = cmp.Or(fill.err, spent.err)
 		}
+		if err != nil || req.Now == 0 {
+			return err
+		}
+		res.Spent, err = spentSince(tx, req.Now-day, prices)
 		return err
 	})
 	return res, err

@@ -133,3 +133,19 @@ func usageFields(tx core.Tx, v any, prices core.Prices) ([]Field, bool, error) {
 	s := core.Summarize(rows, prices)
 	return append(out, Field{Name: "spent", Value: spentText(s) + " (" + core.TokensText(s.Tokens) + " tokens)"}), true, nil
 }
+
+// spentSince sums what every agent spent since since: the counts of
+// sessions (their sub-agents' included) and tracked tasks, read through the
+// counts' time index.
+func spentSince(tx core.Tx, since core.Timestamp, prices core.Prices) (*core.UsageSummary, error) {
+	var rows []core.UsageRow
+	for _, scope := range []core.UsageScope{core.UsageSession, core.UsageTask} {
+		rs, err := tx.SumUsage(core.UsageFilter{Scope: scope, Since: since})
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rs...)
+	}
+	s := core.Summarize(rows, prices)
+	return &s, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawpit/clawpit/core"
 )
@@ -93,5 +94,28 @@ func TestSpentText(t *testing.T) {
 		if got := spentText(s); got != want {
 			t.Errorf("spentText(%+v) = %q, want %q", s, got, want)
 		}
+	}
+}
+
+// TestHeaderSpent24h: the header says what every agent spent in the last
+// 24 h (each count at its time) where every other count fits beside it,
+// and nothing of it where they do not.
+func TestHeaderSpent24h(t *testing.T) {
+	ctx := context.Background()
+	r := openReal(t)
+	must2[*core.Session, core.Result](t)(r.reg.OpenSession(ctx, "s1", "", core.ActorRuntime))
+	old := core.TS(r.clk.Now().Add(-25 * time.Hour))
+	check(t, r.reg.AddUsage(ctx, []core.UsageRow{
+		{Scope: core.UsageSession, ID: "s1", Model: "claude-sonnet-4-5", Tokens: core.Tokens{Input: 9_000_000}, CountedAt: old}, // before the day
+		{Scope: core.UsageSession, ID: "s1", Model: "claude-sonnet-4-5", Tokens: core.Tokens{Input: 1_000_000, Output: 10_000}, CountedAt: core.TS(r.clk.Now())},
+	}))
+	hs := realHarness(t, r, false)
+	hs.send(teaSize(200, 40))
+	if first := strings.SplitN(hs.screen(), "\n", 2)[0]; !strings.Contains(first, "spent 24h $3.15") {
+		t.Fatalf("header at 200 columns: %q, want spent 24h $3.15", first)
+	}
+	hs.send(teaSize(100, 40))
+	if first := strings.SplitN(hs.screen(), "\n", 2)[0]; strings.Contains(first, "spent") {
+		t.Fatalf("header at 100 columns: %q, want no spend", first)
 	}
 }
