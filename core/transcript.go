@@ -52,6 +52,31 @@ type TranscriptRead struct {
 // a file that cannot be opened or read (the caller notes it; it never fails a
 // hook).
 func ReadClaudeTranscript(ctx context.Context, src UsageSource, sidechain bool) (TranscriptRead, error) {
+	return readTranscript(ctx, src, TranscriptClaude, sidechain)
+}
+
+// ReadCodexRollout is ReadClaudeTranscript for a Codex rollout (the
+// session's .jsonl, Codex 0.169.0): each API response's usage is a line
+// {"type":"token_usage_record","payload":{"usage":{"input_tokens",
+// "cached_input_tokens","cache_write_input_tokens","output_tokens",…}}},
+// counted for the model of the last {"type":"turn_context","payload":
+// {"model":…}} before it (kept in the source across reads). OpenAI's
+// input_tokens include the cached ones: input is input_tokens less cached
+// and cache-write tokens; output_tokens include reasoning.
+func ReadCodexRollout(ctx context.Context, src UsageSource) (TranscriptRead, error) {
+	return readTranscript(ctx, src, TranscriptCodex, false)
+}
+
+// TranscriptFormat is the format of an agent's record of usage.
+type TranscriptFormat string
+
+// Transcript formats: Claude Code's transcript, Codex's rollout.
+const (
+	TranscriptClaude TranscriptFormat = ""
+	TranscriptCodex  TranscriptFormat = "codex"
+)
+
+func readTranscript(ctx context.Context, src UsageSource, format TranscriptFormat, sidechain bool) (TranscriptRead, error) {
 	ctx, cancel := context.WithTimeout(ctx, TranscriptReadBudget)
 	defer cancel()
 	out := TranscriptRead{ByModel: map[string]Tokens{}, Source: src}
@@ -71,7 +96,11 @@ func ReadClaudeTranscript(ctx context.Context, src UsageSource, sidechain bool) 
 	if _, err := f.Seek(out.Source.Offset, io.SeekStart); err != nil {
 		return out, fmt.Errorf("seek transcript: %w", err)
 	}
-	if err := scanTranscript(ctx, bufio.NewReaderSize(f, 64<<10), &out, sidechain); err != nil {
+	count := func(line []byte, out *TranscriptRead) bool { return countLine(line, out, sidechain) }
+	if format == TranscriptCodex {
+		count = countCodexLine
+	}
+	if err := scanTranscript(ctx, bufio.NewReaderSize(f, 64<<10), &out, count); err != nil {
 		return out, err
 	}
 	// One 256-byte read: cheaper than remembering how much the old head covered.
@@ -106,7 +135,7 @@ func headHash(f *os.File, n int64) (string, error) {
 
 // scanTranscript counts the complete lines of r into out, advancing
 // out.Source.Offset past each; a partial last line is left for the next read.
-func scanTranscript(ctx context.Context, r *bufio.Reader, out *TranscriptRead, sidechain bool) error {
+func scanTranscript(ctx context.Context, r *bufio.Reader, out *TranscriptRead, count func([]byte, *TranscriptRead) bool) error {
 	var long []byte
 	skipping, bad, skipped := false, 0, 0
 	for n := 0; ; n++ {
@@ -137,7 +166,7 @@ func scanTranscript(ctx context.Context, r *bufio.Reader, out *TranscriptRead, s
 		switch {
 		case skipping || size > MaxTranscriptRecord:
 			skipped++
-		case !countLine(line, out, sidechain):
+		case !count(line, out):
 			bad++
 		}
 		long, skipping = nil, false
@@ -206,4 +235,48 @@ func joinNote(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// codexLine is the part of a Codex rollout line usage needs.
+type codexLine struct {
+	Type    string `json:"type"`
+	Payload struct {
+		Model string `json:"model"` // turn_context
+		Usage *struct {              // token_usage_record: one API response's
+			Input      int64 `json:"input_tokens"`
+			Cached     int64 `json:"cached_input_tokens"`
+			CacheWrite int64 `json:"cache_write_input_tokens"`
+			Output     int64 `json:"output_tokens"`
+		} `json:"usage"`
+	} `json:"payload"`
+}
+
+// countCodexLine adds a Codex rollout line's usage to out; false when the
+// line is not JSON. Only turn_context and token_usage_record lines are
+// parsed.
+func countCodexLine(line []byte, out *TranscriptRead) bool {
+	rec, ctxLine := bytes.Contains(line, []byte(`"token_usage_record"`)), bytes.Contains(line, []byte(`"turn_context"`))
+	if !rec && !ctxLine {
+		return true
+	}
+	var l codexLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return false
+	}
+	s := &out.Source
+	switch {
+	case l.Type == "turn_context" && l.Payload.Model != "":
+		s.LastModel = l.Payload.Model
+	case l.Type == "token_usage_record" && l.Payload.Usage != nil:
+		u := l.Payload.Usage
+		t := Tokens{Input: max(u.Input-u.Cached-u.CacheWrite, 0), Output: u.Output, CacheWrite: u.CacheWrite, CacheRead: u.Cached}
+		model := s.LastModel
+		if model == "" {
+			model = "unknown"
+		}
+		if !t.IsZero() {
+			out.ByModel[model] = out.ByModel[model].Add(t)
+		}
+	}
+	return true
 }

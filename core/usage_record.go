@@ -15,6 +15,9 @@ type TranscriptRef struct {
 	// RunID is the sub-agent run whose own transcript Path is ("" for the
 	// session's): its tokens are the run's and also the session's.
 	RunID string
+	// Format is the file's: Claude Code's transcript (the zero value) or
+	// Codex's rollout.
+	Format TranscriptFormat
 }
 
 // UsageReport says what RecordTranscriptUsage counted.
@@ -53,7 +56,7 @@ func (r *Registry) RecordTranscriptUsage(ctx context.Context, ref TranscriptRef)
 			src = *prev
 		}
 		src.Session, src.RunID = ref.Session, ref.RunID
-		read, rerr := ReadClaudeTranscript(ctx, src, ref.RunID != "")
+		read, rerr := readTranscript(ctx, src, ref.Format, ref.RunID != "")
 		if rerr != nil {
 			read.Source.Note = joinNote(read.Source.Note, rerr.Error())
 		}

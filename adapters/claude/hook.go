@@ -122,6 +122,10 @@ type Config struct {
 	// (Decision.Pass: no answer, so the agent's own permission rules
 	// decide) unless a budget with the action "gate" is crossed.
 	Gate *regexp.Regexp
+	// Transcript is the format of the agent's transcript_path, whose
+	// tokens are counted at Stop, SubagentStop and SessionEnd: Claude
+	// Code's (the zero value, for Claude Code only) or Codex's rollout.
+	Transcript core.TranscriptFormat
 }
 
 // Outside reports whether tool is outside c.Gate (always false without one).
@@ -474,17 +478,18 @@ func (h *Handler) subagentStop(ctx context.Context, p *Payload) error {
 	return err
 }
 
-// usage counts the tokens of Claude Code's transcript at path (a
-// sub-agent's own when runID is set) since the last count (issue 27). Only
-// Claude Code's transcripts are read: Codex and Gemini CLI, which share this
-// handler, write other formats. A transcript that cannot be read is noted in
+// usage counts the tokens of the agent's transcript at path (a
+// sub-agent's own when runID is set) since the last count (issue 27), in
+// Cfg.Transcript's format: Claude Code's transcript or Codex's rollout;
+// Gemini CLI's record is not read. A transcript that cannot be read is noted in
 // the registry (usage_sources.note), never an error; the registry's own
 // errors are returned (busy: the event is spooled and counted at the fold).
 func (h *Handler) usage(ctx context.Context, path, session, runID string) error {
-	if path == "" || h.Cfg.agent() != AgentName {
-		return nil
+	format := h.Cfg.Transcript
+	if path == "" || (format == core.TranscriptClaude && h.Cfg.agent() != AgentName) {
+		return nil // Gemini CLI's record is not read yet
 	}
-	_, err := h.Reg.RecordTranscriptUsage(ctx, core.TranscriptRef{Path: path, Session: session, RunID: runID})
+	_, err := h.Reg.RecordTranscriptUsage(ctx, core.TranscriptRef{Path: path, Session: session, RunID: runID, Format: format})
 	return err
 }
 

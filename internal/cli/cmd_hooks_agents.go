@@ -245,7 +245,8 @@ func (a *app) hookAgent(cmd *cobra.Command, agent, _ string) error {
 	if agent == agentGemini {
 		return a.hookGemini(cmd.Context(), timeout, gated)
 	}
-	cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity, TaskKind: codex.TaskKind, Agent: agentCodex}
+	cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity, TaskKind: codex.TaskKind, Agent: agentCodex,
+		Transcript: core.TranscriptCodex}
 	if err := errors.Join(claude.CheckApprovalTimeout("--approval-timeout", timeout), claude.CheckRunInactivity("--inactivity", inactivity)); err != nil {
 		if gated {
 			a.stdout.Write(codex.Answer(claude.DenyError(err)))
