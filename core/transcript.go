@@ -241,8 +241,8 @@ func joinNote(a, b string) string {
 type codexLine struct {
 	Type    string `json:"type"`
 	Payload struct {
-		Model string `json:"model"` // turn_context
-		Usage *struct {              // token_usage_record: one API response's
+		Model string    `json:"model"` // turn_context
+		Usage *struct { // token_usage_record: one API response's
 			Input      int64 `json:"input_tokens"`
 			Cached     int64 `json:"cached_input_tokens"`
 			CacheWrite int64 `json:"cache_write_input_tokens"`
