@@ -70,3 +70,43 @@ func TestRecordCodexRolloutUsage(t *testing.T) {
 		t.Errorf("run: %+v, want %+v", got, codexWant)
 	}
 }
+
+// geminiChat is a real Gemini CLI 0.61.0 chat record (gemini -p against the
+// internal/agenttest Gemini API stand-in): three answers of
+// "gemini-agenttest" whose stand-in usage was {Input 1200, Output 345,
+// CacheRead 5000}, {31, 42, 7000} and {7, 8, 9000}; the two with tool calls
+// are written twice.
+const geminiChat = "testdata/gemini-chat/session-usage.jsonl"
+
+// TestReadGeminiTranscript: each answer counted once, exactly the
+// stand-in's usage, at once or over two reads.
+func TestReadGeminiTranscript(t *testing.T) {
+	ctx := context.Background()
+	b, err := os.ReadFile(geminiChat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	writeFile(t, path, string(b), false)
+	r, err := core.ReadGeminiTranscript(ctx, core.UsageSource{Path: path})
+	if err != nil || r.Source.Note != "" {
+		t.Fatalf("read: %v %q", err, r.Source.Note)
+	}
+	if len(r.ByModel) != 1 || r.ByModel["gemini-agenttest"] != codexWant {
+		t.Fatalf("counted %+v, want gemini-agenttest %+v", r.ByModel, codexWant)
+	}
+	cut := len(b) / 2
+	writeFile(t, path, string(b[:cut]), false)
+	first, err := core.ReadGeminiTranscript(ctx, core.UsageSource{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(b[cut:]), true)
+	second, err := core.ReadGeminiTranscript(ctx, first.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := first.ByModel["gemini-agenttest"].Add(second.ByModel["gemini-agenttest"]); sum != codexWant {
+		t.Fatalf("two reads counted %+v, want %+v", sum, codexWant)
+	}
+}

@@ -70,11 +70,24 @@ func ReadCodexRollout(ctx context.Context, src UsageSource) (TranscriptRead, err
 // TranscriptFormat is the format of an agent's record of usage.
 type TranscriptFormat string
 
-// Transcript formats: Claude Code's transcript, Codex's rollout.
+// Transcript formats: Claude Code's transcript, Codex's rollout, Gemini
+// CLI's chat record.
 const (
 	TranscriptClaude TranscriptFormat = ""
 	TranscriptCodex  TranscriptFormat = "codex"
+	TranscriptGemini TranscriptFormat = "gemini"
 )
+
+// ReadGeminiTranscript is ReadClaudeTranscript for Gemini CLI's chat record
+// (~/.gemini/tmp/<dir>/chats/session-….jsonl, Gemini CLI 0.61.0): each
+// model message is a line {"id","type":"gemini","model","tokens":{"input",
+// "output","cached","thoughts","tool","total"}}, written again (same id and
+// tokens) when its tool calls are added, so a repeated id adds only what
+// grew. Gemini's input includes the cached tokens: input is input less
+// cached plus tool-use prompt tokens; output includes thoughts.
+func ReadGeminiTranscript(ctx context.Context, src UsageSource) (TranscriptRead, error) {
+	return readTranscript(ctx, src, TranscriptGemini, false)
+}
 
 func readTranscript(ctx context.Context, src UsageSource, format TranscriptFormat, sidechain bool) (TranscriptRead, error) {
 	ctx, cancel := context.WithTimeout(ctx, TranscriptReadBudget)
@@ -97,8 +110,11 @@ func readTranscript(ctx context.Context, src UsageSource, format TranscriptForma
 		return out, fmt.Errorf("seek transcript: %w", err)
 	}
 	count := func(line []byte, out *TranscriptRead) bool { return countLine(line, out, sidechain) }
-	if format == TranscriptCodex {
+	switch format {
+	case TranscriptCodex:
 		count = countCodexLine
+	case TranscriptGemini:
+		count = countGeminiLine
 	}
 	if err := scanTranscript(ctx, bufio.NewReaderSize(f, 64<<10), &out, count); err != nil {
 		return out, err
@@ -277,6 +293,51 @@ func countCodexLine(line []byte, out *TranscriptRead) bool {
 		if !t.IsZero() {
 			out.ByModel[model] = out.ByModel[model].Add(t)
 		}
+	}
+	return true
+}
+
+// geminiLine is the part of a Gemini CLI chat record line usage needs.
+type geminiLine struct {
+	ID     string `json:"id"`
+	Type   string `json:"type"`
+	Model  string `json:"model"`
+	Tokens *struct {
+		Input    int64 `json:"input"`
+		Output   int64 `json:"output"`
+		Cached   int64 `json:"cached"`
+		Thoughts int64 `json:"thoughts"`
+		Tool     int64 `json:"tool"`
+	} `json:"tokens"`
+}
+
+// countGeminiLine adds a Gemini CLI chat record line's tokens to out; false
+// when the line is not JSON. Lines without "tokens" are not parsed.
+func countGeminiLine(line []byte, out *TranscriptRead) bool {
+	if !bytes.Contains(line, []byte(`"tokens"`)) {
+		return true
+	}
+	var l geminiLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return false
+	}
+	if l.Type != "gemini" || l.Tokens == nil {
+		return true
+	}
+	u := l.Tokens
+	t := Tokens{Input: max(u.Input-u.Cached, 0) + u.Tool, Output: u.Output + u.Thoughts, CacheRead: u.Cached}
+	if t.IsZero() {
+		return true
+	}
+	s := &out.Source
+	add := t
+	if l.ID != "" && l.ID == s.LastMessage {
+		add = s.Last.growth(t) // the same message written again
+		t = s.Last.Add(add)
+	}
+	s.LastMessage, s.LastModel, s.Last = l.ID, l.Model, t
+	if !add.IsZero() {
+		out.ByModel[l.Model] = out.ByModel[l.Model].Add(add)
 	}
 	return true
 }

@@ -124,7 +124,8 @@ type Config struct {
 	Gate *regexp.Regexp
 	// Transcript is the format of the agent's transcript_path, whose
 	// tokens are counted at Stop, SubagentStop and SessionEnd: Claude
-	// Code's (the zero value, for Claude Code only) or Codex's rollout.
+	// Code's (the zero value, for Claude Code only), Codex's rollout or
+	// Gemini CLI's chat record.
 	Transcript core.TranscriptFormat
 }
 
@@ -480,14 +481,14 @@ func (h *Handler) subagentStop(ctx context.Context, p *Payload) error {
 
 // usage counts the tokens of the agent's transcript at path (a
 // sub-agent's own when runID is set) since the last count (issue 27), in
-// Cfg.Transcript's format: Claude Code's transcript or Codex's rollout;
-// Gemini CLI's record is not read. A transcript that cannot be read is noted in
+// Cfg.Transcript's format: Claude Code's transcript, Codex's rollout or
+// Gemini CLI's chat record. A transcript that cannot be read is noted in
 // the registry (usage_sources.note), never an error; the registry's own
 // errors are returned (busy: the event is spooled and counted at the fold).
 func (h *Handler) usage(ctx context.Context, path, session, runID string) error {
 	format := h.Cfg.Transcript
 	if path == "" || (format == core.TranscriptClaude && h.Cfg.agent() != AgentName) {
-		return nil // Gemini CLI's record is not read yet
+		return nil // another agent's transcript, in a format not read
 	}
 	_, err := h.Reg.RecordTranscriptUsage(ctx, core.TranscriptRef{Path: path, Session: session, RunID: runID, Format: format})
 	return err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clawpit/clawpit/adapters/claude"
 	"github.com/clawpit/clawpit/adapters/gemini"
+	"github.com/clawpit/clawpit/core"
 	"github.com/spf13/cobra"
 )
 
@@ -123,7 +124,8 @@ func (a *app) statusGemini(cmd *cobra.Command, configDir string) error {
 // like Claude Code's; other events are read and ignored.
 func (a *app) hookGemini(ctx context.Context, timeout time.Duration, gated bool) error {
 	start := time.Now()
-	cfg := claude.Config{ApprovalTimeout: timeout, TaskKind: gemini.TaskKind, NestRunPrefix: gemini.RunPrefix, Agent: agentGemini}
+	cfg := claude.Config{ApprovalTimeout: timeout, TaskKind: gemini.TaskKind, NestRunPrefix: gemini.RunPrefix, Agent: agentGemini,
+		Transcript: core.TranscriptGemini}
 	if err := claude.CheckApprovalTimeout("--approval-timeout", timeout); err != nil {
 		if gated {
 			a.stdout.Write(gemini.Answer(claude.DenyError(err)))
