@@ -253,6 +253,9 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	if err := h.nest(ctx, p); err != nil {
 		return Decision{}, err
 	}
+	if err := h.countBeforeCall(ctx, p); err != nil {
+		return Decision{}, err
+	}
 	over, err := h.overBudget(ctx, p)
 	if err != nil {
 		return Decision{}, err
@@ -298,6 +301,27 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		a = got
 	}
 	return h.answer(a), nil
+}
+
+// countBeforeCall counts the transcript's new tokens before a tool call is
+// decided, when a budget is in force: a turn that loops through tool calls
+// reaches no Stop, and a budget counted only there would never hold it. The
+// session's transcript counts for the session; Codex gives a sub-agent's
+// call its own rollout, which counts for its run too. Without budgets
+// nothing is read (the call pays for no read it does not need).
+func (h *Handler) countBeforeCall(ctx context.Context, p *Payload) error {
+	if p.TranscriptPath == "" {
+		return nil
+	}
+	b, err := h.Reg.Budgets(ctx)
+	if err != nil || b.Spec.IsZero() {
+		return err
+	}
+	run := ""
+	if h.Cfg.Transcript == core.TranscriptCodex {
+		run = p.AgentID
+	}
+	return h.usage(ctx, p.TranscriptPath, p.SessionID, run)
 }
 
 // overBudget is why p's tool call must wait though the gate would not ask
