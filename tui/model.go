@@ -394,6 +394,9 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 				ts = msg.tasks.rows
 			}
 			ring = m.noticeNew(aps, ts, 0, 0)
+			if !m.alerts.windowed() && !w[KindAlert] {
+				ring = m.noticeBudgets(msg.alerts.rows, ring)
+			}
 			// A windowed pane's news are in the journal rows the reload
 			// skipped: the header's counts, read next, say how many came.
 			if m.headerKnown && (wa || wt) {
@@ -424,7 +427,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		}
 		m.loaded = true
 	} else {
-		ring = m.noticeNew(b.approvals, b.tasks, msg.res.NewPending, msg.res.NewFailed)
+		ring = m.noticeBudgets(b.alerts, m.noticeNew(b.approvals, b.tasks, msg.res.NewPending, msg.res.NewFailed))
 		since, c := m.ctx.now()-day, &m.counts
 		t := msg.res.Touched
 		cmds = append(cmds, applyOrRefresh(m.tasks, b.tasks, b.gone[KindTask], since, c, t[KindTask]),

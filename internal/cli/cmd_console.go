@@ -46,7 +46,7 @@ func addConsoleFlags(root *cobra.Command, a *app) {
 	f.BoolVar(&a.console.readOnly, "readonly", false, "read-only console: no actions, no embedded sweeper; opens the registry read-only")
 	f.DurationVar(&a.console.sweepInterval, "sweep-interval", defaultSweepInterval, "console: maintenance sweep every interval (0 disables)")
 	f.DurationVar(&a.console.watchdogInterval, "watchdog-interval", defaultWatchdogInterval, "console: inactivity watchdog every interval (0 disables)")
-	f.StringVar(&a.console.attention, "attention", "approvals,failures", "console: what rings the bell and highlights the header: approvals, failures (a task failed or lost), both, or none")
+	f.StringVar(&a.console.attention, "attention", "approvals,failures,budgets", "console: what rings the bell and highlights the header, a comma list: approvals, failures (a task failed or lost), budgets (a budget crossed), or none")
 	f.BoolVar(&a.console.quiet, "quiet", false, "console: no bell or header highlight (also CLAWPIT_QUIET=1)")
 	f.StringVar(&a.console.notifyCmd, "notify-cmd", "", "console: run this shell command once per new notification (JSON on stdin); exit 0 marks it delivered")
 }

@@ -68,7 +68,7 @@ budgets at start (see 'clawpit budget').`,
 	fl.StringVar(&f.maxStartups, "max-startups", serve.DefaultStartups.String(), "cap on connections not logged in yet, start:rate:full like sshd's MaxStartups (or N: refuse beyond N); refused ones are closed before the SSH handshake")
 	fl.DurationVar(&f.loginGrace, "login-grace-time", serve.DefaultLoginGraceTime, "close a connection not logged in within this time, and a logged-in one holding no session for this long")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close a session after this long without a key press (0 never)")
-	fl.StringVar(&f.attention, "attention", "approvals,failures", "what rings the bell and highlights the header: approvals, failures (a task failed or lost), both, or none")
+	fl.StringVar(&f.attention, "attention", "approvals,failures,budgets", "what rings the bell and highlights the header, a comma list: approvals, failures (a task failed or lost), budgets (a budget crossed), or none")
 	fl.StringVar(&f.theme, "theme", "", "console theme: "+joinNames(themes.Names())+" (default dark; a client's NO_COLOR selects mono)")
 	fl.Duration("sweep-interval", defaultSweepInterval, "maintenance sweep every interval, once for the server (0 disables; or [sweep] in the config file)")
 	fl.Duration("watchdog-interval", defaultWatchdogInterval, "inactivity watchdog every interval, once for the server (0 disables; or [sweep] in the config file)")
@@ -78,8 +78,8 @@ budgets at start (see 'clawpit budget').`,
 	return c
 }
 
-// parseAttention reads --attention: a comma list of approvals and
-// failures, or none. Errors wrap ErrInvalid.
+// parseAttention reads --attention: a comma list of approvals, failures
+// and budgets, or none. Errors wrap ErrInvalid.
 func parseAttention(s string) (tui.Attention, error) {
 	var at tui.Attention
 	for _, p := range strings.Split(s, ",") {
@@ -88,9 +88,11 @@ func parseAttention(s string) (tui.Attention, error) {
 			at.Approvals = true
 		case "failures":
 			at.Failures = true
+		case "budgets":
+			at.Budgets = true
 		case "none", "":
 		default:
-			return at, core.Invalidf("--attention %q: want approvals, failures or none", p)
+			return at, core.Invalidf("--attention %q: want approvals, failures, budgets or none", p)
 		}
 	}
 	return at, nil
