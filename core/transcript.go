@@ -71,7 +71,8 @@ func ReadCodexRollout(ctx context.Context, src UsageSource) (TranscriptRead, err
 type TranscriptFormat string
 
 // Transcript formats: Claude Code's transcript, Codex's rollout, Gemini
-// CLI's chat record.
+// CLI's chat record (the last two named as their agents are in
+// sessions.agent).
 const (
 	TranscriptClaude TranscriptFormat = ""
 	TranscriptCodex  TranscriptFormat = "codex"

@@ -122,11 +122,21 @@ type Config struct {
 	// (Decision.Pass: no answer, so the agent's own permission rules
 	// decide) unless a budget with the action "gate" is crossed.
 	Gate *regexp.Regexp
-	// Transcript is the format of the agent's transcript_path, whose
-	// tokens are counted at Stop, SubagentStop and SessionEnd: Claude
-	// Code's (the zero value, for Claude Code only), Codex's rollout or
-	// Gemini CLI's chat record.
-	Transcript core.TranscriptFormat
+}
+
+// transcript is the format of the agent's transcript_path, by Agent:
+// Claude Code's transcript, Codex's rollout ("codex"), Gemini CLI's chat
+// record ("gemini"); ok false for another agent, whose record is not read.
+func (c Config) transcript() (core.TranscriptFormat, bool) {
+	switch c.agent() {
+	case AgentName:
+		return core.TranscriptClaude, true
+	case string(core.TranscriptCodex):
+		return core.TranscriptCodex, true
+	case string(core.TranscriptGemini):
+		return core.TranscriptGemini, true
+	}
+	return "", false
 }
 
 // Outside reports whether tool is outside c.Gate (always false without one).
@@ -318,7 +328,7 @@ func (h *Handler) countBeforeCall(ctx context.Context, p *Payload) error {
 		return err
 	}
 	run := ""
-	if h.Cfg.Transcript == core.TranscriptCodex {
+	if f, _ := h.Cfg.transcript(); f == core.TranscriptCodex {
 		run = p.AgentID
 	}
 	return h.usage(ctx, p.TranscriptPath, p.SessionID, run)
@@ -505,13 +515,13 @@ func (h *Handler) subagentStop(ctx context.Context, p *Payload) error {
 
 // usage counts the tokens of the agent's transcript at path (a
 // sub-agent's own when runID is set) since the last count (issue 27), in
-// Cfg.Transcript's format: Claude Code's transcript, Codex's rollout or
-// Gemini CLI's chat record. A transcript that cannot be read is noted in
+// the agent's format (Config.transcript): Claude Code's transcript, Codex's
+// rollout or Gemini CLI's chat record. A transcript that cannot be read is noted in
 // the registry (usage_sources.note), never an error; the registry's own
 // errors are returned (busy: the event is spooled and counted at the fold).
 func (h *Handler) usage(ctx context.Context, path, session, runID string) error {
-	format := h.Cfg.Transcript
-	if path == "" || (format == core.TranscriptClaude && h.Cfg.agent() != AgentName) {
+	format, ok := h.Cfg.transcript()
+	if path == "" || !ok {
 		return nil // another agent's transcript, in a format not read
 	}
 	_, err := h.Reg.RecordTranscriptUsage(ctx, core.TranscriptRef{Path: path, Session: session, RunID: runID, Format: format})

@@ -245,8 +245,7 @@ func (a *app) hookAgent(cmd *cobra.Command, agent, _ string) error {
 	if agent == agentGemini {
 		return a.hookGemini(cmd.Context(), timeout, gated)
 	}
-	cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity, TaskKind: codex.TaskKind, Agent: agentCodex,
-		Transcript: core.TranscriptCodex}
+	cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity, TaskKind: codex.TaskKind, Agent: agentCodex}
 	if err := errors.Join(claude.CheckApprovalTimeout("--approval-timeout", timeout), claude.CheckRunInactivity("--inactivity", inactivity)); err != nil {
 		if gated {
 			a.stdout.Write(codex.Answer(claude.DenyError(err)))
@@ -302,9 +301,7 @@ func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config
 	var once sync.Once
 	answer := func(d claude.Decision, err error) {
 		once.Do(func() {
-			if !d.Pass() {
-				a.stdout.Write(encode(d))
-			}
+			a.stdout.Write(encode(d))
 			if err != nil {
 				fmt.Fprintln(a.stderr, "clawpit: hook PreToolUse: "+err.Error())
 			}

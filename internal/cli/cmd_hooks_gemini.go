@@ -14,7 +14,6 @@ import (
 
 	"github.com/clawpit/clawpit/adapters/claude"
 	"github.com/clawpit/clawpit/adapters/gemini"
-	"github.com/clawpit/clawpit/core"
 	"github.com/spf13/cobra"
 )
 
@@ -124,8 +123,7 @@ func (a *app) statusGemini(cmd *cobra.Command, configDir string) error {
 // like Claude Code's; other events are read and ignored.
 func (a *app) hookGemini(ctx context.Context, timeout time.Duration, gated bool) error {
 	start := time.Now()
-	cfg := claude.Config{ApprovalTimeout: timeout, TaskKind: gemini.TaskKind, NestRunPrefix: gemini.RunPrefix, Agent: agentGemini,
-		Transcript: core.TranscriptGemini}
+	cfg := claude.Config{ApprovalTimeout: timeout, TaskKind: gemini.TaskKind, NestRunPrefix: gemini.RunPrefix, Agent: agentGemini}
 	if err := claude.CheckApprovalTimeout("--approval-timeout", timeout); err != nil {
 		if gated {
 			a.stdout.Write(gemini.Answer(claude.DenyError(err)))
