@@ -51,8 +51,13 @@ func (d Decision) Pass() bool { return d.Permission == "" }
 
 // JSON is the decision as Claude Code reads it from the hook's stdout:
 // {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,
-// "permissionDecisionReason":…}} and a newline.
+// "permissionDecisionReason":…}} and a newline; nothing for Pass (Claude
+// Code refuses an empty permissionDecision, and silence lets its own rules
+// decide).
 func (d Decision) JSON() []byte {
+	if d.Pass() {
+		return nil
+	}
 	type specific struct {
 		HookEventName            string `json:"hookEventName"`
 		PermissionDecision       string `json:"permissionDecision"`
