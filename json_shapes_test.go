@@ -133,6 +133,9 @@ func TestJSONShapes(t *testing.T) {
 		t.Errorf("hooks uninstall --json, again: %v, want applied false with a reason", m)
 	}
 	check([]string{"sweep", "--dry-run"}, object("mode", "started_at", "duration_ms", "counts", "actions", "findings", "truncated"))
+	check([]string{"budget", "set", "--session-cost", "5", "--action", "gate"}, change("budget"))
+	check([]string{"budget", "raise", "S1", "--cost", "10"}, change("budget"))
+	check([]string{"budget"}, object("session", "run", "hour", "action", "set_by", "set_at", "raised", "hour_over"))
 	check([]string{"session", "close", "S1"}, change("session", "reap"))
 }
 

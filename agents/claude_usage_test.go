@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/internal/agenttest"
@@ -122,5 +123,66 @@ func TestClaudeUsageSubagent(t *testing.T) {
 		if tok != want {
 			t.Errorf("session %s: clawpit counted %+v, Claude Code's result line says %+v", id, tok, want)
 		}
+	}
+}
+
+// TestClaudeBudgetGatesNextCall: with a session budget of 20,000 tokens and
+// the action gate, a turn whose first answer spends 25,000 (counted from
+// the transcript before the next tool call is decided, within the one
+// turn, with no Stop between) has its next call — a Read, outside the gate
+// regex — wait in clawpit with the reason; approved, the run finishes.
+func TestClaudeBudgetGatesNextCall(t *testing.T) {
+	const callID = "toolu_agents_budget_read_1"
+	g := newClaudeGate(t, "1m", nil)
+	g.cli.OK("budget", "set", "--session-tokens", "20000", "--action", "gate")
+	file := filepath.Join(g.agent.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("budget notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g.srv.SetScript(agenttest.Script{{Match: "BUDGET-MAIN", Turns: []agenttest.Turn{
+		{Tool: "Read", ID: callID, Input: map[string]any{"file_path": file}, Usage: agenttest.Usage{Input: 20000, Output: 5000}},
+		{Tool: "Read", ID: callID + "_2", Input: map[string]any{"file_path": file}, Usage: agenttest.Usage{Input: 10, Output: 10}},
+	}}})
+	p := g.start("BUDGET-MAIN: read the notes twice")
+	// The first call's own answer may already be in the transcript when
+	// its PreToolUse is decided: then it waits too. Either way the second
+	// one must.
+	deadline := time.Now().Add(approvalWait)
+	var second core.Approval
+	for second.ID == "" && time.Now().Before(deadline) {
+		for _, a := range g.approvals() {
+			if a.Status != core.ApprovalPending {
+				continue
+			}
+			if !strings.HasPrefix(a.Rationale, "over budget: session over its budget of 20,000 tokens: ") {
+				t.Fatalf("approval %+v: rationale does not say the budget", a)
+			}
+			g.cli.OK("approval", "approve", a.ID)
+			if a.ToolUseID == callID+"_2" {
+				second = a
+			}
+		}
+		select {
+		case <-p.Done():
+			if second.ID == "" {
+				t.Fatalf("the run ended without its second call waiting:\n%s\napprovals %+v", p.Wait(), g.approvals())
+			}
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if second.ID == "" {
+		t.Fatalf("no pending approval for the second call; approvals %+v", g.approvals())
+	}
+	finish(t, p)
+	var ns []core.Notification
+	decode(t, g.cli.OK("--json", "notifications"), &ns)
+	alerts := 0
+	for _, n := range ns {
+		if n.Kind == core.NotifyBudgetExceeded {
+			alerts++
+		}
+	}
+	if alerts != 1 {
+		t.Errorf("%d budget alerts, want 1: %+v", alerts, ns)
 	}
 }

@@ -52,6 +52,10 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 	grantable := !hasShellControl(na.Command)
 	na.Command = r.redactText(na.Command)
 	na.Rationale = r.redactText(na.Rationale)
+	if na.OverBudget != "" {
+		na.Rationale = strings.TrimSuffix("over budget: "+na.OverBudget+" — "+na.Rationale, " — ")
+		grantable = false
+	}
 	na.Cwd = r.redactText(na.Cwd)
 	pattern := VerbChain(na.Command)
 	suggestions, _ := CheckSuggestions(na.Suggestions) // refused ones are not offered
@@ -109,6 +113,9 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 			return journal(tx, now, EntityApproval, a.ID, "", string(ApprovalApproved), actor, "requested; "+a.Reason, true)
 		}
 		why := "requested"
+		if na.OverBudget != "" {
+			why += " (over budget: " + na.OverBudget + ")"
+		}
 		if other != "" {
 			why += "; tool_use_id " + na.ToolUseID + " was asked before for another call (approval " + other +
 				"), whose answer does not carry over"

@@ -47,7 +47,11 @@ type Task struct {
 	// (WindowTx.Window) join it in; other reads leave it "". Not part of the
 	// task's JSON: it belongs to the session.
 	Agent string `json:"-"`
-	Rev   int64  `json:"-"`
+	// Spent is what the task's tokens cost (its own, tracked, and its
+	// run's), as the console's reads fill it in; other reads leave it zero.
+	// Not part of the task's JSON (`task show` has "usage").
+	Spent UsageSummary `json:"-"`
+	Rev   int64        `json:"-"`
 }
 
 // LastActivity is last_event_at ?? started_at ?? created_at (SPEC R5).
@@ -85,7 +89,10 @@ type Run struct {
 	// as the console's reads (WindowTx.Window) join it in; other reads
 	// leave it "". Not part of the run's JSON.
 	Agent string `json:"-"`
-	Rev   int64  `json:"-"`
+	// Spent is what the run's tokens cost, as the console's reads fill it
+	// in; other reads leave it zero. Not part of the run's JSON.
+	Spent UsageSummary `json:"-"`
+	Rev   int64        `json:"-"`
 }
 
 // Running reports whether the run has not ended.

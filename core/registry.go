@@ -178,6 +178,11 @@ type NewApproval struct {
 	// CheckSuggestions returns them; ones it refuses are not recorded (the
 	// approval can still be approved once or denied).
 	Suggestions json.RawMessage
+	// OverBudget, when set, is why the call waits though it would not
+	// otherwise (BudgetBreach.Reason: "session over its budget of $5.00:
+	// $5.12 spent"): it heads the rationale, and no grant approves the
+	// call (a budget gates every call until the operator raises it).
+	OverBudget string
 }
 
 // now is the registry clock's current time as a Timestamp (ms).

@@ -227,6 +227,17 @@ type Tx interface {
 	AddUsage(rows []UsageRow) error
 	// ListUsage returns the rows f selects, by scope, id and model.
 	ListUsage(f UsageFilter) ([]UsageRow, error)
+	// SumUsage returns per scope, id and model the sum of the counts
+	// (each AddUsage row, with its time) f selects: f.Since selects the
+	// tokens counted since then, not the rows last counted since then.
+	SumUsage(f UsageFilter) ([]UsageRow, error)
+	// GetBudget returns the budget row of key ("" the registry's,
+	// "session:<id>", "run:<id>"); found false when there is none.
+	GetBudget(key string) (b BudgetRecord, found bool, err error)
+	// ListBudgets returns every budget row, by key.
+	ListBudgets() ([]BudgetRecord, error)
+	// PutBudget stores b, replacing the row of its key.
+	PutBudget(b BudgetRecord) error
 	// GetUsageSource returns how far the transcript at path has been
 	// read; nil, nil when it never was.
 	GetUsageSource(path string) (*UsageSource, error)

@@ -52,6 +52,45 @@ type TranscriptRead struct {
 // a file that cannot be opened or read (the caller notes it; it never fails a
 // hook).
 func ReadClaudeTranscript(ctx context.Context, src UsageSource, sidechain bool) (TranscriptRead, error) {
+	return readTranscript(ctx, src, TranscriptClaude, sidechain)
+}
+
+// ReadCodexRollout is ReadClaudeTranscript for a Codex rollout (the
+// session's .jsonl, Codex 0.169.0): each API response's usage is a line
+// {"type":"token_usage_record","payload":{"usage":{"input_tokens",
+// "cached_input_tokens","cache_write_input_tokens","output_tokens",…}}},
+// counted for the model of the last {"type":"turn_context","payload":
+// {"model":…}} before it (kept in the source across reads). OpenAI's
+// input_tokens include the cached ones: input is input_tokens less cached
+// and cache-write tokens; output_tokens include reasoning.
+func ReadCodexRollout(ctx context.Context, src UsageSource) (TranscriptRead, error) {
+	return readTranscript(ctx, src, TranscriptCodex, false)
+}
+
+// TranscriptFormat is the format of an agent's record of usage.
+type TranscriptFormat string
+
+// Transcript formats: Claude Code's transcript, Codex's rollout, Gemini
+// CLI's chat record (the last two named as their agents are in
+// sessions.agent).
+const (
+	TranscriptClaude TranscriptFormat = ""
+	TranscriptCodex  TranscriptFormat = "codex"
+	TranscriptGemini TranscriptFormat = "gemini"
+)
+
+// ReadGeminiTranscript is ReadClaudeTranscript for Gemini CLI's chat record
+// (~/.gemini/tmp/<dir>/chats/session-….jsonl, Gemini CLI 0.61.0): each
+// model message is a line {"id","type":"gemini","model","tokens":{"input",
+// "output","cached","thoughts","tool","total"}}, written again (same id and
+// tokens) when its tool calls are added, so a repeated id adds only what
+// grew. Gemini's input includes the cached tokens: input is input less
+// cached plus tool-use prompt tokens; output includes thoughts.
+func ReadGeminiTranscript(ctx context.Context, src UsageSource) (TranscriptRead, error) {
+	return readTranscript(ctx, src, TranscriptGemini, false)
+}
+
+func readTranscript(ctx context.Context, src UsageSource, format TranscriptFormat, sidechain bool) (TranscriptRead, error) {
 	ctx, cancel := context.WithTimeout(ctx, TranscriptReadBudget)
 	defer cancel()
 	out := TranscriptRead{ByModel: map[string]Tokens{}, Source: src}
@@ -71,7 +110,14 @@ func ReadClaudeTranscript(ctx context.Context, src UsageSource, sidechain bool) 
 	if _, err := f.Seek(out.Source.Offset, io.SeekStart); err != nil {
 		return out, fmt.Errorf("seek transcript: %w", err)
 	}
-	if err := scanTranscript(ctx, bufio.NewReaderSize(f, 64<<10), &out, sidechain); err != nil {
+	count := func(line []byte, out *TranscriptRead) bool { return countLine(line, out, sidechain) }
+	switch format {
+	case TranscriptCodex:
+		count = countCodexLine
+	case TranscriptGemini:
+		count = countGeminiLine
+	}
+	if err := scanTranscript(ctx, bufio.NewReaderSize(f, 64<<10), &out, count); err != nil {
 		return out, err
 	}
 	// One 256-byte read: cheaper than remembering how much the old head covered.
@@ -106,7 +152,7 @@ func headHash(f *os.File, n int64) (string, error) {
 
 // scanTranscript counts the complete lines of r into out, advancing
 // out.Source.Offset past each; a partial last line is left for the next read.
-func scanTranscript(ctx context.Context, r *bufio.Reader, out *TranscriptRead, sidechain bool) error {
+func scanTranscript(ctx context.Context, r *bufio.Reader, out *TranscriptRead, count func([]byte, *TranscriptRead) bool) error {
 	var long []byte
 	skipping, bad, skipped := false, 0, 0
 	for n := 0; ; n++ {
@@ -137,7 +183,7 @@ func scanTranscript(ctx context.Context, r *bufio.Reader, out *TranscriptRead, s
 		switch {
 		case skipping || size > MaxTranscriptRecord:
 			skipped++
-		case !countLine(line, out, sidechain):
+		case !count(line, out):
 			bad++
 		}
 		long, skipping = nil, false
@@ -206,4 +252,93 @@ func joinNote(a, b string) string {
 		return b
 	}
 	return a + "; " + b
+}
+
+// codexLine is the part of a Codex rollout line usage needs.
+type codexLine struct {
+	Type    string `json:"type"`
+	Payload struct {
+		Model string    `json:"model"` // turn_context
+		Usage *struct { // token_usage_record: one API response's
+			Input      int64 `json:"input_tokens"`
+			Cached     int64 `json:"cached_input_tokens"`
+			CacheWrite int64 `json:"cache_write_input_tokens"`
+			Output     int64 `json:"output_tokens"`
+		} `json:"usage"`
+	} `json:"payload"`
+}
+
+// countCodexLine adds a Codex rollout line's usage to out; false when the
+// line is not JSON. Only turn_context and token_usage_record lines are
+// parsed.
+func countCodexLine(line []byte, out *TranscriptRead) bool {
+	rec, ctxLine := bytes.Contains(line, []byte(`"token_usage_record"`)), bytes.Contains(line, []byte(`"turn_context"`))
+	if !rec && !ctxLine {
+		return true
+	}
+	var l codexLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return false
+	}
+	s := &out.Source
+	switch {
+	case l.Type == "turn_context" && l.Payload.Model != "":
+		s.LastModel = l.Payload.Model
+	case l.Type == "token_usage_record" && l.Payload.Usage != nil:
+		u := l.Payload.Usage
+		t := Tokens{Input: max(u.Input-u.Cached-u.CacheWrite, 0), Output: u.Output, CacheWrite: u.CacheWrite, CacheRead: u.Cached}
+		model := s.LastModel
+		if model == "" {
+			model = "unknown"
+		}
+		if !t.IsZero() {
+			out.ByModel[model] = out.ByModel[model].Add(t)
+		}
+	}
+	return true
+}
+
+// geminiLine is the part of a Gemini CLI chat record line usage needs.
+type geminiLine struct {
+	ID     string `json:"id"`
+	Type   string `json:"type"`
+	Model  string `json:"model"`
+	Tokens *struct {
+		Input    int64 `json:"input"`
+		Output   int64 `json:"output"`
+		Cached   int64 `json:"cached"`
+		Thoughts int64 `json:"thoughts"`
+		Tool     int64 `json:"tool"`
+	} `json:"tokens"`
+}
+
+// countGeminiLine adds a Gemini CLI chat record line's tokens to out; false
+// when the line is not JSON. Lines without "tokens" are not parsed.
+func countGeminiLine(line []byte, out *TranscriptRead) bool {
+	if !bytes.Contains(line, []byte(`"tokens"`)) {
+		return true
+	}
+	var l geminiLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return false
+	}
+	if l.Type != "gemini" || l.Tokens == nil {
+		return true
+	}
+	u := l.Tokens
+	t := Tokens{Input: max(u.Input-u.Cached, 0) + u.Tool, Output: u.Output + u.Thoughts, CacheRead: u.Cached}
+	if t.IsZero() {
+		return true
+	}
+	s := &out.Source
+	add := t
+	if l.ID != "" && l.ID == s.LastMessage {
+		add = s.Last.growth(t) // the same message written again
+		t = s.Last.Add(add)
+	}
+	s.LastMessage, s.LastModel, s.Last = l.ID, l.Model, t
+	if !add.IsZero() {
+		out.ByModel[l.Model] = out.ByModel[l.Model].Add(add)
+	}
+	return true
 }

@@ -86,3 +86,29 @@ type UsageSource struct {
 	Note        string    // what the last read could not do; "" when all went well
 	ReadAt      Timestamp // the last read
 }
+
+// UsageSummary is usage rows summed for a glance (the console's SPENT
+// column): Tokens (the four counts, summed) and CostMicroUSD (millionths of
+// a US dollar) of the models with a price; Unpriced is set when some
+// model has none (its tokens count, its cost is unknown).
+type UsageSummary struct {
+	Tokens       int64
+	CostMicroUSD int64
+	Unpriced     bool
+}
+
+// Summarize sums rows at prices.
+func Summarize(rows []UsageRow, prices Prices) UsageSummary {
+	var s UsageSummary
+	var usd float64
+	for _, r := range rows {
+		s.Tokens += r.Tokens.Total()
+		if p, ok := prices.Lookup(r.Model); ok {
+			usd += p.Cost(r.Tokens)
+		} else if !r.Tokens.IsZero() {
+			s.Unpriced = true
+		}
+	}
+	s.CostMicroUSD = MicroUSD(usd)
+	return s
+}

@@ -15,6 +15,9 @@ type TranscriptRef struct {
 	// RunID is the sub-agent run whose own transcript Path is ("" for the
 	// session's): its tokens are the run's and also the session's.
 	RunID string
+	// Format is the file's: Claude Code's transcript (the zero value) or
+	// Codex's rollout.
+	Format TranscriptFormat
 }
 
 // UsageReport says what RecordTranscriptUsage counted.
@@ -53,7 +56,7 @@ func (r *Registry) RecordTranscriptUsage(ctx context.Context, ref TranscriptRef)
 			src = *prev
 		}
 		src.Session, src.RunID = ref.Session, ref.RunID
-		read, rerr := ReadClaudeTranscript(ctx, src, ref.RunID != "")
+		read, rerr := readTranscript(ctx, src, ref.Format, ref.RunID != "")
 		if rerr != nil {
 			read.Source.Note = joinNote(read.Source.Note, rerr.Error())
 		}
@@ -78,7 +81,16 @@ func (r *Registry) RecordTranscriptUsage(ctx context.Context, ref TranscriptRef)
 					return err
 				}
 			}
-			return tx.AddUsage(usageRows(ref, read.ByModel, read.Source.ReadAt))
+			rows := usageRows(ref, read.ByModel, read.Source.ReadAt)
+			if len(rows) == 0 {
+				return nil
+			}
+			if err := tx.AddUsage(rows); err != nil {
+				return err
+			}
+			// A budget these tokens cross is alerted in the same
+			// transaction: once, whichever hook counted them.
+			return r.budgetAlerts(tx, ref.Session, ref.RunID)
 		})
 		if err != nil {
 			return UsageReport{}, fmt.Errorf("record usage of %s: %w", ref.Path, err)
@@ -140,7 +152,12 @@ func (r *Registry) AddUsage(ctx context.Context, rows []UsageRow) error {
 			return Invalidf("usage row without scope or id")
 		}
 	}
-	return r.store.Update(ctx, func(tx Tx) error { return tx.AddUsage(rows) })
+	return r.store.Update(ctx, func(tx Tx) error {
+		if err := tx.AddUsage(rows); err != nil {
+			return err
+		}
+		return r.budgetAlerts(tx, "", "") // the hourly budget counts tracked tasks too
+	})
 }
 
 // ListUsage returns the usage rows f selects.
@@ -148,6 +165,18 @@ func (r *Registry) ListUsage(ctx context.Context, f UsageFilter) ([]UsageRow, er
 	var out []UsageRow
 	err := r.store.View(ctx, func(tx Tx) (err error) {
 		out, err = tx.ListUsage(f)
+		return err
+	})
+	return out, err
+}
+
+// SumUsage returns per scope, id and model the tokens counted within f
+// (f.Since: those counted since then, not every token of a row last counted
+// since then), counted_at being the newest count's.
+func (r *Registry) SumUsage(ctx context.Context, f UsageFilter) ([]UsageRow, error) {
+	var out []UsageRow
+	err := r.store.View(ctx, func(tx Tx) (err error) {
+		out, err = tx.SumUsage(f)
 		return err
 	})
 	return out, err

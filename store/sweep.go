@@ -401,6 +401,9 @@ func (t *tx) deleteBatches(entity string, keys []core.RowKey, stmt func(batch []
 			if _, err := t.exec(pruneEventsSQL(len(deleted)), ev...); err != nil {
 				return nil, err
 			}
+			if err := t.pruneUsage(entity, ev[1:]); err != nil {
+				return nil, err
+			}
 		}
 		rest = rest[n:]
 	}
@@ -582,4 +585,36 @@ func (t *tx) SweepPrune(entity string, keys []core.RowKey, now core.Timestamp) (
 		}
 		return pruneSQL(rt, len(rest)), append(args, int64(now)), nil
 	})
+}
+
+// pruneUsage deletes what the usage tables hold of the tasks or runs ids
+// (entity core.EntityTask or core.EntityRun; others hold none): their token
+// totals and counts, a run's transcript read positions and raised budget,
+// so no usage row outlives its task or run. A session's rows stay with it
+// (sessions are never pruned).
+func (t *tx) pruneUsage(entity string, ids []any) error {
+	if entity != core.EntityTask && entity != core.EntityRun {
+		return nil
+	}
+	n := len(ids)
+	args := append([]any{entity}, ids...) // core.UsageTask, core.UsageRun: the same words
+	for _, table := range []string{"token_usage", "usage_counts"} {
+		if _, err := t.exec("DELETE FROM "+table+" WHERE scope = ? AND scope_id IN "+rowsOf(1, n), args...); err != nil {
+			return fmt.Errorf("prune %s of %s: %w", table, entity, err)
+		}
+	}
+	if entity != core.EntityRun {
+		return nil
+	}
+	if _, err := t.exec("DELETE FROM usage_sources WHERE run_id IN "+rowsOf(1, n), ids...); err != nil {
+		return fmt.Errorf("prune usage_sources: %w", err)
+	}
+	keys := make([]any, n)
+	for i, id := range ids {
+		keys[i] = "run:" + fmt.Sprint(id)
+	}
+	if _, err := t.exec("DELETE FROM budgets WHERE key IN "+rowsOf(1, n), keys...); err != nil {
+		return fmt.Errorf("prune budgets: %w", err)
+	}
+	return nil
 }

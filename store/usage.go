@@ -29,12 +29,52 @@ func (t *tx) AddUsage(rows []core.UsageRow) error {
 			r.Tokens.CacheRead, r.ReportedCostMicroUSD, int64(r.CountedAt)); err != nil {
 			return err
 		}
+		// The same count with its time: what --since and the hourly
+		// budget sum (token_usage keeps only the running total).
+		if _, err := t.exec(`INSERT INTO usage_counts (scope, scope_id, model, input_tokens, output_tokens,
+			cache_write_tokens, cache_read_tokens, reported_cost_micro_usd, counted_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			string(r.Scope), r.ID, r.Model, r.Tokens.Input, r.Tokens.Output, r.Tokens.CacheWrite,
+			r.Tokens.CacheRead, r.ReportedCostMicroUSD, int64(r.CountedAt)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // ListUsage returns the usage rows f selects, by scope, id and model.
 func (t *tx) ListUsage(f core.UsageFilter) ([]core.UsageRow, error) {
+	where, args := usageWhere(f)
+	q := `SELECT scope, scope_id, model, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens,
+		reported_cost_micro_usd, counted_at FROM token_usage`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY scope, scope_id, model"
+	return queryAll(t, q, args, scanUsageRow)
+}
+
+// SumUsage returns, per scope, id and model, the sum of the counts f
+// selects from usage_counts (each count with its time: f.Since selects the
+// tokens counted since then), counted_at being the newest count's.
+func (t *tx) SumUsage(f core.UsageFilter) ([]core.UsageRow, error) {
+	where, args := usageWhere(f)
+	q := `SELECT scope, scope_id, model, SUM(input_tokens), SUM(output_tokens), SUM(cache_write_tokens),
+		SUM(cache_read_tokens), SUM(reported_cost_micro_usd), MAX(counted_at) FROM usage_counts`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " GROUP BY scope, scope_id, model ORDER BY scope, scope_id, model"
+	return queryAll(t, q, args, scanUsageRow)
+}
+
+func scanUsageRow(r rowScanner, u *core.UsageRow) error {
+	return r.Scan(&u.Scope, &u.ID, &u.Model, &u.Tokens.Input, &u.Tokens.Output, &u.Tokens.CacheWrite,
+		&u.Tokens.CacheRead, &u.ReportedCostMicroUSD, &u.CountedAt)
+}
+
+// usageWhere is the WHERE terms and arguments of f.
+func usageWhere(f core.UsageFilter) ([]string, []any) {
 	var where []string
 	var args []any
 	if f.Scope != "" {
@@ -49,16 +89,38 @@ func (t *tx) ListUsage(f core.UsageFilter) ([]core.UsageRow, error) {
 	if f.Since != 0 {
 		where, args = append(where, "counted_at >= ?"), append(args, int64(f.Since))
 	}
-	q := `SELECT scope, scope_id, model, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens,
-		reported_cost_micro_usd, counted_at FROM token_usage`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	return where, args
+}
+
+// GetBudget returns the spec stored under key (core.BudgetSpec's JSON) and
+// who set it when; found false when none is.
+func (t *tx) GetBudget(key string) (core.BudgetRecord, bool, error) {
+	b := core.BudgetRecord{Key: key}
+	err := t.queryRow("SELECT spec, set_by, set_at FROM budgets WHERE key = ?", key).Scan(&b.Spec, &b.SetBy, &b.SetAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return b, false, nil
 	}
-	q += " ORDER BY scope, scope_id, model"
-	return queryAll(t, q, args, func(r rowScanner, u *core.UsageRow) error {
-		return r.Scan(&u.Scope, &u.ID, &u.Model, &u.Tokens.Input, &u.Tokens.Output, &u.Tokens.CacheWrite,
-			&u.Tokens.CacheRead, &u.ReportedCostMicroUSD, &u.CountedAt)
-	})
+	if err != nil {
+		return b, false, mapErr(err)
+	}
+	return b, true, nil
+}
+
+// ListBudgets returns every budget row, by key.
+func (t *tx) ListBudgets() ([]core.BudgetRecord, error) {
+	return queryAll(t, "SELECT key, spec, set_by, set_at FROM budgets ORDER BY key", nil,
+		func(r rowScanner, b *core.BudgetRecord) error { return r.Scan(&b.Key, &b.Spec, &b.SetBy, &b.SetAt) })
+}
+
+// PutBudget stores b under its key, replacing what was there.
+func (t *tx) PutBudget(b core.BudgetRecord) error {
+	if err := t.checkWritable("set budget"); err != nil {
+		return err
+	}
+	_, err := t.exec(`INSERT INTO budgets (key, spec, set_by, set_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET spec = excluded.spec, set_by = excluded.set_by, set_at = excluded.set_at`,
+		b.Key, b.Spec, string(b.SetBy), int64(b.SetAt))
+	return err
 }
 
 const usageSourceCols = `path, session, run_id, read_offset, head, last_message, last_model, last_input,

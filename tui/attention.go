@@ -16,10 +16,11 @@ import (
 type Attention struct {
 	Approvals bool // a new pending approval
 	Failures  bool // a task newly failed, timed_out or lost
+	Budgets   bool // a budget newly crossed (a budget_exceeded alert)
 }
 
 // On reports whether anything rings.
-func (a Attention) On() bool { return a.Approvals || a.Failures }
+func (a Attention) On() bool { return a.Approvals || a.Failures || a.Budgets }
 
 // RefreshMsg asks the console to poll the registry now instead of at the
 // next tick: a shared watcher (clawpit serve) sends it to every session's
@@ -148,3 +149,35 @@ func (m *Model) flashHeader(line1, flashText string, w int) string {
 // Attention reports whether the header is highlighted now (tests and the
 // e2e harness).
 func (m *Model) Attention() bool { return m.flashing() }
+
+// noticeBudgets adds to a delta's bell (ring, nil when none) the budgets it
+// newly reports crossed: budget_exceeded alerts not loaded before, when
+// Options.Attention asks for them. A windowed Alerts pane reads no rows
+// of a delta: there a crossing shows in Alerts and reaches --notify-cmd, but
+// does not ring.
+func (m *Model) noticeBudgets(rows []alertRow, ring tea.Cmd) tea.Cmd {
+	if !m.opts.Attention.Budgets || !m.loaded {
+		return ring
+	}
+	n := 0
+	for i := range rows {
+		if rows[i].kind != string(core.NotifyBudgetExceeded) {
+			continue
+		}
+		if _, ok := m.alerts.ids[rows[i].idStr]; ok {
+			continue
+		}
+		n++
+	}
+	if n == 0 {
+		return ring
+	}
+	text := strconv.Itoa(n) + " budget" + pluralS(n) + " crossed"
+	if ring != nil {
+		m.flashText += ", " + text
+		return ring
+	}
+	m.flashUntil = m.ctx.now().Add(flashFor)
+	m.flashText = text
+	return tea.Raw(bell)
+}

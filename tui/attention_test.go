@@ -54,6 +54,11 @@ func TestAttention(t *testing.T) {
 		s.tasks[0].Status, s.tasks[0].EndedAt = core.TaskFailed, at(0)
 		return []change{{KindTask, s.tasks[0].ID}}
 	}
+	budget := func(s *fakeSource) []change {
+		s.alerts = append(s.alerts, core.Notification{ID: 99, Session: "sess-main", Kind: core.NotifyBudgetExceeded, SubjectID: "sess-main",
+			Text: "session over its budget of $5.00: $5.12 spent", CreatedAt: at(0), DedupKey: "budget:x"})
+		return []change{{KindAlert, "99"}}
+	}
 	on := func(a Attention) hopt { return func(o *Options) { o.Attention = a } }
 	cases := []struct {
 		name   string
@@ -67,6 +72,8 @@ func TestAttention(t *testing.T) {
 		{"silent by default", Attention{}, newPending, false, ""},
 		{"failed task rings when asked", Attention{Failures: true}, taskFails, true, "1 task failed or lost"},
 		{"failed task silent for approvals only", Attention{Approvals: true}, taskFails, false, ""},
+		{"crossed budget rings when asked", Attention{Budgets: true}, budget, true, "1 budget crossed"},
+		{"crossed budget silent for approvals and failures", Attention{Approvals: true, Failures: true}, budget, false, ""},
 	}
 	for _, c := range cases {
 		for _, full := range []bool{false, true} {
@@ -105,7 +112,8 @@ func TestAttention(t *testing.T) {
 				if w := lipgloss.Width(strings.SplitN(hs.m.render(), "\n", 2)[0]); w > 100 {
 					t.Fatalf("header is %d cells wide at 100 columns", w)
 				}
-				if !regexp.MustCompile(`^\s*\d+ pending approvals? `).MatchString(head) {
+				// (A short note leaves room for the short form beside it.)
+				if !regexp.MustCompile(`^\s*\d+ (pending )?approvals? `).MatchString(head) {
 					t.Fatalf("highlighted header lost its start: %q", head)
 				}
 				// Once: the next load of the same rows is quiet, and the highlight ends.

@@ -110,6 +110,7 @@ type Model struct {
 	changes   string // how the Source learns of writes (ChangeNoter; header)
 	counts    headerCounts
 	countedAt core.Timestamp
+	spent     core.UsageSummary // every agent's last 24 h, as of the last load (the header's "spent 24h")
 
 	// Embedded sweeper and watchdog.
 	sweeping     bool
@@ -217,7 +218,7 @@ func (m *Model) startLoad(full bool) tea.Cmd {
 	var sorts sortKeys
 	sorts[KindTask], sorts[KindRun], sorts[KindApproval] = m.tasks.sort, m.runs.sort, m.approvals.sort
 	sorts[KindJob], sorts[KindAlert] = m.jobs.sort, m.alerts.sort
-	req := LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, Windowed: m.windowedKinds()}
+	req := LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, Windowed: m.windowedKinds(), Now: m.ctx.now()}
 	if m.ctx.win != nil {
 		req.WindowOver = m.opts.WindowOver
 		if req.WindowOver == 0 {
@@ -375,6 +376,9 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		return nil
 	}
 	m.version = msg.version
+	if msg.res.Spent != nil {
+		m.spent = *msg.res.Spent
+	}
 	b := msg.b
 	var ring tea.Cmd // the attention bell (attention.go)
 	var cmds []tea.Cmd
@@ -394,6 +398,9 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 				ts = msg.tasks.rows
 			}
 			ring = m.noticeNew(aps, ts, 0, 0)
+			if !m.alerts.windowed() && !w[KindAlert] {
+				ring = m.noticeBudgets(msg.alerts.rows, ring)
+			}
 			// A windowed pane's news are in the journal rows the reload
 			// skipped: the header's counts, read next, say how many came.
 			if m.headerKnown && (wa || wt) {
@@ -424,7 +431,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		}
 		m.loaded = true
 	} else {
-		ring = m.noticeNew(b.approvals, b.tasks, msg.res.NewPending, msg.res.NewFailed)
+		ring = m.noticeBudgets(b.alerts, m.noticeNew(b.approvals, b.tasks, msg.res.NewPending, msg.res.NewFailed))
 		since, c := m.ctx.now()-day, &m.counts
 		t := msg.res.Touched
 		cmds = append(cmds, applyOrRefresh(m.tasks, b.tasks, b.gone[KindTask], since, c, t[KindTask]),

@@ -59,6 +59,7 @@ type taskRow struct {
 	created  core.Timestamp
 	last     core.Timestamp // the latest of ended_at and last_event_at ?? started_at ?? created_at
 	ended    core.Timestamp
+	spent    string // the SPENT cell: its own and its run's tokens' cost (spentText)
 }
 
 func taskRowOf(t *core.Task) taskRow {
@@ -84,6 +85,7 @@ func taskRowOf(t *core.Task) taskRow {
 		created:  t.CreatedAt,
 		last:     max(t.LastActivity(), t.EndedAt),
 		ended:    t.EndedAt,
+		spent:    spentText(t.Spent),
 	}
 }
 
@@ -105,6 +107,7 @@ type runRow struct {
 	waits                       int64
 	started, progress, ended    core.Timestamp
 	reason                      string
+	spent                       string // the SPENT cell (spentText)
 }
 
 func runRowOf(r *core.Run) runRow {
@@ -126,6 +129,7 @@ func runRowOf(r *core.Run) runRow {
 		id:   oneLine(r.RunID), label: oneLine(r.Label), child: oneLine(r.ChildSession),
 		requester: oneLine(r.RequesterSession), agent: agentName(r.Agent), state: internStr(state), waits: r.PendingApprovalWaits,
 		started: r.StartedAt, progress: r.LastProgressAt, ended: r.EndedAt, reason: oneLine(clip(reason, 300)),
+		spent: spentText(r.Spent),
 	}
 }
 
@@ -275,6 +279,7 @@ var taskSpec = &listSpec[taskRow]{
 		{Title: "SESSION", Width: 16, MinScreen: 110},
 		{Title: "DELIVERY", Width: 14, MinScreen: 140, Delivery: true},
 		{Title: "ERROR", Width: 10, Flex: 1, MinScreen: 120},
+		{Title: "SPENT", Width: 9, Right: true, MinScreen: 155}, // dropped before AGENT
 		{Title: "LAST", Width: 4, Right: true},
 		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
 	},
@@ -293,7 +298,7 @@ var taskSpec = &listSpec[taskRow]{
 	status: func(r *taskRow) string { return string(r.status) },
 	cells: func(r *taskRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.shortID(), string(r.status), string(r.runtime), r.agent, r.name, r.session,
-			string(r.delivery), r.err, c.age(now, r.last), c.age(now, r.created))
+			string(r.delivery), r.err, r.spent, c.age(now, r.last), c.age(now, r.created))
 	},
 	hay: func(r *taskRow, dst []byte) []byte {
 		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.agent, r.name, r.session, string(r.delivery), r.err)
@@ -315,6 +320,7 @@ var runSpec = &listSpec[runRow]{
 		{Title: "CHILD SESSION", Width: 16, MinScreen: 100},
 		{Title: "WAITS", Width: 5, Right: true, MinScreen: 90},
 		{Title: "REASON", Width: 10, Flex: 1, MinScreen: 120},
+		{Title: "SPENT", Width: 9, Right: true, MinScreen: 140}, // dropped before AGENT
 		{Title: "LAST", Width: 4, Right: true},
 		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
 	},
@@ -332,7 +338,7 @@ var runSpec = &listSpec[runRow]{
 	status: func(r *runRow) string { return r.state },
 	cells: func(r *runRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.id, r.state, r.agent, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
-			c.age(now, r.last()), c.age(now, r.started))
+			r.spent, c.age(now, r.last()), c.age(now, r.started))
 	},
 	hay: func(r *runRow, dst []byte) []byte {
 		return appendWords(dst, r.id, r.state, r.agent, r.label, r.child, r.reason)

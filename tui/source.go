@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,8 @@ type LoadRequest struct {
 	// Windowed are the kinds whose panes read windows: a delta load sends
 	// none of their rows, only LoadResult.Touched.
 	Windowed [numKinds]bool
+	// Now is the console's clock: LoadResult.Spent sums the day before it.
+	Now core.Timestamp
 }
 
 // LoadResult describes what a Load sent.
@@ -67,6 +70,11 @@ type LoadResult struct {
 	// became failed, timed out or lost: the attention bell's news, whose
 	// rows a windowed pane does not read.
 	NewPending, NewFailed int
+	// Spent is what every agent spent in the 24 hours before
+	// LoadRequest.Now (sessions and tracked tasks, each count at its
+	// time; the header's "spent 24h"); nil from a Source that does not
+	// read usage.
+	Spent *core.UsageSummary
 }
 
 // WindowSource is a Source that also reads windows of a table's rows in a
@@ -156,10 +164,38 @@ const DefaultMaxEvents = 5000
 // storeSource reads a core.Store.
 type storeSource struct {
 	st core.Store
+	// prices overrides the prices the SPENT column and the detail views'
+	// usage are costed at, over core.DefaultPrices and the prices stored
+	// with the registry's budgets.
+	prices core.Prices
 }
 
 // NewStoreSource returns a Source reading st.
 func NewStoreSource(st core.Store) Source { return &storeSource{st: st} }
+
+// NewPricedStoreSource returns a Source reading st that costs tokens at
+// core.DefaultPrices overridden by the prices stored with the registry's
+// budgets and then by prices (config.toml [prices]).
+func NewPricedStoreSource(st core.Store, prices core.Prices) Source {
+	return &storeSource{st: st, prices: prices}
+}
+
+// pricesIn is the price table in force in tx: the defaults, the budgets'
+// stored overrides, then s.prices.
+func (s *storeSource) pricesIn(tx core.Tx) (core.Prices, error) {
+	p := core.DefaultPrices()
+	rec, found, err := tx.GetBudget("")
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		var spec core.BudgetSpec
+		if json.Unmarshal([]byte(rec.Spec), &spec) == nil {
+			p = p.With(spec.Prices)
+		}
+	}
+	return p.With(s.prices), nil
+}
 
 func (s *storeSource) Path() string { return s.st.Path() }
 
@@ -187,8 +223,16 @@ func (s *storeSource) Window(ctx context.Context, req WindowRequest, sink Sink) 
 			AnchorKey: req.AnchorKey, Before: req.Before, After: req.After, End: req.End}
 		var err error
 		if req.Before > 0 || req.After > 0 {
-			if res.Page, err = wt.Window(q, sink); err != nil {
+			prices, err := s.pricesIn(tx)
+			if err != nil {
 				return err
+			}
+			fill := newSpentFill(tx, sink, prices)
+			if res.Page, err = wt.Window(q, fill); err != nil {
+				return err
+			}
+			if fill.err != nil {
+				return fill.err
 			}
 		}
 		if !req.Count {
@@ -229,11 +273,19 @@ func (s *storeSource) Header(ctx context.Context, since core.Timestamp) (core.He
 func (s *storeSource) Load(ctx context.Context, req LoadRequest, sink Sink) (LoadResult, error) {
 	var res LoadResult
 	err := s.st.View(ctx, func(tx core.Tx) error {
-		fill := newAgentFill(tx, sink)
-		var err error
-		if res, err = load(tx, req, fill); err == nil {
-			err = fill.err
+		prices, err := s.pricesIn(tx)
+		if err != nil {
+			return err
 		}
+		spent := newSpentFill(tx, sink, prices)
+		fill := newAgentFill(tx, spent)
+		if res, err = load(tx, req, fill); err == nil {
+			err = cmp.Or(fill.err, spent.err)
+		}
+		if err != nil || req.Now == 0 {
+			return err
+		}
+		res.Spent, err = spentSince(tx, req.Now-day, prices)
 		return err
 	})
 	return res, err
@@ -513,13 +565,17 @@ func (s *storeSource) Detail(ctx context.Context, kind Kind, id string) (*Detail
 	var d *Detail
 	err := s.st.View(ctx, func(tx core.Tx) error {
 		var err error
-		d, err = readDetail(tx, kind, id)
+		prices, err := s.pricesIn(tx)
+		if err != nil {
+			return err
+		}
+		d, err = readDetail(tx, kind, id, prices)
 		return err
 	})
 	return d, err
 }
 
-func readDetail(tx core.Tx, kind Kind, id string) (*Detail, error) {
+func readDetail(tx core.Tx, kind Kind, id string, prices core.Prices) (*Detail, error) {
 	d := &Detail{Kind: kind, ID: id}
 	var v any
 	entity := ""
@@ -570,6 +626,11 @@ func readDetail(tx core.Tx, kind Kind, id string) (*Detail, error) {
 	} else if ok {
 		d.Fields = insertAfterSession(d.Fields, f)
 	}
+	fs, _, err := usageFields(tx, v, prices)
+	if err != nil {
+		return nil, err
+	}
+	d.Fields = append(d.Fields, fs...)
 	if entity != "" && id != "" {
 		evs, err := tx.Events(entity, id)
 		if err != nil {

@@ -154,6 +154,15 @@ func (m *Model) countsLine(w int, num func(int) string, stat func(string, int) s
 		{"  │  ", []string{long, running, failures, alerts}},
 		{"   ", []string{long, running, failures, alerts}},
 	}
+	lead := 0 // forms put before the ones below
+	if m.spent.Tokens > 0 {
+		lead = 2
+		// What the last 24 h cost (What it costs) shows only where every
+		// other count fits in full words beside it.
+		spent := "spent 24h " + th.Count.Render(spentText(m.spent))
+		forms = append([]form{{"  │  ", []string{long, running, failures, alerts, spent}},
+			{"   ", []string{long, running, failures, alerts, spent}}}, forms...)
+	}
 	if lipgloss.Width(long)+len(running)+len(failures)+len(alerts)+6 > w || m.flashing() {
 		short := appr(" approval")
 		forms = append(forms, form{"  ", []string{short, running, failures, alerts}},
@@ -167,7 +176,7 @@ func (m *Model) countsLine(w int, num func(int) string, stat func(string, int) s
 	// then reads on the counts' line instead of covering the path.
 	if m.flashing() {
 		room := w - 2 - width("◀ "+m.flashText)
-		for _, f := range forms[:3] {
+		for _, f := range forms[:lead+3] {
 			if line := strings.Join(f.segs, th.Muted.Render(f.sep)); lipgloss.Width(line) <= room {
 				return line
 			}

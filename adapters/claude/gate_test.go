@@ -193,3 +193,15 @@ func TestEventDocsCoverEvents(t *testing.T) {
 		t.Fatalf("SamplePayload: %v %v", p, err)
 	}
 }
+
+// TestPassPrintsNothing: a pass (a tool outside the gate, under budget)
+// answers with silence, which Claude Code takes as no decision; an empty
+// permissionDecision it refuses (and, with onFailure block, blocks).
+func TestPassPrintsNothing(t *testing.T) {
+	if b := (Decision{}).JSON(); len(b) != 0 {
+		t.Fatalf("pass printed %q", b)
+	}
+	if b := (Decision{Permission: Allow}).JSON(); len(b) == 0 {
+		t.Fatal("allow printed nothing")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -34,7 +35,7 @@ const (
 
 // Decision is a PreToolUse answer.
 type Decision struct {
-	Permission string // Allow or Deny
+	Permission string // Allow or Deny; "" passes (Pass)
 	Reason     string // permissionDecisionReason: shown to Claude on deny
 	// UpdatedPermissions, on an allow, is the permission suggestion the
 	// operator approved with (one object of PermissionRequest's
@@ -43,10 +44,20 @@ type Decision struct {
 	UpdatedPermissions json.RawMessage
 }
 
+// Pass reports whether d is no decision: the hook prints nothing and the
+// agent's own permission rules decide (a tool outside Config.Gate, under
+// budget).
+func (d Decision) Pass() bool { return d.Permission == "" }
+
 // JSON is the decision as Claude Code reads it from the hook's stdout:
 // {"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":…,
-// "permissionDecisionReason":…}} and a newline.
+// "permissionDecisionReason":…}} and a newline; nothing for Pass (Claude
+// Code refuses an empty permissionDecision, and silence lets its own rules
+// decide).
 func (d Decision) JSON() []byte {
+	if d.Pass() {
+		return nil
+	}
 	type specific struct {
 		HookEventName            string `json:"hookEventName"`
 		PermissionDecision       string `json:"permissionDecision"`
@@ -110,7 +121,31 @@ type Config struct {
 	NestRunPrefix string
 	// Agent is recorded on the sessions this opens (default AgentName).
 	Agent string
+	// Gate, when set, is the gate regex applied here rather than by the
+	// agent's matcher (Claude Code's PreToolUse hook is then installed for
+	// every tool): a tool call whose tool_name it does not match passes
+	// (Decision.Pass: no answer, so the agent's own permission rules
+	// decide) unless a budget with the action "gate" is crossed.
+	Gate *regexp.Regexp
 }
+
+// transcript is the format of the agent's transcript_path, by Agent:
+// Claude Code's transcript, Codex's rollout ("codex"), Gemini CLI's chat
+// record ("gemini"); ok false for another agent, whose record is not read.
+func (c Config) transcript() (core.TranscriptFormat, bool) {
+	switch c.agent() {
+	case AgentName:
+		return core.TranscriptClaude, true
+	case string(core.TranscriptCodex):
+		return core.TranscriptCodex, true
+	case string(core.TranscriptGemini):
+		return core.TranscriptGemini, true
+	}
+	return "", false
+}
+
+// Outside reports whether tool is outside c.Gate (always false without one).
+func (c Config) Outside(tool string) bool { return c.Gate != nil && !c.Gate.MatchString(tool) }
 
 // AgentName is Claude Code's name in the registry's sessions.agent.
 const AgentName = "claude"
@@ -145,6 +180,12 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		d, err := h.preToolUse(ctx, p)
 		if err != nil {
 			d = DenyError(err)
+			if h.Cfg.Outside(p.ToolName) {
+				// A budget is a limit on spending, not a security
+				// gate: a tool the gate lets through is not held up
+				// by a registry that cannot say what was spent.
+				d = Decision{}
+			}
 		}
 		return &d, err
 	case EventSessionStart:
@@ -227,6 +268,16 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	if err := h.nest(ctx, p); err != nil {
 		return Decision{}, err
 	}
+	if err := h.countBeforeCall(ctx, p); err != nil {
+		return Decision{}, err
+	}
+	over, err := h.overBudget(ctx, p)
+	if err != nil {
+		return Decision{}, err
+	}
+	if over == "" && h.Cfg.Outside(p.ToolName) {
+		return Decision{}, nil // PostToolUse records its activity
+	}
 	if _, err := h.Reg.RecordActivity(ctx, h.activity(p, "PreToolUse "+p.ToolName), core.ActorRuntime); err != nil {
 		return Decision{}, err
 	}
@@ -244,7 +295,7 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	a, err := h.Reg.RequestApproval(ctx, core.NewApproval{
 		Session: p.SessionID, RunID: p.AgentID, Tool: p.ToolName, Command: command,
 		Rationale: rationale, Cwd: p.Cwd, ExpiresIn: h.approvalTimeout(), ToolUseID: p.ToolUseID,
-		InputHash: inputHash, Waiter: waiter, Suggestions: p.PermissionSuggestions,
+		InputHash: inputHash, Waiter: waiter, Suggestions: p.PermissionSuggestions, OverBudget: over,
 	}, core.ActorRuntime)
 	if err != nil {
 		return Decision{}, err
@@ -265,6 +316,41 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		a = got
 	}
 	return h.answer(a), nil
+}
+
+// countBeforeCall counts the transcript's new tokens before a tool call is
+// decided, when a budget is in force: a turn that loops through tool calls
+// reaches no Stop, and a budget counted only there would never hold it. The
+// session's transcript counts for the session; Codex gives a sub-agent's
+// call its own rollout, which counts for its run too. Without budgets
+// nothing is read (the call pays for no read it does not need).
+func (h *Handler) countBeforeCall(ctx context.Context, p *Payload) error {
+	if p.TranscriptPath == "" {
+		return nil
+	}
+	b, err := h.Reg.Budgets(ctx)
+	if err != nil || b.Spec.IsZero() {
+		return err
+	}
+	run := ""
+	if f, _ := h.Cfg.transcript(); f == core.TranscriptCodex {
+		run = p.AgentID
+	}
+	return h.usage(ctx, p.TranscriptPath, p.SessionID, run)
+}
+
+// overBudget is why p's tool call must wait though the gate would not ask
+// (BudgetBreach.Reason of the first budget its session, run or the hour
+// crossed), "" when no budget with the action "gate" is crossed.
+func (h *Handler) overBudget(ctx context.Context, p *Payload) (string, error) {
+	breaches, b, err := h.Reg.BudgetBreaches(ctx, p.SessionID, p.AgentID)
+	if err != nil {
+		return "", fmt.Errorf("read budgets: %w", err)
+	}
+	if b.Spec.Action != core.BudgetGate || len(breaches) == 0 {
+		return "", nil
+	}
+	return breaches[0].Reason(), nil
 }
 
 // nest binds p, when it names no agent, to the run Cfg.NestRunPrefix
@@ -432,17 +518,18 @@ func (h *Handler) subagentStop(ctx context.Context, p *Payload) error {
 	return err
 }
 
-// usage counts the tokens of Claude Code's transcript at path (a
-// sub-agent's own when runID is set) since the last count (issue 27). Only
-// Claude Code's transcripts are read: Codex and Gemini CLI, which share this
-// handler, write other formats. A transcript that cannot be read is noted in
+// usage counts the tokens of the agent's transcript at path (a
+// sub-agent's own when runID is set) since the last count (issue 27), in
+// the agent's format (Config.transcript): Claude Code's transcript, Codex's
+// rollout or Gemini CLI's chat record. A transcript that cannot be read is noted in
 // the registry (usage_sources.note), never an error; the registry's own
 // errors are returned (busy: the event is spooled and counted at the fold).
 func (h *Handler) usage(ctx context.Context, path, session, runID string) error {
-	if path == "" || h.Cfg.agent() != AgentName {
-		return nil
+	format, ok := h.Cfg.transcript()
+	if path == "" || !ok {
+		return nil // another agent's transcript, in a format not read
 	}
-	_, err := h.Reg.RecordTranscriptUsage(ctx, core.TranscriptRef{Path: path, Session: session, RunID: runID})
+	_, err := h.Reg.RecordTranscriptUsage(ctx, core.TranscriptRef{Path: path, Session: session, RunID: runID, Format: format})
 	return err
 }
 

@@ -46,7 +46,7 @@ func TestNestRunPrefix(t *testing.T) {
 				t.Fatalf("PostToolUse bound to %q (%v), want %q", post.AgentID, err, tc.want)
 			}
 			pre := &Payload{HookEventName: EventPreToolUse, SessionID: "s", ToolName: "run_shell_command", ToolInput: []byte(`{"command":"ls ` + tc.name + `"}`)}
-			cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+			cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 			defer cancel()
 			_, _ = h.Handle(cctx, pre) // no one decides: it is withdrawn at ctx's end
 			aps, err := reg.ListApprovals(ctx, core.ApprovalFilter{Session: "s"})

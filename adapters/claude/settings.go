@@ -156,6 +156,12 @@ func hookCommand(o InstallOptions, gated bool, gateOn string) string {
 	if gated {
 		cmd += " --gated"
 	}
+	if gated && gateOn != GateOnAsk && o.Gate != "" {
+		// The gate is applied by the hook, not the matcher: a tool
+		// outside it still reaches clawpit, which holds it only when a
+		// gating budget is crossed (What it costs).
+		cmd += " --gate " + termtext.ShellQuote(o.Gate)
+	}
 	if gateOn == GateOnAsk {
 		cmd += " --gate-on ask"
 	}
@@ -230,7 +236,7 @@ func Install(o InstallOptions) (Change, error) {
 			if o.OnFailure != "" {
 				h["onFailure"] = o.OnFailure
 			}
-			g.set("matcher", mustJSON(o.Gate))
+			g.set("matcher", mustJSON("*")) // the hook applies the gate (--gate)
 		case ev == EventPostToolUse:
 			g.set("matcher", mustJSON("*"))
 		}

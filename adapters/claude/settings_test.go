@@ -82,7 +82,7 @@ func TestInstallUninstallRoundTrip(t *testing.T) {
 						if IsClawpitCommand(h["command"].(string)) {
 							n++
 							if ev == EventPreToolUse {
-								if g.Matcher != DefaultGate || h["timeout"].(float64) != 630 || !strings.Contains(h["command"].(string), " --gated ") {
+								if g.Matcher != "*" || h["timeout"].(float64) != 630 || !strings.Contains(h["command"].(string), " --gated --gate "+ShellQuote(DefaultGate)+" ") {
 									t.Fatalf("PreToolUse hook: matcher %q %v", g.Matcher, h)
 								}
 							}
@@ -228,7 +228,8 @@ func TestInstallReplacesInPlaceAndKeepsSharedGroups(t *testing.T) {
 		t.Fatalf("reinstall: %+v %v", ch, err)
 	}
 	hs = hookGroups(t, path)
-	if hs[EventPreToolUse][0].Matcher != "Bash" || hs[EventPreToolUse][0].Hooks[0]["timeout"].(float64) != 150 {
+	if hs[EventPreToolUse][0].Matcher != "*" || !strings.Contains(hs[EventPreToolUse][0].Hooks[0]["command"].(string), " --gate Bash ") ||
+		hs[EventPreToolUse][0].Hooks[0]["timeout"].(float64) != 150 {
 		t.Fatalf("PreToolUse not updated: %+v", hs[EventPreToolUse])
 	}
 	stopGroups := hs[EventStop]
@@ -420,7 +421,11 @@ func TestInstallGateOnAsk(t *testing.T) {
 				t.Errorf("gate-on %s: %s hook installed", tc.gateOn, h.Event)
 			case tc.wantGated:
 				found = true
-				if !strings.Contains(h.Command, "--gated") || h.Timeout != 90 || h.OnFailure != OnFailureBlock || h.Matcher != DefaultGate {
+				wantMatcher := "*" // PreToolUse: the hook applies the gate, so a crossed budget holds any tool
+				if tc.gateOn == GateOnAsk {
+					wantMatcher = DefaultGate
+				}
+				if !strings.Contains(h.Command, "--gated") || h.Timeout != 90 || h.OnFailure != OnFailureBlock || h.Matcher != wantMatcher {
 					t.Errorf("gate-on %s: gated hook %+v", tc.gateOn, h)
 				}
 				if got := strings.Contains(h.Command, "--gate-on ask"); got != (tc.gateOn == GateOnAsk) {

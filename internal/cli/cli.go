@@ -157,7 +157,7 @@ Run without a command to open the console.`,
 		{migrateCmd(a)},
 		openclawCommands(a),
 		{serveCommand(a), operatorCommand(a)},
-		{usageCommand(a)},
+		{usageCommand(a), budgetCommand(a)},
 	} {
 		for _, c := range group {
 			root.AddCommand(c)

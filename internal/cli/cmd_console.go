@@ -46,7 +46,7 @@ func addConsoleFlags(root *cobra.Command, a *app) {
 	f.BoolVar(&a.console.readOnly, "readonly", false, "read-only console: no actions, no embedded sweeper; opens the registry read-only")
 	f.DurationVar(&a.console.sweepInterval, "sweep-interval", defaultSweepInterval, "console: maintenance sweep every interval (0 disables)")
 	f.DurationVar(&a.console.watchdogInterval, "watchdog-interval", defaultWatchdogInterval, "console: inactivity watchdog every interval (0 disables)")
-	f.StringVar(&a.console.attention, "attention", "approvals,failures", "console: what rings the bell and highlights the header: approvals, failures (a task failed or lost), both, or none")
+	f.StringVar(&a.console.attention, "attention", "approvals,failures,budgets", "console: what rings the bell and highlights the header, a comma list: approvals, failures (a task failed or lost), budgets (a budget crossed), or none")
 	f.BoolVar(&a.console.quiet, "quiet", false, "console: no bell or header highlight (also CLAWPIT_QUIET=1)")
 	f.StringVar(&a.console.notifyCmd, "notify-cmd", "", "console: run this shell command once per new notification (JSON on stdin); exit 0 marks it delivered")
 }
@@ -164,12 +164,16 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 		SweepInterval: set.sweepInterval, WatchdogInterval: set.watchdogInterval,
 		Attention: set.attention,
 	}
+	prices, err := a.prices() // the SPENT column's and the detail views' (What it costs)
+	if err != nil {
+		return opts, nil, err
+	}
 	if set.readOnly {
 		reg, err := a.open(ctx, store.Options{ReadOnly: true})
 		if err != nil {
 			return opts, nil, err
 		}
-		opts.Source = tui.NewStoreSource(reg.Store())
+		opts.Source = tui.NewPricedStoreSource(reg.Store(), prices)
 		return opts, func() {}, nil
 	}
 	// The read-write console creates a missing registry (a first run).
@@ -181,7 +185,7 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 		return opts, nil, err
 	}
 	reg := jobs.Registry()
-	opts.Source = tui.NewStoreSource(reg.Store())
+	opts.Source = tui.NewPricedStoreSource(reg.Store(), prices)
 	opts.Actions = reg
 	opts.Jobs = jobs
 	sw := core.NewSweeper(reg, jobs)

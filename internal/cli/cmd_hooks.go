@@ -410,6 +410,7 @@ func hookCmd(a *app) *cobra.Command {
 		inactivity  time.Duration
 		gated       bool
 		installedBy string
+		gate        string
 	)
 	c := &cobra.Command{
 		Use:   "hook",
@@ -423,7 +424,15 @@ func hookCmd(a *app) *cobra.Command {
 			if err := claude.CheckRunInactivity("--inactivity", inactivity); err != nil {
 				return a.hookRefused(cmd.Context(), err)
 			}
-			return a.runHook(cmd.Context(), claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}, gated)
+			cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}
+			if gate != "" {
+				re, err := regexp.Compile(gate)
+				if err != nil {
+					return a.hookRefused(cmd.Context(), fmt.Errorf("--gate %q is not a valid regular expression: %w", gate, err))
+				}
+				cfg.Gate = re
+			}
+			return a.runHook(cmd.Context(), cfg, gated)
 		},
 	}
 	// The help text is built when shown, not on every hook event.
@@ -442,6 +451,7 @@ func hookCmd(a *app) *cobra.Command {
 	f.DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long (at most 576h)")
 	f.DurationVar(&inactivity, "inactivity", claude.DefaultRunInactivity, "inactivity budget of the sub-agent runs this records (at most 8760h)")
 	f.BoolVar(&gated, "gated", false, "answer a permission decision, denying on any failure (set for PreToolUse)")
+	f.StringVar(&gate, "gate", "", "regular expression of the tool names that wait for approval; any other tool call passes (no answer) unless a gating budget is crossed")
 	f.StringVar(&installedBy, "installed-by", "", "marks a hook command installed by 'clawpit hooks install'")
 	return c
 }
@@ -478,6 +488,11 @@ when no one decided within --approval-timeout, when the payload is not a
 readable PreToolUse (any other event, a repeated member name, bad JSON, over
 1 MiB, stdin left open), or when the registry could not be reached in time.
 A write-locked registry is retried until the deadline, then denied.
+With --gate REGEX as well ('hooks install' writes it, with the matcher "*"),
+a tool whose name REGEX does not match gets no answer at once (nothing on
+stdout: the agent's own permission rules decide), unless a budget with the
+action "gate" is crossed (see 'clawpit budget'): then it waits like any
+gated call, the approval saying which budget.
 
 Other events print nothing, answer within about a second and never block
 the agent: when the registry is busy the event is kept in the hook spool
@@ -622,6 +637,12 @@ const gateRetry = 50 * time.Millisecond
 func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.Payload) (claude.Decision, error) {
 	for {
 		d, err := a.decideOnce(ctx, cfg, p)
+		if err != nil && cfg.Outside(p.ToolName) {
+			// Outside the gate only a crossed budget would hold the
+			// call: one try, and a registry that cannot answer lets it
+			// pass (the agent's own rules decide) rather than hold it.
+			return claude.Decision{}, err
+		}
 		if err == nil || !registryBusy(err) {
 			return d, err
 		}

@@ -54,7 +54,10 @@ probability rate percent, rising to every one at full; a refused connection
 is closed at once, before the SSH handshake. Logged-in connections count
 toward --max-sessions whether or not they open a session. While the cap is
 refusing, an operator is refused too until the waiting connections log in or
-time out: keep the listen address on loopback or behind a firewall or VPN.`,
+time out: keep the listen address on loopback or behind a firewall or VPN.
+
+[budget] in the config file and the --budget-* flags set the registry's
+budgets at start (see 'clawpit budget').`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runServe(cmd, a, &f) },
 	}
@@ -65,17 +68,18 @@ time out: keep the listen address on loopback or behind a firewall or VPN.`,
 	fl.StringVar(&f.maxStartups, "max-startups", serve.DefaultStartups.String(), "cap on connections not logged in yet, start:rate:full like sshd's MaxStartups (or N: refuse beyond N); refused ones are closed before the SSH handshake")
 	fl.DurationVar(&f.loginGrace, "login-grace-time", serve.DefaultLoginGraceTime, "close a connection not logged in within this time, and a logged-in one holding no session for this long")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", serve.DefaultIdleTimeout, "close a session after this long without a key press (0 never)")
-	fl.StringVar(&f.attention, "attention", "approvals,failures", "what rings the bell and highlights the header: approvals, failures (a task failed or lost), both, or none")
+	fl.StringVar(&f.attention, "attention", "approvals,failures,budgets", "what rings the bell and highlights the header, a comma list: approvals, failures (a task failed or lost), budgets (a budget crossed), or none")
 	fl.StringVar(&f.theme, "theme", "", "console theme: "+joinNames(themes.Names())+" (default dark; a client's NO_COLOR selects mono)")
 	fl.Duration("sweep-interval", defaultSweepInterval, "maintenance sweep every interval, once for the server (0 disables; or [sweep] in the config file)")
 	fl.Duration("watchdog-interval", defaultWatchdogInterval, "inactivity watchdog every interval, once for the server (0 disables; or [sweep] in the config file)")
 	fl.BoolVar(&f.logJSON, "log-json", false, "log as JSON lines instead of text")
 	addThresholdFlags(fl)
+	addBudgetFlags(fl, "budget-")
 	return c
 }
 
-// parseAttention reads --attention: a comma list of approvals and
-// failures, or none. Errors wrap ErrInvalid.
+// parseAttention reads --attention: a comma list of approvals, failures
+// and budgets, or none. Errors wrap ErrInvalid.
 func parseAttention(s string) (tui.Attention, error) {
 	var at tui.Attention
 	for _, p := range strings.Split(s, ",") {
@@ -84,9 +88,11 @@ func parseAttention(s string) (tui.Attention, error) {
 			at.Approvals = true
 		case "failures":
 			at.Failures = true
+		case "budgets":
+			at.Budgets = true
 		case "none", "":
 		default:
-			return at, core.Invalidf("--attention %q: want approvals, failures or none", p)
+			return at, core.Invalidf("--attention %q: want approvals, failures, budgets or none", p)
 		}
 	}
 	return at, nil
@@ -123,6 +129,9 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	if _, _, err := a.budgetSpec(cmd.Flags(), "budget-"); err != nil {
+		return err // bad input: before the registry is opened
+	}
 	if _, err := themes.Get(orDefault(f.theme, themes.Default)); err != nil {
 		return core.Invalidf("--theme: %v", err)
 	}
@@ -147,6 +156,10 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		return err
 	}
 	reg := jobs.Registry()
+	budgets, err := a.publishBudget(cmd, reg)
+	if err != nil {
+		return err
+	}
 	var h slog.Handler = slog.NewTextHandler(a.stderr, nil)
 	if f.logJSON {
 		h = slog.NewJSONHandler(a.stderr, nil)
@@ -159,7 +172,7 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		HostKey: hk, MaxSessions: f.maxSessions, IdleTimeout: idle,
 		MaxStartups: startups, LoginGraceTime: f.loginGrace,
 		SweepInterval: sweep.sweepInterval, WatchdogInterval: sweep.watchdogInterval,
-		Theme: f.theme, Keys: keys, Attention: att, Logger: slog.New(h),
+		Theme: f.theme, Keys: keys, Attention: att, Logger: slog.New(h), Prices: cfg.Prices,
 	})
 	if err != nil {
 		return err
@@ -173,6 +186,9 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 		state = "new host key"
 	}
 	fmt.Fprintf(a.stdout, "%s %s (%s)\nlistening on %s (registry %s)\n", state, hk.Fingerprint, keyPath, ln.Addr(), reg.Store().Path())
+	if budgets != "" {
+		fmt.Fprintln(a.stdout, budgets)
+	}
 	if ops, err := reg.ListOperators(ctx); err == nil && len(ops) == 0 {
 		fmt.Fprintln(a.stderr, "clawpit: warning: no operators are registered, so every key is refused; add one with `clawpit operator add NAME --role operator --key ~/.ssh/id_ed25519.pub`")
 	}

@@ -17,7 +17,7 @@ import (
 // The console's attention: on by default, --attention narrows it, --quiet
 // and CLAWPIT_QUIET=1 silence it (a bad --attention is refused even then).
 func TestConsoleAttention(t *testing.T) {
-	all := tui.Attention{Approvals: true, Failures: true}
+	all := tui.Attention{Approvals: true, Failures: true, Budgets: true}
 	cases := []struct {
 		name  string
 		args  []string

@@ -273,7 +273,9 @@ func daemonCmd(a *app) *cobra.Command {
 the watchdog step every --watchdog-interval (so an inactivity budget is
 enforced within seconds), and with --notify-cmd the delivery of every new
 notification to CMD (run by 'sh -c' with the notification's JSON on stdin;
-exit 0 marks it delivered, anything else is retried later). Logs go to stderr
+exit 0 marks it delivered, anything else is retried later). [budget] in the
+config file and the --budget-* flags set the registry's budgets at start
+(see 'clawpit budget'). Logs go to stderr
 (--json: JSON lines). SIGINT/SIGTERM finish the sweep in progress, then exit 0.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return runDaemon(cmd, a) },
@@ -282,6 +284,7 @@ exit 0 marks it delivered, anything else is retried later). Logs go to stderr
 	c.Flags().Duration("watchdog-interval", 5*time.Second, "time between watchdog passes (0 disables)")
 	c.Flags().String("notify-cmd", "", "shell command run once per new notification, its JSON on stdin")
 	addThresholdFlags(c.Flags())
+	addBudgetFlags(c.Flags(), "budget-")
 	return c
 }
 
@@ -289,6 +292,9 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	set, err := a.sweepThresholds(cmd)
 	if err != nil {
 		return err
+	}
+	if _, _, err := a.budgetSpec(cmd.Flags(), "budget-"); err != nil {
+		return err // bad input: before the registry is opened
 	}
 	var h slog.Handler = slog.NewTextHandler(a.stderr, nil)
 	if a.jsonOut {
@@ -312,6 +318,10 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	if err != nil {
 		return err
 	}
+	line, err := a.publishBudget(cmd, reg)
+	if err != nil {
+		return err
+	}
 	sw := core.NewSweeper(reg, jobs)
 	if set.sweepInterval > 0 {
 		// Another host is reported as not sweeping after two of our intervals.
@@ -320,6 +330,9 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	log.Info("clawpit daemon started", "db", reg.Store().Path(), "host", jobs.Host(), "sweep_interval", set.sweepInterval.String(),
 		"watchdog_interval", set.watchdogInterval.String(), "notify_cmd", set.notifyCmd,
 		"grace", set.th.Grace.String(), "retention", set.th.Retention.String())
+	if line != "" {
+		log.Info(line)
+	}
 
 	notifierDone := make(chan struct{})
 	if set.notifyCmd != "" {

@@ -151,8 +151,9 @@ tracked task, model or agent, counted from the agents' own records, and their
 cost at the price table (defaults per model; config.toml [prices."model"]
 overrides). A model without a price shows its tokens and "no price".
 
---since selects the sessions, runs and tasks whose tokens were last counted
-within that long; each line carries all of its tokens. A sub-agent run's
+--since counts the tokens counted within that long (each turn's tokens are
+counted at its end, with that time): a session that began last week shows
+only what it spent since then; 0 counts everything. A sub-agent run's
 tokens are in its session's too: --by model and --by agent count sessions
 and tracked tasks, never runs again.`,
 		Args: cobra.NoArgs,
@@ -181,7 +182,7 @@ and tracked tasks, never runs again.`,
 			return printUsage(a.stdout, by, since, lines)
 		},
 	}
-	c.Flags().DurationVar(&since, "since", 24*time.Hour, "sessions, runs and tasks counted within this long (0: all)")
+	c.Flags().DurationVar(&since, "since", 24*time.Hour, "count the tokens counted within this long (0: all)")
 	c.Flags().StringVar(&by, "by", "session", "one line per session, run, task, model or agent")
 	return c
 }
@@ -200,7 +201,11 @@ func usageReport(ctx context.Context, reg *core.Registry, prices core.Prices, by
 	case "task":
 		f.Scope = core.UsageTask
 	}
-	rows, err := reg.ListUsage(ctx, f)
+	list := reg.ListUsage // every token: the running totals
+	if f.Since != 0 {
+		list = reg.SumUsage // the tokens counted since then, from each count
+	}
+	rows, err := list(ctx, f)
 	if err != nil {
 		return nil, err
 	}

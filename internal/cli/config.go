@@ -28,6 +28,12 @@ package cli
 //	output = 25
 //	cache-write = 10
 //	cache-read = 0.5
+//
+//	[budget]                       # what agents may spend (What it costs); set in the registry by daemon and serve
+//	session-cost = 5               # US dollars per session (its sub-agents' included)
+//	run-tokens = 2000000           # tokens per sub-agent run
+//	hour-cost = 20                 # US dollars per hour, every agent together
+//	action = "gate"                # "alert" (default) or "gate": every further tool call waits for approval
 
 import (
 	"errors"
@@ -58,6 +64,10 @@ type Config struct {
 	// ([prices."claude-opus-4-5"] input = 5, output = 25, cache-write = 10,
 	// cache-read = 0.5); a model name prices every model it begins.
 	Prices core.Prices `toml:"prices"`
+	// Budget is the [budget] table (What it costs): limits per session,
+	// run and hour, and the action; daemon and serve set them in the
+	// registry when they start.
+	Budget BudgetConfig `toml:"budget"`
 
 	// Path is the file the config was read from; "" when there was none.
 	Path string `toml:"-"`

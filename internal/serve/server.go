@@ -44,6 +44,9 @@ const (
 // Config configures a Server. Zero fields take the defaults above.
 type Config struct {
 	HostKey *HostKey
+	// Prices overrides the prices the console costs tokens at (config.toml
+	// [prices]), over the defaults and those stored with the budgets.
+	Prices core.Prices
 	// MaxSessions caps both the concurrent sessions and the logged-in
 	// connections (a connection with no session counts too); more are told
 	// to retry later.
@@ -130,7 +133,7 @@ func New(reg *core.Registry, jobs tui.JobActions, maint tui.Maintenance, cfg Con
 		cfg.Keys = tui.DefaultKeyMap()
 	}
 	s := &Server{cfg: cfg, reg: reg, jobs: jobs, maint: maint, log: cfg.Logger,
-		src: tui.NewStoreSource(reg.Store()), sessions: map[*session]struct{}{}}
+		src: tui.NewPricedStoreSource(reg.Store(), cfg.Prices), sessions: map[*session]struct{}{}}
 	s.w = newWatcher(reg.Store(), cfg.PollInterval, cfg.Logger)
 	s.conns = newConns(cfg.MaxStartups, cfg.LoginGraceTime, cfg.MaxSessions, rand.IntN, cfg.Logger)
 	srv, err := wish.NewServer(

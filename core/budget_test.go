@@ -1,0 +1,337 @@
+package core_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// row is a usage row of model with input and output tokens.
+func row(model string, in, out int64) core.UsageRow {
+	return core.UsageRow{Model: model, Tokens: core.Tokens{Input: in, Output: out}}
+}
+
+// TestCheckBudgets: every budget rule on the rows given. Claude Sonnet 4 is
+// $3 in and $15 out per million tokens, so 1M input tokens cost $3.00.
+func TestCheckBudgets(t *testing.T) {
+	const son = "claude-sonnet-4-5"
+	usd := func(d float64) int64 { return core.MicroUSD(d) }
+	gate := func(s core.BudgetSpec) core.Budgets { s.Action = core.BudgetGate; return core.Budgets{Spec: s} }
+	tests := []struct {
+		name    string
+		b       core.Budgets
+		run     string
+		u       core.BudgetUsage
+		reasons []string
+	}{
+		{name: "no budget set", b: core.Budgets{},
+			u: core.BudgetUsage{Session: []core.UsageRow{row(son, 1e9, 0)}}},
+		{name: "session under its cost", b: gate(core.BudgetSpec{Session: core.Limit{MicroUSD: usd(5)}}),
+			u: core.BudgetUsage{Session: []core.UsageRow{row(son, 1_000_000, 0)}}},
+		{name: "session at its cost is over", b: gate(core.BudgetSpec{Session: core.Limit{MicroUSD: usd(3)}}),
+			u:       core.BudgetUsage{Session: []core.UsageRow{row(son, 1_000_000, 0)}},
+			reasons: []string{"session over its budget of $3.00: $3.00 spent"}},
+		{name: "session over its cost, models summed", b: gate(core.BudgetSpec{Session: core.Limit{MicroUSD: usd(5)}}),
+			u:       core.BudgetUsage{Session: []core.UsageRow{row(son, 1_000_000, 100_000), row("claude-haiku-4-5", 1_000_000, 24_000)}},
+			reasons: []string{"session over its budget of $5.00: $5.62 spent"}},
+		{name: "session over its tokens", b: gate(core.BudgetSpec{Session: core.Limit{Tokens: 200_000}}),
+			u:       core.BudgetUsage{Session: []core.UsageRow{row(son, 200_000, 12_400)}},
+			reasons: []string{"session over its budget of 200,000 tokens: 212,400 spent"}},
+		{name: "a model without a price counts tokens, not cost",
+			b:       gate(core.BudgetSpec{Session: core.Limit{MicroUSD: usd(1), Tokens: 1000}}),
+			u:       core.BudgetUsage{Session: []core.UsageRow{row("llama-local", 1e9, 0)}},
+			reasons: []string{"session over its budget of 1,000 tokens: 1,000,000,000 spent"}},
+		{name: "price overrides of the spec apply",
+			b: gate(core.BudgetSpec{Session: core.Limit{MicroUSD: usd(1)},
+				Prices: core.Prices{"llama-local": {Input: 2}}}),
+			u:       core.BudgetUsage{Session: []core.UsageRow{row("llama-local", 1_000_000, 0)}},
+			reasons: []string{"session over its budget of $1.00: $2.00 spent"}},
+		{name: "a raised limit replaces the spec's for that session",
+			b: core.Budgets{Spec: core.BudgetSpec{Session: core.Limit{MicroUSD: usd(3)}, Action: core.BudgetGate},
+				Raised: map[string]core.Limit{"session:s1": {MicroUSD: usd(10)}}},
+			u: core.BudgetUsage{Session: []core.UsageRow{row(son, 2_000_000, 0)}}},
+		{name: "a raised limit of another session does not",
+			b: core.Budgets{Spec: core.BudgetSpec{Session: core.Limit{MicroUSD: usd(3)}, Action: core.BudgetGate},
+				Raised: map[string]core.Limit{"session:s2": {MicroUSD: usd(10)}}},
+			u:       core.BudgetUsage{Session: []core.UsageRow{row(son, 2_000_000, 0)}},
+			reasons: []string{"session over its budget of $3.00: $6.00 spent"}},
+		{name: "a raised cost keeps the spec's token limit",
+			b: core.Budgets{Spec: core.BudgetSpec{Session: core.Limit{MicroUSD: usd(3), Tokens: 100}, Action: core.BudgetGate},
+				Raised: map[string]core.Limit{"session:s1": {MicroUSD: usd(10)}}},
+			u:       core.BudgetUsage{Session: []core.UsageRow{row(son, 2_000_000, 0)}},
+			reasons: []string{"session over its budget of 100 tokens: 2,000,000 spent"}},
+		{name: "run over its budget, session not", run: "r1",
+			b:       gate(core.BudgetSpec{Session: core.Limit{Tokens: 1_000_000}, Run: core.Limit{Tokens: 1000}}),
+			u:       core.BudgetUsage{Session: []core.UsageRow{row(son, 5000, 0)}, Run: []core.UsageRow{row(son, 1500, 0)}},
+			reasons: []string{"run over its budget of 1,000 tokens: 1,500 spent"}},
+		{name: "a run's budget is not checked for a call outside it",
+			b: gate(core.BudgetSpec{Run: core.Limit{Tokens: 1000}}),
+			u: core.BudgetUsage{Run: []core.UsageRow{row(son, 1500, 0)}}},
+		{name: "the hour across all agents", b: gate(core.BudgetSpec{Hour: core.Limit{MicroUSD: usd(20)}}),
+			u:       core.BudgetUsage{Hour: []core.UsageRow{row(son, 5_000_000, 0), row(son, 2_000_000, 0)}},
+			reasons: []string{"all agents over the hourly budget of $20.00: $21.00 in the last hour"}},
+		{name: "every budget crossed, in order", run: "r1",
+			b: gate(core.BudgetSpec{Session: core.Limit{Tokens: 10}, Run: core.Limit{Tokens: 10}, Hour: core.Limit{Tokens: 10}}),
+			u: core.BudgetUsage{Session: []core.UsageRow{row(son, 11, 0)}, Run: []core.UsageRow{row(son, 12, 0)},
+				Hour: []core.UsageRow{row(son, 13, 0)}},
+			reasons: []string{"session over its budget of 10 tokens: 11 spent", "run over its budget of 10 tokens: 12 spent",
+				"all agents over the hourly budget of 10 tokens: 13 in the last hour"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := core.CheckBudgets(tc.b, "s1", tc.run, tc.u)
+			var reasons []string
+			for _, b := range got {
+				reasons = append(reasons, b.Reason())
+			}
+			if strings.Join(reasons, "\n") != strings.Join(tc.reasons, "\n") {
+				t.Fatalf("breaches:\n%s\nwant:\n%s", strings.Join(reasons, "\n"), strings.Join(tc.reasons, "\n"))
+			}
+		})
+	}
+}
+
+// TestBudgetSpecValidate: a negative limit and an unknown action are bad
+// input; no action is alert.
+func TestBudgetSpecValidate(t *testing.T) {
+	s := core.BudgetSpec{Session: core.Limit{Tokens: 1}}
+	if err := s.Validate(); err != nil || s.Action != core.BudgetAlert {
+		t.Fatalf("%+v %v", s, err)
+	}
+	for _, bad := range []core.BudgetSpec{{Run: core.Limit{MicroUSD: -1}}, {Action: "stop"}} {
+		if err := bad.Validate(); !errors.Is(err, core.ErrInvalid) {
+			t.Errorf("%+v: %v, want invalid", bad, err)
+		}
+	}
+}
+
+// budgetCount counts the alerts of crossed budgets.
+func (f *regFixture) budgetAlerts() []core.Notification {
+	f.t.Helper()
+	ns, err := f.reg.ListNotifications(f.ctx, core.NotificationFilter{})
+	f.must(err)
+	var out []core.Notification
+	for _, n := range ns {
+		if n.Kind == core.NotifyBudgetExceeded {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// TestBudgetAlertOncePerCrossing: the count that crosses a session's budget
+// raises one alert, saying why; counts past it raise no more; a raised
+// budget crossed again raises another; the gate holds until the raise.
+func TestBudgetAlertOncePerCrossing(t *testing.T) {
+	f := newRegFixture(t)
+	const m = "claude-sonnet-4-5" // $3 per million input tokens
+	f.session("s1")
+	_, err := f.reg.SetBudget(f.ctx, core.BudgetSpec{Session: core.Limit{MicroUSD: 5_000_000}, Action: core.BudgetGate}, "op@host")
+	f.must(err)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	ref := core.TranscriptRef{Path: path, Session: "s1"}
+	count := func(id string, in int64) {
+		t.Helper()
+		writeFile(t, path, asst(id, m, in, 0, 0, 0, false), true)
+		_, err := f.reg.RecordTranscriptUsage(f.ctx, ref)
+		f.must(err)
+		f.clock.Advance(time.Second)
+	}
+	breaches := func() []core.BudgetBreach {
+		t.Helper()
+		br, _, err := f.reg.BudgetBreaches(f.ctx, "s1", "")
+		f.must(err)
+		return br
+	}
+	count("m1", 1_000_000) // $3.00
+	if n := f.budgetAlerts(); len(n) != 0 || len(breaches()) != 0 {
+		t.Fatalf("under budget: alerts %+v", n)
+	}
+	count("m2", 706_667) // $5.12
+	alerts := f.budgetAlerts()
+	if len(alerts) != 1 || alerts[0].Session != "s1" || alerts[0].SubjectID != "s1" ||
+		!strings.HasPrefix(alerts[0].Text, "session over its budget of $5.00: $5.12 spent; its tool calls now wait") {
+		t.Fatalf("alerts %+v", alerts)
+	}
+	if br := breaches(); len(br) != 1 || br[0].Reason() != "session over its budget of $5.00: $5.12 spent" {
+		t.Fatalf("breaches %+v", br)
+	}
+	count("m3", 100_000)
+	if n := f.budgetAlerts(); len(n) != 1 {
+		t.Fatalf("a count past the crossing alerted again: %+v", n)
+	}
+	// The operator raises it: no breach, until $10 is crossed.
+	_, res, err := f.reg.RaiseBudget(f.ctx, core.UsageSession, "s1", core.Limit{MicroUSD: 10_000_000}, "op@host")
+	f.must(err)
+	if !res.Applied || len(breaches()) != 0 {
+		t.Fatalf("raise: %+v, breaches %+v", res, breaches())
+	}
+	count("m4", 2_000_000) // $11.42
+	alerts = f.budgetAlerts()
+	if len(alerts) != 2 ||
+		!containsText(alerts, "session over its budget of $10.00: $11.42 spent") {
+		t.Fatalf("alerts after the raise: %+v", alerts)
+	}
+	// Another session is not over.
+	if br, _, err := f.reg.BudgetBreaches(f.ctx, "s2", ""); err != nil || len(br) != 0 {
+		t.Fatalf("s2: %+v %v", br, err)
+	}
+}
+
+func containsText(ns []core.Notification, s string) bool {
+	for _, n := range ns {
+		if strings.Contains(n.Text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHourlyBudgetWindow: the hourly budget sums the tokens counted in the
+// last 60 minutes across sessions and tracked tasks; an hour later they no
+// longer count.
+func TestHourlyBudgetWindow(t *testing.T) {
+	f := newRegFixture(t)
+	_, err := f.reg.SetBudget(f.ctx, core.BudgetSpec{Hour: core.Limit{Tokens: 1000}}, "op@host")
+	f.must(err)
+	add := func(scope core.UsageScope, id string, in int64) {
+		t.Helper()
+		f.must(f.reg.AddUsage(f.ctx, []core.UsageRow{{Scope: scope, ID: id, Model: "m", Tokens: core.Tokens{Input: in}, CountedAt: f.now()}}))
+	}
+	add(core.UsageSession, "a", 600)
+	f.clock.Advance(30 * time.Minute)
+	add(core.UsageTask, "t1", 500) // 1,100 in the last hour
+	br, _, err := f.reg.BudgetBreaches(f.ctx, "b", "")
+	f.must(err)
+	if len(br) != 1 || br[0].Reason() != "all agents over the hourly budget of 1,000 tokens: 1,100 in the last hour" {
+		t.Fatalf("breaches %+v", br)
+	}
+	if a := f.budgetAlerts(); len(a) != 1 || a[0].Session != "" {
+		t.Fatalf("alerts %+v", a)
+	}
+	f.clock.Advance(31 * time.Minute) // the first count is over an hour old
+	if br, _, err = f.reg.BudgetBreaches(f.ctx, "b", ""); err != nil || len(br) != 0 {
+		t.Fatalf("an hour later: %+v %v", br, err)
+	}
+}
+
+// TestOverBudgetCallIgnoresGrants: a call over a gating budget waits
+// though a grant would approve it, and its rationale says why.
+func TestOverBudgetCallIgnoresGrants(t *testing.T) {
+	f := newRegFixture(t)
+	f.session("s1")
+	a := f.request("s1", "", "git status")
+	_, _, _, err := f.reg.ApproveApproval(f.ctx, a.ID, core.ScopeSession, "op@host")
+	f.must(err)
+	if again := f.request("s1", "", "git status"); again.Status != core.ApprovalApproved {
+		t.Fatalf("the grant did not approve: %+v", again)
+	}
+	got, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s1", Tool: "Bash", Command: "git status",
+		Rationale: "check", OverBudget: "session over its budget of $5.00: $5.12 spent"}, core.ActorRuntime)
+	f.must(err)
+	if got.Status != core.ApprovalPending || got.Rationale != "over budget: session over its budget of $5.00: $5.12 spent — check" {
+		t.Fatalf("over budget: %+v", got)
+	}
+}
+
+// TestSumUsageSince: a window sums the tokens counted within it, not every
+// token of a row last counted within it; no window is the running total.
+func TestSumUsageSince(t *testing.T) {
+	f := newRegFixture(t)
+	add := func(in int64) {
+		t.Helper()
+		f.must(f.reg.AddUsage(f.ctx, []core.UsageRow{{Scope: core.UsageSession, ID: "s1", Model: "m", Tokens: core.Tokens{Input: in}, CountedAt: f.now()}}))
+	}
+	add(100)
+	f.clock.Advance(2 * time.Hour)
+	add(50)
+	since := core.TS(f.clock.Now().Add(-time.Hour))
+	rows, err := f.reg.SumUsage(f.ctx, core.UsageFilter{Scope: core.UsageSession, Since: since})
+	f.must(err)
+	if len(rows) != 1 || rows[0].Tokens.Input != 50 || rows[0].CountedAt != f.now() {
+		t.Fatalf("the last hour: %+v, want 50 input tokens", rows)
+	}
+	all, err := f.reg.ListUsage(f.ctx, core.UsageFilter{Scope: core.UsageSession})
+	f.must(err)
+	if len(all) != 1 || all[0].Tokens.Input != 150 {
+		t.Fatalf("the total: %+v, want 150", all)
+	}
+	if rows, err = f.reg.SumUsage(f.ctx, core.UsageFilter{Since: core.TS(f.clock.Now().Add(time.Minute))}); err != nil || len(rows) != 0 {
+		t.Fatalf("a window with no count: %+v %v", rows, err)
+	}
+}
+
+// TestRetentionPrunesUsage: the sweep that prunes an ended task or run
+// deletes its usage rows (totals, counts, a run's transcript position and
+// raised budget) with it; a session's stay, and so do another run's.
+func TestRetentionPrunesUsage(t *testing.T) {
+	f := newSwFixture(t)
+	ctx := f.ctx
+	_, _, err := f.reg.OpenSession(ctx, "s1", "", core.ActorRuntime)
+	must(t, err)
+	for _, id := range []string{"r1", "r2"} {
+		_, err = f.reg.RegisterRun(ctx, core.NewRun{RunID: id, ChildSession: "s1:" + id, RequesterSession: "s1"}, core.ActorRuntime)
+		must(t, err)
+	}
+	tk, err := f.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "s1"}, core.ActorRuntime)
+	must(t, err)
+	now := core.TS(f.clock.Now())
+	u := func(scope core.UsageScope, id string) core.UsageRow {
+		return core.UsageRow{Scope: scope, ID: id, Model: "m", Tokens: core.Tokens{Input: 1}, CountedAt: now}
+	}
+	must(t, f.reg.AddUsage(ctx, []core.UsageRow{u(core.UsageSession, "s1"), u(core.UsageRun, "r1"), u(core.UsageRun, "r2"), u(core.UsageTask, tk.ID)}))
+	_, _, err = f.reg.RaiseBudget(ctx, core.UsageRun, "r1", core.Limit{Tokens: 10}, "op@host")
+	must(t, err)
+	must(t, f.db.Update(ctx, func(tx core.Tx) error {
+		return tx.PutUsageSource(&core.UsageSource{Path: "/t/r1.jsonl", Session: "s1", RunID: "r1", ReadAt: now})
+	}))
+	_, _, _, err = f.reg.CompleteRun(ctx, "r1", core.OutcomeOK, "", core.ActorRuntime)
+	must(t, err)
+	_, _, err = f.reg.FinishTask(ctx, tk.ID, core.Finish{Status: core.TaskSucceeded}, core.ActorRuntime)
+	must(t, err)
+	f.sweep() // stamps cleanup_after
+	f.clock.Advance(f.th.Retention + time.Hour)
+	f.sweep() // prunes r1 and the task
+	var rows, counts []core.UsageRow
+	var src *core.UsageSource
+	var raised core.Budgets
+	must(t, f.db.View(ctx, func(tx core.Tx) (err error) {
+		if rows, err = tx.ListUsage(core.UsageFilter{}); err != nil {
+			return err
+		}
+		if counts, err = tx.SumUsage(core.UsageFilter{}); err != nil {
+			return err
+		}
+		src, err = tx.GetUsageSource("/t/r1.jsonl")
+		return err
+	}))
+	raised, err = f.reg.Budgets(ctx)
+	must(t, err)
+	keys := func(rs []core.UsageRow) string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, string(r.Scope)+":"+r.ID)
+		}
+		return strings.Join(out, ",")
+	}
+	if got := keys(rows); got != "run:r2,session:s1" {
+		t.Errorf("totals left: %s, want run:r2,session:s1", got)
+	}
+	if got := keys(counts); got != "run:r2,session:s1" {
+		t.Errorf("counts left: %s, want run:r2,session:s1", got)
+	}
+	if src != nil || len(raised.Raised) != 0 {
+		t.Errorf("the pruned run's transcript position %+v, raised budgets %+v", src, raised.Raised)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
