@@ -16,7 +16,7 @@ func TestCodexUsage(t *testing.T) {
 		{Tool: "get_goal", ID: "call_codex_usage_2", Input: map[string]any{}, Usage: agenttest.Usage{Input: 31, Output: 42, CacheRead: 7000}},
 		{Text: "all done", Usage: agenttest.Usage{Input: 7, Output: 8, CacheRead: 9000}},
 	}}})
-	finish(t, g.startCodex("CODEX-USAGE: read the goal twice"))
+	finish(t, g.start("CODEX-USAGE: read the goal twice"))
 	want := core.Tokens{Input: 1238, Output: 395, CacheRead: 21000}
 	sessions := g.usageBy("session")
 	if len(sessions) != 1 {

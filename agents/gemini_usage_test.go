@@ -24,7 +24,7 @@ func TestGeminiUsage(t *testing.T) {
 		{Tool: "read_file", ID: "call_gemini_usage_2", Input: map[string]any{"file_path": file}, Usage: agenttest.Usage{Input: 31, Output: 42, CacheRead: 7000}},
 		{Text: "all done", Usage: agenttest.Usage{Input: 7, Output: 8, CacheRead: 9000}},
 	}}})
-	finish(t, g.startGemini("GEMINI-USAGE: read the notes twice"))
+	finish(t, g.start("GEMINI-USAGE: read the notes twice"))
 	want := core.Tokens{Input: 1238, Output: 395, CacheRead: 21000}
 	sessions := g.usageBy("session")
 	if len(sessions) != 1 {
