@@ -74,6 +74,7 @@ type pgState struct {
 	stop     context.CancelFunc
 	done     chan struct{}
 	listenFn func(ctx context.Context) (*pgx.Conn, error)
+	hints    *hintHub // the DB's: told of every version bump (ChangeHints)
 }
 
 // openPG opens the PostgreSQL registry at rawURL. Errors: core.ErrInvalid
@@ -140,7 +141,7 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	if !schema.Valid {
 		return fail(core.NotFoundf("no schema of the search_path exists in %s", name))
 	}
-	st := &pgState{cfg: cfg, key: key, channel: pgChannel(schema.String), busyMs: busy, registryLock: opt.PGRegistryLock}
+	st := &pgState{cfg: cfg, key: key, channel: pgChannel(schema.String), busyMs: busy, registryLock: opt.PGRegistryLock, hints: &db.hints}
 	st.listenFn = st.connectListener
 	db.pg = st
 	if err := db.initPG(ctx, opt); err != nil {
@@ -399,12 +400,14 @@ func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
 			p.version++
 			p.lostErr = nil
 			p.mu.Unlock()
+			p.hint()
 		}
 		_, err := c.WaitForNotification(ctx)
 		if err == nil {
 			p.mu.Lock()
 			p.version++
 			p.mu.Unlock()
+			p.hint()
 			continue
 		}
 		c.Close(context.Background())
@@ -416,10 +419,19 @@ func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
 	}
 }
 
+// hint tells ChangeHints' subscribers the version moved or the
+// connection changed (nil hub in tests that build a pgState by hand).
+func (p *pgState) hint() {
+	if p.hints != nil {
+		p.hints.broadcast()
+	}
+}
+
 func (p *pgState) setLost(err error) {
 	p.mu.Lock()
 	p.lostErr = fmt.Errorf("%w: lost the connection to the PostgreSQL registry, reconnecting: %v", core.ErrUnavailable, err)
 	p.mu.Unlock()
+	p.hint()
 }
 
 // close stops the listener and waits for it.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,10 +12,12 @@ import (
 // The console redraws only what changed (issue: an idle console must rest).
 // Two things wake it:
 //
-//   - the watch (Model.watch, every Options.PollInterval unless
-//     Options.NoPoll): one goroutine reading data_version that reports only
-//     a change (changedMsg), so a poll that finds nothing new costs one
-//     query and no trip through Update, and redraws nothing.
+//   - the watch (Model.watch, unless Options.NoPoll): one goroutine reading
+//     data_version at each change hint of the registry (HintSource: a write
+//     to its files, a NOTIFY) and every 5 s besides, or every
+//     Options.PollInterval without hints, that reports only a change
+//     (changedMsg): a read that finds nothing new costs one query and no
+//     trip through Update, and redraws nothing.
 //   - the tick (tickMsg): scheduled for the earliest moment the screen's
 //     text changes by itself — a visible age or countdown turning over
 //     (Context.age, Context.until, Context.noteChange, noted while
@@ -103,16 +106,30 @@ func (c *Context) sinceText(now, start core.Timestamp) string {
 	return termtext.Dur(now.Sub(start))
 }
 
-// watch reads data_version every PollInterval until it differs from the
-// version of the rows shown (or cannot be read), then reports changedMsg;
-// nil with Options.NoPoll (changes are pushed) and in model-level tests.
+// watch reads data_version until it differs from the version of the rows
+// shown (or cannot be read), then reports changedMsg: at each change hint
+// and every hintNet besides when the source gives hints (HintSource: an
+// idle console then never wakes to poll), else every PollInterval. nil
+// with Options.NoPoll (changes are pushed) and in model-level tests.
 // Update arms it whenever no load and no watch is running.
 func (m *Model) watch() tea.Cmd {
 	if !m.ticks || m.opts.NoPoll || m.polling || m.loading {
 		return nil
 	}
+	if !m.hintsTried {
+		m.hintsTried = true
+		if h, ok := m.src.(HintSource); ok {
+			if ch, cancel, ok := h.ChangeHints(); ok {
+				m.hints = ch
+				context.AfterFunc(m.bg, cancel)
+			}
+		}
+	}
 	m.polling = true
-	ctx, src, every, since := m.bg, m.src, m.opts.PollInterval, m.version
+	ctx, src, every, since, hints := m.bg, m.src, m.opts.PollInterval, m.version, m.hints
+	if hints != nil {
+		every = max(every, hintNet)
+	}
 	return func() tea.Msg {
 		t := time.NewTicker(every)
 		defer t.Stop()
@@ -120,6 +137,7 @@ func (m *Model) watch() tea.Cmd {
 			select {
 			case <-ctx.Done():
 				return nil
+			case <-hints: // nil without hints: never
 			case <-t.C:
 			}
 			if v, err := src.DataVersion(ctx); err != nil || v != since {
@@ -128,6 +146,12 @@ func (m *Model) watch() tea.Cmd {
 		}
 	}
 }
+
+// hintNet is how often a console woken by change hints still reads
+// data_version on its own: a safety net for a hint never delivered (every
+// writer of an SQLite registry in WAL mode is on this host, where the file
+// system reports every write), as store.ChangeHintsNet.
+const hintNet = 5 * time.Second
 
 // nextTick is when the console must next wake by itself at now, or 0 for
 // never: the screen's next change of text (redrawAt, from the last

@@ -316,6 +316,36 @@ func TestOnePollerForAllSessions(t *testing.T) {
 	}
 }
 
+// TestWatcherRestsWhenIdle: with the store's change hints the watcher
+// reads nothing while the registry is idle (at most the 5 s safety net's
+// one read), where it polled every 100 ms; a write still reaches every
+// session.
+func TestWatcherRestsWhenIdle(t *testing.T) {
+	f := newFixture(t, Config{}, nil)
+	alice := f.operator("alice", core.RoleOperator)
+	var cs []*client
+	for range 3 {
+		c := f.mustDial(alice)
+		c.waitOut("operator alice")
+		cs = append(cs, c)
+	}
+	time.Sleep(200 * time.Millisecond)
+	p0 := f.srv.Polls()
+	time.Sleep(time.Second)
+	if n := f.srv.Polls() - p0; n > 1 {
+		t.Fatalf("%d data_version reads in an idle second, want at most the safety net's one", n)
+	}
+	if _, _, err := f.reg.OpenSession(context.Background(), "S1", "", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.reg.CreateTask(context.Background(), core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "S1", Label: "written-while-idle"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		c.waitOut("written-while-idle")
+	}
+}
+
 // The guard refuses every action of a readonly or removed operator, and
 // journals an operator's action under the session's actor.
 func TestGuard(t *testing.T) {

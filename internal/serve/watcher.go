@@ -11,14 +11,18 @@ import (
 	"github.com/clawpit/clawpit/tui"
 )
 
-// watcher is the one poller of the registry for every session (SPEC §13):
-// it reads PRAGMA data_version every interval and, when it moved, wakes
-// every subscribed session, which then loads its own delta. An idle server
-// costs one cheap query per interval, whatever the number of sessions.
+// watcher is the one reader of the registry's data_version for every
+// session: when it moved, the watcher wakes every subscribed session, which
+// then loads its own delta. It reads at each change hint of the store
+// (tui.HintSource: a write to the SQLite registry's files, a PostgreSQL
+// NOTIFY) and every hintNet besides, or every interval when the store
+// gives no hints. An idle server reads nothing but the safety net's one
+// query every 5 s, whatever the number of sessions.
 type watcher struct {
-	st    core.Store
-	every time.Duration
-	log   *slog.Logger
+	st      core.Store
+	every   time.Duration
+	hintNet time.Duration // the read between hints (safety net)
+	log     *slog.Logger
 
 	version atomic.Int64
 	polls   atomic.Int64 // data_version reads (tests, bench)
@@ -28,7 +32,7 @@ type watcher struct {
 }
 
 func newWatcher(st core.Store, every time.Duration, log *slog.Logger) *watcher {
-	return &watcher{st: st, every: every, log: log, subs: map[chan struct{}]struct{}{}}
+	return &watcher{st: st, every: every, hintNet: hintNet, log: log, subs: map[chan struct{}]struct{}{}}
 }
 
 // prime reads the version once before sessions start.
@@ -41,16 +45,33 @@ func (w *watcher) prime(ctx context.Context) error {
 	return nil
 }
 
-// run polls until ctx ends. A failed read is logged once per streak of
-// failures and retried at the next interval.
+// hintNet is how often the watcher reads data_version between change
+// hints: a safety net for a hint never delivered (every writer of an SQLite
+// registry in WAL mode is on this host, where the file system reports every
+// write), as store.ChangeHintsNet.
+const hintNet = 5 * time.Second
+
+// run reads data_version until ctx ends: at each change hint and every
+// hintNet, or every interval without hints. A failed read is logged once
+// per streak of failures and retried at the next interval (hinted or not:
+// a lost PostgreSQL listener hints as it reconnects).
 func (w *watcher) run(ctx context.Context) {
-	t := time.NewTicker(w.every)
+	every := w.every
+	var hints <-chan struct{}
+	if h, ok := w.st.(tui.HintSource); ok {
+		if ch, cancel, ok := h.ChangeHints(); ok {
+			defer cancel()
+			hints, every = ch, max(every, w.hintNet)
+		}
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
 	failing := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-hints: // nil without hints: never
 		case <-t.C:
 		}
 		w.polls.Add(1)
