@@ -4,16 +4,9 @@ import (
 	"context"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
-
-// ChangeHintsNet is how often a reader woken by ChangeHints should still
-// read DataVersion on its own: a safety net for a hint the file system
-// never delivered (it always does on a local file system, where every
-// writer of an SQLite registry in WAL mode must be), not the normal path.
-const ChangeHintsNet = 5 * time.Second
 
 // ChangeHints subscribes to hints that another connection may have
 // committed: the returned channel (capacity 1, so hints coalesce while the
@@ -27,8 +20,11 @@ const ChangeHintsNet = 5 * time.Second
 // DataVersion instead.
 //
 // Readers that otherwise poll DataVersion (the console, clawpit serve's
-// watcher) wait for a hint instead, reading DataVersion every
-// ChangeHintsNet besides, so an idle registry wakes nobody.
+// watcher) wait for a hint instead, and read it every few seconds besides
+// (tui.HintSafetyNet) in case a hint never came: on a local file system,
+// where every writer of an SQLite registry in WAL mode must be (WAL needs
+// shared memory), inotify reports every write. An idle registry wakes
+// nobody.
 func (db *DB) ChangeHints() (hints <-chan struct{}, cancel func(), ok bool) {
 	if db.pg != nil {
 		// The listener bumps the version and hints; start it.

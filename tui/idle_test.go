@@ -71,8 +71,11 @@ func TestIdleConsoleWaitsForHints(t *testing.T) {
 	})
 	src.hints <- struct{}{}
 	waitScreen(t, probe, "relabelled while idle")
-	if src.subs != 1 {
-		t.Errorf("ChangeHints called %d times, want once", src.subs)
+	src.mu.Lock()
+	subs := src.subs
+	src.mu.Unlock()
+	if subs != 1 {
+		t.Errorf("ChangeHints called %d times, want once", subs)
 	}
 
 	plain := fixture()

@@ -153,7 +153,7 @@ type storeSource struct {
 // HintSource is a Source that can say when the registry may have changed
 // (store.DB.ChangeHints: a file system or NOTIFY hint, coalesced in a
 // channel of capacity 1; ok false when it cannot). The console then reads
-// DataVersion at each hint, and only every hintNet besides, instead of
+// DataVersion at each hint, and only every HintSafetyNet besides, instead of
 // every Options.PollInterval: an idle console does not wake to poll.
 type HintSource interface {
 	ChangeHints() (hints <-chan struct{}, cancel func(), ok bool)

@@ -108,7 +108,7 @@ func (c *Context) sinceText(now, start core.Timestamp) string {
 
 // watch reads data_version until it differs from the version of the rows
 // shown (or cannot be read), then reports changedMsg: at each change hint
-// and every hintNet besides when the source gives hints (HintSource: an
+// and every HintSafetyNet (5 s) besides when the source gives hints (HintSource: an
 // idle console then never wakes to poll), else every PollInterval. nil
 // with Options.NoPoll (changes are pushed) and in model-level tests.
 // Update arms it whenever no load and no watch is running.
@@ -128,7 +128,7 @@ func (m *Model) watch() tea.Cmd {
 	m.polling = true
 	ctx, src, every, since, hints := m.bg, m.src, m.opts.PollInterval, m.version, m.hints
 	if hints != nil {
-		every = max(every, hintNet)
+		every = max(every, HintSafetyNet)
 	}
 	return func() tea.Msg {
 		t := time.NewTicker(every)
@@ -147,11 +147,12 @@ func (m *Model) watch() tea.Cmd {
 	}
 }
 
-// hintNet is how often a console woken by change hints still reads
-// data_version on its own: a safety net for a hint never delivered (every
-// writer of an SQLite registry in WAL mode is on this host, where the file
-// system reports every write), as store.ChangeHintsNet.
-const hintNet = 5 * time.Second
+// HintSafetyNet is how often a reader woken by change hints (HintSource)
+// still reads data_version on its own — the console's watch, clawpit
+// serve's watcher: a safety net for a hint never delivered (every writer of
+// an SQLite registry in WAL mode is on this host, where the file system
+// reports every write), not the normal path.
+const HintSafetyNet = 5 * time.Second
 
 // nextTick is when the console must next wake by itself at now, or 0 for
 // never: the screen's next change of text (redrawAt, from the last

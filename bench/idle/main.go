@@ -11,8 +11,9 @@
 //
 //   - Console: a fresh registry of -tasks tasks whose last activity is 3 to
 //     3+tasks×7 minutes old (as on a console left open), the real console
-//     (default flags: embedded sweeper every 60 s, watchdog every 5 s, poll
-//     every 200 ms) in a detached tmux window of 120×40. Once the tasks are
+//     (default flags: embedded sweeper every 60 s, watchdog every 5 s; its
+//     own data_version reads at change hints, or every 200 ms in builds
+//     without them) in a detached tmux window of 120×40. Once the tasks are
 //     on screen and 5 s have passed, for -idle: its utime+stime (from /proc)
 //     as a share of one core, and every byte it writes to the terminal
 //     (tmux pipe-pane) per second.

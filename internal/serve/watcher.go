@@ -15,14 +15,19 @@ import (
 // session: when it moved, the watcher wakes every subscribed session, which
 // then loads its own delta. It reads at each change hint of the store
 // (tui.HintSource: a write to the SQLite registry's files, a PostgreSQL
-// NOTIFY) and every hintNet besides, or every interval when the store
-// gives no hints. An idle server reads nothing but the safety net's one
+// NOTIFY) and every tui.HintSafetyNet besides, or every interval when the
+// store gives no hints. An idle server reads nothing but the safety net's one
 // query every 5 s, whatever the number of sessions.
 type watcher struct {
 	st      core.Store
 	every   time.Duration
 	hintNet time.Duration // the read between hints (safety net)
 	log     *slog.Logger
+	// hints (nil: none, poll every interval) and their cancel: subscribed
+	// in newWatcher, so the file system watch's descriptors are open before
+	// the server says it listens, as every other descriptor it keeps.
+	hints       <-chan struct{}
+	cancelHints func()
 
 	version atomic.Int64
 	polls   atomic.Int64 // data_version reads (tests, bench)
@@ -32,7 +37,13 @@ type watcher struct {
 }
 
 func newWatcher(st core.Store, every time.Duration, log *slog.Logger) *watcher {
-	return &watcher{st: st, every: every, hintNet: hintNet, log: log, subs: map[chan struct{}]struct{}{}}
+	w := &watcher{st: st, every: every, hintNet: tui.HintSafetyNet, log: log, subs: map[chan struct{}]struct{}{}, cancelHints: func() {}}
+	if h, ok := st.(tui.HintSource); ok {
+		if ch, cancel, ok := h.ChangeHints(); ok {
+			w.hints, w.cancelHints = ch, cancel
+		}
+	}
+	return w
 }
 
 // prime reads the version once before sessions start.
@@ -45,24 +56,16 @@ func (w *watcher) prime(ctx context.Context) error {
 	return nil
 }
 
-// hintNet is how often the watcher reads data_version between change
-// hints: a safety net for a hint never delivered (every writer of an SQLite
-// registry in WAL mode is on this host, where the file system reports every
-// write), as store.ChangeHintsNet.
-const hintNet = 5 * time.Second
-
 // run reads data_version until ctx ends: at each change hint and every
-// hintNet, or every interval without hints. A failed read is logged once
-// per streak of failures and retried at the next interval (hinted or not:
-// a lost PostgreSQL listener hints as it reconnects).
+// hintNet (tui.HintSafetyNet), or every interval without hints. A failed
+// read is logged once per streak of failures and retried at the next
+// interval (hinted or not: a lost PostgreSQL listener hints as it
+// reconnects).
 func (w *watcher) run(ctx context.Context) {
-	every := w.every
-	var hints <-chan struct{}
-	if h, ok := w.st.(tui.HintSource); ok {
-		if ch, cancel, ok := h.ChangeHints(); ok {
-			defer cancel()
-			hints, every = ch, max(every, w.hintNet)
-		}
+	defer w.cancelHints()
+	every, hints := w.every, w.hints
+	if hints != nil {
+		every = max(every, w.hintNet)
 	}
 	t := time.NewTicker(every)
 	defer t.Stop()
