@@ -121,3 +121,32 @@ func TestRefreshDuringLoad(t *testing.T) {
 		t.Fatalf("a change pushed during a load never loaded:\n%s", hs.screen())
 	}
 }
+
+// TestHintBurstLoadsAtPollRate: a burst of writes, each hinted, reloads
+// the console at most once per PollInterval (200 ms here), as the poll
+// did, not once per write.
+func TestHintBurstLoadsAtPollRate(t *testing.T) {
+	src := &hintedSource{fakeSource: fixture(), hints: make(chan struct{}, 1)}
+	idleRun(t, src, func(o *Options) {
+		o.SweepInterval, o.WatchdogInterval, o.PollInterval = 0, 0, 200*time.Millisecond
+	})
+	time.Sleep(200 * time.Millisecond)
+	_, l0 := src.counts()
+	start := time.Now()
+	for time.Since(start) < time.Second { // a write every 5 ms, each hinted
+		src.mutate(func(s *fakeSource) []change {
+			s.tasks[0].Label = "burst " + time.Now().Format("15:04:05.000")
+			return []change{{KindTask, s.tasks[0].ID}}
+		})
+		select {
+		case src.hints <- struct{}{}:
+		default:
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	_, l1 := src.counts()
+	if n, most := l1-l0, int(elapsed/(200*time.Millisecond))+2; n < 2 || n > most {
+		t.Fatalf("%d loads during a %s burst of hinted writes, want 2 to %d (one per 200 ms)", n, elapsed.Round(time.Millisecond), most)
+	}
+}

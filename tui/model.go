@@ -145,6 +145,7 @@ type Model struct {
 	// nil: poll every PollInterval); hintsTried: subscribed or refused.
 	hints      <-chan struct{}
 	hintsTried bool
+	changedAt  time.Time // the watch's last changedMsg (wall clock)
 
 	ticks bool       // schedule the poll and the tick (off in model-level tests)
 	probe *viewProbe // tests: the last rendered screen
@@ -267,7 +268,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tickAt = 0
 		return m, m.onTick()
 	case changedMsg:
-		m.polling = false
+		m.polling, m.changedAt = false, msg.at
 		return m, m.startLoad(false)
 	case RefreshMsg:
 		if m.loading {

@@ -28,7 +28,9 @@ import (
 
 // changedMsg: the watch saw data_version change (or fail to read: the load
 // it starts reports that).
-type changedMsg struct{}
+type changedMsg struct {
+	at time.Time // when the watch saw it (wall clock: the watch's timers)
+}
 
 // tickMsg is the clock tick due at (epoch ms, context clock); a tick
 // superseded by an earlier one (Model.tickAt) is ignored when it arrives.
@@ -127,6 +129,9 @@ func (m *Model) watch() tea.Cmd {
 	}
 	m.polling = true
 	ctx, src, every, since, hints := m.bg, m.src, m.opts.PollInterval, m.version, m.hints
+	// A burst of writes reloads at most once per PollInterval, as the poll
+	// did: a hint sooner than that after the last change waits it out.
+	gap, last := m.opts.PollInterval, m.changedAt
 	if hints != nil {
 		every = max(every, HintSafetyNet)
 	}
@@ -138,10 +143,19 @@ func (m *Model) watch() tea.Cmd {
 			case <-ctx.Done():
 				return nil
 			case <-hints: // nil without hints: never
+				if d := time.Until(last.Add(gap)); d > 0 {
+					w := time.NewTimer(d)
+					select {
+					case <-ctx.Done():
+						w.Stop()
+						return nil
+					case <-w.C:
+					}
+				}
 			case <-t.C:
 			}
 			if v, err := src.DataVersion(ctx); err != nil || v != since {
-				return changedMsg{}
+				return changedMsg{at: time.Now()}
 			}
 		}
 	}

@@ -346,6 +346,32 @@ func TestWatcherRestsWhenIdle(t *testing.T) {
 	}
 }
 
+// TestWatcherBurstAtPollRate: a burst of writes, each hinted, is read and
+// pushed to the sessions at most once per PollInterval, as the poll did.
+func TestWatcherBurstAtPollRate(t *testing.T) {
+	f := newFixture(t, Config{}, nil)
+	alice := f.operator("alice", core.RoleOperator)
+	f.mustDial(alice).waitOut("operator alice")
+	ctx := context.Background()
+	if _, _, err := f.reg.OpenSession(ctx, "S1", "", "test"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	p0, start, writes := f.srv.Polls(), time.Now(), 0
+	for time.Since(start) < time.Second {
+		if _, err := f.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "S1", Label: "burst"}, "test"); err != nil {
+			t.Fatal(err)
+		}
+		writes++
+	}
+	elapsed := time.Since(start)
+	n, most := f.srv.Polls()-p0, int64(elapsed/DefaultPollInterval)+3
+	if n > most {
+		t.Fatalf("%d data_version reads during %d writes in %s, want at most %d (one per %s)", n, writes, elapsed.Round(time.Millisecond), most, DefaultPollInterval)
+	}
+	t.Logf("%d writes, %d reads in %s", writes, n, elapsed.Round(time.Millisecond))
+}
+
 // The guard refuses every action of a readonly or removed operator, and
 // journals an operator's action under the session's actor.
 func TestGuard(t *testing.T) {

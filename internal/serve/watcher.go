@@ -70,11 +70,23 @@ func (w *watcher) run(ctx context.Context) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	failing := false
+	var woke time.Time // the last broadcast
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-hints: // nil without hints: never
+			// A burst of writes wakes the sessions at most once per
+			// interval, as the poll did.
+			if d := time.Until(woke.Add(w.every)); d > 0 {
+				p := time.NewTimer(d)
+				select {
+				case <-ctx.Done():
+					p.Stop()
+					return
+				case <-p.C:
+				}
+			}
 		case <-t.C:
 		}
 		w.polls.Add(1)
@@ -89,6 +101,7 @@ func (w *watcher) run(ctx context.Context) {
 		failing = false
 		if v != w.version.Swap(v) {
 			w.broadcast()
+			woke = time.Now()
 		}
 	}
 }
