@@ -110,10 +110,11 @@ func (c *Context) sinceText(now, start core.Timestamp) string {
 
 // watch reads data_version until it differs from the version of the rows
 // shown (or cannot be read), then reports changedMsg: at each change hint
-// and every HintSafetyNet (5 s) besides when the source gives hints (HintSource: an
-// idle console then never wakes to poll), else every PollInterval. nil
-// with Options.NoPoll (changes are pushed) and in model-level tests.
-// Update arms it whenever no load and no watch is running.
+// and every HintSafetyNet (5 s) besides when the source gives hints
+// (HintSource: an idle console then never wakes to poll), else every
+// PollInterval. nil with Options.NoPoll (changes are pushed) and in
+// model-level tests. Update arms it whenever no load and no watch is
+// running.
 func (m *Model) watch() tea.Cmd {
 	if !m.ticks || m.opts.NoPoll || m.polling || m.loading {
 		return nil
