@@ -150,3 +150,24 @@ func TestHintBurstLoadsAtPollRate(t *testing.T) {
 		t.Fatalf("%d loads during a %s burst of hinted writes, want 2 to %d (one per 200 ms)", n, elapsed.Round(time.Millisecond), most)
 	}
 }
+
+// TestHintBeforeCommitVisible: a hint can come before its commit is
+// visible (the first of a commit's writes); the console reads again
+// shortly after (HintFollowUp), so the change shows within half a second,
+// not at the 5 s safety net.
+func TestHintBeforeCommitVisible(t *testing.T) {
+	src := &hintedSource{fakeSource: fixture(), hints: make(chan struct{}, 1)}
+	_, probe := idleRun(t, src, quiet)
+	time.Sleep(200 * time.Millisecond)
+	src.hints <- struct{}{} // the write is seen...
+	time.Sleep(25 * time.Millisecond)
+	src.mutate(func(s *fakeSource) []change { // ...before its commit is
+		s.tasks[0].Label = "visible after its hint"
+		return []change{{KindTask, s.tasks[0].ID}}
+	})
+	start := time.Now()
+	waitScreen(t, probe, "visible after its hint")
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("the change showed %s after its commit, want well within half a second", d.Round(time.Millisecond))
+	}
+}

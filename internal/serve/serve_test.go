@@ -346,6 +346,46 @@ func TestWatcherRestsWhenIdle(t *testing.T) {
 	}
 }
 
+// hintStore is a store with change hints whose data_version the test
+// moves.
+type hintStore struct {
+	core.Store
+	mu    sync.Mutex
+	v     int64
+	hints chan struct{}
+}
+
+func (s *hintStore) DataVersion(context.Context) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.v, nil
+}
+
+func (s *hintStore) ChangeHints() (<-chan struct{}, func(), bool) { return s.hints, func() {}, true }
+
+// TestWatcherHintBeforeCommit: a hint can come before its commit is
+// visible (the first of a commit's writes); the watcher reads again shortly
+// after, so the sessions are woken well before the 5 s safety net.
+func TestWatcherHintBeforeCommit(t *testing.T) {
+	st := &hintStore{hints: make(chan struct{}, 1)}
+	w := newWatcher(st, DefaultPollInterval, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	woken, cancel := w.subscribe()
+	defer cancel()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go w.run(ctx)
+	st.hints <- struct{}{}
+	time.Sleep(25 * time.Millisecond)
+	st.mu.Lock()
+	st.v++
+	st.mu.Unlock()
+	select {
+	case <-woken:
+	case <-time.After(time.Second):
+		t.Fatal("a change committed just after its hint woke no session within 1 s")
+	}
+}
+
 // TestWatcherBurstAtPollRate: a burst of writes, each hinted, is read and
 // pushed to the sessions at most once per PollInterval, as the poll did.
 func TestWatcherBurstAtPollRate(t *testing.T) {

@@ -70,7 +70,9 @@ func (w *watcher) run(ctx context.Context) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	failing := false
-	var woke time.Time // the last broadcast
+	var woke time.Time          // the last broadcast
+	var follow <-chan time.Time // the next follow-up read (tui.HintFollowUp)
+	step := -1                  // follow-ups done since the last hint; -1: none due
 	for {
 		select {
 		case <-ctx.Done():
@@ -87,8 +89,12 @@ func (w *watcher) run(ctx context.Context) {
 				case <-p.C:
 				}
 			}
+			step = 0
+		case <-follow:
+			step++
 		case <-t.C:
 		}
+		follow = nil
 		w.polls.Add(1)
 		v, err := w.st.DataVersion(ctx)
 		if err != nil {
@@ -101,7 +107,16 @@ func (w *watcher) run(ctx context.Context) {
 		failing = false
 		if v != w.version.Swap(v) {
 			w.broadcast()
-			woke = time.Now()
+			woke, step = time.Now(), -1
+			continue
+		}
+		if step >= 0 {
+			// Hinted, unchanged: the commit may not be visible yet.
+			if d, ok := tui.HintFollowUp(step); ok {
+				follow = time.After(d)
+			} else {
+				step = -1
+			}
 		}
 	}
 }
