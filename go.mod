@@ -53,3 +53,7 @@ require (
 	golang.org/x/text v0.41.0 // indirect
 	gopkg.in/tomb.v1 v1.0.0-20141024135613-dd632973f1e7 // indirect
 )
+
+// Bubble Tea v2.0.10 with one patch: the renderer rests while nothing
+// changes (third_party/bubbletea/PATCHES.md).
+replace charm.land/bubbletea/v2 => ./third_party/bubbletea

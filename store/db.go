@@ -62,7 +62,8 @@ type DB struct {
 
 	dvMu   sync.Mutex
 	dvConn *sql.Conn // dedicated connection for PRAGMA data_version
-	dvStmt *sql.Stmt // PRAGMA data_version prepared on dvConn (a console polls it 5 times a second)
+	dvStmt *sql.Stmt // PRAGMA data_version prepared on dvConn (read at every change hint, or polled)
+	hints  hintHub   // ChangeHints' subscribers and, for SQLite, its file system watch
 
 	dialect   dialect
 	rewritten sync.Map // SQLite-dialect statement → its PostgreSQL text
@@ -236,6 +237,7 @@ func (db *DB) Path() string { return db.path }
 
 // Close releases every connection.
 func (db *DB) Close() error {
+	db.hints.close()
 	if db.pg != nil {
 		db.pg.close()
 	}

@@ -93,6 +93,7 @@ type pgState struct {
 	notifyFn func(ctx context.Context, payload string) error
 	// pingFn checks that the registry itself (the write pool) answers.
 	pingFn func(ctx context.Context) error
+	hints  *hintHub // the DB's: told of every version bump (ChangeHints)
 }
 
 // ChangeMode is how a registry handle learns of other processes' writes
@@ -190,7 +191,7 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 		return fail(core.NotFoundf("no schema of the search_path exists in %s", name))
 	}
 	st := &pgState{cfg: cfg, key: key, channel: pgChannel(schema.String), busyMs: busy, registryLock: opt.PGRegistryLock,
-		readOnly: opt.ReadOnly, listenCfg: listenCfg, probe: listenProbe, pollEvery: PollInterval}
+		readOnly: opt.ReadOnly, listenCfg: listenCfg, probe: listenProbe, pollEvery: PollInterval, hints: &db.hints}
 	st.listenFn = st.connectListener
 	st.notifyFn = func(ctx context.Context, payload string) error {
 		_, err := write.ExecContext(ctx, "SELECT pg_notify($1, $2)", st.channel, payload)
@@ -545,6 +546,7 @@ func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
 			p.bump()
 			p.lostErr = nil
 			p.mu.Unlock()
+			p.hint()
 		}
 		n, err := c.WaitForNotification(ctx)
 		if err == nil && strings.HasPrefix(n.Payload, "probe:") {
@@ -554,6 +556,7 @@ func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
 			p.mu.Lock()
 			p.bump()
 			p.mu.Unlock()
+			p.hint()
 			continue
 		}
 		c.Close(context.Background())
@@ -565,10 +568,19 @@ func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
 	}
 }
 
+// hint tells ChangeHints' subscribers the version moved or the
+// connection changed (nil hub in tests that build a pgState by hand).
+func (p *pgState) hint() {
+	if p.hints != nil {
+		p.hints.broadcast()
+	}
+}
+
 func (p *pgState) setLost(err error) {
 	p.mu.Lock()
 	p.lostErr = fmt.Errorf("%w: lost the connection to the PostgreSQL registry, reconnecting: %v", core.ErrUnavailable, err)
 	p.mu.Unlock()
+	p.hint()
 }
 
 // close stops the listener and waits for it.

@@ -209,7 +209,10 @@ type Options struct {
 
 	SweepInterval    time.Duration // 0 disables the embedded sweeper
 	WatchdogInterval time.Duration // 0 disables the watchdog
-	PollInterval     time.Duration // data_version poll; default 200 ms
+	// PollInterval is the data_version poll (default 200 ms) of a source
+	// without change hints (HintSource); with them the console reads it at
+	// each hint and every HintSafetyNet (5 s) besides.
+	PollInterval time.Duration
 	// NoPoll: changes arrive as RefreshMsg (clawpit serve's shared
 	// watcher), so the console does not poll data_version itself.
 	NoPoll bool

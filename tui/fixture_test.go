@@ -49,6 +49,7 @@ type fakeSource struct {
 	log       []change // log[i] has event id i+1
 	err       error    // returned by every call when set
 	loads     int
+	polls     int // DataVersion calls
 }
 
 func (s *fakeSource) Path() string { return "/home/op/.local/state/clawpit/registry.db" }
@@ -56,6 +57,7 @@ func (s *fakeSource) Path() string { return "/home/op/.local/state/clawpit/regis
 func (s *fakeSource) DataVersion(context.Context) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.polls++
 	return s.version, s.err
 }
 

@@ -140,6 +140,14 @@ type Model struct {
 	redrawAt core.Timestamp
 	tickAt   core.Timestamp
 	polling  bool // the data_version watch is running (ticks.go)
+	// refreshAgain: a RefreshMsg (a pushed change) came during a load,
+	// which may have read the version before it; load again after.
+	refreshAgain bool
+	// hints wake the watch when the registry may have changed (HintSource;
+	// nil: poll every PollInterval); hintsTried: subscribed or refused.
+	hints      <-chan struct{}
+	hintsTried bool
+	changedAt  time.Time // the watch's last changedMsg (wall clock)
 
 	ticks bool       // schedule the poll and the tick (off in model-level tests)
 	probe *viewProbe // tests: the last rendered screen
@@ -242,6 +250,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.dirty {
 		m.renderFrame()
 	}
+	if m.refreshAgain && !m.loading {
+		m.refreshAgain = false
+		cmd = tea.Batch(cmd, m.startLoad(false))
+	}
 	return m, tea.Batch(cmd, m.watch(), m.schedule(now))
 }
 
@@ -258,9 +270,15 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tickAt = 0
 		return m, m.onTick()
 	case changedMsg:
-		m.polling = false
+		m.polling, m.changedAt = false, msg.at
 		return m, m.startLoad(false)
 	case RefreshMsg:
+		if m.loading {
+			// The load in flight may have read the version before this
+			// change: load again when it is done (Update).
+			m.refreshAgain = true
+			return m, nil
+		}
 		return m, m.startLoad(false)
 	case loadedMsg:
 		return m, m.onLoaded(msg)
@@ -323,8 +341,12 @@ func (m *Model) onTick() tea.Cmd {
 				m.setStatus("loading the registry…", lvlInfo)
 			}
 		}
-	} else {
-		cmds = append(cmds, m.startLoad(false)) // a poll too: cheap, and rare
+	} else if !m.polling && !m.opts.NoPoll {
+		// A poll too, where nothing else watches (model-level tests): the
+		// watch or the server's push notices every change, and a tick that
+		// loaded would schedule the busy check's tick a second later,
+		// which would load again: an idle console ticking every second.
+		cmds = append(cmds, m.startLoad(false))
 	}
 	if m.loaded && m.afterFirst == nil && now.Sub(m.countedAt) >= recountEvery {
 		if m.anyWindowed() {

@@ -170,6 +170,23 @@ type storeSource struct {
 	prices core.Prices
 }
 
+// HintSource is a Source that can say when the registry may have changed
+// (store.DB.ChangeHints: a file system or NOTIFY hint, coalesced in a
+// channel of capacity 1; ok false when it cannot). The console then reads
+// DataVersion at each hint, and only every HintSafetyNet besides, instead of
+// every Options.PollInterval: an idle console does not wake to poll.
+type HintSource interface {
+	ChangeHints() (hints <-chan struct{}, cancel func(), ok bool)
+}
+
+// ChangeHints implements HintSource when the store gives hints.
+func (s *storeSource) ChangeHints() (<-chan struct{}, func(), bool) {
+	if h, ok := s.st.(HintSource); ok {
+		return h.ChangeHints()
+	}
+	return nil, nil, false
+}
+
 // NewStoreSource returns a Source reading st.
 func NewStoreSource(st core.Store) Source { return &storeSource{st: st} }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/termtext"
 )
 
 // TestGatedEvents: the gated hook reads a decision-worthy payload only from
@@ -133,7 +134,10 @@ func TestDurationCaps(t *testing.T) {
 		{-time.Second, false, 29},
 	} {
 		err := CheckApprovalTimeout("--approval-timeout", tc.d)
-		if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), tc.d.String())) {
+		// The value and the cap read as the flag takes them ("600h", not
+		// Go's "600h0m0s"; "576h", not "24d").
+		if (err == nil) != tc.ok || (err != nil && (!strings.Contains(err.Error(), "--approval-timeout "+termtext.FlagDuration(tc.d)+":") ||
+			!strings.Contains(err.Error(), "at most 576h ") || strings.Contains(err.Error(), "0m0s"))) {
 			t.Errorf("CheckApprovalTimeout(%s) = %v", tc.d, err)
 		}
 		if got := GateTimeoutSeconds(tc.d); got != tc.gateTO || got > MaxHookTimeoutSeconds {

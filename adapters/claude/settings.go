@@ -108,7 +108,7 @@ const MaxRunInactivity = 365 * 24 * time.Hour
 func CheckApprovalTimeout(flag string, d time.Duration) error {
 	if d <= 0 || d > MaxApprovalTimeout {
 		return core.Invalidf("%s %s: want more than 0 and at most %s (Claude Code's hook timer holds about 24.8 days)",
-			flag, d, FormatDuration(MaxApprovalTimeout))
+			flag, termtext.FlagDuration(d), termtext.FlagDuration(MaxApprovalTimeout))
 	}
 	return nil
 }
@@ -117,7 +117,7 @@ func CheckApprovalTimeout(flag string, d time.Duration) error {
 // MaxRunInactivity (core.ErrInvalid naming flag and value).
 func CheckRunInactivity(flag string, d time.Duration) error {
 	if d < time.Millisecond || d > MaxRunInactivity {
-		return core.Invalidf("%s %s: want at least 1ms and at most %s", flag, d, FormatDuration(MaxRunInactivity))
+		return core.Invalidf("%s %s: want at least 1ms and at most %s", flag, termtext.FlagDuration(d), termtext.FlagDuration(MaxRunInactivity))
 	}
 	return nil
 }

@@ -5,14 +5,15 @@
 //	go run -tags sqlite_fts5 ./bench/idle [-base REV] [-tasks 30] [-idle 60s] [-sessions 20] [-rounds 1] [-keep]
 //
 // It builds clawpit from the working tree and from -base (a git revision,
-// default dfc1504: main before issue 26 items 9–10; extracted with `git
-// archive` into a temporary directory, built with the same module cache),
-// then for each build, -rounds times, alternating:
+// default the merge-base of HEAD and main: on a branch, the main it started
+// from; extracted with `git archive` into a temporary directory, built with
+// the same module cache), then for each build, -rounds times, alternating:
 //
 //   - Console: a fresh registry of -tasks tasks whose last activity is 3 to
 //     3+tasks×7 minutes old (as on a console left open), the real console
-//     (default flags: embedded sweeper every 60 s, watchdog every 5 s, poll
-//     every 200 ms) in a detached tmux window of 120×40. Once the tasks are
+//     (default flags: embedded sweeper every 60 s, watchdog every 5 s; its
+//     own data_version reads at change hints, or every 200 ms in builds
+//     without them) in a detached tmux window of 120×40. Once the tasks are
 //     on screen and 5 s have passed, for -idle: its utime+stime (from /proc)
 //     as a share of one core, and every byte it writes to the terminal
 //     (tmux pipe-pane) per second.
@@ -20,8 +21,13 @@
 //     -age 2h` (its registry of 1,000 tasks created two hours ago, sessions
 //     under tmux over OpenSSH); its "server CPU" line.
 //
-// Needs git, tmux and ssh. Bounds (issue 26 item 10): console < 0.5% of a
-// core and < 100 B/s; 20 idle SSH sessions < 1.5% in total.
+// Both builds run on registries seeded by this tree's store, at its schema
+// version; a build older than the last schema migration refuses them, so a
+// -base that predates the last commit touching store/migrations or
+// store/pgmigrations is refused up front, naming that commit.
+//
+// Needs git, tmux and ssh. Bounds: console < 0.5% of a core and < 100 B/s;
+// 20 idle SSH sessions < 1.5% in total.
 package main
 
 import (
@@ -42,7 +48,7 @@ import (
 )
 
 func main() {
-	base := flag.String("base", "dfc1504", "git revision of the baseline build")
+	base := flag.String("base", "", "git revision of the baseline build (default: git merge-base HEAD main)")
 	tasks := flag.Int("tasks", 30, "tasks in the console's registry")
 	idle := flag.Duration("idle", 60*time.Second, "measurement window with nothing happening")
 	sessions := flag.Int("sessions", 20, "idle SSH sessions for the serve measurement (0 skips it)")
@@ -62,6 +68,10 @@ func run(base string, tasks int, idle time.Duration, sessions, rounds int, keep 
 		if _, err := exec.LookPath(tool); err != nil {
 			return fmt.Errorf("%s is needed", tool)
 		}
+	}
+	base, err := baseRev(base)
+	if err != nil {
+		return err
 	}
 	dir, cur, done, err := benchbin.Workdir("clawpit-bench-idle-", "", keep)
 	if err != nil {
@@ -111,6 +121,46 @@ func run(base string, tasks int, idle time.Duration, sessions, rounds int, keep 
 	}
 	fmt.Println("  bounds: console < 0.5% and < 100 B/s; serve with 20 sessions < 1.5%")
 	return nil
+}
+
+// baseRev resolves -base: rev itself, or by default the merge-base of HEAD
+// and main (on main itself that is HEAD: before and after are then the
+// same commit, plus the working tree's changes). Errors: rev unknown to
+// git, or older than the last schema migration (its build would refuse the
+// registries seeded here).
+func baseRev(rev string) (string, error) {
+	git := func(args ...string) (string, error) {
+		b, err := exec.Command("git", args...).Output()
+		if err != nil {
+			return "", fmt.Errorf("git %s: %w", strings.Join(args, " "), err)
+		}
+		return strings.TrimSpace(string(b)), nil
+	}
+	if rev == "" {
+		mb, err := git("merge-base", "HEAD", "main")
+		if err != nil {
+			return "", fmt.Errorf("no -base and no merge-base with main: %w", err)
+		}
+		rev = mb
+	}
+	full, err := git("rev-parse", "--verify", rev+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("-base %s: %w", rev, err)
+	}
+	mig, err := git("log", "-1", "--format=%h", "--", "store/migrations", "store/pgmigrations")
+	if err != nil {
+		return "", err
+	}
+	if mig != "" {
+		if err := exec.Command("git", "merge-base", "--is-ancestor", mig, full).Run(); err != nil {
+			return "", fmt.Errorf("-base %s predates the last schema migration (%s): its build refuses the registries this tree seeds; use %s or later", rev, mig, mig)
+		}
+	}
+	short, err := git("rev-parse", "--short", full)
+	if err != nil {
+		return "", err
+	}
+	return short, nil
 }
 
 // buildRev extracts rev with git archive into dir/base and builds it there.

@@ -316,6 +316,102 @@ func TestOnePollerForAllSessions(t *testing.T) {
 	}
 }
 
+// TestWatcherRestsWhenIdle: with the store's change hints the watcher
+// reads nothing while the registry is idle (at most the 5 s safety net's
+// one read), where it polled every 100 ms; a write still reaches every
+// session.
+func TestWatcherRestsWhenIdle(t *testing.T) {
+	f := newFixture(t, Config{}, nil)
+	alice := f.operator("alice", core.RoleOperator)
+	var cs []*client
+	for range 3 {
+		c := f.mustDial(alice)
+		c.waitOut("operator alice")
+		cs = append(cs, c)
+	}
+	time.Sleep(200 * time.Millisecond)
+	p0 := f.srv.Polls()
+	time.Sleep(time.Second)
+	if n := f.srv.Polls() - p0; n > 1 {
+		t.Fatalf("%d data_version reads in an idle second, want at most the safety net's one", n)
+	}
+	if _, _, err := f.reg.OpenSession(context.Background(), "S1", "", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.reg.CreateTask(context.Background(), core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "S1", Label: "written-while-idle"}, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		c.waitOut("written-while-idle")
+	}
+}
+
+// hintStore is a store with change hints whose data_version the test
+// moves.
+type hintStore struct {
+	core.Store
+	mu    sync.Mutex
+	v     int64
+	hints chan struct{}
+}
+
+func (s *hintStore) DataVersion(context.Context) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.v, nil
+}
+
+func (s *hintStore) ChangeHints() (<-chan struct{}, func(), bool) { return s.hints, func() {}, true }
+
+// TestWatcherHintBeforeCommit: a hint can come before its commit is
+// visible (the first of a commit's writes); the watcher reads again shortly
+// after, so the sessions are woken well before the 5 s safety net.
+func TestWatcherHintBeforeCommit(t *testing.T) {
+	st := &hintStore{hints: make(chan struct{}, 1)}
+	w := newWatcher(st, DefaultPollInterval, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	woken, cancel := w.subscribe()
+	defer cancel()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go w.run(ctx)
+	st.hints <- struct{}{}
+	time.Sleep(25 * time.Millisecond)
+	st.mu.Lock()
+	st.v++
+	st.mu.Unlock()
+	select {
+	case <-woken:
+	case <-time.After(time.Second):
+		t.Fatal("a change committed just after its hint woke no session within 1 s")
+	}
+}
+
+// TestWatcherBurstAtPollRate: a burst of writes, each hinted, is read and
+// pushed to the sessions at most once per PollInterval, as the poll did.
+func TestWatcherBurstAtPollRate(t *testing.T) {
+	f := newFixture(t, Config{}, nil)
+	alice := f.operator("alice", core.RoleOperator)
+	f.mustDial(alice).waitOut("operator alice")
+	ctx := context.Background()
+	if _, _, err := f.reg.OpenSession(ctx, "S1", "", "test"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	p0, start, writes := f.srv.Polls(), time.Now(), 0
+	for time.Since(start) < time.Second {
+		if _, err := f.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "S1", Label: "burst"}, "test"); err != nil {
+			t.Fatal(err)
+		}
+		writes++
+	}
+	elapsed := time.Since(start)
+	n, most := f.srv.Polls()-p0, int64(elapsed/DefaultPollInterval)+3
+	if n > most {
+		t.Fatalf("%d data_version reads during %d writes in %s, want at most %d (one per %s)", n, writes, elapsed.Round(time.Millisecond), most, DefaultPollInterval)
+	}
+	t.Logf("%d writes, %d reads in %s", writes, n, elapsed.Round(time.Millisecond))
+}
+
 // The guard refuses every action of a readonly or removed operator, and
 // journals an operator's action under the session's actor.
 func TestGuard(t *testing.T) {

@@ -32,9 +32,10 @@ const (
 	// and how long a logged-in one may hold no session (sshd's
 	// LoginGraceTime is 120 s; hardened configurations use 30 s).
 	DefaultLoginGraceTime = 30 * time.Second
-	// DefaultFPS caps each session's frame rate: the renderer wakes this
-	// often per session even when idle (Bubble Tea's default is 60), and a
-	// change waits at most 1/FPS (50 ms) for its frame.
+	// DefaultFPS caps each session's frame rate (Bubble Tea's default is
+	// 60): frames in a burst are drawn at most this often. The renderer
+	// rests while nothing changes (third_party/bubbletea), and the first
+	// frame after a rest is drawn at once.
 	DefaultFPS = 20
 	// DrainTimeout bounds a graceful stop: sessions get their closing
 	// message and the server is gone within it.
@@ -59,7 +60,9 @@ type Config struct {
 	// DefaultLoginGraceTime.
 	LoginGraceTime time.Duration
 	IdleTimeout    time.Duration // without a key press; < 0 disables
-	// PollInterval is the watcher's data_version poll (one for all sessions).
+	// PollInterval is the watcher's data_version poll (one for all
+	// sessions) when the store gives no change hints; with them (SQLite,
+	// PostgreSQL) it reads at each hint and every 5 s besides.
 	PollInterval time.Duration
 	// FPS is each session's maximum frame rate.
 	FPS int

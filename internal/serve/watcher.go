@@ -11,14 +11,23 @@ import (
 	"github.com/clawpit/clawpit/tui"
 )
 
-// watcher is the one poller of the registry for every session (SPEC §13):
-// it reads PRAGMA data_version every interval and, when it moved, wakes
-// every subscribed session, which then loads its own delta. An idle server
-// costs one cheap query per interval, whatever the number of sessions.
+// watcher is the one reader of the registry's data_version for every
+// session: when it moved, the watcher wakes every subscribed session, which
+// then loads its own delta. It reads at each change hint of the store
+// (tui.HintSource: a write to the SQLite registry's files, a PostgreSQL
+// NOTIFY) and every tui.HintSafetyNet besides, or every interval when the
+// store gives no hints. An idle server reads nothing but the safety net's one
+// query every 5 s, whatever the number of sessions.
 type watcher struct {
-	st    core.Store
-	every time.Duration
-	log   *slog.Logger
+	st      core.Store
+	every   time.Duration
+	hintNet time.Duration // the read between hints (safety net)
+	log     *slog.Logger
+	// hints (nil: none, poll every interval) and their cancel: subscribed
+	// in newWatcher, so the file system watch's descriptors are open before
+	// the server says it listens, as every other descriptor it keeps.
+	hints       <-chan struct{}
+	cancelHints func()
 
 	version atomic.Int64
 	polls   atomic.Int64 // data_version reads (tests, bench)
@@ -28,7 +37,13 @@ type watcher struct {
 }
 
 func newWatcher(st core.Store, every time.Duration, log *slog.Logger) *watcher {
-	return &watcher{st: st, every: every, log: log, subs: map[chan struct{}]struct{}{}}
+	w := &watcher{st: st, every: every, hintNet: tui.HintSafetyNet, log: log, subs: map[chan struct{}]struct{}{}, cancelHints: func() {}}
+	if h, ok := st.(tui.HintSource); ok {
+		if ch, cancel, ok := h.ChangeHints(); ok {
+			w.hints, w.cancelHints = ch, cancel
+		}
+	}
+	return w
 }
 
 // prime reads the version once before sessions start.
@@ -41,18 +56,45 @@ func (w *watcher) prime(ctx context.Context) error {
 	return nil
 }
 
-// run polls until ctx ends. A failed read is logged once per streak of
-// failures and retried at the next interval.
+// run reads data_version until ctx ends: at each change hint and every
+// hintNet (tui.HintSafetyNet), or every interval without hints. A failed
+// read is logged once per streak of failures and retried at the next
+// interval (hinted or not: a lost PostgreSQL listener hints as it
+// reconnects).
 func (w *watcher) run(ctx context.Context) {
-	t := time.NewTicker(w.every)
+	defer w.cancelHints()
+	every, hints := w.every, w.hints
+	if hints != nil {
+		every = max(every, w.hintNet)
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
 	failing := false
+	var woke time.Time          // the last broadcast
+	var follow <-chan time.Time // the next follow-up read (tui.HintFollowUp)
+	step := -1                  // follow-ups done since the last hint; -1: none due
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-hints: // nil without hints: never
+			// A burst of writes wakes the sessions at most once per
+			// interval, as the poll did.
+			if d := time.Until(woke.Add(w.every)); d > 0 {
+				p := time.NewTimer(d)
+				select {
+				case <-ctx.Done():
+					p.Stop()
+					return
+				case <-p.C:
+				}
+			}
+			step = 0
+		case <-follow:
+			step++
 		case <-t.C:
 		}
+		follow = nil
 		w.polls.Add(1)
 		v, err := w.st.DataVersion(ctx)
 		if err != nil {
@@ -65,6 +107,16 @@ func (w *watcher) run(ctx context.Context) {
 		failing = false
 		if v != w.version.Swap(v) {
 			w.broadcast()
+			woke, step = time.Now(), -1
+			continue
+		}
+		if step >= 0 {
+			// Hinted, unchanged: the commit may not be visible yet.
+			if d, ok := tui.HintFollowUp(step); ok {
+				follow = time.After(d)
+			} else {
+				step = -1
+			}
 		}
 	}
 }
