@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -114,7 +115,7 @@ func TestRegistryForeignSQLiteRefused(t *testing.T) {
 	errFile := filepath.Join(t.TempDir(), "console.stderr")
 	tm := e2e.StartTerm(t, 200, 20, []string{"CLAWPIT_HOME=" + c.Home, "ERR=" + errFile}, "sh", "-c", `exec "$0" "$@" 2>"$ERR"`,
 		c.Bin, "--db", c.DB, "--readonly")
-	screen := strings.Join(tm.WaitText("Pane is dead"), "\n")
+	screen := strings.Join(waitPaneDead(t, tm, errFile), "\n")
 	stderr, _ := os.ReadFile(errFile)
 	if !strings.Contains(screen, "Pane is dead (status 2") || !strings.Contains(string(stderr), c.DB) {
 		t.Errorf("console --readonly on another program's database: want exit 2 naming %s; stderr: %s\nscreen:\n%s", c.DB, stderr, screen)
@@ -349,4 +350,25 @@ func TestRegistryRuntimeIDsMatchedWhole(t *testing.T) {
 	if out := c.OK("run", "show", "agent-7f3a9"); !strings.Contains(out, "agent-7f3a9c21") {
 		t.Errorf("run show agent-7f3a9: %q", out)
 	}
+}
+
+// waitPaneDead waits up to 30 s for the console in tm to exit and returns
+// the screen. A console still running then gets SIGQUIT, so the failure
+// shows where it was (Go prints every goroutine's stack to its stderr,
+// errFile), not just a blank screen.
+func waitPaneDead(t *testing.T, tm *e2e.Term, errFile string) []string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.HasPrefix(tm.Display("#{pane_dead}"), "1") {
+		if time.Now().After(deadline) {
+			if pid, err := strconv.Atoi(strings.TrimSpace(tm.Display("#{pane_pid}"))); err == nil {
+				_ = syscall.Kill(pid, syscall.SIGQUIT)
+				time.Sleep(time.Second)
+			}
+			stderr, _ := os.ReadFile(errFile)
+			t.Fatalf("the console did not exit within 30 s; screen:\n%s\nstderr:\n%s", strings.Join(tm.Capture(), "\n"), stderr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return tm.WaitText("Pane is dead")
 }
