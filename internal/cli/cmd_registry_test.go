@@ -80,10 +80,18 @@ func TestRunFunctionsValidateBeforeOpening(t *testing.T) {
 			return runSessionList(c, a, sessionListOptions{States: "active,asleep"})
 		}, `unknown session state "asleep"`},
 		{"session list negative limit", func(c context.Context, a *app) error { return runSessionList(c, a, sessionListOptions{Limit: -1}) }, "negative --limit -1"},
-		{"task output zero", func(c context.Context, a *app) error { return runTaskOutput(c, a, taskOutputOptions{ID: "t", Count: 0}) }, "--count 0 must be at least 1"},
-		{"task finish non-terminal", func(c context.Context, a *app) error { return runTaskFinish(c, a, taskFinishOptions{ID: "t", Status: "running"}) }, "not a terminal report"},
-		{"task finish unknown subtype", func(c context.Context, a *app) error { return runTaskFinish(c, a, taskFinishOptions{ID: "t", Subtype: "meh"}) }, `unknown result subtype "meh"`},
-		{"task deliver pending", func(c context.Context, a *app) error { return runTaskDeliver(c, a, taskDeliverOptions{ID: "t", Status: "pending"}) }, "cannot be reported"},
+		{"task output zero", func(c context.Context, a *app) error {
+			return runTaskOutput(c, a, taskOutputOptions{ID: "t", Count: 0})
+		}, "--count 0 must be at least 1"},
+		{"task finish non-terminal", func(c context.Context, a *app) error {
+			return runTaskFinish(c, a, taskFinishOptions{ID: "t", Status: "running"})
+		}, "not a terminal report"},
+		{"task finish unknown subtype", func(c context.Context, a *app) error {
+			return runTaskFinish(c, a, taskFinishOptions{ID: "t", Subtype: "meh"})
+		}, `unknown result subtype "meh"`},
+		{"task deliver pending", func(c context.Context, a *app) error {
+			return runTaskDeliver(c, a, taskDeliverOptions{ID: "t", Status: "pending"})
+		}, "cannot be reported"},
 		{"task list unknown runtime", func(c context.Context, a *app) error { return runTaskList(c, a, taskListOptions{Runtime: "daemon"}) }, "daemon"},
 		{"run register sub-ms budget", func(c context.Context, a *app) error {
 			return runRunRegister(c, a, runRegisterOptions{ID: "r", Session: "c", Inactivity: "500us"})
@@ -91,7 +99,9 @@ func TestRunFunctionsValidateBeforeOpening(t *testing.T) {
 		{"run register malformed budget", func(c context.Context, a *app) error {
 			return runRunRegister(c, a, runRegisterOptions{ID: "r", Session: "c", Inactivity: "soon"})
 		}, `malformed duration "soon" for --inactivity`},
-		{"run complete unknown outcome", func(c context.Context, a *app) error { return runRunComplete(c, a, runCompleteOptions{ID: "r", Outcome: "meh"}) }, `unknown outcome "meh"`},
+		{"run complete unknown outcome", func(c context.Context, a *app) error {
+			return runRunComplete(c, a, runCompleteOptions{ID: "r", Outcome: "meh"})
+		}, `unknown outcome "meh"`},
 		{"run list negative limit", func(c context.Context, a *app) error { return runRunList(c, a, runListOptions{Limit: -5}) }, "negative --limit -5"},
 		{"approval request negative expiry", func(c context.Context, a *app) error {
 			return runApprovalRequest(c, a, approvalRequestOptions{Session: "s", Tool: "Bash", Command: "ls", ExpiresIn: "-1s"})
@@ -108,7 +118,9 @@ func TestRunFunctionsValidateBeforeOpening(t *testing.T) {
 		{"approval approve unknown scope", func(c context.Context, a *app) error {
 			return runApprovalApprove(c, a, approvalApproveOptions{ID: "ap", Scope: "forever"})
 		}, "forever"},
-		{"approval list unknown status", func(c context.Context, a *app) error { return runApprovalList(c, a, approvalListOptions{Status: "maybe"}) }, "maybe"},
+		{"approval list unknown status", func(c context.Context, a *app) error {
+			return runApprovalList(c, a, approvalListOptions{Status: "maybe"})
+		}, "maybe"},
 		{"grant revoke blank id", func(c context.Context, a *app) error { return runGrantRevoke(c, a, grantRevokeOptions{ID: ""}) }, "empty grant id"},
 	}
 	for _, c := range cases {
@@ -285,17 +297,27 @@ func TestRunTaskCommands(t *testing.T) {
 		code int
 		want string
 	}{
-		{"start", func(c context.Context, a *app) error { return runTaskStart(c, a, taskStatusOptions{ID: "t-one", Summary: "compiling"}) }, exitOK, "task t-one running\n"},
+		{"start", func(c context.Context, a *app) error {
+			return runTaskStart(c, a, taskStatusOptions{ID: "t-one", Summary: "compiling"})
+		}, exitOK, "task t-one running\n"},
 		{"progress", func(c context.Context, a *app) error { return runTaskProgress(c, a, taskStatusOptions{ID: "t-on"}) }, exitOK, "task t-one running\n"},
-		{"output", func(c context.Context, a *app) error { return runTaskOutput(c, a, taskOutputOptions{ID: "t-one", Count: 3}) }, exitOK, "task t-one output_count 3\n"},
+		{"output", func(c context.Context, a *app) error {
+			return runTaskOutput(c, a, taskOutputOptions{ID: "t-one", Count: 3})
+		}, exitOK, "task t-one output_count 3\n"},
 		{"finish", func(c context.Context, a *app) error {
 			return runTaskFinish(c, a, taskFinishOptions{ID: "t-one", Subtype: "error_max_turns"})
 		}, exitOK, "task t-one failed ("},
-		{"deliver", func(c context.Context, a *app) error { return runTaskDeliver(c, a, taskDeliverOptions{ID: "t-one", Status: "delivered"}) }, exitOK, "task t-one delivery delivered\n"},
+		{"deliver", func(c context.Context, a *app) error {
+			return runTaskDeliver(c, a, taskDeliverOptions{ID: "t-one", Status: "delivered"})
+		}, exitOK, "task t-one delivery delivered\n"},
 		{"cancel unknown", func(c context.Context, a *app) error { return runTaskCancel(c, a, taskCancelOptions{ID: "zzzz"}) }, exitNotFound, ""},
-		{"list", func(c context.Context, a *app) error { return runTaskList(c, a, taskListOptions{Status: "failed", Runtime: "cli"}) }, exitOK, "t-one"},
+		{"list", func(c context.Context, a *app) error {
+			return runTaskList(c, a, taskListOptions{Status: "failed", Runtime: "cli"})
+		}, exitOK, "t-one"},
 		{"list none", func(c context.Context, a *app) error { return runTaskList(c, a, taskListOptions{Status: "running"}) }, exitOK, "no tasks\n"},
-		{"show", func(c context.Context, a *app) error { return runShow(c, a, "task", "t-one", (*core.Registry).GetTask, taskFields) }, exitOK, "error_max_turns"},
+		{"show", func(c context.Context, a *app) error {
+			return runShow(c, a, "task", "t-one", (*core.Registry).GetTask, taskFields)
+		}, exitOK, "error_max_turns"},
 	}
 	for _, s := range steps {
 		out := ta.do(t, s.run, s.code)
@@ -322,15 +344,21 @@ func TestRunRunCommands(t *testing.T) {
 	}
 	out = ta.do(t, func(c context.Context, a *app) error { return runRunList(c, a, runListOptions{Running: true}) }, exitOK)
 	wantLines(t, out, "RUN", "STATE", "r1", "running", "child", "sub")
-	out = ta.do(t, func(c context.Context, a *app) error { return runRunComplete(c, a, runCompleteOptions{ID: "r1", Outcome: "ok"}) }, exitOK)
+	out = ta.do(t, func(c context.Context, a *app) error {
+		return runRunComplete(c, a, runCompleteOptions{ID: "r1", Outcome: "ok"})
+	}, exitOK)
 	wantLines(t, out, "run r1 ended (ok)\n", "  task t-run succeeded\n")
 	out = ta.do(t, func(c context.Context, a *app) error { return runRunList(c, a, runListOptions{Running: true}) }, exitOK)
 	if out != "no runs\n" {
 		t.Fatalf("list --running after completion printed %q", out)
 	}
-	out = ta.do(t, func(c context.Context, a *app) error { return runRunKill(c, a, runKillOptions{ID: "r1", Reason: "late"}) }, exitOK)
+	out = ta.do(t, func(c context.Context, a *app) error {
+		return runRunKill(c, a, runKillOptions{ID: "r1", Reason: "late"})
+	}, exitOK)
 	wantLines(t, out, "run r1: not applied: ")
-	out = ta.do(t, func(c context.Context, a *app) error { return runShow(c, a, "run", "r1", (*core.Registry).GetRun, runFields) }, exitOK)
+	out = ta.do(t, func(c context.Context, a *app) error {
+		return runShow(c, a, "run", "r1", (*core.Registry).GetRun, runFields)
+	}, exitOK)
 	wantLines(t, out, "run_id", "r1", "requester_session", "parent", "inactivity_budget", "2m0s", "outcome", "ok")
 }
 
@@ -342,7 +370,9 @@ func TestRunSessionCommands(t *testing.T) {
 		run  func(context.Context, *app) error
 		want string
 	}{
-		{"open", func(c context.Context, a *app) error { return runSessionOpen(c, a, sessionOpenOptions{ID: "s1", Label: "main"}) }, "session s1 active\n"},
+		{"open", func(c context.Context, a *app) error {
+			return runSessionOpen(c, a, sessionOpenOptions{ID: "s1", Label: "main"})
+		}, "session s1 active\n"},
 		{"passivate", func(c context.Context, a *app) error { return runSessionPassivate(c, a, sessionIDOptions{ID: "s1"}) }, "session s1 passivated\n"},
 		{"resume", func(c context.Context, a *app) error { return runSessionResume(c, a, sessionIDOptions{ID: "s1"}) }, "session s1 active\n"},
 		{"close", func(c context.Context, a *app) error { return runSessionClose(c, a, sessionIDOptions{ID: "s1"}) }, "session s1 closed\n"},
@@ -352,9 +382,13 @@ func TestRunSessionCommands(t *testing.T) {
 			t.Errorf("%s printed %q, want %q", s.name, out, s.want)
 		}
 	}
-	out := ta.do(t, func(c context.Context, a *app) error { return runSessionList(c, a, sessionListOptions{States: "closed"}) }, exitOK)
+	out := ta.do(t, func(c context.Context, a *app) error {
+		return runSessionList(c, a, sessionListOptions{States: "closed"})
+	}, exitOK)
 	wantLines(t, out, "ID", "STATE", "s1", "closed", "main")
-	out = ta.do(t, func(c context.Context, a *app) error { return runSessionList(c, a, sessionListOptions{States: "active"}) }, exitOK)
+	out = ta.do(t, func(c context.Context, a *app) error {
+		return runSessionList(c, a, sessionListOptions{States: "active"})
+	}, exitOK)
 	if out != "no sessions\n" {
 		t.Errorf("list --state active printed %q", out)
 	}
