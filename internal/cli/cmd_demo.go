@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -120,7 +121,10 @@ func setDemoConsoleFlags(cmd *cobra.Command, a *app) {
 	a.console.readOnly = false
 }
 
-func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
+// checkDemoOptions refuses bad demo flags (ErrInvalid) before anything is
+// created: a negative or out-of-range duration, --duration without
+// --headless, and the console without a terminal on stdin and stdout.
+func checkDemoOptions(o *demoOptions) error {
 	if o.duration < 0 {
 		return core.Invalidf("--duration %s is negative", o.duration)
 	}
@@ -136,6 +140,59 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	if !o.headless && (!term.IsTerminal(os.Stdout.Fd()) || !term.IsTerminal(os.Stdin.Fd())) {
 		return core.Invalidf("the demo console needs a terminal (over ssh use `ssh -t`); for scripts use `clawpit demo --headless`")
 	}
+	return nil
+}
+
+// demoDir picks the demo's working directory and sets a.dbPath: a fresh
+// 0700 temporary directory (tempDir true) holding registry.db unless --db
+// names a registry; with a SQLite --db, the directory beside it. $CLAWPIT_DB
+// and the default registry are deliberately ignored: a demo must never write
+// into the operator's real registry by accident.
+func demoDir(a *app) (dir string, tempDir bool, err error) {
+	if a.dbPath != "" && !store.IsPostgresURL(a.dbPath) {
+		abs, err := filepath.Abs(a.dbPath)
+		if err != nil {
+			return "", false, core.Invalidf("--db %q: %v", a.dbPath, err)
+		}
+		a.dbPath = abs
+		return filepath.Dir(abs), false, nil
+	}
+	// A PostgreSQL registry stays a URL (issue 30); the demo's working
+	// directory is then a temporary one, as without --db.
+	d, err := os.MkdirTemp("", "clawpit-demo-")
+	if err != nil {
+		return "", false, fmt.Errorf("create the demo directory: %w", err)
+	}
+	if err := os.Chmod(d, 0o700); err != nil {
+		os.RemoveAll(d)
+		return "", false, err
+	}
+	if a.dbPath == "" {
+		a.dbPath = filepath.Join(d, "registry.db")
+	}
+	return d, true, nil
+}
+
+// printDemoStop reports the demo's shutdown on stderr: jobs cancelled, how
+// many needed SIGKILL, and each process that survived.
+func printDemoStop(w io.Writer, rep demo.StopReport) {
+	msg := "demo stopped: " + count(len(rep.Cancelled), "job", "jobs") + " cancelled"
+	if len(rep.Killed) > 0 {
+		msg += fmt.Sprintf(", %d needed SIGKILL", len(rep.Killed))
+	}
+	if len(rep.Leftovers) == 0 {
+		msg += "; no demo process left"
+	}
+	fmt.Fprintln(w, msg)
+	for _, l := range rep.Leftovers {
+		fmt.Fprintln(w, "demo: still running: "+l)
+	}
+}
+
+func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
+	if err := checkDemoOptions(o); err != nil {
+		return err
+	}
 	ctx, stopSignals := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stopSignals()
 
@@ -145,31 +202,10 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		return err
 	}
 
-	// The registry: a fresh temporary one unless --db names one. $CLAWPIT_DB
-	// and the default registry are deliberately ignored: a demo must never
-	// write into the operator's real registry by accident.
-	dir, tempDir := "", false
-	if a.dbPath == "" || store.IsPostgresURL(a.dbPath) {
-		// A PostgreSQL registry stays a URL (issue 30); the demo's working
-		// directory is then a temporary one, as without --db.
-		d, err := os.MkdirTemp("", "clawpit-demo-")
-		if err != nil {
-			return fmt.Errorf("create the demo directory: %w", err)
-		}
-		if err := os.Chmod(d, 0o700); err != nil {
-			os.RemoveAll(d)
-			return err
-		}
-		dir, tempDir = d, true
-		if a.dbPath == "" {
-			a.dbPath = filepath.Join(d, "registry.db")
-		}
-	} else {
-		abs, err := filepath.Abs(a.dbPath)
-		if err != nil {
-			return core.Invalidf("--db %q: %v", a.dbPath, err)
-		}
-		a.dbPath, dir = abs, filepath.Dir(abs)
+	// The registry: a fresh temporary one unless --db names one.
+	dir, tempDir, err := demoDir(a)
+	if err != nil {
+		return err
 	}
 	removeDir := func() {
 		a.close()
@@ -258,17 +294,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	if logFile != nil {
 		logFile.Close()
 	}
-	msg := "demo stopped: " + count(len(rep.Cancelled), "job", "jobs") + " cancelled"
-	if len(rep.Killed) > 0 {
-		msg += fmt.Sprintf(", %d needed SIGKILL", len(rep.Killed))
-	}
-	if len(rep.Leftovers) == 0 {
-		msg += "; no demo process left"
-	}
-	fmt.Fprintln(a.stderr, msg)
-	for _, l := range rep.Leftovers {
-		fmt.Fprintln(a.stderr, "demo: still running: "+l)
-	}
+	printDemoStop(a.stderr, rep)
 	removeDir()
 	if startErr != nil {
 		return startErr
