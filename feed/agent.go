@@ -1,4 +1,4 @@
-package tui
+package feed
 
 import (
 	"errors"
@@ -69,10 +69,10 @@ func (f *agentFill) Approval(a *core.Approval) {
 	f.Sink.Approval(a)
 }
 
-// Changed passes on a changed windowed row (changeSink) when the sink
+// Changed passes on a changed windowed row (ChangeSink) when the sink
 // hears of them.
 func (f *agentFill) Changed(k Kind, id string) {
-	if cs, ok := f.Sink.(changeSink); ok {
+	if cs, ok := f.Sink.(ChangeSink); ok {
 		cs.Changed(k, id)
 	}
 }
