@@ -201,8 +201,17 @@ func loadFull(tx core.Tx, req LoadRequest, sink Sink) (LoadResult, error) {
 	}
 	res.EventID = id
 	if !win[KindTask] { // else the Tasks pane reads windows
-		if err := tx.EachTask(func(t *core.Task) error { sink.Task(t); return nil }); err != nil {
+		// Read every task before passing any on: the sink's fills look up
+		// each row's usage and session in tx, and PostgreSQL cannot run a
+		// statement on a transaction's connection while another's rows are
+		// still being read (the load failed with "bad connection"). A table
+		// loaded whole holds at most WindowOver rows.
+		var tasks []core.Task
+		if err := tx.EachTask(func(t *core.Task) error { tasks = append(tasks, *t); return nil }); err != nil {
 			return res, err
+		}
+		for i := range tasks {
+			sink.Task(&tasks[i])
 		}
 	}
 	if !win[KindRun] {
@@ -248,7 +257,7 @@ func loadFull(tx core.Tx, req LoadRequest, sink Sink) (LoadResult, error) {
 // approvals of a windowed Approvals pane that end pending having not been
 // pending before, and the tasks of a windowed Tasks pane that end failed,
 // timed out or lost having been otherwise: what a delta of rows would show
-// the attention bell (noticeNew) for panes that hold their tables.
+// the console's attention bell for panes that hold their tables.
 func journalNews(evs []core.Event, windowed [NumKinds]bool) (pending, failed int) {
 	type key struct{ entity, id string }
 	type span struct{ from, to string }
