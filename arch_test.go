@@ -19,11 +19,12 @@ import (
 const modulePath = "github.com/clawpit/clawpit"
 
 // moduleImports maps each package of the module (its import path) to the
-// packages its .go files import, test files and every build tag included.
+// packages its .go files import, every build tag included, and its test
+// files' imports too when tests.
 // Directories Go skips (testdata, names starting with "." or "_") and
 // nested modules (third_party/…) are left out. Files are parsed up to their
 // imports only.
-func moduleImports(t *testing.T) map[string][]string {
+func moduleImports(t *testing.T, tests bool) map[string][]string {
 	t.Helper()
 	fset := token.NewFileSet()
 	out := map[string][]string{}
@@ -43,7 +44,7 @@ func moduleImports(t *testing.T) map[string][]string {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(name, ".go") {
+		if !strings.HasSuffix(name, ".go") || !tests && strings.HasSuffix(name, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
@@ -97,7 +98,7 @@ func TestOnlyTheConsoleImportsTui(t *testing.T) {
 		modulePath + "/bench/p9",
 	}
 	var bad []string
-	for pkg, imps := range moduleImports(t) {
+	for pkg, imps := range moduleImports(t, true) {
 		if slices.ContainsFunc(allowed, func(room string) bool {
 			return pkg == room || room == modulePath+"/tui" && inRoom(pkg, room)
 		}) {
@@ -115,19 +116,23 @@ func TestOnlyTheConsoleImportsTui(t *testing.T) {
 	}
 }
 
-// TestFeedKnowsNoScreen: the feed package imports, of clawpit's, only
-// core, and nothing of Bubble Tea or lipgloss: it lies below the console.
+// TestFeedKnowsNoScreen: the feed package imports nothing of Bubble Tea
+// or lipgloss, and its code (tests aside, which open real registries)
+// imports of clawpit's only core: it lies below the console.
 func TestFeedKnowsNoScreen(t *testing.T) {
-	imps, ok := moduleImports(t)[modulePath+"/feed"]
-	if !ok {
-		t.Fatal("no package feed")
-	}
-	for _, imp := range imps {
-		switch {
-		case strings.HasPrefix(imp, "github.com/charmbracelet/"):
-			t.Errorf("feed imports %s (a screen library)", imp)
-		case inRoom(imp, modulePath) && imp != modulePath+"/core":
-			t.Errorf("feed imports %s (of clawpit's, only core)", imp)
+	const feedPkg = modulePath + "/feed"
+	for _, tests := range []bool{false, true} {
+		imps, ok := moduleImports(t, tests)[feedPkg]
+		if !ok {
+			t.Fatal("no package feed")
+		}
+		for _, imp := range imps {
+			switch {
+			case strings.HasPrefix(imp, "github.com/charmbracelet/"):
+				t.Errorf("feed imports %s (a screen library)", imp)
+			case !tests && inRoom(imp, modulePath) && imp != modulePath+"/core":
+				t.Errorf("feed imports %s (of clawpit's, only core)", imp)
+			}
 		}
 	}
 }
