@@ -11,7 +11,8 @@ import (
 // store's window (core.WindowTx.Window joins sessions.agent in); whole
 // tables and deltas (GetTask, ListRuns, …) do not, so it is looked up here,
 // once per session per load: a load of whole tables holds at most
-// DefaultWindowOver rows of each kind, and few sessions.
+// the console's window threshold (LoadRequest.WindowOver) of rows of each
+// kind, and few sessions.
 type agentFill struct {
 	Sink
 	tx    core.Tx

@@ -11,7 +11,7 @@ import (
 // spent set (the SPENT column, What it costs): a run's tokens, a task's own
 // (tracked) and its run's, priced at the source's prices. Rows are looked
 // up by id, one indexed read per row: a window is a screenful, a load of
-// whole tables at most DefaultWindowOver rows of each kind.
+// whole tables at most LoadRequest.WindowOver rows of each kind.
 type spentFill struct {
 	Sink
 	tx     core.Tx
