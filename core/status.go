@@ -28,6 +28,12 @@ func (s TaskStatus) Terminal() bool { return s != TaskQueued && s != TaskRunning
 // Active reports whether s is queued or running.
 func (s TaskStatus) Active() bool { return s == TaskQueued || s == TaskRunning }
 
+// FailedOrLost reports a task that ended badly: failed, timed out or lost
+// (the console's attention bell and its failures count).
+func (s TaskStatus) FailedOrLost() bool {
+	return s == TaskFailed || s == TaskTimedOut || s == TaskLost
+}
+
 // Runtime is what runs a task (SPEC §3).
 type Runtime string
 

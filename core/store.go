@@ -121,9 +121,10 @@ type Tx interface {
 	// is empty: the console's starting point for EventsSince after a full load.
 	MaxEventID() (int64, error)
 	// EachTask calls fn for every task, newest first, without building the
-	// whole result in memory (the console loads 100,000 tasks this way). The
-	// *Task passed to fn is reused between calls: fn must copy what it keeps.
-	// An error from fn stops the scan and is returned.
+	// whole result in memory. The *Task passed to fn is reused between
+	// calls: fn must copy what it keeps. fn must not use the transaction:
+	// on PostgreSQL the scan holds its connection. An error from fn stops
+	// the scan and is returned.
 	EachTask(fn func(*Task) error) error
 	// CountRows returns the row count of every table the console shows.
 	CountRows() (TableCounts, error)

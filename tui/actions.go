@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // actionMsg reports an action's outcome for the status line.
@@ -68,7 +69,7 @@ type actionBinding struct {
 	binding func(*KeyMap) key.Binding
 	// kinds are the panes whose rows the action applies to; nil: it needs
 	// no target (maintenance).
-	kinds []Kind
+	kinds []feed.Kind
 	// wrongKind is the status when the selected row is of another kind.
 	wrongKind func(k *KeyMap) string
 	// disabled returns why the action is refused on t (t.Status is the one
@@ -85,7 +86,7 @@ var actionBindings = []actionBinding{
 	{
 		name:      "approve",
 		binding:   func(k *KeyMap) key.Binding { return k.Approve },
-		kinds:     []Kind{KindApproval},
+		kinds:     []feed.Kind{feed.KindApproval},
 		wrongKind: func(k *KeyMap) string { return "approve applies to approvals (pane " + firstKey(k.Approvals) + ")" },
 		disabled:  func(m *Model, t Target) refusal { return m.undecided("approve", t) },
 		open: func(m *Model, t Target) (dialog, tea.Cmd) {
@@ -95,7 +96,7 @@ var actionBindings = []actionBinding{
 	{
 		name:      "deny",
 		binding:   func(k *KeyMap) key.Binding { return k.Deny },
-		kinds:     []Kind{KindApproval},
+		kinds:     []feed.Kind{feed.KindApproval},
 		wrongKind: func(k *KeyMap) string { return "deny applies to approvals (pane " + firstKey(k.Approvals) + ")" },
 		disabled:  func(m *Model, t Target) refusal { return m.undecided("deny", t) },
 		open: func(m *Model, t Target) (dialog, tea.Cmd) {
@@ -105,7 +106,7 @@ var actionBindings = []actionBinding{
 	{
 		name:      "cancel",
 		binding:   func(k *KeyMap) key.Binding { return k.Cancel },
-		kinds:     []Kind{KindTask, KindJob},
+		kinds:     []feed.Kind{feed.KindTask, feed.KindJob},
 		wrongKind: func(*KeyMap) string { return "cancel applies to tasks and jobs" },
 		disabled:  (*Model).cancelDisabled,
 		open:      (*Model).cancelDialog,
@@ -113,7 +114,7 @@ var actionBindings = []actionBinding{
 	{
 		name:      "kill",
 		binding:   func(k *KeyMap) key.Binding { return k.Kill },
-		kinds:     []Kind{KindRun, KindTask},
+		kinds:     []feed.Kind{feed.KindRun, feed.KindTask},
 		wrongKind: func(*KeyMap) string { return killWrongKind },
 		disabled:  (*Model).killDisabled,
 		open:      (*Model).killDialog,
@@ -121,7 +122,7 @@ var actionBindings = []actionBinding{
 	{
 		name:      "reap",
 		binding:   func(k *KeyMap) key.Binding { return k.Reap },
-		kinds:     []Kind{KindJob, KindTask},
+		kinds:     []feed.Kind{feed.KindJob, feed.KindTask},
 		wrongKind: func(*KeyMap) string { return "reap applies to a job or task row: it reaps that session's jobs" },
 		disabled:  (*Model).reapDisabled,
 		open:      (*Model).reapDialog,
@@ -147,7 +148,7 @@ const killWrongKind = "kill applies to runs (or a task that mirrors a run)"
 
 // actionKeysFor lists the action bindings that apply to rows of kind, in
 // table order (the panes' help).
-func actionKeysFor(k *KeyMap, kind Kind) []key.Binding {
+func actionKeysFor(k *KeyMap, kind feed.Kind) []key.Binding {
 	var out []key.Binding
 	for _, a := range actionBindings {
 		if slices.Contains(a.kinds, kind) {
@@ -223,7 +224,7 @@ func (m *Model) undecided(name string, t Target) refusal {
 }
 
 func (m *Model) cancelDisabled(t Target) refusal {
-	if t.Kind == KindJob {
+	if t.Kind == feed.KindJob {
 		if !core.JobStatus(t.Status).Active() {
 			return info("job " + t.Short + " is already " + t.Status + ": nothing to cancel")
 		}
@@ -243,7 +244,7 @@ func (m *Model) cancelDisabled(t Target) refusal {
 
 func (m *Model) cancelDialog(t Target) (dialog, tea.Cmd) {
 	op, ctx := m.ctx.Operator, m.bg
-	if t.Kind == KindJob {
+	if t.Kind == feed.KindJob {
 		jobs := m.opts.Jobs
 		return &confirmDialog{
 			title: "Cancel job " + t.Short + "?",
@@ -272,9 +273,9 @@ func (m *Model) cancelDialog(t Target) (dialog, tea.Cmd) {
 // task mirrors ("" when none).
 func killRunID(t Target) string {
 	switch t.Kind {
-	case KindRun:
+	case feed.KindRun:
 		return t.ID
-	case KindTask:
+	case feed.KindTask:
 		return t.RunID
 	}
 	return ""
@@ -298,7 +299,7 @@ func (m *Model) killDialog(t Target) (dialog, tea.Cmd) {
 	runID := killRunID(t)
 	act, op, ctx := m.opts.Actions, m.ctx.Operator, m.bg
 	lines := []string{t.Name}
-	if t.Kind == KindTask {
+	if t.Kind == feed.KindTask {
 		lines = append(lines, "the run of task "+t.Short)
 	}
 	lines = append(lines, "Ends the run (outcome killed) and cancels its pending approvals;",
@@ -316,7 +317,7 @@ func (m *Model) killDialog(t Target) (dialog, tea.Cmd) {
 // runState is the state the Runs pane shows for runID (running, waiting or
 // the outcome); ok is false when the run is not loaded.
 func (m *Model) runState(t Target, runID string) (string, bool) {
-	if t.Kind == KindRun {
+	if t.Kind == feed.KindRun {
 		return t.Status, true
 	}
 	if s, ok := m.runs.ids[runID]; ok && !m.runs.gone[s] {

@@ -171,22 +171,3 @@ func TestApproveDialogSuggestions(t *testing.T) {
 		}
 	}
 }
-
-// TestFieldsSuggestions: the detail view shows an approval's suggestions as
-// the JSON text recorded (not its bytes' numbers), "null" when none.
-func TestFieldsSuggestions(t *testing.T) {
-	for _, tc := range []struct{ raw, want string }{
-		{`[{"type":"setMode","mode":"acceptEdits"}]`, `[{"type":"setMode","mode":"acceptEdits"}]`},
-		{"", "null"},
-	} {
-		var got string
-		for _, f := range Fields(&core.Approval{Suggestions: []byte(tc.raw)}) {
-			if f.Name == "suggestions" {
-				got = f.Value
-			}
-		}
-		if got != tc.want {
-			t.Errorf("suggestions %q shown as %q, want %q", tc.raw, got, tc.want)
-		}
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -18,7 +19,7 @@ import (
 var ackBinding = actionBinding{
 	name:      "mark read",
 	binding:   func(k *KeyMap) key.Binding { return k.Ack },
-	kinds:     []Kind{KindAlert},
+	kinds:     []feed.Kind{feed.KindAlert},
 	wrongKind: func(k *KeyMap) string { return "mark read applies to alerts (pane " + firstKey(k.Alerts) + ")" },
 	disabled:  (*Model).ackDisabled,
 	open:      (*Model).ackOpen,
@@ -58,7 +59,7 @@ func (m *Model) ackOpen(t Target) (dialog, tea.Cmd) {
 // ackAllDisabled refuses "mark all read" outside the Alerts pane (where
 // its key would surprise) and when nothing is unread.
 func (m *Model) ackAllDisabled(Target) refusal {
-	if m.active != KindAlert && (m.detail == nil || m.detail.target.Kind != KindAlert) {
+	if m.active != feed.KindAlert && (m.detail == nil || m.detail.target.Kind != feed.KindAlert) {
 		return info("mark all read applies to alerts (pane " + firstKey(m.ctx.Keys.Alerts) + ")")
 	}
 	if n, known := m.unreadAlerts(); known && n == 0 {

@@ -63,10 +63,10 @@ func (m *Model) noticeNew(approvalRows []approvalRow, taskRows []taskRow, pendin
 		failures = failed
 		for i := range taskRows {
 			r := &taskRows[i]
-			if !failedOrLost(r.status) {
+			if !r.status.FailedOrLost() {
 				continue
 			}
-			if s, ok := m.tasks.ids[r.id]; ok && !m.tasks.gone[s] && failedOrLost(m.tasks.rows[s].status) {
+			if s, ok := m.tasks.ids[r.id]; ok && !m.tasks.gone[s] && m.tasks.rows[s].status.FailedOrLost() {
 				continue
 			}
 			failures++
@@ -110,10 +110,6 @@ func (m *Model) headerNewsRing(at core.Timestamp) tea.Cmd {
 		failed = max(0, m.counts.failed+m.counts.lost-n.base.failed-n.base.lost)
 	}
 	return m.noticeNew(nil, nil, pending, failed)
-}
-
-func failedOrLost(s core.TaskStatus) bool {
-	return s == core.TaskFailed || s == core.TaskTimedOut || s == core.TaskLost
 }
 
 func attentionText(approvals, failures int) string {

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // sendCollect is harness.send that also returns every RawMsg the commands
@@ -44,20 +45,20 @@ func TestAttention(t *testing.T) {
 	newPending := func(s *fakeSource) []change {
 		s.approvals = append(s.approvals, core.Approval{ID: "ap9new000009", Session: "sess-main", Tool: "Bash",
 			Command: "make deploy", Status: core.ApprovalPending, RequestedAt: at(0)})
-		return []change{{KindApproval, "ap9new000009"}}
+		return []change{{feed.KindApproval, "ap9new000009"}}
 	}
 	touchPending := func(s *fakeSource) []change {
 		s.approvals[0].Rationale = "still waiting"
-		return []change{{KindApproval, s.approvals[0].ID}}
+		return []change{{feed.KindApproval, s.approvals[0].ID}}
 	}
 	taskFails := func(s *fakeSource) []change {
 		s.tasks[0].Status, s.tasks[0].EndedAt = core.TaskFailed, at(0)
-		return []change{{KindTask, s.tasks[0].ID}}
+		return []change{{feed.KindTask, s.tasks[0].ID}}
 	}
 	budget := func(s *fakeSource) []change {
 		s.alerts = append(s.alerts, core.Notification{ID: 99, Session: "sess-main", Kind: core.NotifyBudgetExceeded, SubjectID: "sess-main",
 			Text: "session over its budget of $5.00: $5.12 spent", CreatedAt: at(0), DedupKey: "budget:x"})
-		return []change{{KindAlert, "99"}}
+		return []change{{feed.KindAlert, "99"}}
 	}
 	on := func(a Attention) hopt { return func(o *Options) { o.Attention = a } }
 	cases := []struct {
@@ -137,12 +138,12 @@ func TestAttention(t *testing.T) {
 func TestAttentionNoteRoom(t *testing.T) {
 	failed := func(s *fakeSource) []change {
 		s.tasks[0].Status, s.tasks[0].EndedAt = core.TaskFailed, at(0)
-		return []change{{KindTask, s.tasks[0].ID}}
+		return []change{{feed.KindTask, s.tasks[0].ID}}
 	}
 	both := func(s *fakeSource) []change {
 		s.approvals = append(s.approvals, core.Approval{ID: "ap9new000009", Session: "sess-main", Tool: "Bash",
 			Command: "make deploy", Status: core.ApprovalPending, RequestedAt: at(0)})
-		return append(failed(s), change{KindApproval, "ap9new000009"})
+		return append(failed(s), change{feed.KindApproval, "ap9new000009"})
 	}
 	for _, tc := range []struct {
 		w       int
@@ -185,7 +186,7 @@ func TestRefreshMsgLoads(t *testing.T) {
 	loads := hs.src.loads
 	hs.src.mutate(func(s *fakeSource) []change {
 		s.tasks[1].Status = core.TaskRunning
-		return []change{{KindTask, s.tasks[1].ID}}
+		return []change{{feed.KindTask, s.tasks[1].ID}}
 	})
 	hs.send(RefreshMsg{})
 	if hs.src.loads != loads+1 {

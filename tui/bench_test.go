@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // bigSource is the fixture plus n generated tasks: most finished, some
@@ -182,7 +183,7 @@ func BenchmarkFullLoad(b *testing.B) {
 	src := bigSource(100_000)
 	for range b.N {
 		b := newBatch()
-		src.Load(context.Background(), LoadRequest{Full: true}, b)
+		src.Load(context.Background(), feed.LoadRequest{Full: true}, b)
 		t := newTable(taskSpec, b.tasks, 0)
 		_ = t
 	}

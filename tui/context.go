@@ -7,13 +7,15 @@ package tui
 import (
 	"strings"
 
-	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"context"
 	"time"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/themes"
 )
 
@@ -34,7 +36,7 @@ type Context struct {
 	tasks      interface{ prefixOf(id string) string } // the Tasks pane, for ids shown elsewhere
 	multiHost  bool                                    // jobs of more than one host are loaded: show HOST
 	delivers   bool                                    // a loaded task has a delivery outcome: show DELIVERY
-	win        WindowSource                            // nil: every pane holds its whole table
+	win        feed.WindowSource                       // nil: every pane holds its whole table
 	unread     func() (n int, known bool)              // the header's unread alerts (the Alerts tab and info line)
 	bg         context.Context                         // cancelled when the console quits
 	redrawAt   core.Timestamp                          // while rendering: when the screen next changes by itself (ticks.go)
@@ -89,39 +91,10 @@ func (p paint) on(s string) string {
 // now is the context clock's time in epoch ms.
 func (c *Context) now() core.Timestamp { return core.TS(c.Clock.Now()) }
 
-// Kind is the entity a row or a detail view is about.
-type Kind uint8
-
-// The five panes, in tab order.
-const (
-	KindTask Kind = iota
-	KindRun
-	KindApproval
-	KindJob
-	KindAlert
-	numKinds
-)
-
-func (k Kind) String() string {
-	switch k {
-	case KindTask:
-		return "task"
-	case KindRun:
-		return "run"
-	case KindApproval:
-		return "approval"
-	case KindJob:
-		return "job"
-	case KindAlert:
-		return "alert"
-	}
-	return "?"
-}
-
 // Target is the row an action applies to: the selected row of the active
 // pane, or the entity of the open detail view.
 type Target struct {
-	Kind    Kind
+	Kind    feed.Kind
 	ID      string // full id (for alerts, the decimal notification id)
 	Short   string // the id as shown in tables
 	Status  string // status word as shown
@@ -194,7 +167,7 @@ type Maintenance interface {
 
 // Options configure the console.
 type Options struct {
-	Source      Source
+	Source      feed.Source
 	Actions     Actions     // nil with ReadOnly
 	Jobs        JobActions  // nil: cancel/reap of jobs answer that jobs are unavailable
 	Maintenance Maintenance // nil: no sweeper, `m` answers it is unavailable

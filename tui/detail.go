@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // detailView shows one entity: every field, then its event journal (SPEC
@@ -16,7 +17,7 @@ type detailView struct {
 	target  Target
 	loading bool
 	err     error
-	fields  []Field // sanitised
+	fields  []feed.Field // sanitised
 	events  []core.Event
 	subject string // alerts: whose journal is shown
 
@@ -30,16 +31,16 @@ func newDetailView(ctx *Context, t Target) *detailView {
 }
 
 // set installs a loaded detail, sanitising every value once.
-func (d *detailView) set(det *Detail, err error) {
+func (d *detailView) set(det *feed.Detail, err error) {
 	d.loading = false
 	d.err = err
 	if err != nil {
 		d.build()
 		return
 	}
-	d.fields = make([]Field, len(det.Fields))
+	d.fields = make([]feed.Field, len(det.Fields))
 	for i, f := range det.Fields {
-		d.fields[i] = Field{Name: f.Name, Value: sanitize(f.Value), TS: f.TS}
+		d.fields[i] = feed.Field{Name: f.Name, Value: sanitize(f.Value), TS: f.TS}
 	}
 	d.events = make([]core.Event, len(det.Events))
 	for i, e := range det.Events {
@@ -48,7 +49,7 @@ func (d *detailView) set(det *Detail, err error) {
 		d.events[i] = e
 	}
 	d.subject = ""
-	if det.Kind == KindAlert && len(det.Events) > 0 {
+	if det.Kind == feed.KindAlert && len(det.Events) > 0 {
 		d.subject = d.events[0].Entity + " " + d.events[0].EntityID
 	}
 	d.build()
@@ -205,7 +206,7 @@ func (d *detailView) infoLine(w int) string {
 func (d *detailView) shortHelp(m *Model) []key.Binding {
 	k := m.ctx.Keys
 	out := []key.Binding{k.Back, k.Down, k.Up}
-	if d.target.Kind == KindJob {
+	if d.target.Kind == feed.KindJob {
 		out = append(out, k.Log)
 	}
 	if !m.ctx.ReadOnly {
@@ -224,7 +225,7 @@ func closeKey(k *KeyMap) key.Binding {
 func (d *detailView) fullHelp(m *Model) [][]key.Binding {
 	k := m.ctx.Keys
 	g := [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Back, k.Help, closeKey(k)}}
-	if d.target.Kind == KindJob {
+	if d.target.Kind == feed.KindJob {
 		g[1] = append(g[1], k.Log)
 	}
 	if !m.ctx.ReadOnly {

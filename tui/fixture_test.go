@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/themes"
 	"github.com/clawpit/clawpit/tui/logview"
 )
@@ -31,7 +32,7 @@ func testKeys() KeyMap { return DefaultKeyMap() }
 // ---- fake source ------------------------------------------------------
 
 type change struct {
-	kind Kind
+	kind feed.Kind
 	id   string
 }
 
@@ -61,14 +62,14 @@ func (s *fakeSource) DataVersion(context.Context) (int64, error) {
 	return s.version, s.err
 }
 
-func (s *fakeSource) Load(_ context.Context, req LoadRequest, sink Sink) (LoadResult, error) {
+func (s *fakeSource) Load(_ context.Context, req feed.LoadRequest, sink feed.Sink) (feed.LoadResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.loads++
 	if s.err != nil {
-		return LoadResult{}, s.err
+		return feed.LoadResult{}, s.err
 	}
-	res := LoadResult{EventID: int64(len(s.log))}
+	res := feed.LoadResult{EventID: int64(len(s.log))}
 	if req.Full || int(req.AfterEventID) > len(s.log) {
 		res.Full = true
 		for i := range s.tasks {
@@ -96,22 +97,22 @@ func (s *fakeSource) Load(_ context.Context, req LoadRequest, sink Sink) (LoadRe
 		seen[c] = true
 		found := false
 		switch c.kind {
-		case KindTask:
+		case feed.KindTask:
 			if i := slices.IndexFunc(s.tasks, func(t core.Task) bool { return t.ID == c.id }); i >= 0 {
 				sink.Task(&s.tasks[i])
 				found = true
 			}
-		case KindRun:
+		case feed.KindRun:
 			if i := slices.IndexFunc(s.runs, func(r core.Run) bool { return r.RunID == c.id }); i >= 0 {
 				sink.Run(&s.runs[i])
 				found = true
 			}
-		case KindApproval:
+		case feed.KindApproval:
 			if i := slices.IndexFunc(s.approvals, func(a core.Approval) bool { return a.ID == c.id }); i >= 0 {
 				sink.Approval(&s.approvals[i])
 				found = true
 			}
-		case KindJob:
+		case feed.KindJob:
 			if i := slices.IndexFunc(s.jobs, func(j core.Job) bool { return j.ID == c.id }); i >= 0 {
 				sink.Job(&s.jobs[i])
 				found = true
@@ -135,41 +136,41 @@ func (s *fakeSource) Load(_ context.Context, req LoadRequest, sink Sink) (LoadRe
 	return res, nil
 }
 
-func (s *fakeSource) Detail(_ context.Context, kind Kind, id string) (*Detail, error) {
+func (s *fakeSource) Detail(_ context.Context, kind feed.Kind, id string) (*feed.Detail, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d := &Detail{Kind: kind, ID: id}
+	d := &feed.Detail{Kind: kind, ID: id}
 	var v any
 	entity := kind.String()
 	switch kind {
-	case KindTask:
+	case feed.KindTask:
 		if i := slices.IndexFunc(s.tasks, func(t core.Task) bool { return t.ID == id }); i >= 0 {
 			v = &s.tasks[i]
 		}
-	case KindRun:
+	case feed.KindRun:
 		if i := slices.IndexFunc(s.runs, func(r core.Run) bool { return r.RunID == id }); i >= 0 {
 			v = &s.runs[i]
 		}
-	case KindApproval:
+	case feed.KindApproval:
 		if i := slices.IndexFunc(s.approvals, func(a core.Approval) bool { return a.ID == id }); i >= 0 {
 			v = &s.approvals[i]
 		}
-	case KindJob:
+	case feed.KindJob:
 		if i := slices.IndexFunc(s.jobs, func(j core.Job) bool { return j.ID == id }); i >= 0 {
 			v = &s.jobs[i]
 			d.Job = &s.jobs[i]
 		}
-	case KindAlert:
+	case feed.KindAlert:
 		n, _ := strconv.ParseInt(id, 10, 64)
 		if i := slices.IndexFunc(s.alerts, func(a core.Notification) bool { return a.ID == n }); i >= 0 {
 			v = &s.alerts[i]
-			entity, id = subjectEntity(s.alerts[i].Kind), s.alerts[i].SubjectID
+			entity, id = feed.SubjectEntity(s.alerts[i].Kind), s.alerts[i].SubjectID
 		}
 	}
 	if v == nil {
 		return nil, core.NotFoundf("no %s with id %q", kind, id)
 	}
-	d.Fields = Fields(v)
+	d.Fields = feed.Fields(v)
 	d.Events = s.events[entity+"/"+id]
 	return d, nil
 }

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawpit/clawpit/feed"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -64,7 +66,7 @@ func (m *Model) helpLines(w int) []string {
 // helpNotes say what the numbers on screen mean: the header's counts, and
 // the columns and counts of the pane shown.
 func (m *Model) helpNotes() []string {
-	if m.logv != nil || m.detail != nil && m.detail.target.Kind != KindAlert && m.detail.target.Kind != KindTask {
+	if m.logv != nil || m.detail != nil && m.detail.target.Kind != feed.KindAlert && m.detail.target.Kind != feed.KindTask {
 		return nil
 	}
 	k := m.ctx.Keys
@@ -75,11 +77,11 @@ func (m *Model) helpNotes() []string {
 	notes := []string{"Header: pending approvals; running tasks, runs and jobs; tasks and jobs failed or lost in " +
 		"the last 24 h; unread alerts. A narrow terminal drops the running counts first, then alerts, then failures."}
 	switch kind {
-	case KindAlert:
+	case feed.KindAlert:
 		notes = append(notes, "Alerts tab \"5/10\": 5 unread of 10 alerts (the header's \"alerts 5 unread\"). "+
 			firstKey(k.Ack)+" marks the selected alert read, "+firstKey(k.AckAll)+" every unread one (after a "+
 			"confirmation); read alerts stay listed, dimmed, until retention prunes them.")
-	case KindTask:
+	case feed.KindTask:
 		notes = append(notes, "DELIVERY (140 columns and wider): whether a task's result reached the session that "+
 			"asked for it, as the runtime reports it (task deliver). Hidden while every task is pending or "+
 			"not_applicable: then nothing has delivered anything.")

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clawpit/clawpit/feed"
+
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
@@ -34,7 +36,7 @@ func (s *fakeSource) counts() (polls, loads int) {
 
 // idleRun runs the console for real (teatest, ticks included) on src with
 // opts, waits for the first screen, and returns it with its probe.
-func idleRun(t *testing.T, src Source, opts ...hopt) (*teatest.TestModel, *viewProbe) {
+func idleRun(t *testing.T, src feed.Source, opts ...hopt) (*teatest.TestModel, *viewProbe) {
 	t.Helper()
 	hs := newHarness(t, 120, 40, opts...)
 	o := hs.opts
@@ -67,7 +69,7 @@ func TestIdleConsoleWaitsForHints(t *testing.T) {
 	}
 	src.mutate(func(s *fakeSource) []change {
 		s.tasks[0].Label = "relabelled while idle"
-		return []change{{KindTask, s.tasks[0].ID}}
+		return []change{{feed.KindTask, s.tasks[0].ID}}
 	})
 	src.hints <- struct{}{}
 	waitScreen(t, probe, "relabelled while idle")
@@ -113,7 +115,7 @@ func TestRefreshDuringLoad(t *testing.T) {
 	stale := load()               // it reads the version before the change
 	hs.src.mutate(func(s *fakeSource) []change {
 		s.tasks[0].Label = "changed during a load"
-		return []change{{KindTask, s.tasks[0].ID}}
+		return []change{{feed.KindTask, s.tasks[0].ID}}
 	})
 	hs.send(RefreshMsg{}) // arrives while loading
 	hs.send(stale)        // the stale load lands
@@ -136,7 +138,7 @@ func TestHintBurstLoadsAtPollRate(t *testing.T) {
 	for time.Since(start) < time.Second { // a write every 5 ms, each hinted
 		src.mutate(func(s *fakeSource) []change {
 			s.tasks[0].Label = "burst " + time.Now().Format("15:04:05.000")
-			return []change{{KindTask, s.tasks[0].ID}}
+			return []change{{feed.KindTask, s.tasks[0].ID}}
 		})
 		select {
 		case src.hints <- struct{}{}:
@@ -163,7 +165,7 @@ func TestHintBeforeCommitVisible(t *testing.T) {
 	time.Sleep(25 * time.Millisecond)
 	src.mutate(func(s *fakeSource) []change { // ...before its commit is
 		s.tasks[0].Label = "visible after its hint"
-		return []change{{KindTask, s.tasks[0].ID}}
+		return []change{{feed.KindTask, s.tasks[0].ID}}
 	})
 	start := time.Now()
 	waitScreen(t, probe, "visible after its hint")

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -24,7 +25,7 @@ type sortKey[R any] struct {
 
 // listSpec is what makes a list a Tasks, Runs, ... pane.
 type listSpec[R any] struct {
-	kind      Kind
+	kind      feed.Kind
 	title     string
 	columns   []column
 	statusCol int
@@ -788,7 +789,7 @@ func (l *list[R]) Filtered() bool { return len(l.query) > 0 }
 func (l *list[R]) Title() string { return l.spec.title }
 
 // Kind is the pane's entity kind.
-func (l *list[R]) Kind() Kind { return l.spec.kind }
+func (l *list[R]) Kind() feed.Kind { return l.spec.kind }
 
 // SortName names the current sort key.
 func (l *list[R]) SortName() string { return l.spec.sorts[l.sort].name }
@@ -988,7 +989,7 @@ func (l *list[R]) InfoLine(w int) string {
 	if l.win != nil {
 		right = "sort: " + l.SortName() + "  " + l.wcounts()
 	}
-	if l.spec.kind == KindAlert {
+	if l.spec.kind == feed.KindAlert {
 		if note := unreadNote(l.ctx, total); note != "" && !l.Filtered() {
 			right = "sort: " + l.SortName() + "  " + note
 		} else if note != "" {
@@ -1054,7 +1055,7 @@ func (l *list[R]) actionKeys() []key.Binding {
 		return nil
 	}
 	keys := actionKeysFor(l.ctx.Keys, l.spec.kind)
-	if l.spec.kind == KindAlert {
+	if l.spec.kind == feed.KindAlert {
 		keys = append(keys, l.ctx.Keys.AckAll)
 	}
 	return keys

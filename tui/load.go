@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // batch is the Sink of one load: it turns registry rows into the panes'
@@ -18,14 +19,14 @@ type batch struct {
 	approvals []approvalRow
 	jobs      []jobRow
 	alerts    []alertRow
-	gone      [numKinds][]string
+	gone      [feed.NumKinds][]string
 	maxAlert  int64
 	touched   map[Target]bool // (kind, id) of every row sent, for the detail view
 }
 
 func newBatch() *batch { return &batch{touched: map[Target]bool{}} }
 
-func (b *batch) touch(k Kind, id string) {
+func (b *batch) touch(k feed.Kind, id string) {
 	if len(b.touched) < 10_000 {
 		b.touched[Target{Kind: k, ID: id}] = true
 	}
@@ -33,35 +34,35 @@ func (b *batch) touch(k Kind, id string) {
 
 func (b *batch) Task(t *core.Task) {
 	b.tasks = append(b.tasks, taskRowOf(t))
-	b.touch(KindTask, t.ID)
+	b.touch(feed.KindTask, t.ID)
 }
 
 func (b *batch) Run(r *core.Run) {
 	b.runs = append(b.runs, runRowOf(r))
-	b.touch(KindRun, r.RunID)
+	b.touch(feed.KindRun, r.RunID)
 }
 
 func (b *batch) Approval(a *core.Approval) {
 	b.approvals = append(b.approvals, approvalRowOf(a))
-	b.touch(KindApproval, a.ID)
+	b.touch(feed.KindApproval, a.ID)
 }
 
 func (b *batch) Job(j *core.Job) {
 	b.jobs = append(b.jobs, jobRowOf(j))
-	b.touch(KindJob, j.ID)
+	b.touch(feed.KindJob, j.ID)
 }
 
 func (b *batch) Alert(n *core.Notification) {
 	b.alerts = append(b.alerts, alertRowOf(n))
 	b.maxAlert = max(b.maxAlert, n.ID)
-	b.touch(KindAlert, alertRowOf(n).idStr)
+	b.touch(feed.KindAlert, alertRowOf(n).idStr)
 }
 
-// Changed hears of a changed row of a windowed pane (changeSink): only the
+// Changed hears of a changed row of a windowed pane (feed.ChangeSink): only the
 // detail view needs its id.
-func (b *batch) Changed(k Kind, id string) { b.touch(k, id) }
+func (b *batch) Changed(k feed.Kind, id string) { b.touch(k, id) }
 
-func (b *batch) Gone(k Kind, id string) {
+func (b *batch) Gone(k feed.Kind, id string) {
 	b.gone[k] = append(b.gone[k], id)
 	b.touch(k, id)
 }
@@ -72,7 +73,7 @@ type loadedMsg struct {
 	same    bool
 	err     error
 	version int64
-	res     LoadResult
+	res     feed.LoadResult
 	b       *batch
 	note    string // the Source's ChangeNote
 
@@ -86,17 +87,17 @@ type loadedMsg struct {
 
 // sortKeys are the panes' sort keys when a load starts, so a full load
 // sorts in the Cmd.
-type sortKeys [numKinds]int
+type sortKeys [feed.NumKinds]int
 
 // loadCmd polls data_version and, when it changed (or full), loads.
-func loadCmd(ctx context.Context, src Source, req LoadRequest, version int64, known bool, sorts sortKeys) tea.Cmd {
+func loadCmd(ctx context.Context, src feed.Source, req feed.LoadRequest, version int64, known bool, sorts sortKeys) tea.Cmd {
 	return func() tea.Msg {
 		v, err := src.DataVersion(ctx)
 		if err != nil {
 			return loadedMsg{err: err}
 		}
 		note := ""
-		if n, ok := src.(ChangeNoter); ok {
+		if n, ok := src.(feed.ChangeNoter); ok {
 			note = n.ChangeNote()
 		}
 		if !req.Full && known && v == version {
@@ -109,11 +110,11 @@ func loadCmd(ctx context.Context, src Source, req LoadRequest, version int64, kn
 		}
 		msg := loadedMsg{version: v, res: res, b: b, note: note}
 		if res.Full {
-			t := newTable(taskSpec, b.tasks, sorts[KindTask])
-			r := newTable(runSpec, b.runs, sorts[KindRun])
-			a := newTable(approvalSpec, b.approvals, sorts[KindApproval])
-			j := newTable(jobSpec, b.jobs, sorts[KindJob])
-			n := newTable(alertSpec, b.alerts, sorts[KindAlert])
+			t := newTable(taskSpec, b.tasks, sorts[feed.KindTask])
+			r := newTable(runSpec, b.runs, sorts[feed.KindRun])
+			a := newTable(approvalSpec, b.approvals, sorts[feed.KindApproval])
+			j := newTable(jobSpec, b.jobs, sorts[feed.KindJob])
+			n := newTable(alertSpec, b.alerts, sorts[feed.KindAlert])
 			msg.tasks, msg.runs, msg.approvals, msg.jobs, msg.alerts = &t, &r, &a, &j, &n
 			b.tasks, b.runs, b.approvals, b.jobs, b.alerts = nil, nil, nil, nil, nil
 		}

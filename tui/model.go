@@ -13,6 +13,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/themes"
 )
 
@@ -69,21 +70,21 @@ func (s statusLine) expired(now core.Timestamp) bool {
 type Model struct {
 	ctx  *Context
 	opts Options
-	src  Source
+	src  feed.Source
 
 	tasks     *list[taskRow]
 	runs      *list[runRow]
 	approvals *list[approvalRow]
 	jobs      *list[jobRow]
 	alerts    *list[alertRow]
-	panes     [numKinds]pane
+	panes     [feed.NumKinds]pane
 	// afterFirst are the reads held back until the first window arrives
 	// (onLoaded: the active pane's rows first).
 	afterFirst []tea.Cmd
 	// headerKnown: the header's counts have been read (until then it shows
 	// "…", not zeros).
 	headerKnown bool
-	active      Kind
+	active      feed.Kind
 
 	help     help.Model
 	showHelp bool
@@ -178,7 +179,7 @@ func New(opts Options) *Model {
 	m := &Model{ctx: ctx, opts: opts, src: opts.Source, ticks: true}
 	m.bg, m.stop = context.WithCancel(context.Background())
 	ctx.bg = m.bg
-	if ws, ok := opts.Source.(WindowSource); ok {
+	if ws, ok := opts.Source.(feed.WindowSource); ok {
 		ctx.win = ws
 	}
 	ctx.unread = m.unreadAlerts
@@ -188,7 +189,7 @@ func New(opts Options) *Model {
 	m.approvals = newList(ctx, approvalSpec)
 	m.jobs = newList(ctx, jobSpec)
 	m.alerts = newList(ctx, alertSpec)
-	m.panes = [numKinds]pane{m.tasks, m.runs, m.approvals, m.jobs, m.alerts}
+	m.panes = [feed.NumKinds]pane{m.tasks, m.runs, m.approvals, m.jobs, m.alerts}
 	m.help = help.New()
 	m.help.Styles = opts.Theme.Help
 	now := ctx.now()
@@ -224,9 +225,9 @@ func (m *Model) startLoad(full bool) tea.Cmd {
 	m.loading = true
 	m.loadStart = m.ctx.now()
 	var sorts sortKeys
-	sorts[KindTask], sorts[KindRun], sorts[KindApproval] = m.tasks.sort, m.runs.sort, m.approvals.sort
-	sorts[KindJob], sorts[KindAlert] = m.jobs.sort, m.alerts.sort
-	req := LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, Windowed: m.windowedKinds(), Now: m.ctx.now()}
+	sorts[feed.KindTask], sorts[feed.KindRun], sorts[feed.KindApproval] = m.tasks.sort, m.runs.sort, m.approvals.sort
+	sorts[feed.KindJob], sorts[feed.KindAlert] = m.jobs.sort, m.alerts.sort
+	req := feed.LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, Windowed: m.windowedKinds(), Now: m.ctx.now()}
 	if m.ctx.win != nil {
 		req.WindowOver = m.opts.WindowOver
 		if req.WindowOver == 0 {
@@ -410,7 +411,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 			// A reload of whole tables (a burst of changes past MaxEvents,
 			// rows pruned by another process) rings for what it brings, as
 			// a delta would, in panes that hold their tables before and after.
-			wa, wt := m.approvals.windowed() || w[KindApproval], m.tasks.windowed() || w[KindTask]
+			wa, wt := m.approvals.windowed() || w[feed.KindApproval], m.tasks.windowed() || w[feed.KindTask]
 			var aps []approvalRow
 			var ts []taskRow
 			if !wa {
@@ -420,7 +421,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 				ts = msg.tasks.rows
 			}
 			ring = m.noticeNew(aps, ts, 0, 0)
-			if !m.alerts.windowed() && !w[KindAlert] {
+			if !m.alerts.windowed() && !w[feed.KindAlert] {
 				ring = m.noticeBudgets(msg.alerts.rows, ring)
 			}
 			// A windowed pane's news are in the journal rows the reload
@@ -429,19 +430,19 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 				m.news = &headerNews{base: m.counts, at: m.ctx.now(), approvals: wa, failures: wt}
 			}
 		}
-		var reads, counts [numKinds]tea.Cmd
-		reads[KindTask], counts[KindTask] = installOrWindow(m.tasks, msg.tasks, w[KindTask])
-		reads[KindRun], counts[KindRun] = installOrWindow(m.runs, msg.runs, w[KindRun])
-		reads[KindApproval], counts[KindApproval] = installOrWindow(m.approvals, msg.approvals, w[KindApproval])
-		reads[KindJob], counts[KindJob] = installOrWindow(m.jobs, msg.jobs, w[KindJob])
-		reads[KindAlert], counts[KindAlert] = installOrWindow(m.alerts, msg.alerts, w[KindAlert])
+		var reads, counts [feed.NumKinds]tea.Cmd
+		reads[feed.KindTask], counts[feed.KindTask] = installOrWindow(m.tasks, msg.tasks, w[feed.KindTask])
+		reads[feed.KindRun], counts[feed.KindRun] = installOrWindow(m.runs, msg.runs, w[feed.KindRun])
+		reads[feed.KindApproval], counts[feed.KindApproval] = installOrWindow(m.approvals, msg.approvals, w[feed.KindApproval])
+		reads[feed.KindJob], counts[feed.KindJob] = installOrWindow(m.jobs, msg.jobs, w[feed.KindJob])
+		reads[feed.KindAlert], counts[feed.KindAlert] = installOrWindow(m.alerts, msg.alerts, w[feed.KindAlert])
 		if !m.loaded && w[m.active] {
 			// The screen's rows first, alone: on a registry whose pages are
 			// not in memory every other read (the other panes, the counts,
 			// the header) competes for the disk. 10,000,000 tasks, cold:
 			// 564 ms to the first screen with all at once, 12 ms alone.
 			cmds = append(cmds, reads[m.active])
-			for k := range numKinds {
+			for k := range feed.NumKinds {
 				if k != m.active {
 					m.afterFirst = append(m.afterFirst, reads[k])
 				}
@@ -456,11 +457,11 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		ring = m.noticeBudgets(b.alerts, m.noticeNew(b.approvals, b.tasks, msg.res.NewPending, msg.res.NewFailed))
 		since, c := m.ctx.now()-day, &m.counts
 		t := msg.res.Touched
-		cmds = append(cmds, applyOrRefresh(m.tasks, b.tasks, b.gone[KindTask], since, c, t[KindTask]),
-			applyOrRefresh(m.runs, b.runs, b.gone[KindRun], since, c, t[KindRun]),
-			applyOrRefresh(m.approvals, b.approvals, b.gone[KindApproval], since, c, t[KindApproval]),
-			applyOrRefresh(m.jobs, b.jobs, b.gone[KindJob], since, c, t[KindJob]),
-			applyOrRefresh(m.alerts, b.alerts, b.gone[KindAlert], since, c, t[KindAlert]))
+		cmds = append(cmds, applyOrRefresh(m.tasks, b.tasks, b.gone[feed.KindTask], since, c, t[feed.KindTask]),
+			applyOrRefresh(m.runs, b.runs, b.gone[feed.KindRun], since, c, t[feed.KindRun]),
+			applyOrRefresh(m.approvals, b.approvals, b.gone[feed.KindApproval], since, c, t[feed.KindApproval]),
+			applyOrRefresh(m.jobs, b.jobs, b.gone[feed.KindJob], since, c, t[feed.KindJob]),
+			applyOrRefresh(m.alerts, b.alerts, b.gone[feed.KindAlert], since, c, t[feed.KindAlert]))
 		if !m.alerts.windowed() {
 			applyCounted(m.alerts, markRead(m.alerts, msg.res.Undelivered, m.ctx.now()), nil, since, c)
 		}
@@ -512,8 +513,8 @@ func (m *Model) holds(c core.TableCounts) bool {
 }
 
 // windowedKinds are the kinds whose panes read windows.
-func (m *Model) windowedKinds() [numKinds]bool {
-	return [numKinds]bool{m.tasks.windowed(), m.runs.windowed(), m.approvals.windowed(), m.jobs.windowed(), m.alerts.windowed()}
+func (m *Model) windowedKinds() [feed.NumKinds]bool {
+	return [feed.NumKinds]bool{m.tasks.windowed(), m.runs.windowed(), m.approvals.windowed(), m.jobs.windowed(), m.alerts.windowed()}
 }
 
 func (m *Model) anyWindowed() bool {
@@ -560,15 +561,15 @@ func (m *Model) onWindow(msg windowMsg) tea.Cmd {
 	var cmd tea.Cmd
 	var err error
 	switch msg.kind {
-	case KindTask:
+	case feed.KindTask:
 		cmd, err = m.tasks.onWindow(msg.b.tasks, msg)
-	case KindRun:
+	case feed.KindRun:
 		cmd, err = m.runs.onWindow(msg.b.runs, msg)
-	case KindApproval:
+	case feed.KindApproval:
 		cmd, err = m.approvals.onWindow(msg.b.approvals, msg)
-	case KindJob:
+	case feed.KindJob:
 		cmd, err = m.jobs.onWindow(msg.b.jobs, msg)
-	case KindAlert:
+	case feed.KindAlert:
 		cmd, err = m.alerts.onWindow(msg.b.alerts, msg)
 	}
 	if err != nil {
@@ -581,15 +582,15 @@ func (m *Model) onWindow(msg windowMsg) tea.Cmd {
 func (m *Model) onCount(msg countMsg) {
 	var err error
 	switch msg.kind {
-	case KindTask:
+	case feed.KindTask:
 		err = m.tasks.onCount(msg)
-	case KindRun:
+	case feed.KindRun:
 		err = m.runs.onCount(msg)
-	case KindApproval:
+	case feed.KindApproval:
 		err = m.approvals.onCount(msg)
-	case KindJob:
+	case feed.KindJob:
 		err = m.jobs.onCount(msg)
-	case KindAlert:
+	case feed.KindAlert:
 		err = m.alerts.onCount(msg)
 	}
 	if err != nil {
@@ -723,10 +724,10 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		m.showHelp = true
 		return nil
 	case key.Matches(k, keys.NextPane):
-		m.switchPane((m.active + 1) % numKinds)
+		m.switchPane((m.active + 1) % feed.NumKinds)
 		return nil
 	case key.Matches(k, keys.PrevPane):
-		m.switchPane((m.active + numKinds - 1) % numKinds)
+		m.switchPane((m.active + feed.NumKinds - 1) % feed.NumKinds)
 		return nil
 	}
 	if k2, ok := m.paneKey(k); ok {
@@ -742,7 +743,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		if !have {
 			return nil
 		}
-		if t.Kind == KindJob {
+		if t.Kind == feed.KindJob {
 			return m.openLog(t)
 		}
 		return m.openDetail(t)
@@ -752,7 +753,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case key.Matches(k, keys.Log):
-		if have && t.Kind == KindJob {
+		if have && t.Kind == feed.KindJob {
 			return m.openLog(t)
 		}
 		if have {
@@ -797,8 +798,8 @@ func (m *Model) isRowKey(k tea.KeyPressMsg) bool {
 	return false
 }
 
-func (m *Model) paneKey(k tea.KeyPressMsg) (Kind, bool) {
-	for kind := Kind(0); kind < numKinds; kind++ {
+func (m *Model) paneKey(k tea.KeyPressMsg) (feed.Kind, bool) {
+	for kind := feed.Kind(0); kind < feed.NumKinds; kind++ {
 		if key.Matches(k, m.paneBinding(kind)) {
 			return kind, true
 		}
@@ -806,12 +807,12 @@ func (m *Model) paneKey(k tea.KeyPressMsg) (Kind, bool) {
 	return 0, false
 }
 
-func (m *Model) paneBinding(k Kind) key.Binding {
+func (m *Model) paneBinding(k feed.Kind) key.Binding {
 	keys := m.ctx.Keys
 	return [...]key.Binding{keys.Tasks, keys.Runs, keys.Approvals, keys.Jobs, keys.Alerts}[k]
 }
 
-func (m *Model) switchPane(k Kind) {
+func (m *Model) switchPane(k feed.Kind) {
 	m.active = k
 	m.showHelp, m.helpTop = false, 0
 	m.clearStatus()
@@ -828,11 +829,11 @@ func (m *Model) quitCmd() tea.Cmd {
 
 type detailMsg struct {
 	target Target
-	d      *Detail
+	d      *feed.Detail
 	err    error
 }
 
-func detailCmd(ctx context.Context, src Source, t Target) tea.Cmd {
+func detailCmd(ctx context.Context, src feed.Source, t Target) tea.Cmd {
 	return func() tea.Msg {
 		d, err := src.Detail(ctx, t.Kind, t.ID)
 		return detailMsg{target: t, d: d, err: err}
@@ -854,7 +855,7 @@ func (m *Model) onDetail(msg detailMsg) tea.Cmd {
 }
 
 func (m *Model) openLog(t Target) tea.Cmd {
-	if t.Kind != KindJob {
+	if t.Kind != feed.KindJob {
 		return nil
 	}
 	if t.LogPath == "" {

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/tui/logview"
 )
 
@@ -178,7 +179,7 @@ func TestFilterIsSanitised(t *testing.T) {
 
 func TestPaneSwitching(t *testing.T) {
 	hs := newHarness(t, 80, 24)
-	order := []Kind{KindRun, KindApproval, KindJob, KindAlert, KindTask}
+	order := []feed.Kind{feed.KindRun, feed.KindApproval, feed.KindJob, feed.KindAlert, feed.KindTask}
 	for _, want := range order {
 		hs.keys("tab")
 		if hs.m.active != want {
@@ -186,12 +187,12 @@ func TestPaneSwitching(t *testing.T) {
 		}
 	}
 	hs.keys("shift+tab")
-	if hs.m.active != KindAlert {
+	if hs.m.active != feed.KindAlert {
 		t.Fatalf("shift+tab: %v", hs.m.active)
 	}
 	for i, k := range []string{"1", "2", "3", "4", "5"} {
 		hs.keys(k)
-		if hs.m.active != Kind(i) {
+		if hs.m.active != feed.Kind(i) {
 			t.Fatalf("%s: pane %v", k, hs.m.active)
 		}
 	}
@@ -276,7 +277,7 @@ func TestLogView(t *testing.T) {
 	// The job finishes in another process: the log view marks the end.
 	hs.src.mutate(func(s *fakeSource) []change {
 		s.jobs[0].Status, s.jobs[0].ExitCode, s.jobs[0].CompletedAt = core.JobCompleted, ptr(0), at(0)
-		return []change{{KindJob, "a1b2c3d4e5f6"}}
+		return []change{{feed.KindJob, "a1b2c3d4e5f6"}}
 	})
 	hs.send(tickMsg{})
 	if !fl.ended {
@@ -647,8 +648,8 @@ func TestLiveDelta(t *testing.T) {
 		s.tasks = append(s.tasks[:2], s.tasks[3:]...) // the lost task is pruned
 		s.alerts = append(s.alerts, core.Notification{ID: 4, Kind: core.NotifyTaskSilent, Text: "silent", CreatedAt: at(0)})
 		s.alerts[1].DeliveredAt = at(0)
-		return []change{{KindTask, "0193a0b1-0002-7000-8000-000000000002"}, {KindTask, "0193a0b1-0008-7000-8000-000000000008"},
-			{KindTask, "0193a0b1-0003-7000-8000-000000000003"}}
+		return []change{{feed.KindTask, "0193a0b1-0002-7000-8000-000000000002"}, {feed.KindTask, "0193a0b1-0008-7000-8000-000000000008"},
+			{feed.KindTask, "0193a0b1-0003-7000-8000-000000000003"}}
 	})
 	hs.send(tickMsg{})
 	if got := short(hs.visibleIDs()); got != "2184675" {
@@ -693,7 +694,7 @@ type countingSource struct {
 	c core.TableCounts
 }
 
-func (c countingSource) Load(ctx context.Context, req LoadRequest, sink Sink) (LoadResult, error) {
+func (c countingSource) Load(ctx context.Context, req feed.LoadRequest, sink feed.Sink) (feed.LoadResult, error) {
 	res, err := c.fakeSource.Load(ctx, req, sink)
 	if !res.Full {
 		res.Counts = &c.c
@@ -792,7 +793,7 @@ func TestDetailFollowsLiveChanges(t *testing.T) {
 	}
 	hs.src.mutate(func(s *fakeSource) []change {
 		s.tasks[0].Status, s.tasks[0].EndedAt = core.TaskSucceeded, at(0)
-		return []change{{KindTask, s.tasks[0].ID}}
+		return []change{{feed.KindTask, s.tasks[0].ID}}
 	})
 	hs.send(tickMsg{})
 	if !strings.Contains(hs.screen(), "status            succeeded") {
@@ -847,7 +848,7 @@ func TestFilterSeesLiveChanges(t *testing.T) {
 		s.tasks = append(s.tasks, core.Task{ID: "0193a0b1-0009-7000-8000-000000000009", Runtime: core.RuntimeCLI,
 			Status: core.TaskQueued, DeliveryStatus: core.DeliveryNotApplicable, Label: "new work", CreatedAt: at(0)})
 		s.tasks[0].Label = "network work"
-		return []change{{KindTask, "0193a0b1-0009-7000-8000-000000000009"}, {KindTask, s.tasks[0].ID}}
+		return []change{{feed.KindTask, "0193a0b1-0009-7000-8000-000000000009"}, {feed.KindTask, s.tasks[0].ID}}
 	})
 	hs.send(tickMsg{})
 	if got := short(hs.visibleIDs()); got != "19" {
@@ -855,7 +856,7 @@ func TestFilterSeesLiveChanges(t *testing.T) {
 	}
 	hs.src.mutate(func(s *fakeSource) []change {
 		s.tasks[0].Label = "summarise"
-		return []change{{KindTask, s.tasks[0].ID}}
+		return []change{{feed.KindTask, s.tasks[0].ID}}
 	})
 	hs.send(tickMsg{})
 	if got := short(hs.visibleIDs()); got != "9" {

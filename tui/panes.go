@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -23,7 +24,7 @@ type pane interface {
 	ShortHelp() []key.Binding
 	FullHelp() [][]key.Binding
 	Title() string
-	Kind() Kind
+	Kind() feed.Kind
 	Selected() (Target, bool)
 	Counts() (shown, total int)
 	// CountCapped reports that shown is a lower bound (a windowed pane's
@@ -59,7 +60,7 @@ type taskRow struct {
 	created  core.Timestamp
 	last     core.Timestamp // the latest of ended_at and last_event_at ?? started_at ?? created_at
 	ended    core.Timestamp
-	spent    string // the SPENT cell: its own and its run's tokens' cost (spentText)
+	spent    string // the SPENT cell: its own and its run's tokens' cost (feed.SpentText)
 }
 
 func taskRowOf(t *core.Task) taskRow {
@@ -85,7 +86,7 @@ func taskRowOf(t *core.Task) taskRow {
 		created:  t.CreatedAt,
 		last:     max(t.LastActivity(), t.EndedAt),
 		ended:    t.EndedAt,
-		spent:    spentText(t.Spent),
+		spent:    feed.SpentText(t.Spent),
 	}
 }
 
@@ -107,7 +108,7 @@ type runRow struct {
 	waits                       int64
 	started, progress, ended    core.Timestamp
 	reason                      string
-	spent                       string // the SPENT cell (spentText)
+	spent                       string // the SPENT cell (feed.SpentText)
 }
 
 func runRowOf(r *core.Run) runRow {
@@ -129,7 +130,7 @@ func runRowOf(r *core.Run) runRow {
 		id:   oneLine(r.RunID), label: oneLine(r.Label), child: oneLine(r.ChildSession),
 		requester: oneLine(r.RequesterSession), agent: agentName(r.Agent), state: internStr(state), waits: r.PendingApprovalWaits,
 		started: r.StartedAt, progress: r.LastProgressAt, ended: r.EndedAt, reason: oneLine(clip(reason, 300)),
-		spent: spentText(r.Spent),
+		spent: feed.SpentText(r.Spent),
 	}
 }
 
@@ -268,7 +269,7 @@ func rank[T comparable](m map[T]int, s T) int {
 func newest(a, b core.Timestamp) int { return cmp.Compare(b, a) }
 
 var taskSpec = &listSpec[taskRow]{
-	kind:  KindTask,
+	kind:  feed.KindTask,
 	title: "Tasks",
 	columns: []column{
 		{Title: "ID", Width: 13},
@@ -304,13 +305,13 @@ var taskSpec = &listSpec[taskRow]{
 		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.agent, r.name, r.session, string(r.delivery), r.err)
 	},
 	target: func(r *taskRow) Target {
-		return Target{Kind: KindTask, ID: r.id, Short: r.shortID(), Status: string(r.status),
+		return Target{Kind: feed.KindTask, ID: r.id, Short: r.shortID(), Status: string(r.status),
 			Session: r.session, RunID: r.runID, Name: r.name}
 	},
 }
 
 var runSpec = &listSpec[runRow]{
-	kind:  KindRun,
+	kind:  feed.KindRun,
 	title: "Runs",
 	columns: []column{
 		{Title: "RUN", Width: 14},
@@ -344,12 +345,12 @@ var runSpec = &listSpec[runRow]{
 		return appendWords(dst, r.id, r.state, r.agent, r.label, r.child, r.reason)
 	},
 	target: func(r *runRow) Target {
-		return Target{Kind: KindRun, ID: r.id, Short: r.id, Status: r.state, Session: r.child, RunID: r.id, Name: r.label}
+		return Target{Kind: feed.KindRun, ID: r.id, Short: r.id, Status: r.state, Session: r.child, RunID: r.id, Name: r.label}
 	},
 }
 
 var approvalSpec = &listSpec[approvalRow]{
-	kind:  KindApproval,
+	kind:  feed.KindApproval,
 	title: "Approvals",
 	columns: []column{
 		{Title: "ID", Width: 12},
@@ -390,14 +391,14 @@ var approvalSpec = &listSpec[approvalRow]{
 		return appendWords(dst, r.id, string(r.status), r.tool, r.command, r.agent, r.session, string(r.scope), r.decidedBy)
 	},
 	target: func(r *approvalRow) Target {
-		return Target{Kind: KindApproval, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
+		return Target{Kind: feed.KindApproval, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
 			RunID: r.runID, Name: r.tool + ": " + r.command, Tool: r.tool, Pattern: r.pattern, Hidden: r.hidden,
 			Cwd: r.cwd, Why: r.rationale, Suggestions: r.suggestions}
 	},
 }
 
 var jobSpec = &listSpec[jobRow]{
-	kind:  KindJob,
+	kind:  feed.KindJob,
 	title: "Jobs",
 	columns: []column{
 		{Title: "ID", Width: 12},
@@ -436,13 +437,13 @@ var jobSpec = &listSpec[jobRow]{
 		return appendWords(dst, r.id, string(r.status), r.command, r.session, r.host)
 	},
 	target: func(r *jobRow) Target {
-		return Target{Kind: KindJob, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
+		return Target{Kind: feed.KindJob, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
 			LogPath: r.logPath, Name: r.command}
 	},
 }
 
 var alertSpec = &listSpec[alertRow]{
-	kind:  KindAlert,
+	kind:  feed.KindAlert,
 	title: "Alerts",
 	columns: []column{
 		{Title: "ID", Width: 6, Right: true},
@@ -472,7 +473,7 @@ var alertSpec = &listSpec[alertRow]{
 		return appendWords(dst, r.idStr, r.state(), r.kind, r.text, r.session, r.subject)
 	},
 	target: func(r *alertRow) Target {
-		return Target{Kind: KindAlert, ID: r.idStr, Short: r.idStr, Status: r.state(), Session: r.session, Name: r.text}
+		return Target{Kind: feed.KindAlert, ID: r.idStr, Short: r.idStr, Status: r.state(), Session: r.session, Name: r.text}
 	},
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // Actions on a row that has already ended are refused with a status line
@@ -49,7 +50,7 @@ func TestDetailActionUsesCurrentStatus(t *testing.T) {
 	}
 	hs.src.mutate(func(s *fakeSource) []change {
 		s.approvals[1].Status = core.ApprovalExpired
-		return []change{{KindApproval, s.approvals[1].ID}}
+		return []change{{feed.KindApproval, s.approvals[1].ID}}
 	})
 	hs.send(tickMsg{})
 	hs.keys("a")
@@ -137,7 +138,7 @@ func TestTaskIDsShownAsUniquePrefixes(t *testing.T) {
 	hs.src.mutate(func(s *fakeSource) []change {
 		n := taskAt(ms+1, "abf", "123-000000000004")
 		s.tasks = append(s.tasks, n)
-		return []change{{KindTask, n.ID}}
+		return []change{{feed.KindTask, n.ID}}
 	})
 	hs.send(tickMsg{})
 	shown = shownIDs(hs.m.tasks)
@@ -152,7 +153,7 @@ func TestTaskIDsShownAsUniquePrefixes(t *testing.T) {
 
 // loadedMsgFull runs a full load of the harness's source.
 func loadedMsgFull(hs *harness) loadedMsg {
-	return loadCmd(hs.m.bg, hs.src, LoadRequest{Full: true}, 0, false, sortKeys{})().(loadedMsg)
+	return loadCmd(hs.m.bg, hs.src, feed.LoadRequest{Full: true}, 0, false, sortKeys{})().(loadedMsg)
 }
 
 // Many random ids: every shown prefix is unique, after a full load and

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
 )
@@ -18,7 +19,7 @@ type realReg struct {
 	db  *store.DB
 	reg *core.Registry
 	clk *core.FakeClock
-	src Source
+	src feed.Source
 }
 
 func openReal(t *testing.T) *realReg {
@@ -30,7 +31,7 @@ func openReal(t *testing.T) *realReg {
 	}
 	t.Cleanup(func() { db.Close() })
 	clk := core.NewFakeClock(t0)
-	return &realReg{db: db, reg: core.NewRegistry(db, clk, core.DefaultThresholds()), clk: clk, src: NewStoreSource(db)}
+	return &realReg{db: db, reg: core.NewRegistry(db, clk, core.DefaultThresholds()), clk: clk, src: feed.NewStoreSource(db)}
 }
 
 // realHarness is the console over a real registry, ticks off.
@@ -213,7 +214,7 @@ func TestStoreSourceReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	rr := &realReg{db: ro, clk: r.clk, src: NewStoreSource(ro)}
+	rr := &realReg{db: ro, clk: r.clk, src: feed.NewStoreSource(ro)}
 	hs := realHarness(t, rr, true)
 	if _, n := hs.m.tasks.Counts(); n != 1 {
 		t.Fatalf("read-only load: %d tasks", n)
@@ -230,25 +231,10 @@ func TestStoreSourceReadOnly(t *testing.T) {
 	}
 }
 
-func TestFields(t *testing.T) {
-	j := &core.Job{ID: "abc", Command: []string{"echo", "hi there"}, ExitCode: ptr(3), CreatedAt: at(0)}
-	got := map[string]Field{}
-	for _, f := range Fields(j) {
-		got[f.Name] = f
-	}
-	if got["command"].Value != "echo 'hi there'" || got["exit_code"].Value != "3" ||
-		got["started_at"].Value != "null" || got["created_at"].TS != at(0) {
-		t.Fatalf("fields %+v", got)
-	}
-	if _, ok := got["Rev"]; ok {
-		t.Fatal("Rev (json:\"-\") listed")
-	}
-}
-
 // tickAfterWrite sends the poll tick once the source has noticed the write
 // just made: at once on SQLite (data_version), on PostgreSQL when the
 // change notification has arrived (asynchronously, within 5 s).
-func tickAfterWrite(t *testing.T, hs *harness, src Source) {
+func tickAfterWrite(t *testing.T, hs *harness, src feed.Source) {
 	t.Helper()
 	awaitWrite(t, hs, src)
 	hs.send(tickMsg{})
@@ -256,7 +242,7 @@ func tickAfterWrite(t *testing.T, hs *harness, src Source) {
 
 // awaitWrite waits until the source has noticed the write just made (its
 // DataVersion differs from the model's), at most 5 s.
-func awaitWrite(t *testing.T, hs *harness, src Source) {
+func awaitWrite(t *testing.T, hs *harness, src feed.Source) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {

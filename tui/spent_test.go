@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // recordSink keeps the tasks and runs a load passes on.
@@ -20,7 +21,7 @@ func (s *recordSink) Run(r *core.Run)          { s.runs[r.RunID] = *r }
 func (s *recordSink) Approval(*core.Approval)  {}
 func (s *recordSink) Job(*core.Job)            {}
 func (s *recordSink) Alert(*core.Notification) {}
-func (s *recordSink) Gone(Kind, string)        {}
+func (s *recordSink) Gone(feed.Kind, string)   {}
 
 // TestSpentFromTheStore: a load and a window carry what each task and run
 // spent (a sub-agent task its run's tokens, a tracked task its own), priced
@@ -28,7 +29,7 @@ func (s *recordSink) Gone(Kind, string)        {}
 func TestSpentFromTheStore(t *testing.T) {
 	ctx := context.Background()
 	r := openReal(t)
-	r.src = NewPricedStoreSource(r.db, core.Prices{"house-model": {Input: 10}})
+	r.src = feed.NewPricedStoreSource(r.db, core.Prices{"house-model": {Input: 10}})
 	must2[*core.Session, core.Result](t)(r.reg.OpenSession(ctx, "s1", "", core.ActorRuntime))
 	_ = must[*core.Run](t)(r.reg.RegisterRun(ctx, core.NewRun{RunID: "r1", ChildSession: "s1:r1", RequesterSession: "s1"}, core.ActorRuntime))
 	sub := must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeSubagent, RunID: "r1", OwnerSession: "s1"}, core.ActorRuntime))
@@ -41,10 +42,10 @@ func TestSpentFromTheStore(t *testing.T) {
 		{Scope: core.UsageTask, ID: tracked.ID, Model: "mystery", Tokens: core.Tokens{Input: 5}, CountedAt: now},
 	}))
 	got := &recordSink{tasks: map[string]core.Task{}, runs: map[string]core.Run{}}
-	if _, err := r.src.Load(ctx, LoadRequest{Full: true}, got); err != nil {
+	if _, err := r.src.Load(ctx, feed.LoadRequest{Full: true}, got); err != nil {
 		t.Fatal(err)
 	}
-	cell := func(s core.UsageSummary) string { return spentText(s) }
+	cell := func(s core.UsageSummary) string { return feed.SpentText(s) }
 	for what, pair := range map[string][2]string{
 		"run":          {cell(got.runs["r1"].Spent), "$3.15"},
 		"its task":     {cell(got.tasks[sub.ID].Spent), "$3.15"},
@@ -56,13 +57,13 @@ func TestSpentFromTheStore(t *testing.T) {
 		}
 	}
 	win := &recordSink{tasks: map[string]core.Task{}, runs: map[string]core.Run{}}
-	if _, err := r.src.(WindowSource).Window(ctx, WindowRequest{Kind: KindRun, After: 10}, win); err != nil {
+	if _, err := r.src.(feed.WindowSource).Window(ctx, feed.WindowRequest{Kind: feed.KindRun, After: 10}, win); err != nil {
 		t.Fatal(err)
 	}
 	if c := cell(win.runs["r1"].Spent); c != "$3.15" {
 		t.Errorf("window: run SPENT %q, want $3.15", c)
 	}
-	d, err := r.src.Detail(ctx, KindTask, tracked.ID)
+	d, err := r.src.Detail(ctx, feed.KindTask, tracked.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,21 +80,6 @@ func TestSpentFromTheStore(t *testing.T) {
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("detail:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-func TestSpentText(t *testing.T) {
-	for s, want := range map[core.UsageSummary]string{
-		{}:                                    "-",
-		{Tokens: 10, CostMicroUSD: 1}:         "<$0.01",
-		{Tokens: 10, CostMicroUSD: 5_120_000}: "$5.12",
-		{Tokens: 1_234_567, Unpriced: true}:   "1.2M tok",
-		{Tokens: 950, Unpriced: true}:         "950 tok",
-		{Tokens: 45_000, Unpriced: true}:      "45k tok",
-	} {
-		if got := spentText(s); got != want {
-			t.Errorf("spentText(%+v) = %q, want %q", s, got, want)
-		}
 	}
 }
 

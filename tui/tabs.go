@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clawpit/clawpit/feed"
+
 	"charm.land/lipgloss/v2"
 	"github.com/clawpit/clawpit/termtext"
 )
@@ -21,7 +23,7 @@ var tabForms = []tabForm{
 
 // shortTitles are the pane titles where the full ones do not fit (40
 // columns): still words, so every pane is named.
-var shortTitles = [numKinds]string{"Tasks", "Runs", "Appr", "Jobs", "Alerts"}
+var shortTitles = [feed.NumKinds]string{"Tasks", "Runs", "Appr", "Jobs", "Alerts"}
 
 // tabsView renders the pane tabs: "1 Tasks 1,204  2 Runs 3 …", the
 // widest form that fits w; at the narrowest, the tabs scroll so the active
@@ -38,8 +40,8 @@ func (m *Model) tabsView(w int) string {
 }
 
 func (m *Model) tabLabels(f tabForm) []string {
-	labels := make([]string, numKinds)
-	for k := Kind(0); k < numKinds; k++ {
+	labels := make([]string, feed.NumKinds)
+	for k := feed.Kind(0); k < feed.NumKinds; k++ {
 		p := m.panes[k]
 		title := p.Title()
 		if f.short {
@@ -59,13 +61,13 @@ func (m *Model) tabLabels(f tabForm) []string {
 
 // tabCount is a tab's number: the rows, "shown/total" under a filter, "…"
 // before a windowed pane is counted; for alerts unread/total.
-func (m *Model) tabCount(k Kind) string {
+func (m *Model) tabCount(k feed.Kind) string {
 	p := m.panes[k]
 	shown, total := p.Counts()
 	switch {
 	case !p.CountKnown():
 		return "…"
-	case k == KindAlert:
+	case k == feed.KindAlert:
 		n, known := m.unreadAlerts()
 		return alertsCount(n, total, known)
 	case p.CountCapped():
@@ -81,7 +83,7 @@ func (m *Model) joinTabs(labels []string, from, to int) string {
 	th := m.ctx.Theme
 	parts := make([]string, 0, to-from)
 	for k := from; k < to; k++ {
-		if Kind(k) == m.active {
+		if feed.Kind(k) == m.active {
 			parts = append(parts, th.TabActive.Render(labels[k]))
 		} else {
 			parts = append(parts, th.Tab.Render(labels[k]))
@@ -159,7 +161,7 @@ func (m *Model) countsLine(w int, num func(int) string, stat func(string, int) s
 		lead = 2
 		// What the last 24 h cost (What it costs) shows only where every
 		// other count fits in full words beside it.
-		spent := "spent 24h " + th.Count.Render(spentText(m.spent))
+		spent := "spent 24h " + th.Count.Render(feed.SpentText(m.spent))
 		forms = append([]form{{"  │  ", []string{long, running, failures, alerts, spent}},
 			{"   ", []string{long, running, failures, alerts, spent}}}, forms...)
 	}

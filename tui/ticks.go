@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -121,7 +122,7 @@ func (m *Model) watch() tea.Cmd {
 	}
 	if !m.hintsTried {
 		m.hintsTried = true
-		if h, ok := m.src.(HintSource); ok {
+		if h, ok := m.src.(feed.HintSource); ok {
 			if ch, cancel, ok := h.ChangeHints(); ok {
 				m.hints = ch
 				context.AfterFunc(m.bg, cancel)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // Issue 26 item 6: x marks the selected alert read, X marks every unread
@@ -19,7 +20,7 @@ func TestAlertKeys(t *testing.T) {
 			t.Errorf("alerts pane lacks %q:\n%s", want, scr)
 		}
 	}
-	sel, _ := hs.m.panes[KindAlert].Selected()
+	sel, _ := hs.m.panes[feed.KindAlert].Selected()
 	hs.keys("x")
 	if c := hs.act.last(); c.op != "read" || c.id != sel.ID || c.actor != "op@host" {
 		t.Errorf("x called %+v, want read of %s by op@host", c, sel.ID)
@@ -100,7 +101,7 @@ func TestReadAlertsDimmed(t *testing.T) {
 // one shown, and the header says its counts in words.
 func TestSmallTerminal(t *testing.T) {
 	hs := newHarness(t, 40, 10)
-	for k := range numKinds {
+	for k := range feed.NumKinds {
 		hs.keys(string(rune('1' + k)))
 		lines := strings.Split(hs.screen(), "\n")
 		if len(lines) != 10 {
@@ -134,7 +135,7 @@ func TestSmallTerminal(t *testing.T) {
 // the short titles do not fit.
 func TestTabsScroll(t *testing.T) {
 	hs := newHarness(t, 24, 10)
-	for k := range numKinds {
+	for k := range feed.NumKinds {
 		hs.keys(string(rune('1' + k)))
 		tabs := strings.Split(hs.screen(), "\n")[2]
 		if !strings.Contains(tabs, string(rune('1'+k))+" "+shortTitles[k]) || lipglossWidth(tabs) > 24 {
@@ -247,7 +248,7 @@ func TestDeliveryColumnHidden(t *testing.T) {
 			if s.tasks[i].DeliveryStatus != core.DeliveryNotApplicable {
 				s.tasks[i].DeliveryStatus = core.DeliveryPending
 			}
-			ch = append(ch, change{KindTask, s.tasks[i].ID})
+			ch = append(ch, change{feed.KindTask, s.tasks[i].ID})
 		}
 		return ch
 	}

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -68,21 +69,21 @@ const (
 
 // windowMsg is a window read for a pane.
 type windowMsg struct {
-	kind Kind
+	kind feed.Kind
 	seq  uint64
 	jump int
-	req  WindowRequest
+	req  feed.WindowRequest
 	b    *batch
-	res  WindowResult
+	res  feed.WindowResult
 	err  error
 }
 
 // countMsg is a pane's row counts.
 type countMsg struct {
-	kind  Kind
+	kind  feed.Kind
 	seq   uint64
-	req   WindowRequest
-	res   WindowResult
+	req   feed.WindowRequest
+	res   feed.WindowResult
 	err   error
 	spent core.Timestamp
 }
@@ -94,7 +95,7 @@ type headerMsg struct {
 	err error
 }
 
-func headerCmd(ctx context.Context, src WindowSource, now core.Timestamp) tea.Cmd {
+func headerCmd(ctx context.Context, src feed.WindowSource, now core.Timestamp) tea.Cmd {
 	return func() tea.Msg {
 		c, err := src.Header(ctx, now-day)
 		return headerMsg{c: c, at: now, err: err}
@@ -142,7 +143,7 @@ func (l *list[R]) winSpan() (before, after int) {
 
 // around is the request for the window around the cursor's row (the first
 // rows while the operator has not moved the cursor).
-func (l *list[R]) around() WindowRequest {
+func (l *list[R]) around() feed.WindowRequest {
 	req := l.winRequest()
 	before, after := l.winSpan()
 	req.After = after
@@ -152,13 +153,13 @@ func (l *list[R]) around() WindowRequest {
 	return req
 }
 
-func (l *list[R]) winRequest() WindowRequest {
-	return WindowRequest{Kind: l.spec.kind, Sort: l.spec.sorts[l.sort].name, Query: string(l.query)}
+func (l *list[R]) winRequest() feed.WindowRequest {
+	return feed.WindowRequest{Kind: l.spec.kind, Sort: l.spec.sorts[l.sort].name, Query: string(l.query)}
 }
 
 // fetch starts reading a window; a read still running is cancelled (its
 // reply would be dropped anyway).
-func (l *list[R]) fetch(req WindowRequest, jump int) tea.Cmd {
+func (l *list[R]) fetch(req feed.WindowRequest, jump int) tea.Cmd {
 	src := l.ctx.win
 	if src == nil {
 		return nil
@@ -514,9 +515,9 @@ func ctxErr(err error) bool { return errors.Is(err, context.Canceled) }
 // nopSink drops rows (count-only requests).
 type nopSink struct{}
 
-func (nopSink) Task(*core.Task)           {}
-func (nopSink) Run(*core.Run)             {}
-func (nopSink) Approval(*core.Approval)   {}
-func (nopSink) Job(*core.Job)             {}
-func (nopSink) Alert(*core.Notification)  {}
-func (nopSink) Gone(kind Kind, id string) {}
+func (nopSink) Task(*core.Task)                {}
+func (nopSink) Run(*core.Run)                  {}
+func (nopSink) Approval(*core.Approval)        {}
+func (nopSink) Job(*core.Job)                  {}
+func (nopSink) Alert(*core.Notification)       {}
+func (nopSink) Gone(kind feed.Kind, id string) {}

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // Windowed panes over a real registry (issue 14): every pane reads windows
@@ -71,7 +72,7 @@ func windowHarness(t *testing.T, r *realReg) *harness {
 func storeOrder(t *testing.T, r *realReg, sort, query string) []string {
 	t.Helper()
 	b := newBatch()
-	_, err := r.src.(WindowSource).Window(context.Background(), WindowRequest{Kind: KindTask, Sort: sort, Query: query, After: 1 << 20}, b)
+	_, err := r.src.(feed.WindowSource).Window(context.Background(), feed.WindowRequest{Kind: feed.KindTask, Sort: sort, Query: query, After: 1 << 20}, b)
 	check(t, err)
 	ids := make([]string, len(b.tasks))
 	for i := range b.tasks {
@@ -305,7 +306,7 @@ func TestWindowOrderMatchesPanes(t *testing.T) {
 	r := openReal(t)
 	seedTasks(t, r, 300)
 	b := newBatch()
-	_, err := r.src.(WindowSource).Window(context.Background(), WindowRequest{Kind: KindTask, After: 1000}, b)
+	_, err := r.src.(feed.WindowSource).Window(context.Background(), feed.WindowRequest{Kind: feed.KindTask, After: 1000}, b)
 	check(t, err)
 	for i, sk := range taskSpec.sorts {
 		tb := newTable(taskSpec, slices.Clone(b.tasks), i)
@@ -392,13 +393,13 @@ func TestWindowCappedCountInTab(t *testing.T) {
 // reqLog records the requests the console makes to its window source:
 // the counts (counts true) or the window reads.
 type reqLog struct {
-	WindowSource
+	feed.WindowSource
 	counts bool
 	mu     sync.Mutex
-	reqs   []WindowRequest
+	reqs   []feed.WindowRequest
 }
 
-func (s *reqLog) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
+func (s *reqLog) Window(ctx context.Context, req feed.WindowRequest, sink feed.Sink) (feed.WindowResult, error) {
 	if req.Count == s.counts {
 		s.mu.Lock()
 		s.reqs = append(s.reqs, req)
@@ -407,7 +408,7 @@ func (s *reqLog) Window(ctx context.Context, req WindowRequest, sink Sink) (Wind
 	return s.WindowSource.Window(ctx, req, sink)
 }
 
-func (s *reqLog) take() []WindowRequest {
+func (s *reqLog) take() []feed.WindowRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.reqs
@@ -422,7 +423,7 @@ func (s *reqLog) take() []WindowRequest {
 func TestWindowFilterCountsOnlyMatches(t *testing.T) {
 	r := openReal(t)
 	seedTasks(t, r, 400)
-	cs := &reqLog{WindowSource: r.src.(WindowSource), counts: true}
+	cs := &reqLog{WindowSource: r.src.(feed.WindowSource), counts: true}
 	r.src = cs
 	hs := windowHarness(t, r)
 	if reqs := cs.take(); len(reqs) == 0 || reqs[0].MatchedOnly {
@@ -570,7 +571,7 @@ func TestWindowCancelledCountIsRedone(t *testing.T) {
 
 // callLog records the reads a model starts.
 type callLog struct {
-	WindowSource
+	feed.WindowSource
 	mu    sync.Mutex
 	calls []string
 }
@@ -589,10 +590,10 @@ func (s *callLog) take() []string {
 	return out
 }
 
-func (s *callLog) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
-	c := "window " + kindEntity(req.Kind)
+func (s *callLog) Window(ctx context.Context, req feed.WindowRequest, sink feed.Sink) (feed.WindowResult, error) {
+	c := "window " + req.Kind.Entity()
 	if req.Count {
-		c = "count " + kindEntity(req.Kind)
+		c = "count " + req.Kind.Entity()
 	}
 	s.log(c)
 	return s.WindowSource.Window(ctx, req, sink)
@@ -610,7 +611,7 @@ func (s *callLog) Header(ctx context.Context, since core.Timestamp) (core.Header
 func TestWindowFirstScreenReadsAlone(t *testing.T) {
 	r := openReal(t)
 	seedTasks(t, r, 400)
-	log := &callLog{WindowSource: r.src.(WindowSource)}
+	log := &callLog{WindowSource: r.src.(feed.WindowSource)}
 	hs := &harness{clk: r.clk}
 	hs.opts = Options{Source: log, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1}
 	hs.m = New(hs.opts)
@@ -735,37 +736,6 @@ func TestWindowAttention(t *testing.T) {
 	}
 }
 
-// TestJournalNews: what the journal of a delta tells the attention bell
-// about windowed panes.
-func TestJournalNews(t *testing.T) {
-	ev := func(entity, id, from, to string, applied bool) core.Event {
-		return core.Event{Entity: entity, EntityID: id, From: from, To: to, Applied: applied}
-	}
-	both := [numKinds]bool{KindTask: true, KindApproval: true}
-	for _, tc := range []struct {
-		name            string
-		evs             []core.Event
-		windowed        [numKinds]bool
-		pending, failed int
-	}{
-		{"new pending", []core.Event{ev("approval", "a1", "", "pending", true)}, both, 1, 0},
-		{"decided in the same delta", []core.Event{ev("approval", "a1", "", "pending", true), ev("approval", "a1", "pending", "approved", true)}, both, 0, 0},
-		{"already pending, refused", []core.Event{ev("approval", "a1", "pending", "pending", false)}, both, 0, 0},
-		{"task fails", []core.Event{ev("task", "t1", "running", "failed", true)}, both, 0, 1},
-		{"created and lost", []core.Event{ev("task", "t1", "", "running", true), ev("task", "t1", "running", "lost", true)}, both, 0, 1},
-		{"lost, then succeeded", []core.Event{ev("task", "t1", "lost", "succeeded", true)}, both, 0, 0},
-		{"failed twice over", []core.Event{ev("task", "t1", "failed", "failed", true)}, both, 0, 0},
-		{"two tasks, one approval", []core.Event{ev("task", "t1", "running", "timed_out", true), ev("task", "t2", "queued", "lost", true),
-			ev("approval", "a1", "", "pending", true)}, both, 1, 2},
-		{"panes holding their tables", []core.Event{ev("task", "t1", "running", "failed", true), ev("approval", "a1", "", "pending", true)}, [numKinds]bool{}, 0, 0},
-		{"a run", []core.Event{ev("run", "r1", "", "running", true)}, [numKinds]bool{KindRun: true}, 0, 0},
-	} {
-		if p, f := journalNews(tc.evs, tc.windowed); p != tc.pending || f != tc.failed {
-			t.Errorf("%s: %d pending %d failed, want %d %d", tc.name, p, f, tc.pending, tc.failed)
-		}
-	}
-}
-
 // TestWindowNarrowingReadsFromFirstRow: a keystroke that lengthens a query
 // whose window begins at the top of its matches (and holds not all of them)
 // reads from that first row's position (no match of either query lies
@@ -776,7 +746,7 @@ func TestJournalNews(t *testing.T) {
 func TestWindowNarrowingReadsFromFirstRow(t *testing.T) {
 	r := openReal(t)
 	seedTasks(t, r, 400)
-	log := &reqLog{WindowSource: r.src.(WindowSource)}
+	log := &reqLog{WindowSource: r.src.(feed.WindowSource)}
 	r.src = log
 	for i, sort := range []string{"urgency", "recent", "created", "label"} {
 		t.Run(sort, func(t *testing.T) {

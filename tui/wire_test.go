@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // markedRows are the screen's rows that carry the cursor mark.
@@ -35,7 +36,7 @@ func (hs *harness) addApproval(id string, ago time.Duration) {
 	hs.src.mutate(func(s *fakeSource) []change {
 		s.approvals = append(s.approvals, core.Approval{ID: id, Session: "sess-main", Tool: "Bash", Command: "echo " + id,
 			Pattern: "echo", Status: core.ApprovalPending, RequestedAt: at(ago)})
-		return []change{{KindApproval, id}}
+		return []change{{feed.KindApproval, id}}
 	})
 	hs.send(tickMsg{})
 }
@@ -209,12 +210,12 @@ func TestFrameWidths(t *testing.T) {
 // and every row of it is complete.
 func TestActionTable(t *testing.T) {
 	k := testKeys()
-	want := map[Kind][]key.Binding{
-		KindTask:     {k.Cancel, k.Kill, k.Reap},
-		KindRun:      {k.Kill},
-		KindApproval: {k.Approve, k.Deny},
-		KindJob:      {k.Cancel, k.Reap},
-		KindAlert:    {k.Ack},
+	want := map[feed.Kind][]key.Binding{
+		feed.KindTask:     {k.Cancel, k.Kill, k.Reap},
+		feed.KindRun:      {k.Kill},
+		feed.KindApproval: {k.Approve, k.Deny},
+		feed.KindJob:      {k.Cancel, k.Reap},
+		feed.KindAlert:    {k.Ack},
 	}
 	for kind, bs := range want {
 		got := actionKeysFor(&k, kind)
@@ -272,7 +273,7 @@ func TestReapDialogCountsJobs(t *testing.T) {
 	hs.src.mutate(func(s *fakeSource) []change {
 		s.jobs = append(s.jobs, core.Job{ID: "e5f6a1b2c3d4", Session: "sess-main", Command: []string{"sleep", "9"},
 			Status: core.JobPending, CreatedAt: at(time.Second)})
-		return []change{{KindJob, "e5f6a1b2c3d4"}}
+		return []change{{feed.KindJob, "e5f6a1b2c3d4"}}
 	})
 	hs.send(tickMsg{})
 	hs.keys("r")

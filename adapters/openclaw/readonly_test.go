@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
-	"github.com/clawpit/clawpit/tui"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // snapshot is the state directory as bytes: every file's name, size and
@@ -52,7 +52,7 @@ func (s *nopSink) Run(*core.Run)            { s.n++ }
 func (s *nopSink) Approval(*core.Approval)  { s.n++ }
 func (s *nopSink) Job(*core.Job)            {}
 func (s *nopSink) Alert(*core.Notification) { s.n++ }
-func (s *nopSink) Gone(tui.Kind, string)    {}
+func (s *nopSink) Gone(feed.Kind, string)   {}
 
 // readEverything runs what the console, the audit and the preview read.
 func readEverything(t *testing.T, dir string) {
@@ -68,16 +68,16 @@ func readEverything(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	var s nopSink
-	if _, err := src.Load(ctx, tui.LoadRequest{Full: true}, &s); err != nil {
+	if _, err := src.Load(ctx, feed.LoadRequest{Full: true}, &s); err != nil {
 		t.Fatal(err)
 	}
 	if s.n == 0 {
 		t.Fatal("console loaded nothing")
 	}
 	for _, k := range []struct {
-		kind tui.Kind
+		kind feed.Kind
 		id   string
-	}{{tui.KindTask, "t-90444-subagent"}, {tui.KindRun, "r-killed"}, {tui.KindApproval, "a-pending"}, {tui.KindAlert, "1"}} {
+	}{{feed.KindTask, "t-90444-subagent"}, {feed.KindRun, "r-killed"}, {feed.KindApproval, "a-pending"}, {feed.KindAlert, "1"}} {
 		if _, err := src.Detail(ctx, k.kind, k.id); err != nil {
 			t.Fatalf("detail %v %s: %v", k.kind, k.id, err)
 		}
@@ -279,7 +279,7 @@ func TestSourceReopensWhenOpenClawStarts(t *testing.T) {
 	}
 	var got []string
 	sink := &taskIDs{ids: &got}
-	if _, err := src.Load(ctx, tui.LoadRequest{Full: true}, sink); err != nil {
+	if _, err := src.Load(ctx, feed.LoadRequest{Full: true}, sink); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.Join(got, ","), "t-new") {
@@ -320,7 +320,7 @@ func TestSourceReopensWhenOpenClawStarts(t *testing.T) {
 	if !src.db().Immutable {
 		t.Fatal("source did not go back to immutable reads after OpenClaw closed")
 	}
-	if _, err := src.Load(ctx, tui.LoadRequest{Full: true}, &nopSink{}); err != nil {
+	if _, err := src.Load(ctx, feed.LoadRequest{Full: true}, &nopSink{}); err != nil {
 		t.Fatal(err)
 	}
 	if after := snapshot(t, dir); after != before {

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/clawpit/clawpit/core"
-	"github.com/clawpit/clawpit/tui"
+	"github.com/clawpit/clawpit/feed"
 )
 
 // ConsoleWindow is how many finished rows per table the console loads
@@ -19,7 +19,7 @@ import (
 const ConsoleWindow = 5000
 
 // Source is the console's read-only view of OpenClaw's registry
-// (tui.Source): Tasks from task_runs, Runs from subagent_runs, Approvals
+// (feed.Source): Tasks from task_runs, Runs from subagent_runs, Approvals
 // from operator_approvals (pending first), Alerts from the audit. Every
 // Load is a full load of one snapshot: active rows plus the newest Window
 // finished rows per table.
@@ -81,9 +81,9 @@ func (s *Source) window() int {
 }
 
 // Load sends every row of the window to sink (always a full load).
-func (s *Source) Load(ctx context.Context, _ tui.LoadRequest, sink tui.Sink) (tui.LoadResult, error) {
+func (s *Source) Load(ctx context.Context, _ feed.LoadRequest, sink feed.Sink) (feed.LoadResult, error) {
 	d := s.db()
-	res := tui.LoadResult{Full: true}
+	res := feed.LoadResult{Full: true}
 	n := s.window()
 	var rep *AuditReport
 	var at core.Timestamp
@@ -306,18 +306,18 @@ func coreApproval(a *Approval) *core.Approval {
 }
 
 // Detail reads one row with every column.
-func (s *Source) Detail(ctx context.Context, kind tui.Kind, id string) (*tui.Detail, error) {
+func (s *Source) Detail(ctx context.Context, kind feed.Kind, id string) (*feed.Detail, error) {
 	d := s.db()
-	det := &tui.Detail{Kind: kind, ID: id}
+	det := &feed.Detail{Kind: kind, ID: id}
 	var table, key string
 	switch kind {
-	case tui.KindTask:
+	case feed.KindTask:
 		table, key = "task_runs", "task_id"
-	case tui.KindRun:
+	case feed.KindRun:
 		table, key = "subagent_runs", "run_id"
-	case tui.KindApproval:
+	case feed.KindApproval:
 		table, key = "operator_approvals", "approval_id"
-	case tui.KindAlert:
+	case feed.KindAlert:
 		n, err := strconv.Atoi(id)
 		s.mu.Lock()
 		fs := s.findings
@@ -325,7 +325,7 @@ func (s *Source) Detail(ctx context.Context, kind tui.Kind, id string) (*tui.Det
 		if err != nil || n < 1 || n > len(fs) {
 			return nil, core.NotFoundf("no alert %s", id)
 		}
-		det.Fields = tui.Fields(&fs[len(fs)-n])
+		det.Fields = feed.Fields(&fs[len(fs)-n])
 		return det, nil
 	default:
 		return nil, core.NotFoundf("OpenClaw has no %v rows", kind)
@@ -366,8 +366,8 @@ func (s *Source) Detail(ctx context.Context, kind tui.Kind, id string) (*tui.Det
 }
 
 // field renders one column; epoch-ms columns carry TS for the relative age.
-func field(name string, v any) tui.Field {
-	f := tui.Field{Name: name}
+func field(name string, v any) feed.Field {
+	f := feed.Field{Name: name}
 	switch x := v.(type) {
 	case nil:
 		f.Value = "null"

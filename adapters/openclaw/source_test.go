@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
-	"github.com/clawpit/clawpit/tui"
+	"github.com/clawpit/clawpit/feed"
 )
 
 type collect struct {
@@ -17,19 +17,19 @@ type collect struct {
 	alerts    []core.Notification
 }
 
-func (c *collect) Task(t *core.Task)             { c.tasks[t.ID] = *t }
-func (c *collect) Run(r *core.Run)               { c.runs[r.RunID] = *r }
-func (c *collect) Approval(a *core.Approval)     { c.approvals[a.ID] = *a }
-func (c *collect) Job(*core.Job)                 {}
-func (c *collect) Alert(n *core.Notification)    { c.alerts = append(c.alerts, *n) }
-func (c *collect) Gone(kind tui.Kind, id string) {}
+func (c *collect) Task(t *core.Task)              { c.tasks[t.ID] = *t }
+func (c *collect) Run(r *core.Run)                { c.runs[r.RunID] = *r }
+func (c *collect) Approval(a *core.Approval)      { c.approvals[a.ID] = *a }
+func (c *collect) Job(*core.Job)                  {}
+func (c *collect) Alert(n *core.Notification)     { c.alerts = append(c.alerts, *n) }
+func (c *collect) Gone(kind feed.Kind, id string) {}
 
 func TestSourceMapsOpenClawRows(t *testing.T) {
 	ctx := context.Background()
 	src := NewSource(openShapesKeep(t))
 	src.Opts.Now = fixtureNow
 	c := &collect{tasks: map[string]core.Task{}, runs: map[string]core.Run{}, approvals: map[string]core.Approval{}}
-	res, err := src.Load(ctx, tui.LoadRequest{}, c)
+	res, err := src.Load(ctx, feed.LoadRequest{}, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,12 +69,12 @@ func TestSourceMapsOpenClawRows(t *testing.T) {
 	if top.ID != int64(len(c.alerts)) || !strings.HasPrefix(top.Text, "error: task t-lost-due") {
 		t.Errorf("top alert %d %q", top.ID, top.Text)
 	}
-	ad, err := src.Detail(ctx, tui.KindAlert, strconv.FormatInt(top.ID, 10))
+	ad, err := src.Detail(ctx, feed.KindAlert, strconv.FormatInt(top.ID, 10))
 	if err != nil || ad.Fields[0].Value != "lost" {
 		t.Errorf("alert detail %+v %v", ad, err)
 	}
 	// Detail shows every column of the row.
-	det, err := src.Detail(ctx, tui.KindTask, "t-90444-cli")
+	det, err := src.Detail(ctx, feed.KindTask, "t-90444-cli")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,10 +88,10 @@ func TestSourceMapsOpenClawRows(t *testing.T) {
 	if seen["source_id"] != "r-killed" || seen["execution_owner_pid"] != "null" || seen["created_at"] == "" {
 		t.Errorf("detail fields %v", seen)
 	}
-	if _, err := src.Detail(ctx, tui.KindJob, "x"); err == nil {
+	if _, err := src.Detail(ctx, feed.KindJob, "x"); err == nil {
 		t.Error("OpenClaw has no jobs, yet a job detail was found")
 	}
-	if _, err := src.Detail(ctx, tui.KindTask, "nope"); err == nil {
+	if _, err := src.Detail(ctx, feed.KindTask, "nope"); err == nil {
 		t.Error("missing task found")
 	}
 }
@@ -114,7 +114,7 @@ func TestSourceWindow(t *testing.T) {
 	src := NewSource(openShapesKeep(t))
 	src.Window = 2
 	c := &collect{tasks: map[string]core.Task{}, runs: map[string]core.Run{}, approvals: map[string]core.Approval{}}
-	if _, err := src.Load(ctx, tui.LoadRequest{}, c); err != nil {
+	if _, err := src.Load(ctx, feed.LoadRequest{}, c); err != nil {
 		t.Fatal(err)
 	}
 	active, finished := 0, 0

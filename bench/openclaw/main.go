@@ -27,7 +27,7 @@ import (
 	"github.com/clawpit/clawpit/adapters/openclaw"
 	"github.com/clawpit/clawpit/bench/internal/benchbin"
 	"github.com/clawpit/clawpit/core"
-	"github.com/clawpit/clawpit/tui"
+	"github.com/clawpit/clawpit/feed"
 )
 
 func main() {
@@ -154,7 +154,7 @@ func runChild(what, dir string) error {
 	src := openclaw.NewSource(d)
 	defer src.Close()
 	var n counter
-	if _, err := src.Load(ctx, tui.LoadRequest{Full: true}, &n); err != nil {
+	if _, err := src.Load(ctx, feed.LoadRequest{Full: true}, &n); err != nil {
 		return err
 	}
 	fmt.Println(n)
@@ -163,9 +163,9 @@ func runChild(what, dir string) error {
 
 type counter struct{ tasks, runs, approvals, alerts int }
 
-func (c *counter) Task(*core.Task)               { c.tasks++ }
-func (c *counter) Run(*core.Run)                 { c.runs++ }
-func (c *counter) Approval(*core.Approval)       { c.approvals++ }
-func (c *counter) Job(*core.Job)                 {}
-func (c *counter) Alert(*core.Notification)      { c.alerts++ }
-func (c *counter) Gone(kind tui.Kind, id string) {}
+func (c *counter) Task(*core.Task)                { c.tasks++ }
+func (c *counter) Run(*core.Run)                  { c.runs++ }
+func (c *counter) Approval(*core.Approval)        { c.approvals++ }
+func (c *counter) Job(*core.Job)                  {}
+func (c *counter) Alert(*core.Notification)       { c.alerts++ }
+func (c *counter) Gone(kind feed.Kind, id string) {}

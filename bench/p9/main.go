@@ -66,6 +66,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/bench/p1data"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/tui"
 	_ "github.com/jackc/pgx/v5/stdlib"
@@ -462,7 +463,7 @@ func measure(path string, keys, writes int, sorts []string) (result, error) {
 	}
 	defer db.Close()
 	trace := os.Getenv("CLAWPIT_P9_TRACE") != ""
-	src := &timedSource{WindowSource: tui.NewStoreSource(db).(tui.WindowSource), trace: trace}
+	src := &timedSource{WindowSource: feed.NewStoreSource(db).(feed.WindowSource), trace: trace}
 	m := tui.New(tui.Options{Source: src, Keys: tui.DefaultKeyMap(), ReadOnly: true, Operator: "bench@p9"})
 	d := &driver{m: m, msgs: make(chan tea.Msg, 4096), trace: trace}
 	d.send(tea.WindowSizeMsg{Width: 160, Height: 50})
@@ -592,13 +593,13 @@ func measure(path string, keys, writes int, sorts []string) (result, error) {
 
 // timedSource times the window reads (not the counts).
 type timedSource struct {
-	tui.WindowSource
+	feed.WindowSource
 	mu    sync.Mutex
 	times []float64
 	trace bool // CLAWPIT_P9_TRACE: every read (window or count) on stderr
 }
 
-func (s *timedSource) Window(ctx context.Context, req tui.WindowRequest, sink tui.Sink) (tui.WindowResult, error) {
+func (s *timedSource) Window(ctx context.Context, req feed.WindowRequest, sink feed.Sink) (feed.WindowResult, error) {
 	t := time.Now()
 	res, err := s.WindowSource.Window(ctx, req, sink)
 	if s.trace {

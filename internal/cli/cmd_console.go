@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/themes"
 	"github.com/clawpit/clawpit/tui"
@@ -173,7 +174,7 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 		if err != nil {
 			return opts, nil, err
 		}
-		opts.Source = tui.NewPricedStoreSource(reg.Store(), prices)
+		opts.Source = feed.NewPricedStoreSource(reg.Store(), prices)
 		return opts, func() {}, nil
 	}
 	// The read-write console creates a missing registry (a first run).
@@ -185,7 +186,7 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 		return opts, nil, err
 	}
 	reg := jobs.Registry()
-	opts.Source = tui.NewPricedStoreSource(reg.Store(), prices)
+	opts.Source = feed.NewPricedStoreSource(reg.Store(), prices)
 	opts.Actions = reg
 	opts.Jobs = jobs
 	sw := core.NewSweeper(reg, jobs)

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/clawpit/clawpit/adapters/openclaw"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/termtext"
 	"github.com/clawpit/clawpit/themes"
 	"github.com/clawpit/clawpit/tui"
@@ -295,7 +296,7 @@ func openclawMaintenanceJSON(cmd *cobra.Command, a *app, d *openclaw.DB, o openc
 func openclawExplain(action string, t tui.Target, have bool) string {
 	const owns = "read-only: OpenClaw owns this registry"
 	switch {
-	case have && t.Kind == tui.KindApproval && (action == "approve" || action == "deny"):
+	case have && t.Kind == feed.KindApproval && (action == "approve" || action == "deny"):
 		if t.Status != "pending" {
 			return "approval " + t.Short + " is already " + t.Status + " (" + owns + ")"
 		}
@@ -304,9 +305,9 @@ func openclawExplain(action string, t tui.Target, have bool) string {
 			decision = "deny"
 		}
 		return "read-only · answer in OpenClaw: /approve " + t.ID + " " + decision
-	case have && t.Kind == tui.KindTask && (action == "cancel" || action == "kill"):
+	case have && t.Kind == feed.KindTask && (action == "cancel" || action == "kill"):
 		return "read-only · run: openclaw tasks cancel " + t.ID
-	case have && t.Kind == tui.KindRun && action == "kill":
+	case have && t.Kind == feed.KindRun && action == "kill":
 		return "read-only · in OpenClaw: /subagents stop " + t.ID
 	case action == "maintenance":
 		return "read-only · preview: clawpit openclaw maintenance · apply: openclaw tasks maintenance --apply"
@@ -342,7 +343,7 @@ func runOpenclawConsole(cmd *cobra.Command, a *app, f *openclawFlags) error {
 
 // openclawConsoleOptions are the console's options over src: read-only, no
 // sweeper, the OPENCLAW badge and the window note.
-func openclawConsoleOptions(src tui.Source, th *themes.Theme) tui.Options {
+func openclawConsoleOptions(src feed.Source, th *themes.Theme) tui.Options {
 	return tui.Options{Source: src, Theme: th, Keys: tui.DefaultKeyMap(), ReadOnly: true, Operator: core.OperatorActor(),
 		Owner: &tui.Owner{Name: "OPENCLAW", Note: fmt.Sprintf("active + newest %s finished rows", termtext.Thousands(openclaw.ConsoleWindow)),
 			Explain: openclawExplain}}

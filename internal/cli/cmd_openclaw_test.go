@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/adapters/openclaw"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/tui"
 )
 
@@ -189,11 +190,11 @@ func TestOpenclawExplain(t *testing.T) {
 		have   bool
 		want   string
 	}{
-		{"approve", tui.Target{Kind: tui.KindApproval, ID: "a-1", Short: "a-1", Status: "pending"}, true, "/approve a-1 allow-once"},
-		{"deny", tui.Target{Kind: tui.KindApproval, ID: "a-1", Short: "a-1", Status: "pending"}, true, "/approve a-1 deny"},
-		{"approve", tui.Target{Kind: tui.KindApproval, ID: "a-2", Short: "a-2", Status: "approved"}, true, "already approved"},
-		{"cancel", tui.Target{Kind: tui.KindTask, ID: "t-1"}, true, "openclaw tasks cancel t-1"},
-		{"kill", tui.Target{Kind: tui.KindRun, ID: "r-1"}, true, "/subagents stop r-1"},
+		{"approve", tui.Target{Kind: feed.KindApproval, ID: "a-1", Short: "a-1", Status: "pending"}, true, "/approve a-1 allow-once"},
+		{"deny", tui.Target{Kind: feed.KindApproval, ID: "a-1", Short: "a-1", Status: "pending"}, true, "/approve a-1 deny"},
+		{"approve", tui.Target{Kind: feed.KindApproval, ID: "a-2", Short: "a-2", Status: "approved"}, true, "already approved"},
+		{"cancel", tui.Target{Kind: feed.KindTask, ID: "t-1"}, true, "openclaw tasks cancel t-1"},
+		{"kill", tui.Target{Kind: feed.KindRun, ID: "r-1"}, true, "/subagents stop r-1"},
 		{"maintenance", tui.Target{}, false, "openclaw tasks maintenance --apply"},
 		{"reap", tui.Target{}, false, "OpenClaw owns this registry"},
 	} {

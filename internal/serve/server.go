@@ -18,6 +18,7 @@ import (
 	"charm.land/wish/v2"
 	"github.com/charmbracelet/ssh"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -86,7 +87,7 @@ type Server struct {
 	reg   *core.Registry
 	jobs  tui.JobActions
 	maint tui.Maintenance
-	src   tui.Source
+	src   feed.Source
 	w     *watcher
 	log   *slog.Logger
 	srv   *ssh.Server
@@ -136,7 +137,7 @@ func New(reg *core.Registry, jobs tui.JobActions, maint tui.Maintenance, cfg Con
 		cfg.Keys = tui.DefaultKeyMap()
 	}
 	s := &Server{cfg: cfg, reg: reg, jobs: jobs, maint: maint, log: cfg.Logger,
-		src: tui.NewPricedStoreSource(reg.Store(), cfg.Prices), sessions: map[*session]struct{}{}}
+		src: feed.NewPricedStoreSource(reg.Store(), cfg.Prices), sessions: map[*session]struct{}{}}
 	s.w = newWatcher(reg.Store(), cfg.PollInterval, cfg.Logger)
 	s.conns = newConns(cfg.MaxStartups, cfg.LoginGraceTime, cfg.MaxSessions, rand.IntN, cfg.Logger)
 	srv, err := wish.NewServer(

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/tui"
 )
 
 // watcher is the one reader of the registry's data_version for every
 // session: when it moved, the watcher wakes every subscribed session, which
 // then loads its own delta. It reads at each change hint of the store
-// (tui.HintSource: a write to the SQLite registry's files, a PostgreSQL
+// (feed.HintSource: a write to the SQLite registry's files, a PostgreSQL
 // NOTIFY) and every tui.HintSafetyNet besides, or every interval when the
 // store gives no hints. An idle server reads nothing but the safety net's one
 // query every 5 s, whatever the number of sessions.
@@ -38,7 +39,7 @@ type watcher struct {
 
 func newWatcher(st core.Store, every time.Duration, log *slog.Logger) *watcher {
 	w := &watcher{st: st, every: every, hintNet: tui.HintSafetyNet, log: log, subs: map[chan struct{}]struct{}{}, cancelHints: func() {}}
-	if h, ok := st.(tui.HintSource); ok {
+	if h, ok := st.(feed.HintSource); ok {
 		if ch, cancel, ok := h.ChangeHints(); ok {
 			w.hints, w.cancelHints = ch, cancel
 		}
@@ -151,15 +152,15 @@ func (w *watcher) broadcast() {
 // sharedSource is a session's Source: loads and details go to the store
 // (cheap deltas per session), data_version comes from the watcher's cache.
 type sharedSource struct {
-	tui.Source
+	feed.Source
 	w *watcher
 }
 
 func (s sharedSource) DataVersion(context.Context) (int64, error) { return s.w.version.Load(), nil }
 
-// ChangeNote is the store's (tui.ChangeNoter): the watcher polls the one store.
+// ChangeNote is the store's (feed.ChangeNoter): the watcher polls the one store.
 func (s sharedSource) ChangeNote() string {
-	if n, ok := s.Source.(tui.ChangeNoter); ok {
+	if n, ok := s.Source.(feed.ChangeNoter); ok {
 		return n.ChangeNote()
 	}
 	return ""

@@ -1,4 +1,4 @@
-package tui
+package feed
 
 import (
 	"strconv"
@@ -11,7 +11,7 @@ import (
 // spent set (the SPENT column, What it costs): a run's tokens, a task's own
 // (tracked) and its run's, priced at the source's prices. Rows are looked
 // up by id, one indexed read per row: a window is a screenful, a load of
-// whole tables at most DefaultWindowOver rows of each kind.
+// whole tables at most LoadRequest.WindowOver rows of each kind.
 type spentFill struct {
 	Sink
 	tx     core.Tx
@@ -52,18 +52,18 @@ func (f *spentFill) Run(r *core.Run) {
 	f.Sink.Run(r)
 }
 
-// Changed passes on a changed windowed row (changeSink) when the sink
+// Changed passes on a changed windowed row (ChangeSink) when the sink
 // hears of them.
 func (f *spentFill) Changed(k Kind, id string) {
-	if cs, ok := f.Sink.(changeSink); ok {
+	if cs, ok := f.Sink.(ChangeSink); ok {
 		cs.Changed(k, id)
 	}
 }
 
-// spentText is the SPENT cell: the cost ("$1.23", "<$0.01"), a "+" after
+// SpentText is the SPENT cell: the cost ("$1.23", "<$0.01"), a "+" after
 // it when some model had no price, only the tokens ("45.2k tok") when none
 // had, "-" when nothing was counted.
-func spentText(s core.UsageSummary) string {
+func SpentText(s core.UsageSummary) string {
 	switch {
 	case s.Tokens == 0:
 		return "-"
@@ -131,8 +131,11 @@ func usageFields(tx core.Tx, v any, prices core.Prices) ([]Field, bool, error) {
 			" · cache write " + core.TokensText(t.CacheWrite) + " · cache read " + core.TokensText(t.CacheRead) + " · " + cost})
 	}
 	s := core.Summarize(rows, prices)
-	return append(out, Field{Name: "spent", Value: spentText(s) + " (" + core.TokensText(s.Tokens) + " tokens)"}), true, nil
+	return append(out, Field{Name: "spent", Value: SpentText(s) + " (" + core.TokensText(s.Tokens) + " tokens)"}), true, nil
 }
+
+// spentSpan is how far back LoadResult.Spent sums: 24 hours, in ms.
+const spentSpan = core.Timestamp(24 * 60 * 60 * 1000)
 
 // spentSince sums what every agent spent since since: the counts of
 // sessions (their sub-agents' included) and tracked tasks, read through the

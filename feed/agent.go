@@ -1,4 +1,4 @@
-package tui
+package feed
 
 import (
 	"errors"
@@ -11,7 +11,8 @@ import (
 // store's window (core.WindowTx.Window joins sessions.agent in); whole
 // tables and deltas (GetTask, ListRuns, …) do not, so it is looked up here,
 // once per session per load: a load of whole tables holds at most
-// DefaultWindowOver rows of each kind, and few sessions.
+// the console's window threshold (LoadRequest.WindowOver) of rows of each
+// kind, and few sessions.
 type agentFill struct {
 	Sink
 	tx    core.Tx
@@ -69,10 +70,10 @@ func (f *agentFill) Approval(a *core.Approval) {
 	f.Sink.Approval(a)
 }
 
-// Changed passes on a changed windowed row (changeSink) when the sink
+// Changed passes on a changed windowed row (ChangeSink) when the sink
 // hears of them.
 func (f *agentFill) Changed(k Kind, id string) {
-	if cs, ok := f.Sink.(changeSink); ok {
+	if cs, ok := f.Sink.(ChangeSink); ok {
 		cs.Changed(k, id)
 	}
 }

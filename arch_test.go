@@ -1,0 +1,138 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The import rules of docs/architecture.md that a plain build does not
+// enforce: Go refuses import cycles, not imports that run sideways.
+
+const modulePath = "github.com/clawpit/clawpit"
+
+// moduleImports maps each package of the module (its import path) to the
+// packages its .go files import, every build tag included, and its test
+// files' imports too when tests.
+// Directories Go skips (testdata, names starting with "." or "_") and
+// nested modules (third_party/…) are left out. Files are parsed up to their
+// imports only.
+func moduleImports(t *testing.T, tests bool) map[string][]string {
+	t.Helper()
+	fset := token.NewFileSet()
+	out := map[string][]string{}
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if path != "." {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || !tests && strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		pkg := modulePath
+		if dir := filepath.ToSlash(filepath.Dir(path)); dir != "." {
+			pkg += "/" + dir
+		}
+		for _, spec := range f.Imports {
+			imp, err := strconv.Unquote(spec.Path.Value)
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(out[pkg], imp) {
+				out[pkg] = append(out[pkg], imp)
+			}
+		}
+		if _, ok := out[pkg]; !ok {
+			out[pkg] = nil
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := out[modulePath+"/tui"]; !ok {
+		t.Fatal("the walk found no package tui: run from the module's root")
+	}
+	return out
+}
+
+// inRoom reports whether pkg is room or one of its sub-packages.
+func inRoom(pkg, room string) bool {
+	return pkg == room || strings.HasPrefix(pkg, room+"/")
+}
+
+// TestOnlyTheConsoleImportsTui: the console (tui) is imported by the
+// commands that start it (internal/cli, internal/serve, the root package)
+// and by the console's own benchmark, nothing else; a registry's feed
+// (feed.Source, as adapters/openclaw implements it) needs no screen.
+func TestOnlyTheConsoleImportsTui(t *testing.T) {
+	allowed := []string{
+		modulePath, // main and its end-to-end tests
+		modulePath + "/tui",
+		modulePath + "/internal/cli",
+		modulePath + "/internal/serve",
+		// bench/p9 measures the console itself: it drives tui.New's model
+		// the way Bubble Tea does, keystroke by keystroke.
+		modulePath + "/bench/p9",
+	}
+	var bad []string
+	for pkg, imps := range moduleImports(t, true) {
+		if slices.ContainsFunc(allowed, func(room string) bool {
+			return pkg == room || room == modulePath+"/tui" && inRoom(pkg, room)
+		}) {
+			continue
+		}
+		for _, imp := range imps {
+			if inRoom(imp, modulePath+"/tui") {
+				bad = append(bad, pkg+" imports "+imp)
+			}
+		}
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
+
+// TestFeedKnowsNoScreen: the feed package imports nothing of Bubble Tea
+// or lipgloss, and its code (tests aside, which open real registries)
+// imports of clawpit's only core: it lies below the console.
+func TestFeedKnowsNoScreen(t *testing.T) {
+	const feedPkg = modulePath + "/feed"
+	for _, tests := range []bool{false, true} {
+		imps, ok := moduleImports(t, tests)[feedPkg]
+		if !ok {
+			t.Fatal("no package feed")
+		}
+		for _, imp := range imps {
+			switch {
+			case strings.HasPrefix(imp, "github.com/charmbracelet/"):
+				t.Errorf("feed imports %s (a screen library)", imp)
+			case !tests && inRoom(imp, modulePath) && imp != modulePath+"/core":
+				t.Errorf("feed imports %s (of clawpit's, only core)", imp)
+			}
+		}
+	}
+}
