@@ -637,10 +637,13 @@ const gateRetry = 50 * time.Millisecond
 func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.Payload) (claude.Decision, error) {
 	for {
 		d, err := a.decideOnce(ctx, cfg, p)
-		if err != nil && cfg.Outside(p.ToolName) {
+		if err != nil && cfg.Outside(p.ToolName) && claude.IsBudgetUnread(err) {
 			// Outside the gate only a crossed budget would hold the
-			// call: one try, and a registry that cannot answer lets it
-			// pass (the agent's own rules decide) rather than hold it.
+			// call: one try, and a registry that cannot say what was
+			// spent lets it pass (the agent's own rules decide) rather
+			// than hold it. A call already held over budget is retried
+			// while busy, then denied, as a gated call is: it must not
+			// run because something failed while it waited.
 			return claude.Decision{}, err
 		}
 		if err == nil || !registryBusy(err) {
@@ -660,7 +663,9 @@ func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.P
 func (a *app) decideOnce(ctx context.Context, cfg claude.Config, p *claude.Payload) (claude.Decision, error) {
 	reg, err := a.registryCreate(ctx)
 	if err != nil {
-		return claude.DenyError(err), err
+		// Nothing is known of the budgets yet: a tool outside the
+		// gate passes (decideRetrying).
+		return claude.DenyError(err), &claude.BudgetUnreadError{Err: err}
 	}
 	a.foldHookSpool(ctx, reg, time.Second, func(l string) { fmt.Fprintln(a.stderr, "clawpit: "+l) })
 	h := &claude.Handler{Reg: reg, Cfg: cfg}
