@@ -252,6 +252,11 @@ type agentHook struct {
 	read       func(context.Context, io.Reader) (*claude.Payload, error)
 	readGated  func(context.Context, io.Reader) (*claude.Payload, error)
 	answer     func(claude.Decision) []byte
+	// answerPermission, when set (Codex under --gate-on ask), is the
+	// deny of a gated payload that cannot be read but names
+	// PermissionRequest (rawTap.namesPermissionRequest: the shape that
+	// fails closed).
+	answerPermission func(claude.Decision) []byte
 	// inactivity: the agent has sub-agents with ids of their own, so
 	// --inactivity applies (and is checked).
 	inactivity bool
@@ -280,7 +285,7 @@ func agentHooks(agent string, ask bool) agentHook {
 		cfg: claude.Config{TaskKind: codex.TaskKind, Agent: agentCodex}}
 	if ask {
 		h.gatedEvent, h.readGated = codex.EventPermissionRequest+" or "+codex.EventPreToolUse, codex.ReadAsk
-		h.decide = codexAsk
+		h.decide, h.answerPermission = codexAsk, codex.AnswerPermission
 	}
 	return h
 }
@@ -340,6 +345,10 @@ func (a *app) hookAgent(cmd *cobra.Command, agent, _ string) error {
 		err = errors.Join(err, claude.CheckRunInactivity("--inactivity", inactivity))
 	}
 	if err != nil {
+		if gated && h.answerPermission != nil {
+			// The payload says which event's deny denies.
+			return a.hookRefused(cmd.Context(), err)
+		}
 		if gated {
 			a.stdout.Write(h.answer(claude.DenyError(err)))
 			return &exitError{code: exitOK, msg: "hook: " + err.Error()}
@@ -364,10 +373,19 @@ func (a *app) runAgentHook(ctx context.Context, agent string, h agentHook, gated
 	if gated {
 		read = h.readGated
 	}
-	p, err := read(rctx, a.stdin)
+	var tap rawTap
+	in := a.stdin
+	if gated && h.answerPermission != nil {
+		in = io.TeeReader(a.stdin, &tap)
+	}
+	p, err := read(rctx, in)
 	switch {
 	case err != nil && gated:
-		a.stdout.Write(h.answer(claude.DenyError(err)))
+		answer := h.answer
+		if h.answerPermission != nil && tap.namesPermissionRequest() {
+			answer = h.answerPermission
+		}
+		a.stdout.Write(answer(claude.DenyError(err)))
 		fmt.Fprintf(a.stderr, "clawpit: hook %s %s: %s\n", agent, h.gatedEvent, err)
 		return nil
 	case errors.Is(err, claude.ErrPayloadTimeout):

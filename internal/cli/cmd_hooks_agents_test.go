@@ -86,3 +86,44 @@ func TestHookCodexAsk(t *testing.T) {
 		})
 	}
 }
+
+// A gated ask-mode hook that cannot read its payload or its command line
+// still denies in the event's own shape: a PermissionRequest answered in
+// PreToolUse's shape is a failed hook, and the agent would ask its own
+// user or reviewer instead. An unreadable payload naming PermissionRequest
+// anywhere gets PermissionRequest's deny (the shape that fails closed).
+func TestHookAskDeniesUnreadableInShape(t *testing.T) {
+	dir := t.TempDir()
+	const permissionDeny = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"`
+	const preToolDeny = `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"`
+	request := `{"hook_event_name":"PermissionRequest","session_id":"s","turn_id":"t","tool_name":"Bash","tool_input":{"command":"touch /etc/x"}}`
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		payload string
+		want    string
+	}{
+		{"repeated hook_event_name", []string{"--agent", "codex", "--gated", "--gate-on", "ask"},
+			`{"hook_event_name":"PermissionRequest","hook_event_name":"PermissionRequest","session_id":"s"}`, permissionDeny},
+		{"PermissionRequest beside PreToolUse", []string{"--agent", "codex", "--gated", "--gate-on", "ask"},
+			`{"hook_event_name":"PreToolUse","hook_event_name":"PermissionRequest"}`, permissionDeny},
+		{"unreadable PreToolUse", []string{"--agent", "codex", "--gated", "--gate-on", "ask"},
+			`{"hook_event_name":"PreToolUse","hook_event_name":"PreToolUse"}`, preToolDeny},
+		{"codex unknown flag", []string{"--agent", "codex", "--gated", "--gate-on", "ask", "--from-a-newer-clawpit"}, request, permissionDeny},
+		{"codex bad approval timeout", []string{"--agent", "codex", "--gated", "--gate-on", "ask", "--approval-timeout", "9999h"}, request, permissionDeny},
+		{"claude unknown flag", []string{"--gated", "--gate-on", "ask", "--from-a-newer-clawpit"}, request, permissionDeny},
+		{"claude unknown flag, unreadable", []string{"--gated", "--gate-on", "ask", "--from-a-newer-clawpit"},
+			`{"hook_event_name":"PermissionRequest","hook_event_name":"PermissionRequest"}`, permissionDeny},
+		{"claude unknown flag, PreToolUse", []string{"--gated", "--from-a-newer-clawpit"},
+			`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`, preToolDeny},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o, e bytes.Buffer
+			args := append([]string{"--db", filepath.Join(dir, "r.db"), "hook"}, tc.args...)
+			code := Run(context.Background(), args, strings.NewReader(tc.payload), &o, &e)
+			if code != 0 || !strings.HasPrefix(o.String(), tc.want) || strings.Count(o.String(), "\n") != 1 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and one line starting %q", code, o.String(), e.String(), tc.want)
+			}
+		})
+	}
+}
