@@ -144,6 +144,19 @@ func (c Config) transcript() (core.TranscriptFormat, bool) {
 	return "", false
 }
 
+// CompileGate compiles the gate regex as Claude Code reads a hook matcher
+// (Claude Code hooks: matcher): one made only of letters, digits, '_' and
+// '|' ("Bash|Write") is a list of exact tool names, so it is anchored
+// whole, ^(?:Bash|Write)$, and gates neither "BashOutput" nor "TodoWrite"
+// nor "mcp__x__Bash"; any other is an unanchored regular expression
+// ("mcp__.*" matches anywhere in the name). Errors are regexp's.
+func CompileGate(gate string) (*regexp.Regexp, error) {
+	if gate != "" && strings.Trim(gate, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_|") == "" {
+		gate = "^(?:" + gate + ")$"
+	}
+	return regexp.Compile(gate)
+}
+
 // Outside reports whether tool is outside c.Gate (always false without one).
 func (c Config) Outside(tool string) bool { return c.Gate != nil && !c.Gate.MatchString(tool) }
 

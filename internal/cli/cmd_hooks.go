@@ -429,7 +429,7 @@ func hookCmd(a *app) *cobra.Command {
 			}
 			cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}
 			if gate != "" {
-				re, err := regexp.Compile(gate)
+				re, err := claude.CompileGate(gate)
 				if err != nil {
 					return a.hookRefused(cmd.Context(), fmt.Errorf("--gate %q is not a valid regular expression: %w", gate, err))
 				}
