@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -266,7 +267,12 @@ type agentHook struct {
 	// (Note, ToolUseID); nil when it passes at once with no answer.
 	// Unset: every PreToolUse waits, answered with answer.
 	decide func(p *claude.Payload) func(claude.Decision) []byte
-	cfg    claude.Config
+	// overBudget, when set (Codex under --gate-on ask), answers a
+	// PreToolUse that decide lets pass: it still waits when a budget with
+	// the action gate is crossed (as a tool outside Claude Code's --gate
+	// does), and passes with no answer otherwise.
+	overBudget func(claude.Decision) []byte
+	cfg        claude.Config
 }
 
 // agentHooks are the hook adapters of the agents other than Claude Code;
@@ -285,7 +291,7 @@ func agentHooks(agent string, ask bool) agentHook {
 		cfg: claude.Config{TaskKind: codex.TaskKind, Agent: agentCodex}}
 	if ask {
 		h.gatedEvent, h.readGated = codex.EventPermissionRequest+" or "+codex.EventPreToolUse, codex.ReadAsk
-		h.decide, h.answerPermission = codexAsk, codex.AnswerPermission
+		h.decide, h.answerPermission, h.overBudget = codexAsk, codex.AnswerPermission, codex.Answer
 	}
 	return h
 }
@@ -296,8 +302,10 @@ func agentHooks(agent string, ask bool) agentHook {
 // paired with its call by the rollout (codex.PairCall: turn_id and
 // command) for the approval's tool-call id. A PreToolUse waits only when it
 // opens an interactive shell (codex.InteractiveShell), whose later input no
-// hook sees; any other passes at once with no answer and no registry
-// write, Codex's own rules deciding it.
+// hook sees; any other gets nil here and passes with no answer, Codex's
+// own rules deciding it, unless a gating budget is crossed
+// (agentHook.overBudget: the budgets are read, and while any is set the
+// rollout is counted, as for any tool call).
 func codexAsk(p *claude.Payload) func(claude.Decision) []byte {
 	if p.HookEventName == codex.EventPermissionRequest {
 		id, tty := codex.PairCall(p)
@@ -398,10 +406,15 @@ func (a *app) runAgentHook(ctx context.Context, agent string, h agentHook, gated
 		if h.decide != nil {
 			encode = h.decide(p)
 		}
+		cfg := h.cfg
+		if encode == nil && h.overBudget != nil && p.HookEventName == claude.EventPreToolUse {
+			// Outside every gate: held only over a gating budget.
+			encode, cfg.Gate = h.overBudget, regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
+		}
 		if encode == nil {
 			return nil // passes at once: the agent's own rules decide
 		}
-		return a.runGatedAs(ctx, start, h.cfg, p, encode)
+		return a.runGatedAs(ctx, start, cfg, p, encode)
 	case p.HookEventName == "":
 		return nil // an event clawpit does not record
 	}

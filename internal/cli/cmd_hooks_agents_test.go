@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store"
 )
 
 // --agent and --gate-on are checked before anything runs: an unknown agent,
@@ -125,5 +129,44 @@ func TestHookAskDeniesUnreadableInShape(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and one line starting %q", code, o.String(), e.String(), tc.want)
 			}
 		})
+	}
+}
+
+// Under --gate-on ask a Codex PreToolUse that Codex's own rules would
+// decide still waits while its session is over a budget with the action
+// gate, as every tool call does then: nobody decides within 1 ms, so it is
+// denied in PreToolUse's shape. Under the budget it passes with no answer.
+func TestHookCodexAskHoldsOverBudget(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	run := func(in string, args ...string) (int, string, string) {
+		var o, e bytes.Buffer
+		code := Run(ctx, append([]string{"--db", db}, args...), strings.NewReader(in), &o, &e)
+		return code, o.String(), e.String()
+	}
+	if code, _, e := run("", "budget", "set", "--session-tokens", "1000", "--action", "gate"); code != 0 {
+		t.Fatalf("budget set: exit %d, %s", code, e)
+	}
+	call := func(id string) string {
+		return `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","tool_name":"Bash","tool_input":{"command":"touch x"},"tool_use_id":"` + id + `"}`
+	}
+	hook := []string{"hook", "--agent", "codex", "--gated", "--gate-on", "ask", "--approval-timeout", "1ms"}
+	if code, o, e := run(call("c1"), hook...); code != 0 || o != "" {
+		t.Fatalf("under budget: exit %d, stdout %q, stderr %q; want a pass", code, o, e)
+	}
+	st, err := store.Open(ctx, db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := core.NewRegistry(st, core.SystemClock{}, core.DefaultThresholds())
+	err = reg.AddUsage(ctx, []core.UsageRow{{Scope: core.UsageSession, ID: "s", Model: "gpt-5", Tokens: core.Tokens{Input: 5000}, CountedAt: core.TS(time.Now())}})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no operator decision within 1ms"}}` + "\n"
+	if code, o, e := run(call("c2"), hook...); code != 0 || o != want {
+		t.Fatalf("over budget: exit %d, stdout %q, stderr %q; want %q", code, o, e, want)
 	}
 }
