@@ -476,7 +476,10 @@ func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config
 // PermissionRequest hook (Claude Code hooks: PermissionRequest): the
 // request waits in clawpit as an approval (no tool_use_id: Claude Code
 // gives none) and is answered allow or deny in PermissionRequest's
-// decision; deny on any failure, before Claude Code's timeout.
+// decision; deny on any failure, before Claude Code's timeout. Its
+// PreToolUse hook (matcher "*") answers nothing, Claude Code's own rules
+// deciding, unless a budget with the action gate is crossed: then the call
+// waits as a gated one, answered in PreToolUse's decision.
 func (a *app) hookClaudeAsk(cmd *cobra.Command) error {
 	start := time.Now()
 	f := cmd.Flags()
@@ -491,14 +494,26 @@ func (a *app) hookClaudeAsk(cmd *cobra.Command) error {
 	rctx, cancel := context.WithTimeoutCause(cmd.Context(), claude.PayloadReadTimeout,
 		fmt.Errorf("stdin still open after %s", claude.FormatDuration(claude.PayloadReadTimeout)))
 	defer cancel()
-	p, err := claude.ReadPayloadWithin(rctx, a.stdin)
-	if err == nil && p.HookEventName != claude.EventPermissionRequest {
-		err = fmt.Errorf("%w: the --gate-on ask hook decides only PermissionRequest, got %q", core.ErrInvalid, hookkit.Clip(p.HookEventName, 64))
+	var tap rawTap
+	p, err := claude.ReadPayloadWithin(rctx, io.TeeReader(a.stdin, &tap))
+	if err == nil && p.HookEventName != claude.EventPermissionRequest && p.HookEventName != claude.EventPreToolUse {
+		err = fmt.Errorf("%w: the --gate-on ask hook decides only PermissionRequest and PreToolUse, got %q", core.ErrInvalid, hookkit.Clip(p.HookEventName, 64))
 	}
 	if err != nil {
+		if p == nil && !tap.namesPermissionRequest() {
+			// An unreadable PreToolUse: its own deny (the shape that
+			// fails closed; rawTap.namesPermissionRequest).
+			encode = claude.Decision.JSON
+		}
 		a.stdout.Write(encode(claude.DenyError(err)))
-		fmt.Fprintln(a.stderr, "clawpit: hook PermissionRequest: "+err.Error())
+		fmt.Fprintln(a.stderr, "clawpit: hook --gate-on ask: "+err.Error())
 		return nil
+	}
+	if p.HookEventName == claude.EventPreToolUse {
+		// Claude Code's own rules decide it (no answer) unless a gating
+		// budget is crossed: every tool is outside this gate.
+		cfg.Gate = regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
+		return a.runGatedAs(cmd.Context(), start, cfg, p, claude.Decision.JSON)
 	}
 	// Decided as a tool call: the same approval, wait and answer.
 	p.HookEventName, p.ToolUseID = claude.EventPreToolUse, ""

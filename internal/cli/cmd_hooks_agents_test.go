@@ -132,11 +132,18 @@ func TestHookAskDeniesUnreadableInShape(t *testing.T) {
 	}
 }
 
-// Under --gate-on ask a Codex PreToolUse that Codex's own rules would
-// decide still waits while its session is over a budget with the action
-// gate, as every tool call does then: nobody decides within 1 ms, so it is
-// denied in PreToolUse's shape. Under the budget it passes with no answer.
-func TestHookCodexAskHoldsOverBudget(t *testing.T) {
+// Under --gate-on ask a PreToolUse that the agent's own rules would decide
+// (Codex: any but an interactive shell; Claude Code: every one) still
+// waits while its session is over a budget with the action gate, as every
+// tool call does then: nobody decides within 1 ms, so it is denied in
+// PreToolUse's shape. Under the budget it passes with no answer.
+func TestHookAskHoldsOverBudget(t *testing.T) {
+	for _, agent := range []string{"codex", "claude"} {
+		t.Run(agent, func(t *testing.T) { testHookAskHoldsOverBudget(t, agent) })
+	}
+}
+
+func testHookAskHoldsOverBudget(t *testing.T, agent string) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "r.db")
@@ -151,7 +158,7 @@ func TestHookCodexAskHoldsOverBudget(t *testing.T) {
 	call := func(id string) string {
 		return `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","tool_name":"Bash","tool_input":{"command":"touch x"},"tool_use_id":"` + id + `"}`
 	}
-	hook := []string{"hook", "--agent", "codex", "--gated", "--gate-on", "ask", "--approval-timeout", "1ms"}
+	hook := []string{"hook", "--agent", agent, "--gated", "--gate-on", "ask", "--approval-timeout", "1ms"}
 	if code, o, e := run(call("c1"), hook...); code != 0 || o != "" {
 		t.Fatalf("under budget: exit %d, stdout %q, stderr %q; want a pass", code, o, e)
 	}
