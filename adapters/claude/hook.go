@@ -144,6 +144,19 @@ func (c Config) transcript() (core.TranscriptFormat, bool) {
 	return "", false
 }
 
+// CompileGate compiles the gate regex as Claude Code reads a hook matcher
+// (Claude Code hooks: matcher): one made only of letters, digits, '_' and
+// '|' ("Bash|Write") is a list of exact tool names, so it is anchored
+// whole, ^(?:Bash|Write)$, and gates neither "BashOutput" nor "TodoWrite"
+// nor "mcp__x__Bash"; any other is an unanchored regular expression
+// ("mcp__.*" matches anywhere in the name). Errors are regexp's.
+func CompileGate(gate string) (*regexp.Regexp, error) {
+	if gate != "" && strings.Trim(gate, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_|") == "" {
+		gate = "^(?:" + gate + ")$"
+	}
+	return regexp.Compile(gate)
+}
+
 // Outside reports whether tool is outside c.Gate (always false without one).
 func (c Config) Outside(tool string) bool { return c.Gate != nil && !c.Gate.MatchString(tool) }
 
@@ -180,10 +193,13 @@ func (h *Handler) Handle(ctx context.Context, p *Payload) (*Decision, error) {
 		d, err := h.preToolUse(ctx, p)
 		if err != nil {
 			d = DenyError(err)
-			if h.Cfg.Outside(p.ToolName) {
+			if h.Cfg.Outside(p.ToolName) && IsBudgetUnread(err) {
 				// A budget is a limit on spending, not a security
 				// gate: a tool the gate lets through is not held up
-				// by a registry that cannot say what was spent.
+				// by a registry that cannot say what was spent. Once
+				// the call is held (over budget) it is denied on
+				// failure as a gated call is: a failure while it
+				// waits must not let it run undecided.
 				d = Decision{}
 			}
 		}
@@ -266,14 +282,14 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		return Decision{}, core.Invalidf("PreToolUse payload has no tool_name")
 	}
 	if err := h.nest(ctx, p); err != nil {
-		return Decision{}, err
+		return Decision{}, &BudgetUnreadError{Err: err}
 	}
 	if err := h.countBeforeCall(ctx, p); err != nil {
-		return Decision{}, err
+		return Decision{}, &BudgetUnreadError{Err: err}
 	}
 	over, err := h.overBudget(ctx, p)
 	if err != nil {
-		return Decision{}, err
+		return Decision{}, &BudgetUnreadError{Err: err}
 	}
 	if over == "" && h.Cfg.Outside(p.ToolName) {
 		return Decision{}, nil // PostToolUse records its activity
@@ -316,6 +332,23 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 		a = got
 	}
 	return h.answer(a), nil
+}
+
+// BudgetUnreadError is a PreToolUse failure from before the call was known
+// to be over budget or not (binding it to its run, counting the
+// transcript, reading the budgets): for a tool outside Config.Gate the call
+// then passes (Handler.Handle). Any later failure, once an over-budget call
+// is held, is not one: it is denied as a gated call's is.
+type BudgetUnreadError struct{ Err error }
+
+func (e *BudgetUnreadError) Error() string { return e.Err.Error() }
+func (e *BudgetUnreadError) Unwrap() error { return e.Err }
+
+// IsBudgetUnread reports whether err (or an error it wraps) is a
+// *BudgetUnreadError.
+func IsBudgetUnread(err error) bool {
+	var b *BudgetUnreadError
+	return errors.As(err, &b)
 }
 
 // countBeforeCall counts the transcript's new tokens before a tool call is

@@ -226,11 +226,19 @@ func Install(o InstallOptions) (Change, error) {
 	ask := o.GateOn == GateOnAsk
 	groups := map[string][]byte{}
 	for _, ev := range Events {
-		h := map[string]any{"type": "command", "command": HookCommand(o, ev == EventPreToolUse && !ask), "timeout": HookTimeoutSeconds}
+		h := map[string]any{"type": "command", "command": HookCommand(o, ev == EventPreToolUse), "timeout": HookTimeoutSeconds}
 		g := orderedObject{}
 		switch {
 		case ev == EventPreToolUse && ask:
-			continue // PermissionRequest gates instead; Claude Code's rules decide the rest
+			// PermissionRequest gates; this hook answers nothing (Claude
+			// Code's rules decide) unless a gating budget is crossed, when
+			// every tool call waits (What it costs).
+			h["command"] = hookCommand(o, true, GateOnAsk)
+			h["timeout"] = GateTimeoutSeconds(o.ApprovalTimeout)
+			if o.OnFailure != "" {
+				h["onFailure"] = o.OnFailure
+			}
+			g.set("matcher", mustJSON("*"))
 		case ev == EventPreToolUse:
 			h["timeout"] = GateTimeoutSeconds(o.ApprovalTimeout)
 			if o.OnFailure != "" {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -392,19 +393,19 @@ func TestParseVersion(t *testing.T) {
 }
 
 // TestInstallGateOnAsk: --gate-on ask installs a gated PermissionRequest
-// hook (matcher the gate, timeout the gate's, onFailure kept) and no
-// PreToolUse; back to tool, PreToolUse is gated again and PermissionRequest
-// is gone.
+// hook (matcher the gate, timeout the gate's, onFailure kept) and a
+// PreToolUse for every tool (held only over a gating budget); back to
+// tool, PreToolUse is gated again and PermissionRequest is gone.
 func TestInstallGateOnAsk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "settings.json")
 	o := InstallOptions{Settings: path, Binary: "/bin/clawpit", DB: "/reg.db", ApprovalTimeout: time.Minute, OnFailure: OnFailureBlock}
 	for _, tc := range []struct {
 		gateOn      string
-		wantGated   string
+		wantGated   []string
 		wantMissing string
 	}{
-		{GateOnAsk, EventPermissionRequest, EventPreToolUse},
-		{GateOnTool, EventPreToolUse, EventPermissionRequest},
+		{GateOnAsk, []string{EventPermissionRequest, EventPreToolUse}, ""},
+		{GateOnTool, []string{EventPreToolUse}, EventPermissionRequest},
 	} {
 		o.GateOn = tc.gateOn
 		if _, err := Install(o); err != nil {
@@ -414,15 +415,17 @@ func TestInstallGateOnAsk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		found := false
+		found := 0
 		for _, h := range hs {
-			switch h.Event {
-			case tc.wantMissing:
+			switch {
+			case h.Event == tc.wantMissing:
 				t.Errorf("gate-on %s: %s hook installed", tc.gateOn, h.Event)
-			case tc.wantGated:
-				found = true
-				wantMatcher := "*" // PreToolUse: the hook applies the gate, so a crossed budget holds any tool
-				if tc.gateOn == GateOnAsk {
+			case slices.Contains(tc.wantGated, h.Event):
+				found++
+				// PreToolUse: every tool reaches the hook, so a crossed
+				// budget holds any tool (in ask mode, only then).
+				wantMatcher := "*"
+				if h.Event == EventPermissionRequest {
 					wantMatcher = DefaultGate
 				}
 				if !strings.Contains(h.Command, "--gated") || h.Timeout != 90 || h.OnFailure != OnFailureBlock || h.Matcher != wantMatcher {
@@ -433,8 +436,8 @@ func TestInstallGateOnAsk(t *testing.T) {
 				}
 			}
 		}
-		if !found {
-			t.Errorf("gate-on %s: no %s hook", tc.gateOn, tc.wantGated)
+		if found != len(tc.wantGated) {
+			t.Errorf("gate-on %s: %d of the hooks %v", tc.gateOn, found, tc.wantGated)
 		}
 	}
 	o.GateOn = "sometimes"

@@ -144,3 +144,36 @@ func TestInstallGateOnAsk(t *testing.T) {
 		t.Errorf("gate-on sometimes: %v, want ErrInvalid", err)
 	}
 }
+
+// TestPairCallParallel: two unanswered calls of turn t1 run the same
+// command in different workdirs (the PermissionRequest shows neither
+// workdir), one of them with a tty. Neither request gets a call id, so an
+// approval of the first is never replayed as the answer to the second
+// (approvals are replayed by tool-call id); the tty warning is kept for
+// both. Once call_A has its output, the request is call_B's alone.
+func TestPairCallParallel(t *testing.T) {
+	rollout := filepath.Join(t.TempDir(), "rollout.jsonl")
+	call := func(id, args string) string {
+		return `{"type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":` + quote(args) +
+			`,"call_id":"` + id + `","internal_chat_message_metadata_passthrough":{"turn_id":"t1"}}}` + "\n"
+	}
+	lines := call("call_A", `{"cmd":"make deploy","workdir":"/srv/staging"}`) +
+		call("call_B", `{"cmd":"make deploy","workdir":"/srv/prod","tty":true}`)
+	if err := os.WriteFile(rollout, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := &claude.Payload{HookEventName: EventPermissionRequest, ToolName: "Bash", TurnID: "t1", TranscriptPath: rollout,
+		ToolInput: []byte(`{"command":"make deploy","description":"ship it"}`)}
+	for _, req := range []string{"first request", "second request"} {
+		if id, tty := PairCall(p); id != "" || !tty {
+			t.Errorf("%s: PairCall = %q, %v; want \"\", true (ambiguous: no id, tty of either)", req, id, tty)
+		}
+	}
+	out := `{"type":"response_item","payload":{"type":"function_call_output","call_id":"call_A","output":"done"}}` + "\n"
+	if err := os.WriteFile(rollout, []byte(lines+out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if id, tty := PairCall(p); id != "call_B" || !tty {
+		t.Errorf("after call_A's output: PairCall = %q, %v; want call_B, true", id, tty)
+	}
+}

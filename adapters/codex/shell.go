@@ -148,22 +148,33 @@ func rolloutTTY(path, callID string) bool {
 }
 
 // PairCall finds the call a PermissionRequest p asks about, which Codex
-// names by no id (Codex hooks: PermissionRequest): in p's rollout, the last
+// names by no id (Codex hooks: PermissionRequest): in p's rollout, the one
 // function call of p's turn_id whose "cmd" is p's command and that has no
 // output yet. It returns its call_id (the tool_use_id its PreToolUse
 // carried) and whether it opens a tty, or "" when no call matches (the
 // approval is then asked without an id).
+//
+// When several unanswered calls match (parallel calls running the same
+// command, say in different workdirs, which the payload does not show),
+// the request cannot be told apart from the others: the id is "" so that no
+// approval of one of them answers another (an approval is replayed by its
+// tool-call id), and tty is true if any of them asks for a tty, so the
+// warning is never lost to the wrong pairing.
 func PairCall(p *claude.Payload) (callID string, tty bool) {
 	command, _ := p.ToolCall()
 	if command == "" {
 		return "", false
 	}
-	calls := rolloutCalls(p.TranscriptPath)
-	for i := len(calls) - 1; i >= 0; i-- {
-		c := calls[i]
+	matches := 0
+	for _, c := range rolloutCalls(p.TranscriptPath) {
 		if !c.answered && c.args.Cmd == command && (p.TurnID == "" || c.turnID == "" || c.turnID == p.TurnID) {
-			return c.callID, c.args.TTY
+			matches++
+			callID = c.callID
+			tty = tty || c.args.TTY
 		}
 	}
-	return "", false
+	if matches > 1 {
+		return "", tty
+	}
+	return callID, tty
 }

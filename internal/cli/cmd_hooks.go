@@ -7,15 +7,18 @@ package cli
 // always answered before Claude Code's own hook timeout.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -426,7 +429,7 @@ func hookCmd(a *app) *cobra.Command {
 			}
 			cfg := claude.Config{ApprovalTimeout: timeout, RunInactivity: inactivity}
 			if gate != "" {
-				re, err := regexp.Compile(gate)
+				re, err := claude.CompileGate(gate)
 				if err != nil {
 					return a.hookRefused(cmd.Context(), fmt.Errorf("--gate %q is not a valid regular expression: %w", gate, err))
 				}
@@ -530,16 +533,66 @@ func eventNames(events []claude.EventDoc) []string {
 
 // hookRefused answers a hook whose command line is bad: a PreToolUse (or a
 // payload that cannot be read) is denied, exit 0; any other event exits 1
-// with the message, never 2 (which would block it).
+// with the message, never 2 (which would block it). A PermissionRequest
+// (the --gate-on ask hook of Claude Code or Codex, whose deny shapes are
+// the same) is denied in PermissionRequest's shape: a PreToolUse-shaped
+// answer there is a failed hook, and the agent would ask its user or its
+// own reviewer instead of denying. A payload that cannot be parsed is
+// answered in PermissionRequest's shape when its bytes name that event
+// (rawTap.namesPermissionRequest says why that is the safer guess).
 func (a *app) hookRefused(ctx context.Context, err error) error {
 	rctx, cancel := context.WithTimeout(ctx, claude.PayloadReadTimeout)
 	defer cancel()
-	p, perr := claude.ReadPayloadWithin(rctx, a.stdin)
-	if perr == nil && p.HookEventName != claude.EventPreToolUse {
+	var tap rawTap
+	p, perr := claude.ReadPayloadWithin(rctx, io.TeeReader(a.stdin, &tap))
+	deny := claude.DenyError(err)
+	switch {
+	case perr == nil && p.HookEventName == claude.EventPermissionRequest:
+		a.stdout.Write(deny.PermissionRequestJSON())
+	case perr == nil && p.HookEventName != claude.EventPreToolUse:
 		return &exitError{code: exitFailed, msg: "hook: " + err.Error()}
+	case perr != nil && tap.namesPermissionRequest():
+		a.stdout.Write(deny.PermissionRequestJSON())
+	default:
+		a.stdout.Write(deny.JSON())
 	}
-	a.stdout.Write(claude.DenyError(err).JSON())
 	return &exitError{code: exitOK, msg: "hook: " + err.Error()}
+}
+
+// rawTap keeps the first claude.MaxPayloadBytes of a payload as it is
+// read, so that a payload that cannot be parsed can still be sniffed for
+// its event. It is safe for the reader goroutine ReadPayloadWithin leaves
+// behind when stdin stays open.
+type rawTap struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *rawTap) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if room := claude.MaxPayloadBytes - len(t.b); room > 0 {
+		t.b = append(t.b, p[:min(len(p), room)]...)
+	}
+	return len(p), nil
+}
+
+// namesPermissionRequest reports whether the bytes read so far contain
+// "PermissionRequest" anywhere.
+//
+// An unreadable payload of the --gate-on ask hook is either a
+// PermissionRequest or a PreToolUse, and only the answer in the event's own
+// shape denies; the other shape is a failed hook. A failed PermissionRequest
+// hook hands the call to the agent's own user or reviewer, with no later
+// hook: the operator is bypassed. A failed PreToolUse hook lets the call go
+// on to the agent's own rules, which send anything needing approval to the
+// PermissionRequest hook, still clawpit's. So when the bytes name
+// PermissionRequest at all (even beside PreToolUse, as with a repeated
+// hook_event_name), its shape is the one that fails closed.
+func (t *rawTap) namesPermissionRequest() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.Contains(t.b, []byte(claude.EventPermissionRequest))
 }
 
 // runHook reads the payload (within claude.PayloadReadTimeout), handles it
@@ -637,10 +690,13 @@ const gateRetry = 50 * time.Millisecond
 func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.Payload) (claude.Decision, error) {
 	for {
 		d, err := a.decideOnce(ctx, cfg, p)
-		if err != nil && cfg.Outside(p.ToolName) {
+		if err != nil && cfg.Outside(p.ToolName) && claude.IsBudgetUnread(err) {
 			// Outside the gate only a crossed budget would hold the
-			// call: one try, and a registry that cannot answer lets it
-			// pass (the agent's own rules decide) rather than hold it.
+			// call: one try, and a registry that cannot say what was
+			// spent lets it pass (the agent's own rules decide) rather
+			// than hold it. A call already held over budget is retried
+			// while busy, then denied, as a gated call is: it must not
+			// run because something failed while it waited.
 			return claude.Decision{}, err
 		}
 		if err == nil || !registryBusy(err) {
@@ -660,7 +716,9 @@ func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.P
 func (a *app) decideOnce(ctx context.Context, cfg claude.Config, p *claude.Payload) (claude.Decision, error) {
 	reg, err := a.registryCreate(ctx)
 	if err != nil {
-		return claude.DenyError(err), err
+		// Nothing is known of the budgets yet: a tool outside the
+		// gate passes (decideRetrying).
+		return claude.DenyError(err), &claude.BudgetUnreadError{Err: err}
 	}
 	a.foldHookSpool(ctx, reg, time.Second, func(l string) { fmt.Fprintln(a.stderr, "clawpit: "+l) })
 	h := &claude.Handler{Reg: reg, Cfg: cfg}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -252,6 +253,11 @@ type agentHook struct {
 	read       func(context.Context, io.Reader) (*claude.Payload, error)
 	readGated  func(context.Context, io.Reader) (*claude.Payload, error)
 	answer     func(claude.Decision) []byte
+	// answerPermission, when set (Codex under --gate-on ask), is the
+	// deny of a gated payload that cannot be read but names
+	// PermissionRequest (rawTap.namesPermissionRequest: the shape that
+	// fails closed).
+	answerPermission func(claude.Decision) []byte
 	// inactivity: the agent has sub-agents with ids of their own, so
 	// --inactivity applies (and is checked).
 	inactivity bool
@@ -261,7 +267,12 @@ type agentHook struct {
 	// (Note, ToolUseID); nil when it passes at once with no answer.
 	// Unset: every PreToolUse waits, answered with answer.
 	decide func(p *claude.Payload) func(claude.Decision) []byte
-	cfg    claude.Config
+	// overBudget, when set (Codex under --gate-on ask), answers a
+	// PreToolUse that decide lets pass: it still waits when a budget with
+	// the action gate is crossed (as a tool outside Claude Code's --gate
+	// does), and passes with no answer otherwise.
+	overBudget func(claude.Decision) []byte
+	cfg        claude.Config
 }
 
 // agentHooks are the hook adapters of the agents other than Claude Code;
@@ -280,7 +291,7 @@ func agentHooks(agent string, ask bool) agentHook {
 		cfg: claude.Config{TaskKind: codex.TaskKind, Agent: agentCodex}}
 	if ask {
 		h.gatedEvent, h.readGated = codex.EventPermissionRequest+" or "+codex.EventPreToolUse, codex.ReadAsk
-		h.decide = codexAsk
+		h.decide, h.answerPermission, h.overBudget = codexAsk, codex.AnswerPermission, codex.Answer
 	}
 	return h
 }
@@ -291,8 +302,10 @@ func agentHooks(agent string, ask bool) agentHook {
 // paired with its call by the rollout (codex.PairCall: turn_id and
 // command) for the approval's tool-call id. A PreToolUse waits only when it
 // opens an interactive shell (codex.InteractiveShell), whose later input no
-// hook sees; any other passes at once with no answer and no registry
-// write, Codex's own rules deciding it.
+// hook sees; any other gets nil here and passes with no answer, Codex's
+// own rules deciding it, unless a gating budget is crossed
+// (agentHook.overBudget: the budgets are read, and while any is set the
+// rollout is counted, as for any tool call).
 func codexAsk(p *claude.Payload) func(claude.Decision) []byte {
 	if p.HookEventName == codex.EventPermissionRequest {
 		id, tty := codex.PairCall(p)
@@ -340,6 +353,10 @@ func (a *app) hookAgent(cmd *cobra.Command, agent, _ string) error {
 		err = errors.Join(err, claude.CheckRunInactivity("--inactivity", inactivity))
 	}
 	if err != nil {
+		if gated && h.answerPermission != nil {
+			// The payload says which event's deny denies.
+			return a.hookRefused(cmd.Context(), err)
+		}
 		if gated {
 			a.stdout.Write(h.answer(claude.DenyError(err)))
 			return &exitError{code: exitOK, msg: "hook: " + err.Error()}
@@ -364,10 +381,19 @@ func (a *app) runAgentHook(ctx context.Context, agent string, h agentHook, gated
 	if gated {
 		read = h.readGated
 	}
-	p, err := read(rctx, a.stdin)
+	var tap rawTap
+	in := a.stdin
+	if gated && h.answerPermission != nil {
+		in = io.TeeReader(a.stdin, &tap)
+	}
+	p, err := read(rctx, in)
 	switch {
 	case err != nil && gated:
-		a.stdout.Write(h.answer(claude.DenyError(err)))
+		answer := h.answer
+		if h.answerPermission != nil && tap.namesPermissionRequest() {
+			answer = h.answerPermission
+		}
+		a.stdout.Write(answer(claude.DenyError(err)))
 		fmt.Fprintf(a.stderr, "clawpit: hook %s %s: %s\n", agent, h.gatedEvent, err)
 		return nil
 	case errors.Is(err, claude.ErrPayloadTimeout):
@@ -380,10 +406,15 @@ func (a *app) runAgentHook(ctx context.Context, agent string, h agentHook, gated
 		if h.decide != nil {
 			encode = h.decide(p)
 		}
+		cfg := h.cfg
+		if encode == nil && h.overBudget != nil && p.HookEventName == claude.EventPreToolUse {
+			// Outside every gate: held only over a gating budget.
+			encode, cfg.Gate = h.overBudget, regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
+		}
 		if encode == nil {
 			return nil // passes at once: the agent's own rules decide
 		}
-		return a.runGatedAs(ctx, start, h.cfg, p, encode)
+		return a.runGatedAs(ctx, start, cfg, p, encode)
 	case p.HookEventName == "":
 		return nil // an event clawpit does not record
 	}
@@ -445,7 +476,10 @@ func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config
 // PermissionRequest hook (Claude Code hooks: PermissionRequest): the
 // request waits in clawpit as an approval (no tool_use_id: Claude Code
 // gives none) and is answered allow or deny in PermissionRequest's
-// decision; deny on any failure, before Claude Code's timeout.
+// decision; deny on any failure, before Claude Code's timeout. Its
+// PreToolUse hook (matcher "*") answers nothing, Claude Code's own rules
+// deciding, unless a budget with the action gate is crossed: then the call
+// waits as a gated one, answered in PreToolUse's decision.
 func (a *app) hookClaudeAsk(cmd *cobra.Command) error {
 	start := time.Now()
 	f := cmd.Flags()
@@ -460,14 +494,26 @@ func (a *app) hookClaudeAsk(cmd *cobra.Command) error {
 	rctx, cancel := context.WithTimeoutCause(cmd.Context(), claude.PayloadReadTimeout,
 		fmt.Errorf("stdin still open after %s", claude.FormatDuration(claude.PayloadReadTimeout)))
 	defer cancel()
-	p, err := claude.ReadPayloadWithin(rctx, a.stdin)
-	if err == nil && p.HookEventName != claude.EventPermissionRequest {
-		err = fmt.Errorf("%w: the --gate-on ask hook decides only PermissionRequest, got %q", core.ErrInvalid, hookkit.Clip(p.HookEventName, 64))
+	var tap rawTap
+	p, err := claude.ReadPayloadWithin(rctx, io.TeeReader(a.stdin, &tap))
+	if err == nil && p.HookEventName != claude.EventPermissionRequest && p.HookEventName != claude.EventPreToolUse {
+		err = fmt.Errorf("%w: the --gate-on ask hook decides only PermissionRequest and PreToolUse, got %q", core.ErrInvalid, hookkit.Clip(p.HookEventName, 64))
 	}
 	if err != nil {
+		if p == nil && !tap.namesPermissionRequest() {
+			// An unreadable PreToolUse: its own deny (the shape that
+			// fails closed; rawTap.namesPermissionRequest).
+			encode = claude.Decision.JSON
+		}
 		a.stdout.Write(encode(claude.DenyError(err)))
-		fmt.Fprintln(a.stderr, "clawpit: hook PermissionRequest: "+err.Error())
+		fmt.Fprintln(a.stderr, "clawpit: hook --gate-on ask: "+err.Error())
 		return nil
+	}
+	if p.HookEventName == claude.EventPreToolUse {
+		// Claude Code's own rules decide it (no answer) unless a gating
+		// budget is crossed: every tool is outside this gate.
+		cfg.Gate = regexp.MustCompile(`[^\x00-\x{10FFFF}]`)
+		return a.runGatedAs(cmd.Context(), start, cfg, p, claude.Decision.JSON)
 	}
 	// Decided as a tool call: the same approval, wait and answer.
 	p.HookEventName, p.ToolUseID = claude.EventPreToolUse, ""

@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store"
 )
 
 // --agent and --gate-on are checked before anything runs: an unknown agent,
@@ -84,5 +88,92 @@ func TestHookCodexAsk(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and stdout starting %q", code, o.String(), e.String(), tc.want)
 			}
 		})
+	}
+}
+
+// A gated ask-mode hook that cannot read its payload or its command line
+// still denies in the event's own shape: a PermissionRequest answered in
+// PreToolUse's shape is a failed hook, and the agent would ask its own
+// user or reviewer instead. An unreadable payload naming PermissionRequest
+// anywhere gets PermissionRequest's deny (the shape that fails closed).
+func TestHookAskDeniesUnreadableInShape(t *testing.T) {
+	dir := t.TempDir()
+	const permissionDeny = `{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"`
+	const preToolDeny = `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny"`
+	request := `{"hook_event_name":"PermissionRequest","session_id":"s","turn_id":"t","tool_name":"Bash","tool_input":{"command":"touch /etc/x"}}`
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		payload string
+		want    string
+	}{
+		{"repeated hook_event_name", []string{"--agent", "codex", "--gated", "--gate-on", "ask"},
+			`{"hook_event_name":"PermissionRequest","hook_event_name":"PermissionRequest","session_id":"s"}`, permissionDeny},
+		{"PermissionRequest beside PreToolUse", []string{"--agent", "codex", "--gated", "--gate-on", "ask"},
+			`{"hook_event_name":"PreToolUse","hook_event_name":"PermissionRequest"}`, permissionDeny},
+		{"unreadable PreToolUse", []string{"--agent", "codex", "--gated", "--gate-on", "ask"},
+			`{"hook_event_name":"PreToolUse","hook_event_name":"PreToolUse"}`, preToolDeny},
+		{"codex unknown flag", []string{"--agent", "codex", "--gated", "--gate-on", "ask", "--from-a-newer-clawpit"}, request, permissionDeny},
+		{"codex bad approval timeout", []string{"--agent", "codex", "--gated", "--gate-on", "ask", "--approval-timeout", "9999h"}, request, permissionDeny},
+		{"claude unknown flag", []string{"--gated", "--gate-on", "ask", "--from-a-newer-clawpit"}, request, permissionDeny},
+		{"claude unknown flag, unreadable", []string{"--gated", "--gate-on", "ask", "--from-a-newer-clawpit"},
+			`{"hook_event_name":"PermissionRequest","hook_event_name":"PermissionRequest"}`, permissionDeny},
+		{"claude unknown flag, PreToolUse", []string{"--gated", "--from-a-newer-clawpit"},
+			`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"ls"}}`, preToolDeny},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var o, e bytes.Buffer
+			args := append([]string{"--db", filepath.Join(dir, "r.db"), "hook"}, tc.args...)
+			code := Run(context.Background(), args, strings.NewReader(tc.payload), &o, &e)
+			if code != 0 || !strings.HasPrefix(o.String(), tc.want) || strings.Count(o.String(), "\n") != 1 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 0 and one line starting %q", code, o.String(), e.String(), tc.want)
+			}
+		})
+	}
+}
+
+// Under --gate-on ask a PreToolUse that the agent's own rules would decide
+// (Codex: any but an interactive shell; Claude Code: every one) still
+// waits while its session is over a budget with the action gate, as every
+// tool call does then: nobody decides within 1 ms, so it is denied in
+// PreToolUse's shape. Under the budget it passes with no answer.
+func TestHookAskHoldsOverBudget(t *testing.T) {
+	for _, agent := range []string{"codex", "claude"} {
+		t.Run(agent, func(t *testing.T) { testHookAskHoldsOverBudget(t, agent) })
+	}
+}
+
+func testHookAskHoldsOverBudget(t *testing.T, agent string) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	run := func(in string, args ...string) (int, string, string) {
+		var o, e bytes.Buffer
+		code := Run(ctx, append([]string{"--db", db}, args...), strings.NewReader(in), &o, &e)
+		return code, o.String(), e.String()
+	}
+	if code, _, e := run("", "budget", "set", "--session-tokens", "1000", "--action", "gate"); code != 0 {
+		t.Fatalf("budget set: exit %d, %s", code, e)
+	}
+	call := func(id string) string {
+		return `{"hook_event_name":"PreToolUse","session_id":"s","turn_id":"t","tool_name":"Bash","tool_input":{"command":"touch x"},"tool_use_id":"` + id + `"}`
+	}
+	hook := []string{"hook", "--agent", agent, "--gated", "--gate-on", "ask", "--approval-timeout", "1ms"}
+	if code, o, e := run(call("c1"), hook...); code != 0 || o != "" {
+		t.Fatalf("under budget: exit %d, stdout %q, stderr %q; want a pass", code, o, e)
+	}
+	st, err := store.Open(ctx, db, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := core.NewRegistry(st, core.SystemClock{}, core.DefaultThresholds())
+	err = reg.AddUsage(ctx, []core.UsageRow{{Scope: core.UsageSession, ID: "s", Model: "gpt-5", Tokens: core.Tokens{Input: 5000}, CountedAt: core.TS(time.Now())}})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no operator decision within 1ms"}}` + "\n"
+	if code, o, e := run(call("c2"), hook...); code != 0 || o != want {
+		t.Fatalf("over budget: exit %d, stdout %q, stderr %q; want %q", code, o, e, want)
 	}
 }

@@ -19,12 +19,15 @@ CREATE TABLE usage_counts (
 );
 CREATE INDEX usage_counts_at ON usage_counts(counted_at);
 CREATE INDEX usage_counts_scope ON usage_counts(scope, scope_id);
--- The totals counted before this migration become one count each, at the
--- time of their last count (when they were spent is not known closer).
+-- The totals counted before this migration become one count each, at
+-- counted_at 0: when they were spent is not known, and stamped with their
+-- last count a recently active session's lifetime spend would fall into the
+-- rolling hour (an hourly budget crossed for everyone, `usage --since 1h`
+-- over-reported). At 0 they count in every total but in no window.
 INSERT INTO usage_counts (scope, scope_id, model, input_tokens, output_tokens, cache_write_tokens,
   cache_read_tokens, reported_cost_micro_usd, counted_at)
 SELECT scope, scope_id, model, input_tokens, output_tokens, cache_write_tokens, cache_read_tokens,
-  reported_cost_micro_usd, counted_at FROM token_usage;
+  reported_cost_micro_usd, 0 FROM token_usage;
 
 -- budgets holds the budgets in force: key '' is the registry's (per
 -- session, per run, per hour across all, and the action), set by `clawpit
