@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of the Claude Code adapter (SPEC §12) through claudeRunner,
+// End-to-end tests of the Claude Code adapter (README "Use with Claude Code") through claudeRunner,
 // a stand-in for Claude Code's hook runner written from the hooks reference:
 // it reads the settings file, picks the matcher groups of the event (tool
 // name for PreToolUse/PostToolUse, source for SessionStart, reason for

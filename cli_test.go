@@ -146,7 +146,7 @@ func (c *cli) runRow(id string) runJSON {
 	return r
 }
 
-// mutation is the §8 mutation output.
+// mutation is the contract's mutation output.
 type mutation struct {
 	Applied bool        `json:"applied"`
 	Reason  string      `json:"reason"`
@@ -218,7 +218,7 @@ func (c *cli) seedRun(runID string) (sub, peer string) {
 	return sub, peer
 }
 
-// TestSeed000KillThenLateCompletion is the seed-000 story (SPEC R1, R2, R5):
+// TestSeed000KillThenLateCompletion is the seed-000 story (docs/contract.md "Kill is not completion", docs/contract.md "Late completion wins", docs/contract.md "Lost work"):
 // kill leaves the mirrored rows running with delivery not_applicable; the
 // maintenance API marks them lost; the late `run complete --outcome ok`
 // upgrades both to succeeded with the error cleared and cleanup_after
@@ -288,7 +288,7 @@ func TestSeed000KillThenLateCompletion(t *testing.T) {
 }
 
 // TestFinishSubtypeAndNoDowngrade: R4 subtypes through `task finish`, and a
-// late failure never downgrades a succeeded task (SPEC §3): applied false,
+// late failure never downgrades a succeeded task (docs/contract.md "Entities and statuses"): applied false,
 // journaled as ignored.
 func TestFinishSubtypeAndNoDowngrade(t *testing.T) {
 	c := newCLI(t)
@@ -334,7 +334,7 @@ func TestFinishSubtypeAndNoDowngrade(t *testing.T) {
 	}
 }
 
-// TestBadInput: each bad input names the bad value, exits with the §8 code
+// TestBadInput: each bad input names the bad value, exits with the documented code
 // and changes nothing.
 func TestBadInput(t *testing.T) {
 	c := newCLI(t)
@@ -445,7 +445,7 @@ func TestLockedDatabase(t *testing.T) {
 }
 
 // TestApprovalWaitExitCodes: approval wait exits 0 approved, 10 denied, 11
-// expired or cancelled, 12 when the wait times out (SPEC §8).
+// expired or cancelled, 12 when the wait times out (docs/contract.md "Commands: exit codes and JSON").
 func TestApprovalWaitExitCodes(t *testing.T) {
 	c := newCLI(t)
 	c.ok("session", "open", "s")
@@ -494,7 +494,7 @@ func TestApprovalWaitExitCodes(t *testing.T) {
 }
 
 // TestHumanAndJSONShapes: list prints an array, show an object with events,
-// mutations {"applied","reason","<entity>"} (SPEC §8); text tables align.
+// mutations {"applied","reason","<entity>"} (docs/contract.md "Commands: exit codes and JSON"); text tables align.
 func TestHumanAndJSONShapes(t *testing.T) {
 	c := newCLI(t)
 	sub, peer := c.seedRun("R9")

@@ -322,7 +322,7 @@ func TestDemoSignalCleansUp(t *testing.T) {
 }
 
 // TestDemoRestartsReapedJobs passivates the demo's main session while the
-// demo runs: its jobs are reaped (SPEC J7), and the simulated runtime resumes
+// demo runs: its jobs are reaped (docs/contract.md "Background jobs: Reaped"), and the simulated runtime resumes
 // the session and starts a new dev server, which serves requests again.
 func TestDemoRestartsReapedJobs(t *testing.T) {
 	t.Parallel()

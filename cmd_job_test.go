@@ -1,6 +1,6 @@
 package main
 
-// Background jobs through the real binary (SPEC J1–J9, §8 `job …`). Each test
+// Background jobs through the real binary (docs/contract.md "Background jobs: Detached" to "Alerts on finish", `job …`). Each test
 // uses its own database; the supervisors are the real `clawpit __supervise`.
 
 import (
@@ -72,7 +72,7 @@ func freePort(t *testing.T) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// A dev server is a normal job (SPEC J1, J2, J5, J6): it keeps running after
+// A dev server is a normal job (docs/contract.md "Background jobs: Detached", docs/contract.md "Background jobs: Live, redacted log", docs/contract.md "Background jobs: Tail and follow", docs/contract.md "Background jobs: Ending"): it keeps running after
 // `job run` and the shell that started it have exited, its request log is on
 // disk while it runs, `job tail` shows it, and `job cancel` ends it cancelled
 // with the port free again.
@@ -243,7 +243,7 @@ func TestJobRunBadInput(t *testing.T) {
 	}
 }
 
-// `session passivate` reaps the session's jobs (SPEC J7) when the CLI wires
+// `session passivate` reaps the session's jobs (docs/contract.md "Background jobs: Reaped") when the CLI wires
 // the job supervisor into the registry; `session resume` lists them once.
 func TestJobSessionPassivateReaps(t *testing.T) {
 	t.Parallel()
@@ -286,7 +286,7 @@ func TestJobSessionPassivateReaps(t *testing.T) {
 
 // `job follow --from-start` prints every line once, in order, across many
 // rotations (a small threshold through the hidden CLAWPIT_JOB_ROTATE_BYTES,
-// the writer paced at about 8 MB/s, i.e. 100,000 lines/s as in SPEC P5), and
+// the writer paced at about 8 MB/s, i.e. 100,000 lines/s as in bench/README.md P5), and
 // exits 0 by itself when the job ends.
 func TestJobFollow(t *testing.T) {
 	t.Parallel()
@@ -339,7 +339,7 @@ func TestJobFollow(t *testing.T) {
 	}
 }
 
-// An unwritable log directory does not refuse the job (SPEC J3): `job run`
+// An unwritable log directory does not refuse the job (docs/contract.md "Background jobs: Rotation"): `job run`
 // exits 0 with the id and a warning on stderr, the command runs to
 // completion with its pipes drained (several MB of output, so a child
 // writing to an undrained pipe would block), and capture_error says why.
@@ -404,7 +404,7 @@ func TestJobRunUnwritableLogDir(t *testing.T) {
 }
 
 // A token written as a URL's user name (as `git remote set-url` prints it)
-// never reaches the log on disk, `job tail` or `job follow` (SPEC J4).
+// never reaches the log on disk, `job tail` or `job follow` (docs/contract.md "Background jobs: Live, redacted log").
 func TestJobTokenInURLUserinfo(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)

@@ -1,11 +1,11 @@
 package main
 
-// End-to-end tests of the real console (SPEC §9) under tmux: the binary
+// End-to-end tests of the real console (README "The console") under tmux: the binary
 // built by TestMain runs in a detached tmux session (tmux_test.go), other
 // processes change the registry through the CLI, keys go in with send-keys
 // and the screen comes back with capture-pane. Every wait polls the screen
 // or the CLI with a deadline (uiTimeout); the only latency asserted is
-// "within 2 s" for an external write (SPEC P7's 500 ms is measured by
+// "within 2 s" for an external write (bench/README.md P7's 500 ms is measured by
 // bench/p7, not asserted by a test on a shared, loaded machine).
 
 import (
@@ -148,7 +148,7 @@ func TestConsoleApprovals(t *testing.T) {
 
 	id1 := c.ok("approval", "request", "--session", "S1", "--tool", "Bash", "--command", "rm -rf build")
 	// The 2 s bound is a robustness check (parallel tests on a loaded CI
-	// machine), not the SPEC P7 target: the 500 ms target is measured by
+	// machine), not the bench/README.md P7 target: the 500 ms target is measured by
 	// bench/p7 (go run ./bench/p7) and quoted in bench/README.md.
 	seen := time.Now()
 	for !screenHas(tm.capture(), id1) {
@@ -158,7 +158,7 @@ func TestConsoleApprovals(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	lat := time.Since(seen)
-	t.Logf("external approval request visible after %s (SPEC P7 target 500 ms; asserted ≤ 2 s)", lat.Round(time.Millisecond))
+	t.Logf("external approval request visible after %s (bench/README.md P7 target 500 ms; asserted ≤ 2 s)", lat.Round(time.Millisecond))
 	if lat > 2*time.Second {
 		t.Errorf("approval request took %s to appear, want ≤ 2 s", lat)
 	}

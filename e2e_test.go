@@ -1,7 +1,7 @@
 package main
 
 // `clawpit task track` end to end through the binary, on the real Claude
-// stream-json transcripts in core/testdata/claude-stream (SPEC R4).
+// stream-json transcripts in core/testdata/claude-stream (docs/contract.md "Result subtypes").
 
 import (
 	"bufio"

@@ -1,6 +1,6 @@
 // Command clawpit is the operator's console for AI-agent runtimes: a task
 // registry, a maintenance sweeper, a background-job supervisor and a Bubble
-// Tea console (SPEC §1). Everything lives in internal/cli and below.
+// Tea console (docs/architecture.md). Everything lives in internal/cli and below.
 package main
 
 import (

@@ -1,7 +1,7 @@
 package main
 
 // Many OS processes racing kill / complete / cancel / finish / sweep on the
-// same runs (SPEC §11 reliability: races), plus the maintenance API marking
+// same runs (bench/README.md reliability: races), plus the maintenance API marking
 // tasks lost in between. Afterwards every invariant holds.
 
 import (

@@ -47,10 +47,10 @@ func (c *cli) withConfig(body string, args ...string) out {
 }
 
 // TestSweepOnceRegistryErrors: a headless sweep on a missing, corrupt or
-// locked registry exits 1 with a message saying which (SPEC §5, §8).
+// locked registry exits 1 with a message saying which (docs/contract.md "Maintenance", docs/contract.md "Commands: exit codes and JSON").
 func TestSweepOnceRegistryErrors(t *testing.T) {
 	if store.BusyTimeoutMs < 5000 {
-		t.Fatalf("default busy timeout %d ms, SPEC §2 wants at least 5 s", store.BusyTimeoutMs)
+		t.Fatalf("default busy timeout %d ms, docs/contract.md (Files) wants at least 5 s", store.BusyTimeoutMs)
 	}
 	c := newCLI(t)
 	o := c.run("--sweep-once")

@@ -13,7 +13,7 @@ import (
 type Activity struct {
 	Session string // required: the runtime's session key
 	Label   string // label given to the session when this call creates it
-	RunID   string // optional: a run whose progress this also is (SPEC R6 re-arm)
+	RunID   string // optional: a run whose progress this also is (docs/contract.md "The inactivity watchdog pauses for approvals" re-arm)
 	Why     string // what happened, for the journal ("PostToolUse Bash")
 	Agent   string // the agent, recorded on a session this call creates ("codex")
 }
@@ -23,7 +23,7 @@ type Activity struct {
 // is opened active with Label, so a runtime that started before its hooks
 // were installed still shows up. A closed session is refused ("session
 // closed": closed stays closed). When RunID names a running run, its
-// last_progress_at becomes now, re-arming its inactivity watchdog (SPEC R6);
+// last_progress_at becomes now, re-arming its inactivity watchdog (docs/contract.md "The inactivity watchdog pauses for approvals");
 // an unknown run is ignored and an ended one refused ("run already ended").
 // Each change is journaled with reason "activity: <Why>". The Result is the
 // session's. Errors: ErrInvalid for an empty session.
@@ -101,9 +101,9 @@ type NewNotification struct {
 	DedupKey  string // empty: a fresh unique key "<kind>:<random>"
 }
 
-// RaiseNotification stores a notification a runtime raised itself (SPEC §7;
+// RaiseNotification stores a notification a runtime raised itself (README "Notifications";
 // Claude Code hooks: Notification) so it shows in the console's Alerts pane
-// and in `clawpit notifications`. The text is redacted (SPEC J4). It returns
+// and in `clawpit notifications`. The text is redacted (docs/contract.md "Background jobs: Live, redacted log"). It returns
 // the notification and false when one with the same DedupKey already exists
 // (then nothing is stored). Errors: ErrInvalid for an unknown kind or empty
 // text.
@@ -135,6 +135,6 @@ func (r *Registry) RaiseNotification(ctx context.Context, nn NewNotification) (*
 	return n, inserted, nil
 }
 
-// NotificationKinds lists every notification kind (SPEC §3).
+// NotificationKinds lists every notification kind (docs/contract.md "Entities and statuses").
 var NotificationKinds = []NotificationKind{NotifyJobFinished, NotifyJobLost, NotifyTaskFailed,
 	NotifyTaskSilent, NotifyRunTimedOut, NotifyApprovalExpired, NotifyRuntimeNotice}

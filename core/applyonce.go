@@ -21,7 +21,7 @@ const EntitySpool = "spool"
 // rolls everything back (the key stays unapplied). Only use cases whose
 // errors fn returns, or that fail before writing, belong in fn: a swallowed
 // error would keep that step's partial writes. The jobs such use cases reap
-// (closing a session, SPEC J7) are reaped after the commit, through r's job
+// (closing a session, docs/contract.md "Background jobs: Reaped") are reaped after the commit, through r's job
 // controller, since a reap waits on processes and writes on its own.
 // Errors: ErrInvalid for an empty key; the store's (ErrBusy, ErrUnavailable)
 // and fn's.

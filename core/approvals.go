@@ -15,13 +15,13 @@ import (
 // while an idle waiter costs a fraction of a percent of a core.
 const DefaultApprovalPoll = 100 * time.Millisecond
 
-// RequestApproval records a tool call that needs a human decision (SPEC §3
-// Approval, §8 `approval request`). Command, rationale and cwd are redacted
-// (SPEC J4) before anything else; the pattern is VerbChain of the redacted
+// RequestApproval records a tool call that needs a human decision (docs/contract.md "Entities and statuses"
+// Approval, `approval request`). Command, rationale and cwd are redacted
+// (docs/contract.md "Background jobs: Live, redacted log") before anything else; the pattern is VerbChain of the redacted
 // command. When a grant matches tool, pattern and session (Tx.FindGrant) the
 // approval is approved at once with decided_by "grant:<id>" and the grant's
 // scope, and no wait is counted. Otherwise it is pending, and when bound to a running run it
-// pauses that run's watchdog: pending_approval_waits + 1 (SPEC R6). Never
+// pauses that run's watchdog: pending_approval_waits + 1 (docs/contract.md "The inactivity watchdog pauses for approvals"). Never
 // approved by a grant: an empty pattern, or a command with shell control
 // syntax (; & | ` $( < > newline) — a grant for "git status" must not
 // approve "git status; rm -rf ~". ExpiresIn > 0 sets expires_at (R9). A
@@ -43,7 +43,7 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 	if err := checkIDs("session id", na.Session); err != nil {
 		return nil, err
 	}
-	// Redact first (SPEC J4, §11): the pattern, and so any grant made from
+	// Redact first (docs/contract.md "Background jobs: Live, redacted log", bench/README.md): the pattern, and so any grant made from
 	// this approval, is computed from the redacted command, so no secret can
 	// land in a pattern or a grant. The verb chain stops at the first flag,
 	// path or URL, so an ordinary command's pattern is unchanged. Shell
@@ -177,7 +177,7 @@ func (r *Registry) replayedCall(tx Tx, na NewApproval, actor Actor, now Timestam
 }
 
 // holdsWait reports whether approval a, requested now, takes a wait on run
-// (SPEC R6): the run is registered no later than the request and has not
+// (docs/contract.md "The inactivity watchdog pauses for approvals"): the run is registered no later than the request and has not
 // ended. It decides only at request time; the approval's HoldsWait column
 // then records the answer, so a resolution releases exactly the waits taken
 // (even when the run ended in the same millisecond as the request).
@@ -233,7 +233,7 @@ type approvalDecision struct {
 
 // resolveApproval decides a pending approval inside tx: status, scope,
 // reason, decided_at = now, decided_by, cleanup_after = decided_at + retention
-// (SPEC R8), the journal row, and the R6 release of the wait it holds. run, when
+// (docs/contract.md "Retention"), the journal row, and the R6 release of the wait it holds. run, when
 // non-nil, is the approval's run already read by the caller (KillRun), updated
 // in place; otherwise the run is read here.
 func (r *Registry) resolveApproval(tx Tx, a *Approval, d approvalDecision, actor Actor, now Timestamp, run *Run) error {
@@ -296,7 +296,7 @@ func (r *Registry) approvalOp(ctx context.Context, id string, fn func(tx Tx, a *
 
 // decidable refuses a decision on an approval that is no longer pending
 // ("already <status>") or that is past its expires_at, which it expires on the
-// spot (SPEC R9) so a late click never approves an expired request. ok is
+// spot (docs/contract.md "Approvals expire") so a late click never approves an expired request. ok is
 // true when the decision may proceed.
 func (r *Registry) decidable(tx Tx, a *Approval, to ApprovalStatus, actor Actor, now Timestamp) (bool, Result, error) {
 	if a.Status != ApprovalPending {
@@ -319,7 +319,7 @@ func (r *Registry) decidable(tx Tx, a *Approval, to ApprovalStatus, actor Actor,
 // Grant for its tool and pattern (session grants only for the approval's
 // session; created_by actor) unless an identical grant exists, which is then
 // returned; scope once returns a nil Grant. A non-pending approval is refused
-// ("already <status>"); one past expires_at is expired instead (SPEC R9).
+// ("already <status>"); one past expires_at is expired instead (docs/contract.md "Approvals expire").
 // Errors: ErrInvalid for an unknown scope.
 func (r *Registry) ApproveApproval(ctx context.Context, id string, scope Scope, actor Actor) (*Approval, *Grant, Result, error) {
 	if scope == "" {
@@ -352,7 +352,7 @@ func (r *Registry) ApproveApproval(ctx context.Context, id string, scope Scope, 
 }
 
 // ensureGrant returns the grant remembering a's tool and pattern with scope,
-// creating and journaling it unless an identical one exists (SPEC §3 Grant).
+// creating and journaling it unless an identical one exists (docs/contract.md "Entities and statuses" Grant).
 func (r *Registry) ensureGrant(tx Tx, a *Approval, scope Scope, actor Actor, now Timestamp) (*Grant, error) {
 	session := ""
 	if scope == ScopeSession {
@@ -381,10 +381,10 @@ func (r *Registry) ensureGrant(tx Tx, a *Approval, scope Scope, actor Actor, now
 		fmt.Sprintf("%s %q approved %s (from approval %s)", g.Tool, g.Pattern, where, a.ID), true)
 }
 
-// DenyApproval denies a pending approval with reason (redacted, SPEC J4),
+// DenyApproval denies a pending approval with reason (redacted, docs/contract.md "Background jobs: Live, redacted log"),
 // releasing its R6 wait.
 // A non-pending approval is refused ("already <status>"); one past
-// expires_at is expired instead (SPEC R9).
+// expires_at is expired instead (docs/contract.md "Approvals expire").
 func (r *Registry) DenyApproval(ctx context.Context, id, reason string, actor Actor) (*Approval, Result, error) {
 	return r.closeApproval(ctx, id, ApprovalDenied, reason, "denied", actor)
 }
@@ -408,13 +408,13 @@ func (r *Registry) closeApproval(ctx context.Context, id string, to ApprovalStat
 // waiting for it (Claude Code hooks: a PreToolUse hook stopped by a signal,
 // when Claude Code interrupts or times out the tool call), releasing its R6
 // wait, so an operator never decides a tool call no one will run. reason
-// (redacted, SPEC J4) says why. A non-pending approval is refused
-// ("already <status>"); one past expires_at is expired instead (SPEC R9).
+// (redacted, docs/contract.md "Background jobs: Live, redacted log") says why. A non-pending approval is refused
+// ("already <status>"); one past expires_at is expired instead (docs/contract.md "Approvals expire").
 func (r *Registry) WithdrawApproval(ctx context.Context, id, reason string, actor Actor) (*Approval, Result, error) {
 	return r.closeApproval(ctx, id, ApprovalCancelled, reason, "withdrawn by its requester", actor)
 }
 
-// ExpireApproval is the sweeper API of SPEC R9: a pending approval past its
+// ExpireApproval is the sweeper API of docs/contract.md "Approvals expire": a pending approval past its
 // expires_at becomes expired (actor sweeper), releases its R6 wait, and
 // raises one approval_expired notification for its session (dedup key
 // "approval_expired:<id>"). Refused: not pending ("already <status>"), no
@@ -445,8 +445,7 @@ func (r *Registry) expireApproval(tx Tx, a *Approval, now Timestamp) (Result, er
 	})
 }
 
-// cancelApprovals cancels every pending approval matching f inside tx (SPEC
-// R9: session close, run kill), each releasing its R6 wait. It returns how
+// cancelApprovals cancels every pending approval matching f inside tx (docs/contract.md "Approvals expire": session close, run kill), each releasing its R6 wait. It returns how
 // many it cancelled.
 func (r *Registry) cancelApprovals(tx Tx, f ApprovalFilter, reason string, actor Actor, now Timestamp) (int, error) {
 	reason = r.redactText(reason)

@@ -5,7 +5,7 @@ import "fmt"
 // Approval waiters, the step after approval expiry in a sweep: a pending
 // approval whose waiter (Approval.Waiter: the gated hook that answers its
 // runtime, Claude Code hooks: PreToolUse) is a process on this host that has
-// exited is cancelled, releasing its run's approval wait (SPEC R6). A hook
+// exited is cancelled, releasing its run's approval wait (docs/contract.md "The inactivity watchdog pauses for approvals"). A hook
 // stopped by a signal withdraws its approval itself; one killed outright
 // (SIGKILL, the OOM killer) cannot, and without this rule its approval would
 // stay pending until it expires, for an operator to approve a tool call no

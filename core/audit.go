@@ -7,7 +7,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// Audit (SPEC R10), the last step of a sweep: findings are reported, never
+// Audit (docs/contract.md "Audit"), the last step of a sweep: findings are reported, never
 // fixed — stale_queued, stale_running, delivery_failed, missing_cleanup,
 // inconsistent_timestamps (and prune_failed, raised by Apply when a job's
 // log cannot be deleted). They are counted by severity, not by rule.
@@ -128,7 +128,7 @@ func createColumn(entity string) string {
 	return "created_at"
 }
 
-// inconsistency describes what is wrong with a row's timestamps (SPEC R10),
+// inconsistency describes what is wrong with a row's timestamps (docs/contract.md "Audit"),
 // or "" when nothing is.
 func inconsistency(entity string, r TimesRow) string {
 	var bad []string

@@ -2,7 +2,7 @@ package core
 
 import "time"
 
-// Thresholds are the maintenance settings of SPEC §5, as flags and config keys.
+// Thresholds are the maintenance settings of docs/contract.md "Maintenance", as flags and config keys.
 type Thresholds struct {
 	Grace         time.Duration // R5 grace window for unbacked active tasks (default 5m)
 	SilentWindow  time.Duration // R7 how recently a silent task must have ended (default 15m)
@@ -13,7 +13,7 @@ type Thresholds struct {
 	StaleRunning  time.Duration // R10 audit: running this long unbacked (default 30m)
 }
 
-// DefaultThresholds returns the defaults of SPEC §4–§5.
+// DefaultThresholds returns the defaults of docs/contract.md "The rules".
 func DefaultThresholds() Thresholds {
 	return Thresholds{
 		Grace:         5 * time.Minute,
@@ -26,7 +26,7 @@ func DefaultThresholds() Thresholds {
 	}
 }
 
-// TaskRetention is how long a terminal task is kept after it ended (SPEC R8).
+// TaskRetention is how long a terminal task is kept after it ended (docs/contract.md "Retention").
 func (th Thresholds) TaskRetention(s TaskStatus) time.Duration {
 	if s == TaskLost {
 		return th.LostRetention

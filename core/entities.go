@@ -2,7 +2,7 @@ package core
 
 import "encoding/json"
 
-// Session is the agent conversation that owns work (SPEC §3).
+// Session is the agent conversation that owns work (docs/contract.md "Entities and statuses").
 type Session struct {
 	ID             string       `json:"id"`
 	Label          string       `json:"label"`
@@ -16,7 +16,7 @@ type Session struct {
 	Rev   int64  `json:"-"` // optimistic-concurrency revision, bumped by every update
 }
 
-// Task is one task run (SPEC §3). Generated ids are NewTaskID strings (12
+// Task is one task run (docs/contract.md "Entities and statuses"). Generated ids are NewTaskID strings (12
 // random base32 characters); a runtime may supply its own.
 type Task struct {
 	ID              string         `json:"id"`
@@ -54,13 +54,13 @@ type Task struct {
 	Rev   int64        `json:"-"`
 }
 
-// LastActivity is last_event_at ?? started_at ?? created_at (SPEC R5).
+// LastActivity is last_event_at ?? started_at ?? created_at (docs/contract.md "Lost work").
 func (t *Task) LastActivity() Timestamp {
 	return Coalesce(t.LastEventAt, t.StartedAt, t.CreatedAt)
 }
 
 // Session returns the session that backs the task: child_session, else
-// owner_session (SPEC R5).
+// owner_session (docs/contract.md "Lost work").
 func (t *Task) BackingSession() string {
 	if t.ChildSession != "" {
 		return t.ChildSession
@@ -68,7 +68,7 @@ func (t *Task) BackingSession() string {
 	return t.OwnerSession
 }
 
-// Run is a subagent run (SPEC §3). It is running until EndedAt is set.
+// Run is a subagent run (docs/contract.md "Entities and statuses"). It is running until EndedAt is set.
 type Run struct {
 	RunID                  string     `json:"run_id"`
 	ChildSession           string     `json:"child_session"`
@@ -98,10 +98,10 @@ type Run struct {
 // Running reports whether the run has not ended.
 func (r *Run) Running() bool { return r.EndedAt == 0 }
 
-// DefaultInactivityBudgetMs is the watchdog budget when none is given (SPEC §3): 60 s.
+// DefaultInactivityBudgetMs is the watchdog budget when none is given (docs/contract.md "Entities and statuses"): 60 s.
 const DefaultInactivityBudgetMs = 60_000
 
-// Approval is a tool call waiting for (or given) a human decision (SPEC §3).
+// Approval is a tool call waiting for (or given) a human decision (docs/contract.md "Entities and statuses").
 type Approval struct {
 	ID           string         `json:"id"`
 	Session      string         `json:"session"`
@@ -132,7 +132,7 @@ type Approval struct {
 	// answer a repeated tool call.
 	InputHash string `json:"input_hash,omitempty"`
 	// HoldsWait is true while the approval counts in its run's
-	// pending_approval_waits (SPEC R6): set with the increment, cleared with
+	// pending_approval_waits (docs/contract.md "The inactivity watchdog pauses for approvals"): set with the increment, cleared with
 	// the decrement.
 	HoldsWait bool `json:"holds_wait"`
 	// Waiter is the process waiting to answer the runtime (Claude Code
@@ -168,7 +168,7 @@ type Waiter struct {
 	NS    string `json:"ns,omitempty"`
 }
 
-// Grant is a remembered approval (SPEC §3): a request whose tool and verb chain
+// Grant is a remembered approval (docs/contract.md "Entities and statuses"): a request whose tool and verb chain
 // match is approved at once with decided_by "grant:<id>". Session is set only
 // for ScopeSession grants.
 type Grant struct {
@@ -181,7 +181,7 @@ type Grant struct {
 	CreatedAt Timestamp `json:"created_at"`
 }
 
-// Job is a background job run as a detached process (SPEC §3, §6). IDs are 12
+// Job is a background job run as a detached process (docs/contract.md "Entities and statuses", docs/contract.md "Background jobs"). IDs are 12
 // lowercase hex characters.
 type Job struct {
 	ID              string    `json:"id"`
@@ -205,7 +205,7 @@ type Job struct {
 	CleanupAfter    Timestamp `json:"cleanup_after"`
 	// Host is the machine the job's supervisor runs on (HostName: the
 	// hostname, or CLAWPIT_HOST); "" for jobs recorded before hosts were
-	// (the single host that wrote them). SPEC §14.
+	// (the single host that wrote them). README "Many hosts: PostgreSQL".
 	Host string `json:"host"`
 	// Containment is how the job's process tree is held on this machine:
 	// ContainCgroup, ContainSubreaper or ContainGroup; "" before the command
@@ -218,7 +218,7 @@ type Job struct {
 }
 
 // Notification tells a session (and the operator) about something that needs
-// attention (SPEC §3, §7). DedupKey is unique: inserting a duplicate is a no-op.
+// attention (docs/contract.md "Entities and statuses", README "Notifications"). DedupKey is unique: inserting a duplicate is a no-op.
 type Notification struct {
 	ID           int64            `json:"id"`
 	Session      string           `json:"session"`
@@ -242,7 +242,7 @@ const (
 	EntityNotification = "notification"
 )
 
-// Event is one row of the event journal (SPEC §3): every change appends one, in
+// Event is one row of the event journal (docs/contract.md "Entities and statuses"): every change appends one, in
 // the same transaction as the change. A refused change is journaled with
 // Applied=false and its reason.
 type Event struct {

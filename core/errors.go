@@ -9,7 +9,7 @@ import (
 )
 
 // Sentinel errors. Callers test them with errors.Is; main maps them to the
-// exit codes of SPEC §8.
+// exit codes of docs/contract.md "Commands: exit codes and JSON".
 var (
 	// ErrNotFound: no row matches the id or prefix (exit 4).
 	ErrNotFound = errors.New("not found")

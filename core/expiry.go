@@ -2,7 +2,7 @@ package core
 
 import "errors"
 
-// Approval expiry (SPEC R9), the fifth step of a sweep: a pending approval
+// Approval expiry (docs/contract.md "Approvals expire"), the fifth step of a sweep: a pending approval
 // past its expires_at becomes expired, which releases its run's approval
 // wait (R6) and raises one approval_expired notification.
 

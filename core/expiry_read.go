@@ -2,7 +2,7 @@ package core
 
 import "slices"
 
-// Expiry is a fact of time (SPEC R9): an approval past its expires_at is
+// Expiry is a fact of time (docs/contract.md "Approvals expire"): an approval past its expires_at is
 // expired whether or not a sweep has recorded it yet. The writers that
 // wait for one (WaitApproval) record the expiry themselves; the reads
 // (Registry.GetApproval, Registry.ListApprovals) show it expired without

@@ -9,7 +9,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// Hosts (SPEC §14): a PostgreSQL registry is shared by many machines. A job
+// Hosts (README "Many hosts: PostgreSQL"): a PostgreSQL registry is shared by many machines. A job
 // runs under a supervisor on one host; only that host can see and signal its
 // processes, so job liveness (J8), reaping and cancel signal a job's
 // processes only there. A sweep on another host never marks such a job

@@ -7,7 +7,7 @@ import (
 )
 
 // OperatorActor returns the operator identity recorded in the event journal
-// for human actions (SPEC §3): "$USER@<hostname>", plus " from <ip>" when the
+// for human actions (docs/contract.md "Entities and statuses"): "$USER@<hostname>", plus " from <ip>" when the
 // session arrived over SSH (the first field of SSH_CONNECTION, the client
 // address). The user name comes from USER, else LOGNAME, else the OS account
 // database; "unknown" when none is available.

@@ -53,7 +53,7 @@ func TestIDs(t *testing.T) {
 	}
 }
 
-// TestTaskIDPrefixesUnique draws 1,000,000 task ids, the SPEC §3 registry
+// TestTaskIDPrefixesUnique draws 1,000,000 task ids, the docs/contract.md "Entities and statuses" registry
 // size: their 8-character prefixes collide about as often as 40 random bits
 // predict (n²/2⁴¹ ≈ 0.45 pairs), where UUIDv7's timestamp-led prefixes
 // would collide for nearly every id. CreateTask then redraws the rare clash

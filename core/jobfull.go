@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// A full disk names itself (SPEC J3, §11 Crashes). A supervisor whose
+// A full disk names itself (docs/contract.md "Background jobs: Rotation", bench/README.md Crashes). A supervisor whose
 // registry or log sits on a full file system keeps draining the command's
 // output (the pump discards what it cannot write), retries its final write
 // with backoff for FinalRetry, and when it must give up leaves the cause in

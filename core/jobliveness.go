@@ -5,14 +5,13 @@ import (
 	"fmt"
 )
 
-// Job liveness (SPEC J8), the first step of a sweep: a pending or running
+// Job liveness (docs/contract.md "Background jobs: Lost"), the first step of a sweep: a pending or running
 // background job whose supervisor is gone is marked lost. The jobs front end
 // (*Jobs) finds such jobs and marks them — a conditional update plus a
 // signal to any process group left behind — so this rule plans from its
 // answer and applies through it, outside the sweep's batched transactions.
 
-// JobLiveness finds and marks background jobs whose supervisor is gone (SPEC
-// J8). *Jobs implements it.
+// JobLiveness finds and marks background jobs whose supervisor is gone (docs/contract.md "Background jobs: Lost"). *Jobs implements it.
 type JobLiveness interface {
 	// LostJobs lists pending/running jobs whose supervisor is gone (pid dead,
 	// or pid reused: start time differs). Read-only.

@@ -17,7 +17,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// Background jobs (SPEC §6 J1–J9). A job is a command run as a detached
+// Background jobs (docs/contract.md "Background jobs" J1–J9). A job is a command run as a detached
 // process: `job run` records it `pending`, creates its log and starts a
 // supervisor — the clawpit binary itself, in its own session (setsid) — and
 // returns at once. The supervisor runs the command in its own process group
@@ -32,19 +32,19 @@ import (
 // finds the job terminal and only fills in exit_code and completed_at: a
 // cancelled job ends `cancelled`, never `failed` with exit code 143.
 
-// Job supervision defaults (SPEC J3, J6, J8).
+// Job supervision defaults (docs/contract.md "Background jobs: Rotation", docs/contract.md "Background jobs: Ending", docs/contract.md "Background jobs: Lost").
 const (
 	// SuperviseCommand is the hidden clawpit subcommand that runs a job's
 	// supervisor: `clawpit __supervise --db <registry> <job-id>`.
 	SuperviseCommand = "__supervise"
-	// JobKillGrace is how long SIGTERM has before SIGKILL (SPEC J6, J7).
+	// JobKillGrace is how long SIGTERM has before SIGKILL (docs/contract.md "Background jobs: Ending", docs/contract.md "Background jobs: Reaped").
 	JobKillGrace = 5 * time.Second
 	// DefaultJobLostGrace is how long a pending job may go without its
-	// supervisor recording itself before a sweep calls it lost (SPEC J8), so
+	// supervisor recording itself before a sweep calls it lost (docs/contract.md "Background jobs: Lost"), so
 	// a sweep right after `job run` does not kill a job that is starting.
 	DefaultJobLostGrace = 30 * time.Second
 	// JobNotifyTailChars is how much of the log a finish notification quotes
-	// (SPEC J9): the last 2,000 characters.
+	// (docs/contract.md "Background jobs: Alerts on finish"): the last 2,000 characters.
 	JobNotifyTailChars = 2000
 	// EnvJobRotateBytes, when set to a positive integer, overrides the
 	// rotation threshold of supervisors started from this environment (a
@@ -56,7 +56,7 @@ const (
 type JobsOptions struct {
 	// Dir is the jobs directory; a job's log lives in <Dir>/<job-id>/. Default:
 	// "jobs" beside the registry database — $CLAWPIT_HOME/jobs for the default
-	// database (SPEC §2), and a directory next to a --db file otherwise, so a
+	// database (docs/contract.md "Files"), and a directory next to a --db file otherwise, so a
 	// registry and its logs always travel together.
 	Dir string
 	// SupervisorArgv returns the command line that supervises job id. Default:
@@ -78,9 +78,9 @@ type JobsOptions struct {
 	PollInterval time.Duration
 	// Host is the host jobs run on and are signalled from (default
 	// HostName()): Run records it on each job; liveness, reaping and cancel
-	// signal only this host's jobs (SPEC §14).
+	// signal only this host's jobs (README "Many hosts: PostgreSQL").
 	Host string
-	// ExecShim is the argv prefix of the start shim (SPEC J8: no command
+	// ExecShim is the argv prefix of the start shim (docs/contract.md "Background jobs: Lost": no command
 	// outlives a dead supervisor unrecorded): the supervisor runs
 	// ExecShim + ["--", path, argv…] and releases it once the pid is
 	// recorded (see RunExecShim). Default: [os.Executable(), ExecShimCommand].
@@ -144,11 +144,11 @@ func (j *Jobs) Dir() string { return j.opts.Dir }
 // Registry returns the registry the jobs are recorded in.
 func (j *Jobs) Registry() *Registry { return j.reg }
 
-// JobSpec is the input of Run (SPEC §8 `job run`).
+// JobSpec is the input of Run (docs/contract.md "Commands: exit codes and JSON" `job run`).
 type JobSpec struct {
 	Session   string        // owning session (required)
 	Cwd       string        // working directory; default the caller's; must exist
-	Timeout   time.Duration // kill timer; 0 = none (SPEC J6: no default timer); rounded up to whole seconds
+	Timeout   time.Duration // kill timer; 0 = none (docs/contract.md "Background jobs: Ending": no default timer); rounded up to whole seconds
 	Rationale string
 	Command   []string // argv (required, argv[0] non-empty)
 }
@@ -201,7 +201,7 @@ func CommandLine(argv []string) string {
 	return strings.Join(q, " ")
 }
 
-// Run starts a background job (SPEC J1) and returns it `pending` at once; the
+// Run starts a background job (docs/contract.md "Background jobs: Detached") and returns it `pending` at once; the
 // supervisor moves it to running. Nothing is written when the input is bad:
 // ErrInvalid for an empty command, a missing session, a negative timeout,
 // a cwd that does not exist (the message carries a `mkdir -p -- '<dir>'`
@@ -209,7 +209,7 @@ func CommandLine(argv []string) string {
 // the command starts. When they cannot be created (an unwritable or
 // misplaced jobs directory) the job still runs: it is recorded with
 // capture_error saying why, and its supervisor drains the command's output
-// without writing it (SPEC J3: the child never blocks); the caller should
+// without writing it (docs/contract.md "Background jobs: Rotation": the child never blocks); the caller should
 // warn. The registry stores the command with J4 secrets redacted; the real argv reaches the supervisor through a pipe on its stdin.
 // When the supervisor cannot be started the job is recorded `failed` with
 // capture_error saying why, and the error is returned with it.
@@ -303,7 +303,7 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 // createJobLog creates the jobs directory, the job's log directory dir
 // (0700) and an empty log at logPath (0600). It reports whether it created
 // dir and, when something failed, why — as capture_error text: a log that
-// cannot be created does not stop the job (SPEC J3), it runs uncaptured.
+// cannot be created does not stop the job (docs/contract.md "Background jobs: Rotation"), it runs uncaptured.
 func createJobLog(jobsDir, dir, logPath string) (madeDir bool, captureErr string) {
 	if err := os.MkdirAll(jobsDir, 0o700); err != nil {
 		return false, "cannot create the log: create jobs directory: " + err.Error()
@@ -435,7 +435,7 @@ func (j *Jobs) ListJobs(ctx context.Context, f JobFilter) ([]Job, error) {
 }
 
 // endJob moves job to the terminal status to (conditionally, journaled) inside
-// tx, stamping completed_at and cleanup_after (SPEC R8: terminal jobs are kept
+// tx, stamping completed_at and cleanup_after (docs/contract.md "Retention": terminal jobs are kept
 // 24 h). A refused transition is journaled as ignored and reported.
 func (j *Jobs) endJob(tx Tx, job *Job, to JobStatus, actor Actor, reason string, now Timestamp) (Result, error) {
 	from := job.Status
@@ -451,7 +451,7 @@ func (j *Jobs) endJob(tx Tx, job *Job, to JobStatus, actor Actor, reason string,
 	return applied(""), journal(tx, now, EntityJob, job.ID, string(from), string(to), actor, reason, true)
 }
 
-// CancelJob ends a job as cancelled (SPEC J6): it writes `cancelled` first
+// CancelJob ends a job as cancelled (docs/contract.md "Background jobs: Ending"): it writes `cancelled` first
 // (conditional, journaled), then sends SIGTERM to the job's process group and
 // SIGKILL after 5 s if anything is left, waiting for that, then ends what is
 // left of the job's tree outside the group (KillJobTreeOf). A terminal job
@@ -523,7 +523,7 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 }
 
 // ReapSession kills every pending or running job of session and marks it
-// reaped (SPEC J7): the statuses are written first in one transaction (each a
+// reaped (docs/contract.md "Background jobs: Reaped"): the statuses are written first in one transaction (each a
 // conditional, journaled change), then every job's process group gets SIGTERM;
 // after at most 5 s in total whatever is left gets SIGKILL and the reap
 // proceeds anyway, saying so in ReapReport.TimedOut; then what is left of each

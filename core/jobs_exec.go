@@ -10,7 +10,7 @@ import (
 )
 
 // checkCommand reports, before anything is recorded, why argv0 could not be
-// started in cwd (SPEC §8: bad input gets a clear message and nothing is
+// started in cwd (docs/contract.md "Commands: exit codes and JSON": bad input gets a clear message and nothing is
 // half-written): ErrInvalid naming the command when a bare name is not found
 // in $PATH, or a path (absolute, or relative to cwd as the job resolves it)
 // does not exist, is a directory or is not executable. The supervisor

@@ -67,7 +67,7 @@ func waitJob(t *testing.T, h *hostSide, id, what string, ok func(*core.Job) bool
 	}
 }
 
-// TestJobLostOnlyByItsHost (SPEC §14): a job whose supervisor runs on host A
+// TestJobLostOnlyByItsHost (README "Many hosts: PostgreSQL"): a job whose supervisor runs on host A
 // is never marked lost by host B's sweep — B cannot see A's processes — and
 // B's audit reports A as not sweeping; A's own sweep marks it lost once its
 // supervisor is killed.

@@ -9,8 +9,7 @@ import (
 
 var _ JobLiveness = (*Jobs)(nil)
 
-// JobLostReason says why an active job's supervisor is considered gone (SPEC
-// J8), or "" when the job is not lost: a recorded supervisor whose pid is dead
+// JobLostReason says why an active job's supervisor is considered gone (docs/contract.md "Background jobs: Lost"), or "" when the job is not lost: a recorded supervisor whose pid is dead
 // (a zombie counts as dead; when it left SupervisorErrorFile, its message is
 // the reason: "… gave up: disk full: …") or now belongs to a process with another start
 // time; or a pending job whose supervisor never recorded itself within
@@ -40,7 +39,7 @@ func (j *Jobs) JobLostReason(job *Job, now Timestamp) string {
 }
 
 // LostJobs lists this host's pending and running jobs whose supervisor is
-// gone (SPEC J8; see JobLostReason); other hosts' jobs are theirs to judge. Read-only: the sweeper plans with it and applies
+// gone (docs/contract.md "Background jobs: Lost"; see JobLostReason); other hosts' jobs are theirs to judge. Read-only: the sweeper plans with it and applies
 // each with MarkJobLost. Its cost grows with the number of active jobs only.
 func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
 	active, err := j.ListJobs(ctx, JobFilter{Statuses: []JobStatus{JobPending, JobRunning}})
@@ -50,7 +49,7 @@ func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
 	now := j.reg.now()
 	var out []Job
 	for _, job := range active {
-		// Another host's supervisor pid means nothing here (SPEC §14).
+		// Another host's supervisor pid means nothing here (README "Many hosts: PostgreSQL").
 		if j.local(&job) && j.JobLostReason(&job, now) != "" {
 			out = append(out, job)
 		}
@@ -59,7 +58,7 @@ func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
 }
 
 // MarkJobLost marks j lost if its row is still active with the same Rev
-// (conditional update + journal, actor sweeper; SPEC J8), kills with SIGKILL
+// (conditional update + journal, actor sweeper; docs/contract.md "Background jobs: Lost"), kills with SIGKILL
 // whatever is left in its process group and the rest of its tree
 // (KillJobTreeOf: its cgroup, or the processes carrying its EnvJobID marker
 // — the only trace of a dead subreaper's orphans), and raises one job_lost notification

@@ -57,7 +57,7 @@ func JobDuration(job *Job, now Timestamp) time.Duration {
 	return d
 }
 
-// jobNoticeText is the text of a job's finish or lost notification (SPEC J9):
+// jobNoticeText is the text of a job's finish or lost notification (docs/contract.md "Background jobs: Alerts on finish"):
 // the headline, the command, the duration, the redacted tail (last 2,000
 // characters) and the full log path. Each line of its own starts with a
 // label ("Command: ", "Output …:"); what came from outside is a value
@@ -97,7 +97,7 @@ func jobNoticeText(job *Job, extra string) string {
 }
 
 // notifyJob raises the notification for a job that has just become terminal
-// (SPEC J9) inside tx: job_finished for completed, failed, timed_out and
+// (docs/contract.md "Background jobs: Alerts on finish") inside tx: job_finished for completed, failed, timed_out and
 // cancelled (dedup "job_finished:<id>"), job_lost for lost (dedup
 // "job_lost:<id>"), none for reaped (J7).
 func (j *Jobs) notifyJob(tx Tx, job *Job, extra string, now Timestamp) error {

@@ -195,7 +195,7 @@ func readLog(t *testing.T, job *core.Job) string {
 	return string(all)
 }
 
-// Run refuses a command that cannot start (SPEC §8: bad input, nothing
+// Run refuses a command that cannot start (docs/contract.md "Commands: exit codes and JSON": bad input, nothing
 // half-written): no job row, no log directory.
 func TestJobRunRefusesUnstartable(t *testing.T) {
 	t.Parallel()
@@ -350,7 +350,7 @@ func TestJobTimeout(t *testing.T) {
 	}
 }
 
-// Without --timeout a job has no kill timer (SPEC J6): still running after 10 s.
+// Without --timeout a job has no kill timer (docs/contract.md "Background jobs: Ending"): still running after 10 s.
 func TestJobNoDefaultTimer(t *testing.T) {
 	t.Parallel()
 	f := newJobFixture(t)
@@ -397,7 +397,7 @@ func TestJobCancel(t *testing.T) {
 }
 
 // A command that prints megabytes to a log it cannot write still runs to its
-// end: the pumps keep draining (SPEC J3), and capture_error says why.
+// end: the pumps keep draining (docs/contract.md "Background jobs: Rotation"), and capture_error says why.
 func TestJobUnwritableLog(t *testing.T) {
 	t.Parallel()
 	f := newJobFixture(t)
@@ -465,7 +465,7 @@ func TestJobUnwritableLog(t *testing.T) {
 	}
 }
 
-// SPEC J4: no secret of any kind reaches the log files, the notification or a
+// docs/contract.md "Background jobs: Live, redacted log": no secret of any kind reaches the log files, the notification or a
 // tail in clear, including a PEM block spanning lines.
 func TestJobRedaction(t *testing.T) {
 	t.Parallel()
@@ -560,7 +560,7 @@ func secretCorpus() (string, []string) {
 	return strings.Join(lines, "\n") + "\n", secrets
 }
 
-// Rotation (SPEC J3): 30 MB of numbered 80-byte lines leave at most about
+// Rotation (docs/contract.md "Background jobs: Rotation"): 30 MB of numbered 80-byte lines leave at most about
 // 10 MiB on disk, the two files hold the last lines in order, and a follower
 // attached from the start receives all 375,000 lines.
 func TestJobRotation(t *testing.T) {
@@ -570,7 +570,7 @@ func TestJobRotation(t *testing.T) {
 	gen := fmt.Sprintf(`awk 'BEGIN { for (i = 0; i < %d; i++) printf "%%08d %%070d\n", i, i }'`, lines)
 	job := f.run("s", 0, "sh", "-c", gen)
 	// A follower attached from the start gets every line once, in order,
-	// across every rotation (SPEC J5, P5).
+	// across every rotation (docs/contract.md "Background jobs: Tail and follow", bench/README.md P5).
 	fl, err := tailer.Follow(f.ctx, filepath.Dir(job.LogPath), tailer.FollowOptions{FromStart: true})
 	if err != nil {
 		t.Fatal(err)
@@ -668,7 +668,7 @@ func TestJobRotation(t *testing.T) {
 	}
 }
 
-// Reap (SPEC J7): three running jobs, one ignoring SIGTERM; the reap returns
+// Reap (docs/contract.md "Background jobs: Reaped"): three running jobs, one ignoring SIGTERM; the reap returns
 // within about 5 s, all three are reaped, no process is left in their groups,
 // and no job_finished notification is raised.
 func TestJobReapSession(t *testing.T) {
@@ -742,7 +742,7 @@ time.sleep(60)`
 	}
 }
 
-// Lost (SPEC J8): kill -9 of a supervisor; the sweep API finds the job, marks
+// Lost (docs/contract.md "Background jobs: Lost"): kill -9 of a supervisor; the sweep API finds the job, marks
 // it lost, notifies with the log path and kills the orphaned process group.
 func TestJobLost(t *testing.T) {
 	t.Parallel()
@@ -961,7 +961,7 @@ func TestJobArgvBytes(t *testing.T) {
 }
 
 // Job output reaches notifications without terminal escapes or control
-// characters (SPEC §7, §9): `notifications --json` and --notify-cmd pass the
+// characters (README "Notifications", README "The console"): `notifications --json` and --notify-cmd pass the
 // text on to consumers that may print it.
 func TestJobNotificationSanitised(t *testing.T) {
 	t.Parallel()

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A job is its whole process tree (SPEC J6–J8): cancel, timeout, reap and
+// A job is its whole process tree (docs/contract.md "Background jobs: Ending" to "Lost"): cancel, timeout, reap and
 // the lost path end every descendant of the command, including ones that
 // left its process group or session (setsid). How a tree is held depends on
 // the machine, measured when the command starts:

@@ -18,7 +18,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// Notifier delivers notifications to an external command (SPEC §7
+// Notifier delivers notifications to an external command (README "Notifications"
 // `--notify-cmd CMD`, daemon and console): CMD runs through `sh -c` once per
 // undelivered notification, oldest first, with the notification's JSON on
 // stdin (the fields of Notification, snake_case) and CLAWPIT_NOTIFICATION_ID,

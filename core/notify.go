@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// notify stores n inside tx (SPEC §7). Notifications are deduplicated by
+// notify stores n inside tx (README "Notifications"). Notifications are deduplicated by
 // DedupKey: a duplicate is silently skipped (no error), so a rule that fires
 // again — after a restart, or from a second sweeper — never re-notifies
-// (SPEC R7). The caller sets CreatedAt.
+// (docs/contract.md "Silent scheduled tasks"). The caller sets CreatedAt.
 func notify(tx Tx, n *Notification) error {
 	if n.DedupKey == "" {
 		return fmt.Errorf("notification %s for %s has no dedup key", n.Kind, n.SubjectID)
@@ -31,7 +31,7 @@ func (r *Registry) ListNotifications(ctx context.Context, f NotificationFilter) 
 	return out, err
 }
 
-// AckNotification marks notification id delivered now (SPEC §7 `--ack`,
+// AckNotification marks notification id delivered now (README "Notifications" `--ack`,
 // `--notify-cmd`); false when it was already delivered or does not exist.
 // Acks are not journaled: they carry no actor and change no status.
 func (r *Registry) AckNotification(ctx context.Context, id int64) (bool, error) {
@@ -44,7 +44,7 @@ func (r *Registry) AckNotification(ctx context.Context, id int64) (bool, error) 
 }
 
 // ClaimNotification claims undelivered notification id for notifier by for
-// lease (SPEC §7 `--notify-cmd`): one conditional update, so of two live
+// lease (README "Notifications" `--notify-cmd`): one conditional update, so of two live
 // notifiers only one runs the command. A claim whose lease has ended (its
 // notifier died mid-delivery) can be taken over, so delivery stays at least
 // once across crashes. false when the notification is delivered, absent or

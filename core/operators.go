@@ -12,7 +12,7 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// Role is what an operator of `clawpit serve` may do (SPEC §13).
+// Role is what an operator of `clawpit serve` may do (README "Serve the console over SSH").
 type Role string
 
 const (
@@ -34,7 +34,7 @@ type OperatorKey struct {
 	Line        string `json:"key"`         // authorized_keys form: type base64 [comment]
 }
 
-// Operator is a person allowed to connect to `clawpit serve` (SPEC §13).
+// Operator is a person allowed to connect to `clawpit serve` (README "Serve the console over SSH").
 type Operator struct {
 	Name      string        `json:"name"`
 	Role      Role          `json:"role"`
@@ -114,8 +114,7 @@ func operatorTx(tx Tx) (OperatorTx, error) {
 }
 
 // AddOperator registers an operator of `clawpit serve` with role and the
-// public keys in keys (authorized_keys text), journaled as actor (SPEC
-// §13). Errors: ErrInvalid for a bad name, role or key; ErrConflict when
+// public keys in keys (authorized_keys text), journaled as actor (README "Serve the console over SSH"). Errors: ErrInvalid for a bad name, role or key; ErrConflict when
 // the name exists or a key already belongs to an operator.
 func (r *Registry) AddOperator(ctx context.Context, name string, role Role, keys []byte, actor Actor) (*Operator, error) {
 	if !operatorName.MatchString(name) {
@@ -219,7 +218,7 @@ func (r *Registry) OperatorByFingerprint(ctx context.Context, fp string) (*Opera
 }
 
 // SSHActor is the journal's actor for an action from a `clawpit serve`
-// session: the operator's name plus the SSH client address (SPEC §3), e.g.
+// session: the operator's name plus the SSH client address (docs/contract.md "Entities and statuses"), e.g.
 // "alice (ssh 10.0.0.7:51234)".
 func SSHActor(name, addr string) Actor {
 	return Actor(name + " (ssh " + addr + ")")

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Process helpers for the job supervisor (SPEC J1, J6–J8). They read Linux's
+// Process helpers for the job supervisor (docs/contract.md "Background jobs: Detached", docs/contract.md "Background jobs: Ending"–J8). They read Linux's
 // /proc directly: clawpit's job supervision is Linux-only.
 
 // procStat is the part of /proc/<pid>/stat the supervisor needs.
@@ -63,7 +63,7 @@ func parseProcStat(b []byte) (procStat, error) {
 // ProcStartTime returns the start time of process pid in clock ticks since
 // boot (/proc/<pid>/stat field 22). Together with the pid it names one
 // process: a pid reused by a later process has a different start time
-// (SPEC J8). Errors wrap os.ErrNotExist when the process does not exist.
+// (docs/contract.md "Background jobs: Lost"). Errors wrap os.ErrNotExist when the process does not exist.
 func ProcStartTime(pid int) (int64, error) {
 	st, err := readProcStat(pid)
 	if err != nil {
@@ -158,7 +158,7 @@ func SignalGroup(pgid int, sig syscall.Signal) error {
 	return fmt.Errorf("signal %v to process group %d: %w", sig, pgid, err)
 }
 
-// KillGroups ends the process groups pgids (SPEC J6/J7): SIGTERM to each, a
+// KillGroups ends the process groups pgids (docs/contract.md "Background jobs: Ending"): SIGTERM to each, a
 // wait of at most grace for all of them to exit, then SIGKILL to whatever is
 // left. It returns the groups that were still alive after grace (and got
 // SIGKILL), and waits up to one more second for those to go. Groups <= 1 are

@@ -27,7 +27,7 @@ type IDMatch int
 
 const (
 	// MatchPrefix takes the id as given, else a unique prefix of at least
-	// MinIDPrefixLen characters (SPEC §3 IDs): what an operator types at
+	// MinIDPrefixLen characters (docs/contract.md "Entities and statuses" IDs): what an operator types at
 	// the CLI. The default of NewRegistry.
 	MatchPrefix IDMatch = iota
 	// MatchWhole takes the id as given, byte for byte, and nothing else:
@@ -65,11 +65,11 @@ func (r *Registry) WholeIDs() *Registry {
 // IDMatch is how r's methods match the ids they are given.
 func (r *Registry) IDMatch() IDMatch { return r.match }
 
-// redactText applies the SPEC J4 redaction to free text a runtime or an
+// redactText applies the docs/contract.md "Background jobs: Live, redacted log" redaction to free text a runtime or an
 // operator hands the registry (labels, task text, commands, rationales,
 // summaries, errors, reasons), as one block so a PEM key spanning lines is
 // caught too. Every such field goes through it before it is stored or
-// journaled (SPEC §11: no secret reaches disk or screen unredacted). Ids,
+// journaled (bench/README.md: no secret reaches disk or screen unredacted). Ids,
 // session keys, tool names and enums are not free text and are not passed.
 // It returns s itself when nothing matches.
 func (r *Registry) redactText(s string) string {
@@ -94,28 +94,28 @@ func (r *Registry) SetJobController(j JobController) { r.jobs = j }
 
 // JobController signals job processes. The background-jobs work implements it.
 type JobController interface {
-	// CancelJob ends a job as cancelled (SPEC J6: SIGTERM to its process
+	// CancelJob ends a job as cancelled (docs/contract.md "Background jobs: Ending": SIGTERM to its process
 	// group, SIGKILL after 5 s). It is a no-op for a terminal job.
 	CancelJob(ctx context.Context, id string, actor Actor) (*Job, Result, error)
 	// ReapSession kills every pending or running job of session and marks it
-	// reaped (SPEC J7), waiting at most 5 s for the processes to exit.
+	// reaped (docs/contract.md "Background jobs: Reaped"), waiting at most 5 s for the processes to exit.
 	ReapSession(ctx context.Context, session string, actor Actor) (ReapReport, error)
 }
 
-// ReapReport says what a reap did (SPEC J7).
+// ReapReport says what a reap did (docs/contract.md "Background jobs: Reaped").
 type ReapReport struct {
 	Reaped   []Job `json:"reaped"`    // jobs marked reaped by this call
 	TimedOut bool  `json:"timed_out"` // some process outlived the 5 s wait; the reap proceeded anyway
 }
 
-// Result reports whether a mutation was applied and, when not, why (SPEC §3:
+// Result reports whether a mutation was applied and, when not, why (docs/contract.md "Entities and statuses":
 // a refused update is not an error; it is journaled as ignored).
 type Result struct {
 	Applied bool   `json:"applied"`
 	Reason  string `json:"reason"`
 }
 
-// NewTask is the input of CreateTask (SPEC §8 `task create`).
+// NewTask is the input of CreateTask (docs/contract.md "Commands: exit codes and JSON" `task create`).
 type NewTask struct {
 	ID            string // optional; NewTaskID (12 random base32 characters) when empty
 	Runtime       Runtime
@@ -131,7 +131,7 @@ type NewTask struct {
 	ExpectsOutput *bool        // default: true for cron, false otherwise
 }
 
-// Finish is the input of FinishTask (SPEC §8 `task finish`, R4). Either Status
+// Finish is the input of FinishTask (docs/contract.md "Commands: exit codes and JSON" `task finish`, R4). Either Status
 // is set, or Subtype (a Claude / Agent SDK result subtype) with IsError.
 type Finish struct {
 	Status  TaskStatus
@@ -141,7 +141,7 @@ type Finish struct {
 	Text    string // result text, counted as one output when non-empty
 }
 
-// NewRun is the input of RegisterRun (SPEC §8 `run register`).
+// NewRun is the input of RegisterRun (docs/contract.md "Commands: exit codes and JSON" `run register`).
 type NewRun struct {
 	RunID            string
 	ChildSession     string
@@ -150,7 +150,7 @@ type NewRun struct {
 	InactivityBudget time.Duration // default 60 s
 }
 
-// NewApproval is the input of RequestApproval (SPEC §8 `approval request`).
+// NewApproval is the input of RequestApproval (docs/contract.md "Commands: exit codes and JSON" `approval request`).
 type NewApproval struct {
 	Session   string
 	RunID     string
@@ -188,7 +188,7 @@ type NewApproval struct {
 // now is the registry clock's current time as a Timestamp (ms).
 func (r *Registry) now() Timestamp { return TS(r.clock.Now()) }
 
-// journal appends one event row in tx (SPEC §3 event journal). Applied=false
+// journal appends one event row in tx (docs/contract.md "Entities and statuses" event journal). Applied=false
 // rows record refusals and anomalies with their reason.
 func journal(tx Tx, at Timestamp, entity, id, from, to string, actor Actor, reason string, applied bool) error {
 	err := tx.AppendEvent(Event{
@@ -201,7 +201,7 @@ func journal(tx Tx, at Timestamp, entity, id, from, to string, actor Actor, reas
 	return nil
 }
 
-// refuse journals a refused change (applied=false, SPEC §3) and returns the
+// refuse journals a refused change (applied=false, docs/contract.md "Entities and statuses") and returns the
 // Result reported to the caller.
 func refuse(tx Tx, at Timestamp, entity, id, from, to string, actor Actor, reason string) (Result, error) {
 	if err := journal(tx, at, entity, id, from, to, actor, reason, false); err != nil {
@@ -217,7 +217,7 @@ func applied(note string) Result { return Result{Applied: true, Reason: note} }
 // id itself (the caller's Get then finds that row or none), MatchPrefix an
 // exact id or a unique prefix (≥ 4 characters). Errors: ErrInvalid for an
 // empty id; with MatchPrefix also ErrNotFound, *AmbiguousError and
-// ErrInvalid for a short prefix (SPEC §3 IDs).
+// ErrInvalid for a short prefix (docs/contract.md "Entities and statuses" IDs).
 func resolve(tx Tx, entity, prefix string, m IDMatch) (string, error) {
 	if prefix == "" {
 		return "", Invalidf("empty %s id", entity)

@@ -13,7 +13,7 @@ import (
 // TestConcurrentKillCompleteCancel races kill, late completion, lost
 // inference and cancel on the same runs through two registries over two
 // connections to one file (as separate processes would), then checks the
-// SPEC §11 invariants: no succeeded row was ever downgraded, every succeeded
+// bench/README.md invariants: no succeeded row was ever downgraded, every succeeded
 // row has no error, every terminal row has ended_at and the right
 // cleanup_after, and the approval wait counters equal the approvals still pending.
 func TestConcurrentKillCompleteCancel(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 	"github.com/clawpit/clawpit/store"
 )
 
-// redactSecret is one planted secret of a SPEC J4 kind: text carries it in
+// redactSecret is one planted secret of a docs/contract.md "Background jobs: Live, redacted log" kind: text carries it in
 // the syntax that kind is recognised in; secret is the part that must never
 // reach the database or a returned entity.
 type redactSecret struct {
@@ -262,10 +262,10 @@ func (e *redactEnv) notifications() []core.Notification {
 	return ns
 }
 
-// TestRegistryRedactsFreeText plants secrets of every SPEC J4 kind in every
+// TestRegistryRedactsFreeText plants secrets of every docs/contract.md "Background jobs: Live, redacted log" kind in every
 // free-text field a runtime or operator hands the registry, and checks that
 // none reaches the database file (main and WAL), a returned entity or a
-// journal row (SPEC §11 Secrets).
+// journal row (bench/README.md Secrets).
 func TestRegistryRedactsFreeText(t *testing.T) {
 	e := newRedactEnv(t)
 	for _, c := range redactCases() {

@@ -7,7 +7,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-// TestCanTransitionTaskTable checks every cell of the SPEC §3 task transition
+// TestCanTransitionTaskTable checks every cell of the docs/contract.md "Entities and statuses" task transition
 // table, for a runtime actor, the sweeper (maintenance), the watchdog and an
 // operator. The expected matrix is written out literally, row = from,
 // column = to, in the order queued, running, succeeded, failed, timed_out,
@@ -78,7 +78,7 @@ func taskIn(f *regFixture, st core.TaskStatus) *core.Task {
 	return got
 }
 
-// TestTransitionsThroughRegistry applies representative cells of the §3
+// TestTransitionsThroughRegistry applies representative cells of the status
 // table through the registry and checks the journal row (applied true/false).
 func TestTransitionsThroughRegistry(t *testing.T) {
 	type op func(f *regFixture, id string) (core.Result, error)

@@ -8,7 +8,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// Retention (SPEC R8), the seventh step of a sweep. Terminal tasks keep
+// Retention (docs/contract.md "Retention"), the seventh step of a sweep. Terminal tasks keep
 // cleanup_after = ended_at + retention(status): 7 days, 24 hours for lost.
 // Ended runs, decided approvals and delivered notifications: 7 days;
 // terminal jobs: 24 hours, and pruning a job deletes its log directory first
@@ -16,7 +16,7 @@ import (
 // missing cleanup_after and prunes rows past it, with their journal.
 
 // retentionFor is how long a finished row of entity is kept after its end
-// (SPEC R8). status matters for tasks only.
+// (docs/contract.md "Retention"). status matters for tasks only.
 func (th Thresholds) retentionFor(entity, status string) time.Duration {
 	switch entity {
 	case EntityTask:
@@ -27,7 +27,7 @@ func (th Thresholds) retentionFor(entity, status string) time.Duration {
 	return th.Retention
 }
 
-// swRetentionEntities are the tables retention covers (SPEC R8), in the
+// swRetentionEntities are the tables retention covers (docs/contract.md "Retention"), in the
 // order they are stamped and pruned.
 var swRetentionEntities = []string{EntityTask, EntityRun, EntityApproval, EntityNotification, EntityJob}
 

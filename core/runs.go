@@ -17,9 +17,9 @@ func runState(run *Run) string {
 	return string(run.Outcome)
 }
 
-// RegisterRun records a subagent run (SPEC §3, §8 `run register`): started_at
+// RegisterRun records a subagent run (docs/contract.md "Entities and statuses", docs/contract.md "Commands: exit codes and JSON" `run register`): started_at
 // and last_progress_at = now, inactivity budget default 60 s; the label is
-// sanitised to one line and redacted (SPEC J4, §9). Errors: ErrInvalid for
+// sanitised to one line and redacted (docs/contract.md "Background jobs: Live, redacted log", README "The console"). Errors: ErrInvalid for
 // a missing or unprintable run id or session id (termtext.ValidID), a label
 // over 1 KiB, a negative budget, or a run id that is already registered.
 func (r *Registry) RegisterRun(ctx context.Context, nr NewRun, actor Actor) (*Run, error) {
@@ -102,7 +102,7 @@ func (r *Registry) runOp(ctx context.Context, id string, fn func(tx Tx, run *Run
 }
 
 // ProgressRun records progress of a running run: last_progress_at = now, which
-// re-arms the inactivity watchdog (SPEC R6). An ended run is refused ("run
+// re-arms the inactivity watchdog (docs/contract.md "The inactivity watchdog pauses for approvals"). An ended run is refused ("run
 // already ended (<outcome>)").
 func (r *Registry) ProgressRun(ctx context.Context, runID string, actor Actor) (*Run, Result, error) {
 	return r.runOp(ctx, runID, func(tx Tx, run *Run, now Timestamp) (Result, error) {
@@ -119,7 +119,7 @@ func (r *Registry) ProgressRun(ctx context.Context, runID string, actor Actor) (
 }
 
 // completionStatus maps a run outcome reported by `run complete` to the task
-// status of its mirrored rows (SPEC R2). reset, deleted and killed are not
+// status of its mirrored rows (docs/contract.md "Late completion wins"). reset, deleted and killed are not
 // completions: ErrInvalid.
 func completionStatus(o RunOutcome) (TaskStatus, error) {
 	switch o {
@@ -136,7 +136,7 @@ func completionStatus(o RunOutcome) (TaskStatus, error) {
 	return "", Invalidf("outcome %q is not a completion (want one of: ok, error, timeout)", o)
 }
 
-// CompleteRun records a run's completion (SPEC R2): a running run ends now
+// CompleteRun records a run's completion (docs/contract.md "Late completion wins"): a running run ends now
 // with outcome and errText (cleanup_after = ended_at + retention, R8); an
 // already-ended run is kept exactly as it was and the journal notes "late
 // completion (<outcome>) after run ended (<old outcome>)". Either way the
@@ -145,7 +145,7 @@ func completionStatus(o RunOutcome) (TaskStatus, error) {
 // result journaled per task: lost → succeeded is an upgrade that clears the
 // lost-derived error; succeeded is never downgraded. Returns the run and its
 // mirrored tasks after the change; Result.Applied is true when the run or any
-// task changed. errText is redacted (SPEC J4). Errors: ErrInvalid for a
+// task changed. errText is redacted (docs/contract.md "Background jobs: Live, redacted log"). Errors: ErrInvalid for a
 // non-completion outcome.
 func (r *Registry) CompleteRun(ctx context.Context, runID string, outcome RunOutcome, errText string, actor Actor) (*Run, []Task, Result, error) {
 	errText = r.redactText(errText)
@@ -218,7 +218,7 @@ func (r *Registry) CompleteRun(ctx context.Context, runID string, outcome RunOut
 	return run, tasks, res, nil
 }
 
-// KillRun ends a running run at once (SPEC R1), even while it waits for
+// KillRun ends a running run at once (docs/contract.md "Kill is not completion"), even while it waits for
 // approvals (R6): ended_at = now, outcome killed, ended_reason
 // "subagent-killed", cleanup_handled, suppress_announce_reason "killed",
 // cleanup_after = ended_at + retention (R8). Its mirrored task rows get
@@ -226,7 +226,7 @@ func (r *Registry) CompleteRun(ctx context.Context, runID string, outcome RunOut
 // status: the next sweep finalises them (R5). Its pending approvals are
 // cancelled (R9), each releasing its approval wait (R6). Killing an ended run
 // changes nothing: Result{false, "run already ended (<outcome>)"}. reason
-// (default "killed") is redacted (SPEC J4) before it is journaled.
+// (default "killed") is redacted (docs/contract.md "Background jobs: Live, redacted log") before it is journaled.
 func (r *Registry) KillRun(ctx context.Context, runID, reason string, actor Actor) (*Run, Result, error) {
 	if reason = r.redactText(reason); reason == "" {
 		reason = "killed"
@@ -237,7 +237,7 @@ func (r *Registry) KillRun(ctx context.Context, runID, reason string, actor Acto
 				"run already ended ("+string(run.Outcome)+")")
 		}
 		// Cancel approvals first, while the run is still running, so each
-		// releases the wait it holds (SPEC R6, R9).
+		// releases the wait it holds (docs/contract.md "The inactivity watchdog pauses for approvals", docs/contract.md "Approvals expire").
 		pending, err := tx.ListApprovals(ApprovalFilter{Statuses: []ApprovalStatus{ApprovalPending}, RunID: run.RunID})
 		if err != nil {
 			return Result{}, fmt.Errorf("pending approvals of run %s: %w", run.RunID, err)

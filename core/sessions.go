@@ -7,11 +7,11 @@ import (
 )
 
 // OpenSession creates session id (state active) or re-activates a passivated
-// one, updating its label when a non-empty different one is given (SPEC §3,
-// §8 `session open`). The id is the runtime's session key, taken exactly (no
+// one, updating its label when a non-empty different one is given (docs/contract.md "Entities and statuses",
+// `session open`). The id is the runtime's session key, taken exactly (no
 // prefix matching). Refused: an active session with nothing to change
 // ("already active") and a closed session ("session closed": closed stays
-// closed). The label is sanitised to one line and redacted (SPEC J4, §9).
+// closed). The label is sanitised to one line and redacted (docs/contract.md "Background jobs: Live, redacted log", README "The console").
 // Errors: ErrInvalid for an empty or unprintable id (termtext.ValidID: ≤ 128
 // bytes, no control, bidi or space character) or a label over 1 KiB.
 func (r *Registry) OpenSession(ctx context.Context, id, label string, actor Actor) (*Session, Result, error) {
@@ -149,7 +149,7 @@ func setSessionState(tx Tx, s *Session, to SessionState, actor Actor, reason str
 	return journal(tx, now, EntitySession, s.ID, string(from), string(to), actor, reason, true)
 }
 
-// reap asks the job supervisor to reap session's jobs (SPEC J7), after the
+// reap asks the job supervisor to reap session's jobs (docs/contract.md "Background jobs: Reaped"), after the
 // session's own transaction committed. Without a JobController it does nothing.
 func (r *Registry) reap(ctx context.Context, session string, actor Actor) (ReapReport, error) {
 	if r.jobs == nil {
@@ -163,7 +163,7 @@ func (r *Registry) reap(ctx context.Context, session string, actor Actor) (ReapR
 }
 
 // PassivateSession moves an active session to passivated (passivated_at =
-// now) and then reaps its pending and running jobs (SPEC J7) through the
+// now) and then reaps its pending and running jobs (docs/contract.md "Background jobs: Reaped") through the
 // JobController — also when the session was already passivated, since reaping
 // is idempotent. Pending approvals are left alone (R9 cancels them on close
 // only). Refused: "already passivated", "session closed".
@@ -190,7 +190,7 @@ func (r *Registry) PassivateSession(ctx context.Context, id string, actor Actor)
 // ResumeSession re-activates a passivated session and returns the jobs its
 // passivation reaped (completed at or after passivated_at) that were not yet
 // surfaced, setting their surfaced_at in the
-// same transaction so the next resume lists none (SPEC J7). An already active
+// same transaction so the next resume lists none (docs/contract.md "Background jobs: Reaped"). An already active
 // session is refused ("already active") but still surfaces its reaped jobs; a
 // closed one is refused ("session closed") and surfaces nothing.
 func (r *Registry) ResumeSession(ctx context.Context, id string, actor Actor) (*Session, []Job, Result, error) {
@@ -244,7 +244,7 @@ func (r *Registry) ResumeSession(ctx context.Context, id string, actor Actor) (*
 
 // CloseSession closes an active or passivated session for good (only the
 // runtime re-opens it, when it resumes the conversation: ReopenSession), cancels its
-// pending approvals (SPEC R9, each releasing its R6 wait) in the same
+// pending approvals (docs/contract.md "Approvals expire", each releasing its R6 wait) in the same
 // transaction, and then reaps its jobs (J7) through the JobController. A
 // closed session is refused ("already closed") and nothing else happens.
 func (r *Registry) CloseSession(ctx context.Context, id string, actor Actor) (*Session, ReapReport, Result, error) {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 )
 
-// Silent scheduled tasks (SPEC R7), the sixth step of a sweep: a task that
+// Silent scheduled tasks (docs/contract.md "Silent scheduled tasks"), the sixth step of a sweep: a task that
 // expects output and ended succeeded or failed within the silent window
 // with no output raises one task_silent notification. The dedup key
 // "task_silent:<id>" makes it durable: a restart never re-notifies.
 
-// silentText is the task_silent notification text (SPEC R7).
+// silentText is the task_silent notification text (docs/contract.md "Silent scheduled tasks").
 func silentText(t *Task) string {
 	return fmt.Sprintf("Scheduled task %s produced no output and was marked %s", taskName(t), t.Status)
 }

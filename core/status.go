@@ -2,7 +2,7 @@ package core
 
 import "strings"
 
-// TaskStatus is the status of a task run (SPEC §3).
+// TaskStatus is the status of a task run (docs/contract.md "Entities and statuses").
 type TaskStatus string
 
 const (
@@ -12,7 +12,7 @@ const (
 	TaskFailed    TaskStatus = "failed"
 	TaskTimedOut  TaskStatus = "timed_out"
 	TaskCancelled TaskStatus = "cancelled"
-	// TaskLost is inferred by maintenance (SPEC R5); every other terminal status is authoritative.
+	// TaskLost is inferred by maintenance (docs/contract.md "Lost work"); every other terminal status is authoritative.
 	TaskLost TaskStatus = "lost"
 )
 
@@ -34,7 +34,7 @@ func (s TaskStatus) FailedOrLost() bool {
 	return s == TaskFailed || s == TaskTimedOut || s == TaskLost
 }
 
-// Runtime is what runs a task (SPEC §3).
+// Runtime is what runs a task (docs/contract.md "Entities and statuses").
 type Runtime string
 
 const (
@@ -47,7 +47,7 @@ const (
 // Runtimes lists every runtime.
 var Runtimes = []Runtime{RuntimeSubagent, RuntimeCLI, RuntimeCron, RuntimeACP}
 
-// DeliveryStatus tells whether a task's result reached its owner session (SPEC §3).
+// DeliveryStatus tells whether a task's result reached its owner session (docs/contract.md "Entities and statuses").
 type DeliveryStatus string
 
 const (
@@ -62,7 +62,7 @@ const (
 // DeliveryStatuses lists every delivery status.
 var DeliveryStatuses = []DeliveryStatus{DeliveryPending, DeliveryDelivered, DeliverySessionQueued, DeliveryFailed, DeliveryParentMissing, DeliveryNotApplicable}
 
-// NotifyPolicy controls which notifications a task raises (SPEC §3).
+// NotifyPolicy controls which notifications a task raises (docs/contract.md "Entities and statuses").
 type NotifyPolicy string
 
 const (
@@ -74,7 +74,7 @@ const (
 // NotifyPolicies lists every notify policy.
 var NotifyPolicies = []NotifyPolicy{NotifyDoneOnly, NotifyStateChanges, NotifySilent}
 
-// SessionState is the lifecycle state of a session (SPEC §3).
+// SessionState is the lifecycle state of a session (docs/contract.md "Entities and statuses").
 type SessionState string
 
 const (
@@ -83,7 +83,7 @@ const (
 	SessionClosed     SessionState = "closed"
 )
 
-// RunOutcome is how a subagent run ended (SPEC §3).
+// RunOutcome is how a subagent run ended (docs/contract.md "Entities and statuses").
 type RunOutcome string
 
 const (
@@ -98,7 +98,7 @@ const (
 // RunOutcomes lists every outcome.
 var RunOutcomes = []RunOutcome{OutcomeOK, OutcomeError, OutcomeTimeout, OutcomeKilled, OutcomeReset, OutcomeDeleted}
 
-// ApprovalStatus is the state of an approval request (SPEC §3).
+// ApprovalStatus is the state of an approval request (docs/contract.md "Entities and statuses").
 type ApprovalStatus string
 
 const (
@@ -112,7 +112,7 @@ const (
 // ApprovalStatuses lists every approval status.
 var ApprovalStatuses = []ApprovalStatus{ApprovalPending, ApprovalApproved, ApprovalDenied, ApprovalExpired, ApprovalCancelled}
 
-// Scope is how far an approval reaches (SPEC §3): this request only, the rest of
+// Scope is how far an approval reaches (docs/contract.md "Entities and statuses"): this request only, the rest of
 // the session (a session grant), or always (a global grant).
 type Scope string
 
@@ -125,7 +125,7 @@ const (
 // Scopes lists every approval scope.
 var Scopes = []Scope{ScopeOnce, ScopeSession, ScopeAlways}
 
-// JobStatus is the state of a background job (SPEC §3, §6).
+// JobStatus is the state of a background job (docs/contract.md "Entities and statuses", docs/contract.md "Background jobs").
 type JobStatus string
 
 const (
@@ -145,7 +145,7 @@ var JobStatuses = []JobStatus{JobPending, JobRunning, JobCompleted, JobFailed, J
 // Active reports whether the job is pending or running.
 func (s JobStatus) Active() bool { return s == JobPending || s == JobRunning }
 
-// NotificationKind names what a notification is about (SPEC §3).
+// NotificationKind names what a notification is about (docs/contract.md "Entities and statuses").
 type NotificationKind string
 
 const (

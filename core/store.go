@@ -3,7 +3,7 @@ package core
 import "context"
 
 // Store is the persistence the registry needs; package store implements it on
-// SQLite and on PostgreSQL (SPEC §14). core decides what is allowed; the Store
+// SQLite and on PostgreSQL (README "Many hosts: PostgreSQL"). core decides what is allowed; the Store
 // applies it atomically.
 type Store interface {
 	// Update runs fn in one write transaction (SQLite BEGIN IMMEDIATE;
@@ -18,7 +18,7 @@ type Store interface {
 	View(ctx context.Context, fn func(Tx) error) error
 	// DataVersion returns SQLite's PRAGMA data_version as seen by a dedicated
 	// connection: it changes whenever another connection commits, so callers
-	// poll it cheaply to learn that something changed (SPEC §9 live data).
+	// poll it cheaply to learn that something changed (README "The console" live data).
 	// On PostgreSQL it counts the change notifications (LISTEN/NOTIFY) heard
 	// on a dedicated connection, in every process and on every host; while
 	// that connection is lost it returns an error wrapping ErrUnavailable.
@@ -64,7 +64,7 @@ type Tx interface {
 	InsertTask(t *Task) error // ErrConflict when the id exists
 	UpdateTask(t *Task) error
 	ListTasks(f TaskFilter) ([]Task, error)
-	// MirroredTasks returns the task rows mirroring a run (SPEC §3): run_id =
+	// MirroredTasks returns the task rows mirroring a run (docs/contract.md "Entities and statuses"): run_id =
 	// runID (any runtime), and cli rows whose source_id = runID.
 	MirroredTasks(runID string) ([]Task, error)
 
@@ -115,7 +115,7 @@ type Tx interface {
 	// limit (0 = no limit). The console uses it to reload only what changed.
 	EventsSince(afterID int64, limit int) ([]Event, error)
 
-	// The console's bulk reads (SPEC §9).
+	// The console's bulk reads (README "The console").
 
 	// MaxEventID returns the id of the newest journal row, 0 when the journal
 	// is empty: the console's starting point for EventsSince after a full load.
@@ -129,21 +129,21 @@ type Tx interface {
 	// CountRows returns the row count of every table the console shows.
 	CountRows() (TableCounts, error)
 
-	// The maintenance sweeper's queries and conditional writes (SPEC §5).
+	// The maintenance sweeper's queries and conditional writes (docs/contract.md "Maintenance").
 	//
 	// Every read goes through an index whose size follows the active or due
-	// rows, never the history (SPEC §5, P1). limit > 0 caps the rows
+	// rows, never the history (docs/contract.md "Maintenance", bench/README.md P1). limit > 0 caps the rows
 	// returned; 0 means no cap. Write methods return false (and no error)
 	// when the row no longer matches the condition it was planned under —
 	// the caller counts it raced.
 
 	// SweepOverdueRuns returns running runs whose watchdog is armed
 	// (pending_approval_waits = 0) and whose last_progress_at +
-	// inactivity_budget_ms < now (SPEC R6), oldest progress first.
+	// inactivity_budget_ms < now (docs/contract.md "The inactivity watchdog pauses for approvals"), oldest progress first.
 	SweepOverdueRuns(now Timestamp, limit int) ([]Run, error)
 
 	// SweepActiveTasks returns the queued or running tasks a sweep may act on
-	// or report, with what backs them (SPEC R5, R10), by last activity, oldest
+	// or report, with what backs them (docs/contract.md "Lost work", docs/contract.md "Audit"), by last activity, oldest
 	// first: a superset the sweeper re-checks row by row. It walks the active
 	// set inside SQLite and returns only candidates, so a large, healthy
 	// active set costs one index walk and no rows (see ActiveTaskFilter).
@@ -154,7 +154,7 @@ type Tx interface {
 	// re-checks a batch of planned losts against it inside the write
 	// transaction, one query for the batch.
 	SweepActiveTasksByID(ids []string) ([]ActiveTaskRow, error)
-	// SweepMarkLost marks tasks lost (SPEC R5), each only when its revision
+	// SweepMarkLost marks tasks lost (docs/contract.md "Lost work"), each only when its revision
 	// is still Rev and it is still queued or running: status lost, error =
 	// Reason, ended_at and cleanup_after as given, rev bumped. It returns,
 	// in the order of marks, whether each was marked (false: raced). Only
@@ -163,7 +163,7 @@ type Tx interface {
 	// one statement. The caller checks the transition rule and journals.
 	SweepMarkLost(marks []LostMark) ([]bool, error)
 	// SweepDropLost deletes tasks a sweep finds lost and already past their
-	// retention (SPEC R5 then R8 in one write), each only when its revision
+	// retention (docs/contract.md "Lost work" then R8 in one write), each only when its revision
 	// is still Rev and it is still queued or running, together with their
 	// event journal. It returns, in the order of keys, whether each was
 	// deleted (false: raced). Marking such a row lost first would rewrite
@@ -171,7 +171,7 @@ type Tx interface {
 	SweepDropLost(keys []RowKey) ([]bool, error)
 
 	// SweepExpiredApprovals returns pending approvals with expires_at <= now
-	// (SPEC R9), soonest expiry first.
+	// (docs/contract.md "Approvals expire"), soonest expiry first.
 	SweepExpiredApprovals(now Timestamp, limit int) ([]Approval, error)
 
 	// SweepWaitedApprovals returns pending approvals whose waiter (Approval
@@ -181,29 +181,29 @@ type Tx interface {
 
 	// SweepSilentTasks returns tasks with expects_output, output_count 0,
 	// status succeeded or failed and ended_at >= endedSince, that have no
-	// "task_silent:<id>" notification yet (SPEC R7).
+	// "task_silent:<id>" notification yet (docs/contract.md "Silent scheduled tasks").
 	SweepSilentTasks(endedSince Timestamp, limit int) ([]Task, error)
 
 	// SweepUnstamped returns finished rows of entity (EntityTask, EntityRun,
 	// EntityApproval, EntityNotification, EntityJob) without cleanup_after
 	// whose end time (ended_at, decided_at, delivered_at, completed_at) is
-	// known, so cleanup_after can be stamped (SPEC R8).
+	// known, so cleanup_after can be stamped (docs/contract.md "Retention").
 	SweepUnstamped(entity string, limit int) ([]RetentionRow, error)
 	// SweepMissingEnd returns finished rows of entity without cleanup_after
 	// and without an end time: retention cannot be computed (audit
-	// missing_cleanup, SPEC R10). Runs and notifications have none by
+	// missing_cleanup, docs/contract.md "Audit"). Runs and notifications have none by
 	// definition and return nil.
 	SweepMissingEnd(entity string, limit int) ([]RetentionRow, error)
 	// SweepDue returns finished rows of entity whose cleanup_after <= now
-	// (SPEC R8 prune), oldest cleanup first.
+	// (docs/contract.md "Retention" prune), oldest cleanup first.
 	SweepDue(entity string, now Timestamp, limit int) ([]RetentionRow, error)
 
-	// SweepDeliveryFailed returns tasks with delivery_status failed (SPEC R10).
+	// SweepDeliveryFailed returns tasks with delivery_status failed (docs/contract.md "Audit").
 	SweepDeliveryFailed(limit int) ([]RetentionRow, error)
 	// SweepInconsistent returns rows of entity (EntityTask, EntityRun,
 	// EntityApproval, EntityJob) whose timestamps contradict each other:
 	// started before created, ended before started or created, active with
-	// an end time (SPEC R10 inconsistent_timestamps).
+	// an end time (docs/contract.md "Audit" inconsistent_timestamps).
 	SweepInconsistent(entity string, limit int) ([]TimesRow, error)
 
 	// SweepLastNotificationID returns the largest notification id, 0 when
@@ -216,7 +216,7 @@ type Tx interface {
 	SweepStamp(entity, id string, rev int64, cleanupAfter Timestamp) (bool, error)
 	// SweepPrune deletes rows of entity, each only when its revision is
 	// still Rev (notifications have none: Rev is ignored) and its
-	// cleanup_after <= now, together with their event journal (SPEC R8),
+	// cleanup_after <= now, together with their event journal (docs/contract.md "Retention"),
 	// many rows per statement. It returns, in the order of keys, whether
 	// each was deleted (false: raced).
 	SweepPrune(entity string, keys []RowKey, now Timestamp) ([]bool, error)
@@ -245,7 +245,7 @@ type Tx interface {
 	// PutUsageSource stores s, replacing the row of its path.
 	PutUsageSource(s *UsageSource) error
 
-	// Hosts (SPEC §14): many hosts may share one registry.
+	// Hosts (README "Many hosts: PostgreSQL"): many hosts may share one registry.
 
 	// TouchHost records that host's sweep confirmed its own jobs'
 	// supervisors at at (insert or update of its hosts row).
@@ -266,7 +266,7 @@ type HostRow struct {
 
 // TableCounts are the row counts of the tables the console shows. The
 // console compares them with what it holds after replaying the journal: rows
-// pruned by another process leave no journal (SPEC R8 prunes the journal
+// pruned by another process leave no journal (docs/contract.md "Retention" prunes the journal
 // with the row), so a mismatch means "reload everything".
 type TableCounts struct {
 	Tasks, Runs, Approvals, Jobs, Notifications int64

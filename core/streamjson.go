@@ -12,7 +12,7 @@ import (
 // This file reads Claude Code / Agent SDK stream-json (`--output-format
 // stream-json`): one JSON object per line, each with a "type" ("system",
 // "assistant", "user", "stream_event", "result", ...). It is the pure half of
-// `clawpit task track` (SPEC R4): no I/O and no registry; the CLI feeds it
+// `clawpit task track` (docs/contract.md "Result subtypes"): no I/O and no registry; the CLI feeds it
 // lines as they arrive and turns what it learns into registry calls.
 
 // MaxStreamLine is the longest line Feed accepts from a caller's buffer
@@ -59,7 +59,7 @@ type StreamEvent struct {
 	Type    string // event type ("" for blank/invalid lines)
 	Subtype string // system/result subtype, "" when none
 	// Outputs is the number of non-blank text blocks in an assistant event's
-	// message.content (SPEC R4: each counts one output). stream_event deltas
+	// message.content (docs/contract.md "Result subtypes": each counts one output). stream_event deltas
 	// carry the same text again and count nothing.
 	Outputs int
 	// Terminal is true for the first `result` event: the stream's verdict.
@@ -110,7 +110,7 @@ func (s StreamSummary) LastEvent() string {
 	return s.LastType + "/" + s.LastSubtype
 }
 
-// Finish turns the stream's verdict into a FinishTask input (SPEC R4): the
+// Finish turns the stream's verdict into a FinishTask input (docs/contract.md "Result subtypes"): the
 // result's subtype and is_error when there was a result; otherwise status
 // failed with "stream ended without terminal result (last event: <type/subtype>)".
 // A result without a subtype counts as "success", or "error" when is_error is
@@ -139,7 +139,7 @@ func (s StreamSummary) Finish() Finish {
 	return Finish{Subtype: sub, IsError: isErr}
 }
 
-// Status is the task status the stream's verdict maps to (SPEC R4): succeeded
+// Status is the task status the stream's verdict maps to (docs/contract.md "Result subtypes"): succeeded
 // for a result of subtype success without is_error, failed otherwise —
 // including a stream without a result.
 func (s StreamSummary) Status() TaskStatus {

@@ -13,7 +13,7 @@ import (
 
 // This file is the stream-json tokenizer behind StreamTracker: a pull parser
 // that walks one line's JSON byte by byte, validates it like encoding/json
-// would, and keeps only what SPEC R4 needs — type, subtype, is_error, the
+// would, and keeps only what docs/contract.md "Result subtypes" needs — type, subtype, is_error, the
 // result text, and a count of non-blank assistant text blocks. Nothing is
 // materialised: arrays are walked, strings are decoded into capped sinks,
 // numbers are checked and dropped. Its memory is a few capped buffers plus

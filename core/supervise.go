@@ -29,7 +29,7 @@ var ErrJobNotPending = errors.New("job is no longer pending")
 const maxArgvPayload = 16 << 20
 
 // Supervise is the body of a job's supervisor process (`clawpit __supervise`,
-// SPEC J1–J3, J6, J9), started by Run in its own session. argvIn carries the
+// docs/contract.md "Background jobs: Detached" to "Rotation", J6, J9), started by Run in its own session. argvIn carries the
 // command's real argv as a JSON array of base64 byte strings (the registry stores it redacted); nil
 // or unreadable input falls back to the stored command.
 //
@@ -99,7 +99,7 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 	dir := filepath.Dir(job.LogPath)
 	s := &supervision{j: j, ctx: ctx, id: id, dir: dir}
 	// log stays nil when there is no log: the command then runs uncaptured,
-	// its pipes drained (SPEC J3), and capture_error says why.
+	// its pipes drained (docs/contract.md "Background jobs: Rotation"), and capture_error says why.
 	var log *tailer.RotatingWriter
 	if job.CaptureError != "" {
 		// Only Run writes capture_error on a pending job: it could not
@@ -481,7 +481,7 @@ func (s *supervision) markRunning(pid int, js *jobStart) (bool, error) {
 	return err == nil && !stop, err
 }
 
-// timeout is the kill timer (SPEC J6): write timed_out, then kill.
+// timeout is the kill timer (docs/contract.md "Background jobs: Ending"): write timed_out, then kill.
 func (s *supervision) timeout() {
 	s.mu.Lock()
 	s.timedOut = true

@@ -1,6 +1,6 @@
 package core
 
-// Row shapes of the maintenance queries of Tx (SPEC §5).
+// Row shapes of the maintenance queries of Tx (docs/contract.md "Maintenance").
 
 // ActiveTaskFilter selects the active-task candidates of one sweep. A row is
 // returned when any of these holds:
@@ -19,7 +19,7 @@ type ActiveTaskFilter struct {
 }
 
 // ActiveTaskRow is an active task with what backs it, as the sweeper reads it
-// (SPEC R5). Zero values mean absent.
+// (docs/contract.md "Lost work"). Zero values mean absent.
 type ActiveTaskRow struct {
 	ID           string
 	Runtime      Runtime

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The maintenance sweeper (SPEC §5). One sweep evaluates, in order: job
+// The maintenance sweeper (docs/contract.md "Maintenance"). One sweep evaluates, in order: job
 // liveness (J8) → watchdog (R6) → early lost (R5) → grace lost (R5) →
 // approval expiry (R9) → silent tasks (R7) → retention stamp and prune (R8)
 // → audit (R10). It first builds a Plan from read-only queries (one View
@@ -17,7 +17,7 @@ import (
 // between plan and apply wins and the action is counted raced. Several
 // sweepers, in one process or many, are therefore safe together.
 
-// Rule names of sweep actions (Action.Rule), in the order of SPEC §5.
+// Rule names of sweep actions (Action.Rule), in the order of docs/contract.md "Maintenance".
 const (
 	RuleJobLiveness    = "job_liveness"    // J8: active job whose supervisor is gone → lost
 	RuleWatchdog       = "watchdog"        // R6: idle running run → timeout, mirrored tasks → timed_out
@@ -38,7 +38,7 @@ const (
 	ActionFailed  = "failed" // a job's log directory could not be deleted: the row is kept (R8)
 )
 
-// Audit finding kinds (SPEC R10) and their severities. Errors are states that
+// Audit finding kinds (docs/contract.md "Audit") and their severities. Errors are states that
 // need an operator (a result that never reached its session, contradictory
 // timestamps, a job log that cannot be deleted); warnings are states that
 // may resolve on their own or only cost space.
@@ -54,7 +54,7 @@ const (
 	SeverityWarning = "warning"
 )
 
-// Action is one planned change (SPEC §5: rule, entity, id, from, to, reason).
+// Action is one planned change (docs/contract.md "Maintenance": rule, entity, id, from, to, reason).
 type Action struct {
 	Rule   string `json:"rule"`
 	Entity string `json:"entity"`
@@ -71,7 +71,7 @@ type Action struct {
 	logPath string    // prune of a job: its log file
 }
 
-// Finding is one audit result (SPEC R10): reported, never fixed.
+// Finding is one audit result (docs/contract.md "Audit"): reported, never fixed.
 type Finding struct {
 	Kind     string `json:"kind"`
 	Severity string `json:"severity"` // error or warning
@@ -85,7 +85,7 @@ type Plan struct {
 	// Now is the registry clock when planning started; every window is
 	// measured against it.
 	Now Timestamp
-	// Actions in SPEC §5 order; dependent actions follow the one they need.
+	// Actions in docs/contract.md "Maintenance" order; dependent actions follow the one they need.
 	Actions []Action
 	// Findings of the audit (empty for a watchdog pass).
 	Findings []Finding
@@ -109,7 +109,7 @@ type Sweeper struct {
 	// (default 2,000), and BatchTime how long it may run before it commits
 	// (default 40 ms, checked after each action): Apply holds the write
 	// lock in short stretches, so runtimes' writes interleave with a large
-	// apply instead of waiting behind it (SPEC §5, §11 P1).
+	// apply instead of waiting behind it (docs/contract.md "Maintenance", bench/README.md P1).
 	BatchSize int
 	BatchTime time.Duration
 	// MaxPerRule caps the rows one rule plans per sweep (default 20,000), so
@@ -117,8 +117,7 @@ type Sweeper struct {
 	// sweeps in bounded memory.
 	MaxPerRule int
 	// HostStaleAfter is how long another host's active jobs may go without
-	// its sweep confirming them before the audit reports the host (SPEC
-	// §14; default DefaultHostStaleAfter, two sweep intervals).
+	// its sweep confirming them before the audit reports the host (README "Many hosts: PostgreSQL"; default DefaultHostStaleAfter, two sweep intervals).
 	HostStaleAfter time.Duration
 	// RemoveAll deletes a pruned job's log directory (default os.RemoveAll).
 	RemoveAll func(path string) error
@@ -215,7 +214,7 @@ func (s *Sweeper) sweep(ctx context.Context, dryRun bool) (*SweepReport, error) 
 	return s.apply(ctx, p)
 }
 
-// Plan builds the plan of one full sweep without writing anything (SPEC §5).
+// Plan builds the plan of one full sweep without writing anything (docs/contract.md "Maintenance").
 func (s *Sweeper) Plan(ctx context.Context) (*Plan, error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
@@ -248,7 +247,7 @@ type sweepRule interface {
 	// signals) and never reaches apply.
 	apply(s *Sweeper, b *applyTx, i int) (bool, error)
 	// count adds one action that took effect (in a dry run: that is
-	// planned) to the report's counts (SPEC §5 report).
+	// planned) to the report's counts (docs/contract.md "Maintenance" report).
 	count(c *SweepCounts, a *Action)
 }
 

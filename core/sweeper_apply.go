@@ -68,9 +68,9 @@ func (b *applyTx) depApplied(a *Action) bool {
 // through JobLiveness (its own transaction, plus signals); every other action
 // runs in a window of up to BatchSize actions, applied in write transactions
 // of at most BatchTime each, so the write lock is held in short stretches and
-// runtimes' writes interleave with a large apply (SPEC §5, §11 P1). A pruned
+// runtimes' writes interleave with a large apply (docs/contract.md "Maintenance", bench/README.md P1). A pruned
 // job's log directory is deleted before its window's transactions start
-// (SPEC R8: a log that cannot be deleted keeps the row).
+// (docs/contract.md "Retention": a log that cannot be deleted keeps the row).
 func (s *Sweeper) apply(ctx context.Context, p *Plan) (*SweepReport, error) {
 	started := time.Now()
 	acts := append([]Action(nil), p.Actions...)

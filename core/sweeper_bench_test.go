@@ -12,7 +12,7 @@ import (
 	"github.com/clawpit/clawpit/store"
 )
 
-// BenchmarkSweepP1 is SPEC §11 P1 at a smaller scale (bench/p1 runs the full
+// BenchmarkSweepP1 is bench/README.md P1 at a smaller scale (bench/p1 runs the full
 // one): one sweep over 2,000 active tasks with 10,000 and then 100,000
 // terminal tasks of history. ns/op should be about the same at both sizes
 // (history-independent); the full target is < 100 ms at 10,000 active over

@@ -6,12 +6,12 @@ import (
 	"time"
 )
 
-// The plan side of a sweep (SPEC §5): the rule steps in order over one read
+// The plan side of a sweep (docs/contract.md "Maintenance"): the rule steps in order over one read
 // snapshot. Each step lives in its rule's file (see sweepRule).
 
 // swPlanner accumulates one plan. The overlay (endedRuns, lostJobs, handled,
 // pruned) is the state the plan is about to write, so a later rule sees the
-// effect of an earlier one (SPEC §5 order): a run the watchdog ends no longer
+// effect of an earlier one (docs/contract.md "Maintenance" order): a run the watchdog ends no longer
 // backs its tasks, a job about to be marked lost no longer backs a task, a
 // task about to be marked lost and already past its retention is pruned in
 // the same sweep (R8).

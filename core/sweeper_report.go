@@ -11,7 +11,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// SweepCounts sums a sweep (SPEC §5 report). In a dry run the action counts
+// SweepCounts sums a sweep (docs/contract.md "Maintenance" report). In a dry run the action counts
 // are what the plan would do; once applied, what it did (raced actions are
 // counted under Raced only).
 type SweepCounts struct {
@@ -29,7 +29,7 @@ type SweepCounts struct {
 	Warnings  int `json:"warnings"` // audit findings of severity warning (R10)
 }
 
-// SweepReport is the result of a sweep or a watchdog pass. JSON (SPEC §5):
+// SweepReport is the result of a sweep or a watchdog pass. JSON (docs/contract.md "Maintenance"):
 // {mode, started_at, duration_ms, counts{…}, actions[…], findings[…]} plus
 // truncated, and step "watchdog" for a watchdog pass.
 type SweepReport struct {
@@ -50,7 +50,7 @@ const (
 )
 
 // DryRun is the report of p as a dry run: what applying it would do,
-// counted as the applied report counts (SPEC §5). The console shows it
+// counted as the applied report counts (docs/contract.md "Maintenance"). The console shows it
 // before the operator applies a plan.
 func (p *Plan) DryRun() *SweepReport {
 	acts := append([]Action(nil), p.Actions...)
@@ -129,7 +129,7 @@ func (r *SweepReport) Summary() string {
 // maxReportLine caps one action or finding line of Text, in runes.
 const maxReportLine = 2048
 
-// Text is the report of SPEC §5: the summary line, then one line per action
+// Text is the report of docs/contract.md "Maintenance": the summary line, then one line per action
 // ("  <rule> <entity> <id>: <from> → <to> — <reason>", with " [raced]" or
 // " [failed]" when it did not apply) and one per finding ("  audit <severity>
 // <kind> <entity> <id>: <detail>"), each sanitised to one line of at most

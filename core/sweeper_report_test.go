@@ -7,7 +7,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-// TestSweepReportLines: the report's lines keep SPEC §5's format, and short
+// TestSweepReportLines: the report's lines keep docs/contract.md "Maintenance"'s format, and short
 // ids are cut to the shortest prefix that still tells the rows apart (three
 // tasks created in the same millisecond share their first 13 characters).
 func TestSweepReportLines(t *testing.T) {

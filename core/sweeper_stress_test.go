@@ -19,7 +19,7 @@ import (
 	"github.com/clawpit/clawpit/store"
 )
 
-// Concurrency across OS processes (SPEC §11 races): three sweepers and three
+// Concurrency across OS processes (bench/README.md races): three sweepers and three
 // runtime writers, each a child process running this test binary in a helper
 // mode, hammer one registry; afterwards, and after one final sweep, every
 // invariant holds. It runs for a minute (4 s with -short);

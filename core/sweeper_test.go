@@ -194,7 +194,7 @@ func findingsFor(rep *core.SweepReport, kind, id string) []core.Finding {
 // TestSweepSeed000KillThenLateCompletion: after KillRun the next sweep marks
 // the subagent row and the cli peer row lost at once (well inside the grace
 // window), keeps a live run's rows, and a late CompleteRun ok upgrades both to
-// succeeded with the lost error cleared (SPEC R1, R2, R5).
+// succeeded with the lost error cleared (docs/contract.md "Kill is not completion", docs/contract.md "Late completion wins", docs/contract.md "Lost work").
 func TestSweepSeed000KillThenLateCompletion(t *testing.T) {
 	f := newSwFixture(t)
 	f.session("parent")
@@ -259,7 +259,7 @@ func TestSweepSeed000KillThenLateCompletion(t *testing.T) {
 // TestSweepGraceLost: an unbacked task is lost only once its last activity is
 // older than the grace window; a task backed by a running run, a running job
 // or an active session never is; a task naming no run, job or session is
-// never inferred lost but reported by the audit (SPEC R5, R10).
+// never inferred lost but reported by the audit (docs/contract.md "Lost work", docs/contract.md "Audit").
 func TestSweepGraceLost(t *testing.T) {
 	f := newSwFixture(t)
 	f.session("live")
@@ -327,7 +327,7 @@ func TestSweepGraceLost(t *testing.T) {
 // TestWatchdogPausedByApprovalSeed004: a run waiting for an approval is not
 // timed out at ten times its budget; after the last approval resolves
 // (re-armed) it times out one budget later, not earlier, with its mirrored
-// task timed_out and one run_timed_out notification (SPEC R6).
+// task timed_out and one run_timed_out notification (docs/contract.md "The inactivity watchdog pauses for approvals").
 func TestWatchdogPausedByApprovalSeed004(t *testing.T) {
 	f := newSwFixture(t)
 	f.session("parent")
@@ -420,7 +420,7 @@ func TestSweepWatchdogBeforeLost(t *testing.T) {
 
 // TestSweepSilentSeed003: one task_silent notification for a scheduled task
 // that ended without output, not repeated by more sweeps nor by a restart
-// (SPEC R7).
+// (docs/contract.md "Silent scheduled tasks").
 func TestSweepSilentSeed003(t *testing.T) {
 	f := newSwFixture(t)
 	f.session("ops")
@@ -483,7 +483,7 @@ func TestSweepSilentSeed003(t *testing.T) {
 // TestSweepRetention: a lost row is pruned once its 24 hours are over, with
 // its journal; a row marked lost whose retention is already over is pruned in
 // the same sweep; missing cleanup_after is stamped; a pruned job's log
-// directory is deleted first, and a failed delete keeps the row (SPEC R8).
+// directory is deleted first, and a failed delete keeps the row (docs/contract.md "Retention").
 func TestSweepRetention(t *testing.T) {
 	f := newSwFixture(t)
 	lost := f.task(core.NewTask{OwnerSession: "gone"}, true)
@@ -739,7 +739,7 @@ func TestSweepRacedActions(t *testing.T) {
 }
 
 // TestSweepAuditFindings: audit findings are reported with their severity,
-// never fixed; the report text has SPEC §5's shape.
+// never fixed; the report text has docs/contract.md "Maintenance"'s shape.
 func TestSweepAuditFindings(t *testing.T) {
 	f := newSwFixture(t)
 	f.session("s")

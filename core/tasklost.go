@@ -2,7 +2,7 @@ package core
 
 import "fmt"
 
-// Lost tasks (SPEC R5), the third and fourth steps of a sweep. An active
+// Lost tasks (docs/contract.md "Lost work"), the third and fourth steps of a sweep. An active
 // (queued or running) task is marked lost: early, skipping the grace window,
 // when a run it mirrors has ended (error "subagent run ended (<outcome>)");
 // otherwise when nothing backs it and its last activity is older than the
@@ -34,7 +34,7 @@ func (b *swPlanner) lost(active []ActiveTaskRow) {
 			end = endAt
 		}
 		if cleanup := end.Add(b.th.TaskRetention(TaskLost)); cleanup <= now {
-			// Planned now, listed with the retention step (SPEC §5 order),
+			// Planned now, listed with the retention step (docs/contract.md "Maintenance" order),
 			// so the sweep's prunes are one run Apply deletes in batches.
 			b.pruned[EntityTask+"/"+row.ID] = true
 			b.lostPrunes = append(b.lostPrunes, Action{Rule: RulePrune, Entity: EntityTask, ID: row.ID, From: string(TaskLost), To: "pruned",
@@ -74,7 +74,7 @@ func (s *Sweeper) classify(row *ActiveTaskRow, now Timestamp, ov *swPlanner) (ru
 		return "", "", 0
 	}
 	// A task that names no run, no job and no session is never inferred
-	// lost (SPEC R5): nothing says it should be backed; audit reports it.
+	// lost (docs/contract.md "Lost work"): nothing says it should be backed; audit reports it.
 	hasRef := row.RunID != "" || src.Exists || row.JobStatus != "" || row.ChildSession != "" || row.OwnerSession != ""
 	if !hasRef {
 		return "", "", 0

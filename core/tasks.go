@@ -10,15 +10,15 @@ import (
 )
 
 // DefaultCancelError is the error a cancelled task carries when the operator
-// gives no reason (SPEC R3).
+// gives no reason (docs/contract.md "Cancel always ends the task").
 const DefaultCancelError = "Cancelled by operator."
 
-// CreateTask records a new task run (SPEC §3, §8 `task create`). Defaults:
+// CreateTask records a new task run (docs/contract.md "Entities and statuses", docs/contract.md "Commands: exit codes and JSON" `task create`). Defaults:
 // a generated id (NewTaskID) whose 8-character prefix no other task shares;
 // status queued; delivery_status pending with an owner session,
 // not_applicable without one; notify_policy done_only; expects_output true for
-// cron, false otherwise. Kind, label and task text are redacted (SPEC J4).
-// The label is sanitised to one line first (SPEC §9). Errors: ErrInvalid for
+// cron, false otherwise. Kind, label and task text are redacted (docs/contract.md "Background jobs: Live, redacted log").
+// The label is sanitised to one line first (README "The console"). Errors: ErrInvalid for
 // a missing or unknown runtime, an unknown notify policy, an unprintable id
 // (task, run, source, session, parent: termtext.ValidID), a label over 1 KiB,
 // or an id that already exists.
@@ -93,7 +93,7 @@ func (r *Registry) CreateTask(ctx context.Context, nt NewTask, actor Actor) (*Ta
 }
 
 // uniqueTaskPrefix is how many leading characters of a generated task id no
-// other task shares when it is created (SPEC §3: an 8-character prefix
+// other task shares when it is created (docs/contract.md "Entities and statuses": an 8-character prefix
 // resolves uniquely).
 const uniqueTaskPrefix = 8
 
@@ -126,12 +126,12 @@ type taskChange struct {
 }
 
 // setTaskStatus applies one task status change through the transition rule
-// (SPEC §3, CanTransitionTask) inside tx: a refusal is journaled with
+// (docs/contract.md "Entities and statuses", CanTransitionTask) inside tx: a refusal is journaled with
 // applied=false and returned as Result{Applied:false}. An allowed terminal
 // transition stamps ended_at (if unset) and cleanup_after = ended_at +
-// retention(status) (SPEC R8); an upgrade from lost (inferred) to an
+// retention(status) (docs/contract.md "Retention"); an upgrade from lost (inferred) to an
 // authoritative status clears the lost-derived error before edit runs and
-// says so in the journal (SPEC R2). t is updated in place.
+// says so in the journal (docs/contract.md "Late completion wins"). t is updated in place.
 func (r *Registry) setTaskStatus(tx Tx, t *Task, c taskChange, actor Actor, now Timestamp) (Result, error) {
 	from := t.Status
 	if ok, why := CanTransitionTask(from, c.to, actor); !ok {
@@ -202,8 +202,8 @@ func (r *Registry) taskOp(ctx context.Context, id string, fn func(tx Tx, t *Task
 	return out, res, nil
 }
 
-// StartTask moves a task queued → running (SPEC §3), stamping started_at and
-// last_event_at and recording summary (redacted, SPEC J4) as its progress
+// StartTask moves a task queued → running (docs/contract.md "Entities and statuses"), stamping started_at and
+// last_event_at and recording summary (redacted, docs/contract.md "Background jobs: Live, redacted log") as its progress
 // summary when given. Any other starting status is refused by the transition
 // rule.
 func (r *Registry) StartTask(ctx context.Context, id, summary string, actor Actor) (*Task, Result, error) {
@@ -222,7 +222,7 @@ func (r *Registry) StartTask(ctx context.Context, id, summary string, actor Acto
 }
 
 // ProgressTask records that an active task is alive: last_event_at = now and
-// the progress summary (redacted, SPEC J4) when given (SPEC R5 last
+// the progress summary (redacted, docs/contract.md "Background jobs: Live, redacted log") when given (docs/contract.md "Lost work" last
 // activity). A terminal task is refused ("task already <status>"); progress
 // does not change the status.
 func (r *Registry) ProgressTask(ctx context.Context, id, summary string, actor Actor) (*Task, Result, error) {
@@ -243,7 +243,7 @@ func (r *Registry) ProgressTask(ctx context.Context, id, summary string, actor A
 	})
 }
 
-// AddTaskOutput adds n (≥ 1) to a task's output_count (SPEC R4: each non-empty
+// AddTaskOutput adds n (≥ 1) to a task's output_count (docs/contract.md "Result subtypes": each non-empty
 // assistant text block counts one output; R7 silent tasks). Output is counted
 // in any status, because a late text block is still output. The count
 // saturates at MaxCount (SatAdd): it never wraps negative, and the journal
@@ -278,7 +278,7 @@ type finishPlan struct {
 	why     string // "<subtype or reason>" of the task_failed notification
 }
 
-// planFinish maps a Finish to a status (SPEC R4):
+// planFinish maps a Finish to a status (docs/contract.md "Result subtypes"):
 //   - Status given: that status (succeeded, failed, timed_out or cancelled),
 //     error = Finish.Error;
 //   - Subtype "success" and !IsError → succeeded;
@@ -333,7 +333,7 @@ func planFinish(f Finish) (finishPlan, error) {
 	return finishPlan{}, Invalidf("unknown result subtype %q (want success or error_*)", f.Subtype)
 }
 
-// FinishTask applies a task's terminal report (SPEC R4) through the transition
+// FinishTask applies a task's terminal report (docs/contract.md "Result subtypes") through the transition
 // rule: a lost task is upgraded (R2: error cleared, cleanup_after recomputed),
 // a succeeded or otherwise final task is not changed (Result{Applied:false}).
 // Non-empty Finish.Text counts one output. When the task becomes failed here
@@ -341,7 +341,7 @@ func planFinish(f Finish) (finishPlan, error) {
 // "stream ended without terminal result …"), one task_failed notification is
 // raised for its owner session — "Task <label or id> did not complete:
 // <subtype or reason>", dedup key "task_failed:<id>" — unless its notify
-// policy is silent. Finish.Error and Finish.Subtype are redacted (SPEC J4)
+// policy is silent. Finish.Error and Finish.Subtype are redacted (docs/contract.md "Background jobs: Live, redacted log")
 // first, so neither the stored error, the journal, the notification nor an
 // error message carries a secret. Errors: ErrInvalid for a bad Finish (see
 // planFinish).
@@ -396,9 +396,9 @@ func taskName(t *Task) string {
 }
 
 // DeliverTask records whether a task's result reached its owner session
-// (SPEC §3 delivery status). Refused: the same status ("already <status>"),
+// (docs/contract.md "Entities and statuses" delivery status). Refused: the same status ("already <status>"),
 // and any change of a not_applicable delivery (no owner session, or a killed
-// run, which never announces — SPEC R1). Errors: ErrInvalid for an unknown
+// run, which never announces — docs/contract.md "Kill is not completion"). Errors: ErrInvalid for an unknown
 // delivery status.
 func (r *Registry) DeliverTask(ctx context.Context, id string, ds DeliveryStatus, actor Actor) (*Task, Result, error) {
 	ds, err := ParseDeliveryStatus(string(ds))
@@ -422,9 +422,9 @@ func (r *Registry) DeliverTask(ctx context.Context, id string, ds DeliveryStatus
 }
 
 // CancelTask ends any active task as cancelled with error reason (redacted,
-// SPEC J4; default "Cancelled by operator.") whether or not its run or job
+// docs/contract.md "Background jobs: Live, redacted log"; default "Cancelled by operator.") whether or not its run or job
 // still exists, then — after that transaction commits — kills what backs it
-// (SPEC R3): its run via KillRun (R1) when task.RunID (or, for a cli peer
+// (docs/contract.md "Cancel always ends the task"): its run via KillRun (R1) when task.RunID (or, for a cli peer
 // row, task.SourceID) names a running run, and its job via the JobController
 // (J6) when task.SourceID names an active job. A terminal task answers
 // Result{false, "already <status>"} and nothing else happens. An error from
@@ -451,7 +451,7 @@ func (r *Registry) CancelTask(ctx context.Context, id, reason string, actor Acto
 }
 
 // cancelBacking kills the run and cancels the job behind a cancelled task
-// (SPEC R3) and returns what it did, for the Result.
+// (docs/contract.md "Cancel always ends the task") and returns what it did, for the Result.
 func (r *Registry) cancelBacking(ctx context.Context, t *Task, reason string, actor Actor) ([]string, error) {
 	var (
 		run   *Run
@@ -511,7 +511,7 @@ func (r *Registry) cancelBacking(ctx context.Context, t *Task, reason string, ac
 }
 
 // cliPeerRunID is the run a cli peer row mirrors through its source_id
-// (SPEC §3 mirrored task rows), or "".
+// (docs/contract.md "Entities and statuses" mirrored task rows), or "".
 func cliPeerRunID(t *Task) string {
 	if t.Runtime == RuntimeCLI {
 		return t.SourceID
@@ -520,8 +520,8 @@ func cliPeerRunID(t *Task) string {
 }
 
 // MarkTaskLost is the maintenance API (actor sweeper) that infers an active
-// task lost (SPEC R5) with error reason (default "marked lost by
-// maintenance", redacted, SPEC J4), stamping ended_at and cleanup_after =
+// task lost (docs/contract.md "Lost work") with error reason (default "marked lost by
+// maintenance", redacted, docs/contract.md "Background jobs: Live, redacted log"), stamping ended_at and cleanup_after =
 // ended_at + lost retention (R8). A task that is not active is refused.
 func (r *Registry) MarkTaskLost(ctx context.Context, id, reason string) (*Task, Result, error) {
 	if reason = r.redactText(reason); reason == "" {

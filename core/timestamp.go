@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Timestamp is a point in time stored as Unix epoch milliseconds (SPEC §2).
+// Timestamp is a point in time stored as Unix epoch milliseconds (docs/contract.md "Files").
 // The zero value means "absent": it is stored as SQL NULL and printed as JSON
 // null. Non-zero values print as RFC 3339 UTC with milliseconds, for example
 // "2026-11-22T10:04:05.123Z".

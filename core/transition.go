@@ -1,6 +1,6 @@
 package core
 
-// Actor names who makes a change, for the event journal (SPEC §3): "runtime",
+// Actor names who makes a change, for the event journal (docs/contract.md "Entities and statuses"): "runtime",
 // "sweeper", "watchdog", "supervisor", or an operator identity ("$USER@host").
 type Actor string
 
@@ -12,10 +12,10 @@ const (
 )
 
 // IsMaintenance reports whether the actor is the maintenance sweeper, the only
-// actor allowed to infer `lost` (SPEC §3 transition table).
+// actor allowed to infer `lost` (docs/contract.md "Entities and statuses" transition table).
 func (a Actor) IsMaintenance() bool { return a == ActorSweeper }
 
-// CanTransitionTask is the task transition rule of SPEC §3, the single place it
+// CanTransitionTask is the task transition rule of docs/contract.md "Entities and statuses", the single place it
 // is decided. It returns whether from → to is allowed for actor and, when it is
 // not, the reason recorded in the journal as an `ignored` event.
 //

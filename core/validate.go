@@ -6,7 +6,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// Validation where runtime input enters (SPEC §9; issue 9 item 7): ids are
+// Validation where runtime input enters (README "The console"; issue 9 item 7): ids are
 // refused unless printable and at most termtext.MaxID bytes; labels are
 // sanitised to one inert line and refused above termtext.MaxLabel bytes.
 

@@ -6,7 +6,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// VerbChain returns the approval pattern of a command (SPEC §3 Approval
+// VerbChain returns the approval pattern of a command (docs/contract.md "Entities and statuses" Approval
 // pattern): its words — split where a POSIX shell splits them, at spaces,
 // tabs and newlines only — up to, not including, the first word that is
 //   - a flag (starts with '-'),

@@ -9,7 +9,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// The inactivity watchdog (SPEC R6): a running run whose
+// The inactivity watchdog (docs/contract.md "The inactivity watchdog pauses for approvals"): a running run whose
 // pending_approval_waits is 0 and whose last_progress_at is older than its
 // inactivity budget ends with outcome timeout, reason "no activity for <N>s"
 // (N = the budget), its mirrored tasks become timed_out, and one
@@ -93,7 +93,7 @@ func (watchdogRule) count(c *SweepCounts, a *Action) {
 	}
 }
 
-// applyRunTimeout ends an idle run (SPEC R6) if it is still running, still
+// applyRunTimeout ends an idle run (docs/contract.md "The inactivity watchdog pauses for approvals") if it is still running, still
 // idle (same revision: no progress since the plan) and not waiting for an
 // approval; one run_timed_out notification for its requester session.
 func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error) {
@@ -132,7 +132,7 @@ func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error)
 }
 
 // applyTaskTimeout moves one mirrored task of a timed-out run to timed_out
-// (SPEC R6) when the transition rule still allows it.
+// (docs/contract.md "The inactivity watchdog pauses for approvals") when the transition rule still allows it.
 func (s *Sweeper) applyTaskTimeout(tx Tx, a *Action, now Timestamp) (bool, error) {
 	t, err := tx.GetTask(a.ID)
 	if errors.Is(err, ErrNotFound) {

@@ -1,7 +1,7 @@
 package core
 
 // WindowTx is the read side of a console that reads windows of rows instead
-// of whole tables (SPEC §14: keyset pagination, filter and sort in SQL).
+// of whole tables (README "Many hosts: PostgreSQL": keyset pagination, filter and sort in SQL).
 // Every Tx has it.
 type WindowTx interface {
 	// Window sends one window of entity's rows to sink, in the order of
@@ -64,7 +64,7 @@ type RowSink interface {
 	Alert(*Notification)
 }
 
-// HeaderCounts are the console header's numbers (SPEC §9).
+// HeaderCounts are the console header's numbers (README "The console").
 type HeaderCounts struct {
 	PendingApprovals int64
 	RunningTasks     int64

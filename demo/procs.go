@@ -22,7 +22,7 @@ import (
 // background jobs through the job supervisor — the clawpit binary itself under
 // hidden subcommands, so the demo needs nothing but the binary (no shell, no
 // python, no curl) — and the supervisor's log capture, rotation and redaction
-// (SPEC §6) are the real ones.
+// (docs/contract.md "Background jobs") are the real ones.
 
 // Hidden subcommands of the clawpit binary that run the helper processes.
 const (
@@ -320,7 +320,7 @@ func makeSecrets() fakeSecrets {
 }
 
 // SecretLines returns the output of the secrets helper before its heartbeat:
-// normal deploy chatter mixed with fake secrets of several SPEC J4 kinds
+// normal deploy chatter mixed with fake secrets of several docs/contract.md "Background jobs: Live, redacted log" kinds
 // (env key, prefixed tokens, AWS key pair, connection-string password,
 // Bearer JWT, Slack webhook, a PEM private key across lines). Lines starting
 // with "[stderr] " go to stderr without that prefix.
@@ -348,7 +348,7 @@ func SecretLines() []string {
 }
 
 // PlantedSecrets returns the secret values SecretLines plants: none of them
-// may reach a job log or the screen unredacted (SPEC J4).
+// may reach a job log or the screen unredacted (docs/contract.md "Background jobs: Live, redacted log").
 func PlantedSecrets() []string {
 	s := makeSecrets()
 	out := []string{s.openAI, s.awsID, s.awsSecret, s.pgPass, s.jwt, s.github, s.stripe, s.slackPath}

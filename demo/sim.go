@@ -1,5 +1,4 @@
-// Package demo is the simulated agent runtime behind `clawpit demo` (SPEC
-// §10): a loop that, through the Registry and Jobs APIs only, opens sessions,
+// Package demo is the simulated agent runtime behind `clawpit demo` (README "clawpit demo"): a loop that, through the Registry and Jobs APIs only, opens sessions,
 // runs sub-agents with mirrored tasks, asks for approvals, kills runs, races a
 // kill against a late completion, fires scheduled tasks, and keeps real
 // background jobs busy (a dev server it sends HTTP requests to, a failing
@@ -30,7 +29,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-// The demo's sessions (SPEC §3 Session): the operator's conversation, a
+// The demo's sessions (docs/contract.md "Entities and statuses" Session): the operator's conversation, a
 // research assistant and the scheduler that owns cron tasks.
 const (
 	SessionMain     = "main"
@@ -348,7 +347,7 @@ type StopReport struct {
 
 // Stop ends the simulation: no further events run, in-flight HTTP requests
 // finish, every job the simulator started that is still active is cancelled
-// (SPEC J6: SIGTERM to its process group, SIGKILL after the grace), and Stop
+// (docs/contract.md "Background jobs: Ending": SIGTERM to its process group, SIGKILL after the grace), and Stop
 // waits — at most about 10 s — until no supervisor and no process group of
 // those jobs is alive, SIGKILLing what is left. It only touches the jobs it
 // started, never other jobs of the same sessions (a --db registry may hold

@@ -70,7 +70,7 @@ func simulate(t *testing.T, seed uint64, d time.Duration) *simRun {
 }
 
 // TestScenarios checks that a few simulated minutes produce every situation
-// of SPEC §10, with the sweeper doing its part: an expired approval, a
+// of README "clawpit demo", with the sweeper doing its part: an expired approval, a
 // watchdog timeout, a killed run whose tasks were marked lost, a lost →
 // succeeded upgrade from a late completion, a silent scheduled task, an
 // error_max_turns failure, a task lost after the grace window, approvals

@@ -1,12 +1,12 @@
 // Package redact removes secrets from text before it is stored or shown
-// (SPEC J4). It uses nothing else of clawpit's: core, tailer, the console and
+// (docs/contract.md "Background jobs: Live, redacted log"). It uses nothing else of clawpit's: core, tailer, the console and
 // the CLI all share its one immutable Default redactor.
 package redact
 
 import "strings"
 
-// Secret redaction (SPEC J4). No regular expressions — one hand-written left-to-right
-// scan both finds the candidates (the cheap literal prefilter of SPEC P3) and
+// Secret redaction (docs/contract.md "Background jobs: Live, redacted log"). No regular expressions — one hand-written left-to-right
+// scan both finds the candidates (the cheap literal prefilter of bench/README.md P3) and
 // matches them, so a line without a trigger costs one table lookup per byte and
 // is returned as-is with zero allocation.
 //
@@ -54,7 +54,7 @@ import "strings"
 //     "-----BEGIN … PRIVATE KEY-----" and "-----END" (or the end of the line);
 //     across lines, LineRedactor/Block replace every body line.
 //
-// Not redacted (by design, SPEC J4 "no entropy rules"): commit SHAs, UUIDs,
+// Not redacted (by design, docs/contract.md "Background jobs: Live, redacted log" "no entropy rules"): commit SHAs, UUIDs,
 // ordinary hex/base64, secrets in prose without a key/value separator
 // ("the password is hunter2"), cookies, a key named "key" alone (cache_key,
 // primary_key), a secret split across lines (but PEM bodies), a secret
@@ -70,7 +70,7 @@ import "strings"
 const Redacted = "***REDACTED***"
 
 // StderrPrefix marks the job log lines that came from the command's stderr
-// (SPEC J2). The job log writer puts it there; LineRedactor looks through it
+// (docs/contract.md "Background jobs: Live, redacted log"). The job log writer puts it there; LineRedactor looks through it
 // when it tells a PEM body line by its shape.
 const StderrPrefix = "[stderr] "
 
@@ -94,11 +94,11 @@ var redactKeywords = []string{
 // defaultRedactor is built once at package init and never changed.
 var defaultRedactor = newRedactor()
 
-// Default returns the shared redactor with the SPEC J4 rules. Every caller
+// Default returns the shared redactor with the docs/contract.md "Background jobs: Live, redacted log" rules. Every caller
 // gets the same immutable value.
 func Default() *Redactor { return defaultRedactor }
 
-// newRedactor builds the redactor with the SPEC J4 rules.
+// newRedactor builds the redactor with the docs/contract.md "Background jobs: Live, redacted log" rules.
 func newRedactor() *Redactor {
 	r := &Redactor{keywords: redactKeywords}
 	for _, k := range r.keywords {
@@ -141,7 +141,7 @@ func (r *Redactor) String(s string) string {
 // body line of a PEM private-key block (between a BEGIN … PRIVATE KEY line and
 // its END line) replaced by Redacted. Line structure (count, "\n", "\r\n")
 // is kept. It returns s itself when nothing matches. Every tail shown anywhere
-// goes through Block again (SPEC J4).
+// goes through Block again (docs/contract.md "Background jobs: Live, redacted log").
 func (r *Redactor) Block(s string) string {
 	lr := LineRedactor{r: r}
 	var sb strings.Builder

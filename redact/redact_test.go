@@ -330,7 +330,7 @@ var benchClean = func() [][]byte {
 	return out
 }()
 
-// BenchmarkRedactClean is SPEC P3's redaction half: 80-byte lines without
+// BenchmarkRedactClean is bench/README.md P3's redaction half: 80-byte lines without
 // secrets (target ≥ 100 MB/s; they must not allocate).
 func BenchmarkRedactClean(b *testing.B) {
 	r := Default()

@@ -28,7 +28,7 @@ type CopyCount struct {
 // CopyToPostgres copies every row of every table of the SQLite registry src
 // into the PostgreSQL registry dst — ids, revisions, timestamps and the
 // event journal unchanged — in one PostgreSQL transaction, under dst's
-// writer lock, and moves dst's id sequences past the copied ids (SPEC §14
+// writer lock, and moves dst's id sequences past the copied ids (README "Many hosts: PostgreSQL"
 // `clawpit migrate`). Both are at this build's schema version (Open
 // migrated them). Errors: core.ErrInvalid when src is not SQLite or dst not
 // PostgreSQL, ErrNotEmpty when dst already holds rows (nothing is
@@ -36,7 +36,7 @@ type CopyCount struct {
 //
 // host names the machine the SQLite registry served: jobs recorded before
 // jobs had a host ("") get it, so on a registry shared by many hosts only
-// that machine judges and signals them (SPEC §14). "" leaves them as they are.
+// that machine judges and signals them (README "Many hosts: PostgreSQL"). "" leaves them as they are.
 func CopyToPostgres(ctx context.Context, src, dst *DB, host string) ([]CopyCount, error) {
 	if src.dialect != dialectSQLite || dst.dialect != dialectPostgres {
 		return nil, core.Invalidf("copy goes from a SQLite registry to a PostgreSQL one")

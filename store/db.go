@@ -1,4 +1,4 @@
-// Package store is clawpit's SQLite persistence (SPEC §1–§2): schema
+// Package store is clawpit's SQLite persistence (docs/architecture.md): schema
 // migrations, queries, atomic conditional transitions, the event journal and
 // change detection. It implements core.Store; it knows no screen.
 package store
@@ -25,7 +25,7 @@ import (
 var migrationFS embed.FS
 
 // BusyTimeoutMs is how long a connection waits for a lock before giving up
-// (SPEC §2: at least 5 s).
+// (docs/contract.md "Files": at least 5 s).
 const BusyTimeoutMs = 5000
 
 // Options tune Open.
@@ -104,7 +104,7 @@ var _ core.Store = (*DB)(nil)
 // (corrupt file, not a database).
 //
 // A path starting with postgres:// or postgresql:// opens a PostgreSQL
-// registry instead (SPEC §14, see openPG).
+// registry instead (README "Many hosts: PostgreSQL", see openPG).
 func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	if path == "" {
 		return nil, core.Invalidf("empty database path")
@@ -370,7 +370,7 @@ func (db *DB) init(ctx context.Context, readOnly bool) error {
 	return db.stampAppID(ctx)
 }
 
-// Update runs fn in one write transaction (SPEC §2): BEGIN IMMEDIATE on
+// Update runs fn in one write transaction (docs/contract.md "Files"): BEGIN IMMEDIATE on
 // SQLite, the registry's single writer; on PostgreSQL a REPEATABLE READ
 // transaction with no registry-wide lock, run again after a serialization
 // failure (pgState.retry), so fn may run more than once (core.Store).

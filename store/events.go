@@ -8,7 +8,7 @@ func scanEvent(r rowScanner, e *core.Event) error {
 	return r.Scan(&e.ID, &e.At, &e.Entity, &e.EntityID, &e.From, &e.To, &e.Actor, &e.Reason, &e.Applied)
 }
 
-// AppendEvent writes one journal row (SPEC §3); e.ID is ignored (the row gets
+// AppendEvent writes one journal row (docs/contract.md "Entities and statuses"); e.ID is ignored (the row gets
 // the next id).
 func (t *tx) AppendEvent(e core.Event) error {
 	if err := t.checkWritable("append event"); err != nil {

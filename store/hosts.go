@@ -2,7 +2,7 @@ package store
 
 import "github.com/clawpit/clawpit/core"
 
-// TouchHost implements core.Tx (SPEC §14): upsert of the host's last sweep.
+// TouchHost implements core.Tx (README "Many hosts: PostgreSQL"): upsert of the host's last sweep.
 func (t *tx) TouchHost(host string, at core.Timestamp) error {
 	if err := t.checkWritable("touch host"); err != nil {
 		return err

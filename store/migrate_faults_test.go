@@ -9,7 +9,7 @@ import (
 
 // TestMigrationHoldsWaitBackfill: a schema-2 registry upgraded to schema 3
 // marks holds_wait on exactly the pending approvals the old timestamp rule
-// counted in their run's pending_approval_waits (SPEC R6), and its
+// counted in their run's pending_approval_waits (docs/contract.md "The inactivity watchdog pauses for approvals"), and its
 // notifications start unclaimed.
 func TestMigrationHoldsWaitBackfill(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "registry.db")

@@ -8,7 +8,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-// InsertOperator stores o and its keys (SPEC §13); core.ErrConflict when the
+// InsertOperator stores o and its keys (README "Serve the console over SSH"); core.ErrConflict when the
 // name or a fingerprint exists.
 func (t *tx) InsertOperator(o *core.Operator) error {
 	if _, err := t.insert(core.EntityOperator, o.Name,

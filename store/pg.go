@@ -19,7 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// PostgreSQL registry (SPEC §14): the same *DB, the same queries (rewritten
+// PostgreSQL registry (README "Many hosts: PostgreSQL"): the same *DB, the same queries (rewritten
 // by pgSQL), its own migrations. What differs from SQLite:
 //
 //   - Update is REPEATABLE READ, with no registry-wide lock (issue 30):

@@ -15,7 +15,7 @@ import (
 )
 
 // TestPGSweepReadsThroughIndexes is SQLite's query-plan test on PostgreSQL
-// (SPEC §5: every rule reads through an index): over a P1-shaped registry
+// (docs/contract.md "Maintenance": every rule reads through an index): over a P1-shaped registry
 // (bench/p1data, copied into PostgreSQL and analyzed), a dry-run sweep and
 // a steady applied sweep scan no large table sequentially — PostgreSQL's
 // own counters (pg_stat_user_tables.seq_scan) say so.

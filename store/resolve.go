@@ -9,7 +9,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-// MinPrefixLen is the shortest id prefix accepted (SPEC §3: 4+ characters).
+// MinPrefixLen is the shortest id prefix accepted (docs/contract.md "Entities and statuses": 4+ characters).
 const MinPrefixLen = 4
 
 // maxAmbiguous is how many matches an AmbiguousError lists.

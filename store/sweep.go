@@ -11,7 +11,7 @@ import (
 // The maintenance sweeper's queries (the Sweep* methods of core.Tx). Every statement reads
 // through an index whose size follows active or due rows — partial indexes of
 // 0001_init.sql and 0002_sweep_indexes.sql — never a scan of the history
-// (SPEC §5, P1). Each names its index (INDEXED BY): without statistics the
+// (docs/contract.md "Maintenance", bench/README.md P1). Each names its index (INDEXED BY): without statistics the
 // planner may prefer a history-wide index such as tasks_status_created for
 // "status IN ('succeeded','failed')", which costs seconds at a million rows;
 // INDEXED BY fixes the plan, and fails loudly if the index ever stops fitting. sweep_test.go checks each statement of sweepSQL with EXPLAIN
@@ -247,7 +247,7 @@ func limitArg(n int) int64 {
 	return int64(n)
 }
 
-// SweepOverdueRuns implements core.Tx (SPEC R6).
+// SweepOverdueRuns implements core.Tx (docs/contract.md "The inactivity watchdog pauses for approvals").
 func (t *tx) SweepOverdueRuns(now core.Timestamp, limit int) ([]core.Run, error) {
 	return queryAll(t, sweepSQL["overdue_runs"], []any{int64(now), int64(now), limitArg(limit)}, scanRun)
 }
@@ -260,7 +260,7 @@ func scanActiveTask(s rowScanner, r *core.ActiveTaskRow) error {
 		&r.JobStatus, &r.Session)
 }
 
-// SweepActiveTasks implements core.Tx (SPEC R5, R10).
+// SweepActiveTasks implements core.Tx (docs/contract.md "Lost work", docs/contract.md "Audit").
 func (t *tx) SweepActiveTasks(f core.ActiveTaskFilter) ([]core.ActiveTaskRow, error) {
 	if t.db.dialect == dialectPostgres {
 		// PostgreSQL's INDEXED BY: with thousands of active rows the planner
@@ -319,7 +319,7 @@ func (t *tx) SweepActiveTasksByID(ids []string) ([]core.ActiveTaskRow, error) {
 // maxRowsPerWrite bounds the rows of one batched write statement.
 const maxRowsPerWrite = 500
 
-// SweepMarkLost implements core.Tx (SPEC R5): a narrow conditional update,
+// SweepMarkLost implements core.Tx (docs/contract.md "Lost work"): a narrow conditional update,
 // one statement per maxRowsPerWrite marks.
 func (t *tx) SweepMarkLost(marks []core.LostMark) ([]bool, error) {
 	if err := t.checkWritable("mark tasks lost"); err != nil {
@@ -360,7 +360,7 @@ func dropLostSQL(n int) string {
 		" AND status IN ('queued','running') RETURNING id"
 }
 
-// SweepDropLost implements core.Tx (SPEC R5 and R8): one conditional
+// SweepDropLost implements core.Tx (docs/contract.md "Lost work" and docs/contract.md "Retention"): one conditional
 // DELETE per maxRowsPerWrite keys, and one for their journal.
 func (t *tx) SweepDropLost(keys []core.RowKey) ([]bool, error) {
 	if err := t.checkWritable("prune lost tasks"); err != nil {
@@ -432,7 +432,7 @@ func (t *tx) returning(q string, args []any, done map[string]bool) error {
 	return mapErr(rows.Err())
 }
 
-// SweepExpiredApprovals implements core.Tx (SPEC R9).
+// SweepExpiredApprovals implements core.Tx (docs/contract.md "Approvals expire").
 func (t *tx) SweepExpiredApprovals(now core.Timestamp, limit int) ([]core.Approval, error) {
 	return queryAll(t, sweepSQL["expired_approvals"], []any{int64(now), limitArg(limit)}, scanApproval)
 }
@@ -442,7 +442,7 @@ func (t *tx) SweepWaitedApprovals(host string, limit int) ([]core.Approval, erro
 	return queryAll(t, sweepSQL["waited_approvals"], []any{host, limitArg(limit)}, scanApproval)
 }
 
-// SweepSilentTasks implements core.Tx (SPEC R7).
+// SweepSilentTasks implements core.Tx (docs/contract.md "Silent scheduled tasks").
 func (t *tx) SweepSilentTasks(endedSince core.Timestamp, limit int) ([]core.Task, error) {
 	return queryAll(t, sweepSQL["silent_tasks"], []any{int64(endedSince), limitArg(limit)}, scanTask)
 }
@@ -455,7 +455,7 @@ func scanDue(s rowScanner, r *core.RetentionRow) error {
 	return s.Scan(&r.ID, &r.Status, nts{&r.EndAt}, &r.Rev, &r.LogPath, nts{&r.CleanupAfter})
 }
 
-// SweepUnstamped implements core.Tx (SPEC R8 stamp).
+// SweepUnstamped implements core.Tx (docs/contract.md "Retention" stamp).
 func (t *tx) SweepUnstamped(entity string, limit int) ([]core.RetentionRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -464,7 +464,7 @@ func (t *tx) SweepUnstamped(entity string, limit int) ([]core.RetentionRow, erro
 	return queryAll(t, unstampedSQL(rt), []any{limitArg(limit)}, scanRetention)
 }
 
-// SweepMissingEnd implements core.Tx (SPEC R10 missing_cleanup).
+// SweepMissingEnd implements core.Tx (docs/contract.md "Audit" missing_cleanup).
 func (t *tx) SweepMissingEnd(entity string, limit int) ([]core.RetentionRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -476,7 +476,7 @@ func (t *tx) SweepMissingEnd(entity string, limit int) ([]core.RetentionRow, err
 	return queryAll(t, missingEndSQL(rt), []any{limitArg(limit)}, scanRetention)
 }
 
-// SweepDue implements core.Tx (SPEC R8 prune).
+// SweepDue implements core.Tx (docs/contract.md "Retention" prune).
 func (t *tx) SweepDue(entity string, now core.Timestamp, limit int) ([]core.RetentionRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -485,7 +485,7 @@ func (t *tx) SweepDue(entity string, now core.Timestamp, limit int) ([]core.Rete
 	return queryAll(t, dueSQL(rt), []any{int64(now), limitArg(limit)}, scanDue)
 }
 
-// SweepDeliveryFailed implements core.Tx (SPEC R10 delivery_failed).
+// SweepDeliveryFailed implements core.Tx (docs/contract.md "Audit" delivery_failed).
 func (t *tx) SweepDeliveryFailed(limit int) ([]core.RetentionRow, error) {
 	return queryAll(t, sweepSQL["delivery_failed"], []any{limitArg(limit)}, func(s rowScanner, r *core.RetentionRow) error {
 		r.Status = "failed"
@@ -493,7 +493,7 @@ func (t *tx) SweepDeliveryFailed(limit int) ([]core.RetentionRow, error) {
 	})
 }
 
-// SweepInconsistent implements core.Tx (SPEC R10 inconsistent_timestamps).
+// SweepInconsistent implements core.Tx (docs/contract.md "Audit" inconsistent_timestamps).
 func (t *tx) SweepInconsistent(entity string, limit int) ([]core.TimesRow, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -544,7 +544,7 @@ func (t *tx) changed(op, q string, args ...any) (bool, error) {
 	return n > 0, nil
 }
 
-// SweepStamp implements core.Tx (SPEC R8 stamp).
+// SweepStamp implements core.Tx (docs/contract.md "Retention" stamp).
 func (t *tx) SweepStamp(entity, id string, rev int64, cleanupAfter core.Timestamp) (bool, error) {
 	rt, err := retentionOf(entity)
 	if err != nil {
@@ -561,7 +561,7 @@ func (t *tx) SweepStamp(entity, id string, rev int64, cleanupAfter core.Timestam
 	return t.changed("stamp "+entity, stampSQL(rt), args...)
 }
 
-// SweepPrune implements core.Tx (SPEC R8 prune): the rows, then their
+// SweepPrune implements core.Tx (docs/contract.md "Retention" prune): the rows, then their
 // journal, one statement each per maxRowsPerWrite keys.
 func (t *tx) SweepPrune(entity string, keys []core.RowKey, now core.Timestamp) ([]bool, error) {
 	rt, err := retentionOf(entity)

@@ -99,7 +99,7 @@ var (
 
 // TestSweepQueriesUseIndexes runs EXPLAIN QUERY PLAN on every sweep statement
 // over a populated registry, before and after ANALYZE, and fails on any scan
-// of a table (or of an index that grows with history): SPEC §5 "every rule
+// of a table (or of an index that grows with history): docs/contract.md "Maintenance" "every rule
 // reads through an index".
 func TestSweepQueriesUseIndexes(t *testing.T) {
 	db := openTest(t)

@@ -19,7 +19,7 @@ func scanTask(r rowScanner, t *core.Task) error {
 }
 
 // taskArgs are the values of every column but rev, in taskCols order,
-// followed by activity_at (SPEC R5: last_event_at ?? started_at ?? created_at).
+// followed by activity_at (docs/contract.md "Lost work": last_event_at ?? started_at ?? created_at).
 func taskArgs(t *core.Task) []any {
 	return []any{t.ID, string(t.Runtime), t.Kind, string(t.Status), string(t.DeliveryStatus), string(t.NotifyPolicy),
 		strArg(t.RunID), strArg(t.SourceID), strArg(t.OwnerSession), strArg(t.ChildSession), strArg(t.ParentTaskID),
@@ -108,7 +108,7 @@ func (t *tx) ListTasks(f core.TaskFilter) ([]core.Task, error) {
 	return queryAll(t, q, w.args, scanTask)
 }
 
-// MirroredTasks returns the task rows mirroring run runID (SPEC §3): rows with
+// MirroredTasks returns the task rows mirroring run runID (docs/contract.md "Entities and statuses"): rows with
 // run_id = runID (any runtime) and cli rows with source_id = runID, oldest
 // first. Each arm reads through its partial index (an equality on a non-NULL
 // value implies the index's IS NOT NULL predicate).

@@ -16,7 +16,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// Live follow of a job log across rotations (SPEC J5, P5).
+// Live follow of a job log across rotations (docs/contract.md "Background jobs: Tail and follow", bench/README.md P5).
 //
 // Why not github.com/nxadm/tail: measured here (TestNxadmRotationLoss, run
 // with CLAWPIT_NXADM_EXPERIMENT=1), with Config{Follow, ReOpen,
@@ -131,7 +131,7 @@ type Follower struct {
 // Follow starts following the log in dir (<dir>/output.log and its rotations
 // to output.1.log). It returns at once; the files need not exist yet. It
 // stops when ctx is cancelled, on Stop, or after StopAtEOF at the end of the
-// data; C is then closed. Every line is redacted again (SPEC J4) by one
+// data; C is then closed. Every line is redacted again (docs/contract.md "Background jobs: Live, redacted log") by one
 // redact.Default() LineRedactor for the whole stream, so a PEM block spanning
 // lines or batches is caught. Errors: dir does not exist.
 func Follow(ctx context.Context, dir string, opt FollowOptions) (*Follower, error) {

@@ -113,7 +113,7 @@ func collect(t testing.TB, f *Follower, first int, slow time.Duration) (lines, b
 
 // TestFollowAcrossRotations: a writer writes 300,000 numbered lines with 50+
 // rotations at 256 KiB while a follower attached from the start receives
-// every line exactly once, in order (SPEC J5, P5); then the same with
+// every line exactly once, in order (docs/contract.md "Background jobs: Tail and follow", bench/README.md P5); then the same with
 // polling only and with a slow consumer (100,000 lines, 30+ rotations at
 // 128 KiB, to keep the package fast under -race).
 func TestFollowAcrossRotations(t *testing.T) {
@@ -332,7 +332,7 @@ func TestFollowLongLines(t *testing.T) {
 	}
 }
 
-// BenchmarkFollow is SPEC P5: a writer writes 1,400,000 80-byte lines at
+// BenchmarkFollow is bench/README.md P5: a writer writes 1,400,000 80-byte lines at
 // 250,000 lines/s (2.5× the target), rotating every 1 MiB (≥ 100
 // rotations), while a follower attached from the start delivers them; every
 // line is checked (none lost, none repeated). No writer/follower sync here:

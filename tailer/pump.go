@@ -12,7 +12,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// The output pump of a job supervisor (SPEC J2, J4, P3): it reads one of the
+// The output pump of a job supervisor (docs/contract.md "Background jobs: Live, redacted log", docs/contract.md "Background jobs: Live, redacted log", bench/README.md P3): it reads one of the
 // command's pipes, cuts the bytes into lines, redacts each line before it
 // touches disk, and appends it to the job's rotating log.
 
@@ -36,7 +36,7 @@ type LineSink interface {
 const pumpReadSize = 64 << 10
 
 // PartialIdle is how long a line without its newline may sit in the pump
-// before a preview of it is written (SPEC J2: a prompt or a progress line
+// before a preview of it is written (docs/contract.md "Background jobs: Live, redacted log": a prompt or a progress line
 // shows before its newline, EOF or 64 KiB).
 const PartialIdle = 200 * time.Millisecond
 
@@ -72,7 +72,7 @@ type deadliner interface {
 // log): a line printed by a dev server is visible to `job tail` at once.
 //
 // After the sink's first write error Pump stops writing but keeps reading
-// and discarding, so the command never blocks on a full pipe (SPEC J3); the
+// and discarding, so the command never blocks on a full pipe (docs/contract.md "Background jobs: Rotation"); the
 // caller reads the sticky error from sink.Err.
 //
 // When r has read deadlines (a pipe from os.Pipe), a line that has sat
@@ -237,7 +237,7 @@ func (p *pump) preview() {
 
 // redactHidden catches a secret that escape sequences or stray control bytes
 // split apart on disk ("sk-ant-…\x1b[0m…") and that a terminal or sanitiser
-// would join again (SPEC J4, §11 Secrets). Only lines with an ESC, a C1
+// would join again (docs/contract.md "Background jobs: Live, redacted log", bench/README.md Secrets). Only lines with an ESC, a C1
 // introducer or invalid UTF-8 pay for it; when the sanitised text holds a
 // secret, the line is written sanitised and redacted (it loses its colours),
 // otherwise it is written as it came.

@@ -132,7 +132,7 @@ func TestPumpLines(t *testing.T) {
 }
 
 // A failed write stops writing but the pump drains its input to the end, so
-// the command never blocks on a full pipe (SPEC J3).
+// the command never blocks on a full pipe (docs/contract.md "Background jobs: Rotation").
 func TestPumpKeepsDrainingAfterWriteError(t *testing.T) {
 	in := strings.Repeat("0123456789\n", 100_000)
 	m := &memSink{failAfter: 10}
@@ -168,7 +168,7 @@ func TestPumpFlushesPerRead(t *testing.T) {
 	<-done
 }
 
-// benchLines is n bytes of 80-byte log lines with no secret in them (SPEC P3).
+// benchLines is n bytes of 80-byte log lines with no secret in them (bench/README.md P3).
 func benchLines(n int) []byte {
 	var b bytes.Buffer
 	for i := 0; b.Len() < n; i++ {
@@ -180,7 +180,7 @@ func benchLines(n int) []byte {
 	return b.Bytes()
 }
 
-// BenchmarkPump measures the job output pump (SPEC P3): 80-byte lines with no
+// BenchmarkPump measures the job output pump (bench/README.md P3): 80-byte lines with no
 // secrets, through per-line redaction into the rotating log on disk (5 MiB
 // rotation). MB/s is the figure to compare with the ≥ 100 MB/s target and
 // with `cat` into a file (bench/p3.sh).

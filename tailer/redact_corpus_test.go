@@ -14,7 +14,7 @@ import (
 	"github.com/clawpit/clawpit/tailer"
 )
 
-// The redaction corpus (SPEC J4, §11 Secrets): one secret of each kind in
+// The redaction corpus (docs/contract.md "Background jobs: Live, redacted log", bench/README.md Secrets): one secret of each kind in
 // each position a real log puts it, written by the real pump through the
 // rotating writer, then read back from disk and through every reader (Tail,
 // Follow, TailChars). No secret may survive anywhere; commit SHAs and UUIDs
@@ -242,7 +242,7 @@ func TestRedactionCorpus(t *testing.T) {
 }
 
 // A secret near the 64 KiB line split is redacted on both sides of the cut
-// (SPEC J2, J4), wherever the cut falls in it, on both streams and whether
+// (docs/contract.md "Background jobs: Live, redacted log", docs/contract.md "Background jobs: Live, redacted log"), wherever the cut falls in it, on both streams and whether
 // the line arrives at once or in small reads. The split is made in the
 // redacted output, so a line that redaction shortens may fit in one.
 func TestPumpRedactsSecretCutBySplit(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package tailer reads job output logs on disk (SPEC §1, J2–J5): bounded
+// Package tailer reads job output logs on disk (docs/architecture.md, docs/contract.md "Background jobs: Live, redacted log"–J5): bounded
 // reads from the end (Tail), live follow across rotation (Follow), the
 // rotating writer the supervisor's pump writes through (RotatingWriter), the
 // output pump that redacts and writes a command's pipes (Pump), and the
@@ -33,7 +33,7 @@ const (
 const tailChunk = 32 << 10
 
 // RotatedNotice is printed above a tail that reached the start of the rotated
-// log output.1.log (SPEC J5): anything written before it was discarded by a
+// log output.1.log (docs/contract.md "Background jobs: Tail and follow"): anything written before it was discarded by a
 // later rotation (the log keeps about two generations, J3).
 const RotatedNotice = "[earlier output rotated to " + RotatedLog + " and beyond: this is the oldest line kept]"
 
@@ -87,7 +87,7 @@ func (r TailResult) Text() string {
 // Tail reads the last lines of the log in dir (<dir>/output.log, continuing
 // into <dir>/output.1.log when output.log holds fewer lines than asked),
 // reading backwards from the end in fixed-size chunks: the cost depends on
-// the size of the tail, not of the file (SPEC J5, P4). If output.log is
+// the size of the tail, not of the file (docs/contract.md "Background jobs: Tail and follow", bench/README.md P4). If output.log is
 // absent (a rotation in progress) it reads output.1.log. A rotation that
 // races the read is detected (same file under both names) and the read is
 // retried. The result is redacted again as one block (J4).

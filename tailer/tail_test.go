@@ -291,7 +291,7 @@ func benchLog(b *testing.B, size int) string {
 	return writeLogs(b, buf.Bytes(), nil)
 }
 
-// BenchmarkTail is SPEC P4: the last 200 lines of a 5 MiB log in < 1 ms,
+// BenchmarkTail is bench/README.md P4: the last 200 lines of a 5 MiB log in < 1 ms,
 // flat in file size (compare the 50KiB and 5MiB cases).
 func BenchmarkTail(b *testing.B) {
 	for _, size := range []int{50 << 10, 5 << 20} {

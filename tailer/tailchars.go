@@ -15,7 +15,7 @@ import (
 
 // TailChars returns the last n characters of the job log in dir —
 // output.log, preceded by output.1.log when output.log is shorter — redacted
-// as one block (SPEC J4, J9: the tail a finish notification quotes). It
+// as one block (docs/contract.md "Background jobs: Live, redacted log", docs/contract.md "Background jobs: Alerts on finish": the tail a finish notification quotes). It
 // reads at most about 4n+8 KiB bytes from the end of each file, whatever
 // their size; invalid UTF-8 becomes U+FFFD. A missing log (or a log
 // directory that is a file) gives "" and no error; a log that is not a

@@ -14,7 +14,7 @@ import (
 	"syscall"
 )
 
-// File names inside a job's log directory (SPEC §2, J3).
+// File names inside a job's log directory (docs/contract.md "Files", docs/contract.md "Background jobs: Rotation").
 const (
 	// CurrentLog is the file being written: <dir>/output.log.
 	CurrentLog = "output.log"
@@ -31,7 +31,7 @@ const (
 	// starved for fewer rotations than this always knows what it missed.
 	genHistory = 32
 	// PartialFile holds the line each stream is still writing, as a live
-	// view previews it (SPEC J2; issue 26 item 13): one line per stream
+	// view previews it (docs/contract.md "Background jobs: Live, redacted log"; issue 26 item 13): one line per stream
 	// with an unfinished line, stdout's first, each as the log would hold
 	// it (prefix + redacted text, without PartialMark). The log itself
 	// holds whole lines only. Replaced atomically (temp file + rename,
@@ -40,7 +40,7 @@ const (
 	PartialFile = "output.partial"
 )
 
-// Defaults for WriterOptions (SPEC J2, J3).
+// Defaults for WriterOptions (docs/contract.md "Background jobs: Live, redacted log", docs/contract.md "Background jobs: Rotation").
 const (
 	DefaultMaxBytes = 5 << 20  // rotate at 5 MiB
 	DefaultMaxLine  = 64 << 10 // split lines longer than 64 KiB
@@ -61,7 +61,7 @@ type WriterOptions struct {
 }
 
 // RotatingWriter appends lines to <dir>/output.log and rotates it to
-// <dir>/output.1.log when it reaches MaxBytes (SPEC J2/J3). It is the generic
+// <dir>/output.1.log when it reaches MaxBytes (docs/contract.md "Background jobs: Live, redacted log"). It is the generic
 // log writer the job output pump (Pump) writes through; it does NOT redact —
 // the caller redacts each line first (one redact.LineRedactor per stream).
 //
@@ -104,7 +104,7 @@ type RotatingWriter struct {
 
 // OpenWriter creates dir (mode 0700) if needed and opens <dir>/output.log for
 // appending (mode 0600), creating it, so the log exists before the command
-// starts (SPEC J2). An existing output.log is appended to.
+// starts (docs/contract.md "Background jobs: Live, redacted log"). An existing output.log is appended to.
 func OpenWriter(dir string, opt WriterOptions) (*RotatingWriter, error) {
 	if opt.MaxBytes <= 0 {
 		opt.MaxBytes = DefaultMaxBytes
@@ -303,7 +303,7 @@ func (w *RotatingWriter) rotate() {
 	}
 	cur := filepath.Join(w.dir, CurrentLog)
 	if err := os.Rename(cur, filepath.Join(w.dir, RotatedLog)); err != nil {
-		// Not fatal (SPEC J3): keep writing here, retry at the next threshold.
+		// Not fatal (docs/contract.md "Background jobs: Rotation"): keep writing here, retry at the next threshold.
 		w.rotateErr = fmt.Errorf("rotate log: %w", err)
 		w.rotateAt = w.size + w.opt.MaxBytes
 		return

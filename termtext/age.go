@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Age is the relative age of t at now, one unit, rounded down (SPEC §9): 12s
+// Age is the relative age of t at now, one unit, rounded down (README "The console"): 12s
 // below a minute, 4m below an hour, 2h below a day, then 3d; a time in the
 // future reads "in 4m" (clock skew between processes, or a deadline); the
 // zero time reads "-". The CLI and the console both use it, so they agree.

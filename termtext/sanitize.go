@@ -1,5 +1,5 @@
 // Package termtext owns every rule for untrusted text shown on a terminal
-// (SPEC §9 "untrusted text is sanitised once, where it enters the program"):
+// (README "The console" "untrusted text is sanitised once, where it enters the program"):
 // one sanitiser with three modes (Log for a log line, Text for multi-line
 // text, Line for a one-line field), the exact rendering of a field an
 // operator decides on (Exact, ExactText: every control shown as a symbol,

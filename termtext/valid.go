@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Bounds on text that runtimes hand in (issue 9 item 7, SPEC §9).
+// Bounds on text that runtimes hand in (issue 9 item 7, README "The console").
 const (
 	// MaxID is the longest id accepted (session, run, task, source), in bytes.
 	MaxID = 128

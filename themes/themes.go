@@ -1,4 +1,4 @@
-// Package themes holds the console's lipgloss themes (SPEC §9): dark (the
+// Package themes holds the console's lipgloss themes (README "The console"): dark (the
 // default), light, high-contrast and mono. A theme is only styles: it knows
 // nothing about the registry beyond the names of statuses it colours.
 package themes

@@ -19,7 +19,7 @@ type actionMsg struct {
 }
 
 // outcome turns an action's Result and error into the status line: success,
-// the exact refusal, or the error (SPEC §9).
+// the exact refusal, or the error (README "The console").
 func outcome(what string, res core.Result, err error, okText string) actionMsg {
 	switch {
 	case err != nil && res.Applied:

@@ -91,7 +91,7 @@ func testConsoleAgent(t *testing.T, over int) {
 }
 
 // TestAgentColumnDroppedFirst: as the screen narrows, the AGENT column is
-// the first the Tasks, Runs and Approvals panes drop (SPEC §9: narrow
+// the first the Tasks, Runs and Approvals panes drop (README "The console": narrow
 // terminals drop the least important columns first).
 func TestAgentColumnDroppedFirst(t *testing.T) {
 	for _, spec := range []struct {

@@ -73,7 +73,7 @@ func press(m *Model, k tea.KeyPressMsg) {
 	_ = m.View()
 }
 
-// BenchmarkKeyPress measures SPEC P6 with 100,000 tasks: one key press
+// BenchmarkKeyPress measures bench/README.md P6 with 100,000 tasks: one key press
 // handled and rendered (< 5 ms each).
 func BenchmarkKeyPress(b *testing.B) {
 	hs := bigHarness(b, 100_000)
@@ -190,7 +190,7 @@ func BenchmarkFullLoad(b *testing.B) {
 }
 
 // BenchmarkHeap100k measures the heap the console holds with 100,000 tasks
-// loaded (SPEC P6: resident memory < 200 MB), reported as heapMB (HeapInuse
+// loaded (bench/README.md P6: resident memory < 200 MB), reported as heapMB (HeapInuse
 // delta: the fake registry's own rows are measured before and subtracted)
 // and rows. The target is read off the report (bench/README.md), not
 // asserted: memory depends on the machine and the Go version.

@@ -12,7 +12,7 @@ const (
 // not blank: it says something ("no exit code yet", "not pending").
 func blankCell(s string) bool { return s == "" }
 
-// frameWidths fits the columns to what the rows on screen hold (SPEC §9:
+// frameWidths fits the columns to what the rows on screen hold (README "The console":
 // the table uses the width it has). base is the layout's widths (0 =
 // hidden at this screen width), cells the visible rows' cells, avail the
 // cells left for columns and their one-space separators. It returns the

@@ -1,4 +1,4 @@
-// Package tui is clawpit's Bubble Tea console (SPEC §9): one root model, one
+// Package tui is clawpit's Bubble Tea console (README "The console"): one root model, one
 // component per pane (Tasks, Runs, Approvals, Jobs, Alerts), a detail view,
 // dialogs, help and the job log view. Every read and write runs in a tea.Cmd;
 // Update and View never touch the database.
@@ -114,7 +114,7 @@ type Target struct {
 	Suggestions string
 }
 
-// Actions are the registry mutations the console offers (SPEC §9). Every call
+// Actions are the registry mutations the console offers (README "The console"). Every call
 // carries the operator's identity for the journal. *core.Registry implements it.
 type Actions interface {
 	ApproveApproval(ctx context.Context, id string, scope core.Scope, actor core.Actor) (*core.Approval, *core.Grant, core.Result, error)
@@ -131,7 +131,7 @@ type Actions interface {
 	ReadAllNotifications(ctx context.Context, actor core.Actor) (int, error)
 }
 
-// JobActions cancel and reap background jobs (SPEC J6, J7). *core.Jobs
+// JobActions cancel and reap background jobs (docs/contract.md "Background jobs: Ending", docs/contract.md "Background jobs: Reaped"). *core.Jobs
 // implements it (it is core.JobController).
 type JobActions = core.JobController
 
@@ -147,12 +147,12 @@ type Plan struct {
 // SweepResult is what a sweep, an applied plan or a watchdog run reports.
 type SweepResult struct {
 	Short string   // compact, for the header ("3 lost · 12 pruned", "nothing to do")
-	Text  string   // the full one-line report (SPEC §5 first line)
+	Text  string   // the full one-line report (docs/contract.md "Maintenance" first line)
 	Lines []string // one per action and finding
 	Wrote bool     // something was written (the console reloads everything)
 }
 
-// Maintenance is the embedded sweeper (SPEC §5). cmd_console adapts
+// Maintenance is the embedded sweeper (docs/contract.md "Maintenance"). cmd_console adapts
 // *core.Sweeper to it.
 type Maintenance interface {
 	// Plan builds the maintenance plan without writing (the dry run of `m`).

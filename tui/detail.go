@@ -10,8 +10,7 @@ import (
 	"github.com/clawpit/clawpit/feed"
 )
 
-// detailView shows one entity: every field, then its event journal (SPEC
-// §9). It scrolls; actions apply to its entity.
+// detailView shows one entity: every field, then its event journal (README "The console"). It scrolls; actions apply to its entity.
 type detailView struct {
 	ctx     *Context
 	target  Target

@@ -200,8 +200,7 @@ func (d *scopeDialog) view(ctx *Context, w int) string {
 		hint(ctx, ctx.Keys.Confirm, "approve"), hint(ctx, ctx.Keys.Back, "cancel")))
 }
 
-// grantText says exactly which grant approving t with scope creates (SPEC
-// §3 Grant: the approval's tool and pattern; session scope binds the
+// grantText says exactly which grant approving t with scope creates (docs/contract.md "Entities and statuses" Grant: the approval's tool and pattern; session scope binds the
 // session): `Bash "git push" in session S1`, `Bash "rm" in any session`,
 // or "none" for once. The pattern is Go-quoted, so its exact bytes show.
 func grantText(t Target, scope core.Scope) string {

@@ -8,7 +8,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-// headerCounts are the header's numbers (SPEC §9).
+// headerCounts are the header's numbers (README "The console").
 type headerCounts struct {
 	approvals    int // pending
 	tasks        int // running

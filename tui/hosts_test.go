@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestJobsHostColumn (SPEC §14): the Jobs pane shows HOST only while the
+// TestJobsHostColumn (README "Many hosts: PostgreSQL"): the Jobs pane shows HOST only while the
 // loaded jobs ran on more than one host.
 func TestJobsHostColumn(t *testing.T) {
 	hosts := func(hs ...string) hopt {

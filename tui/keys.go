@@ -29,11 +29,11 @@ type KeyMap struct {
 	Help, Quit key.Binding
 }
 
-// DefaultKeyMap is the console's key bindings (SPEC §9). Every action may be
+// DefaultKeyMap is the console's key bindings (README "The console"). Every action may be
 // rebound in the config file's [keys] table by the name given in the
 // comment (tui.ActionNames lists them).
 //
-// There is no j/k navigation: k kills a run (SPEC §9), so moving is the
+// There is no j/k navigation: k kills a run (README "The console"), so moving is the
 // arrow keys (and ctrl+n / ctrl+p).
 func DefaultKeyMap() KeyMap {
 	b := func(help, desc string, keys ...string) key.Binding {

@@ -36,7 +36,7 @@ type listSpec[R any] struct {
 	hay       func(r *R, dst []byte) []byte // appends the row's searchable text
 	// prefix, when set, points at the row's shown id length: the table keeps
 	// it at the shortest prefix of the id that no other live row shares, at
-	// least minPrefix characters (SPEC §3: the CLI takes a unique prefix).
+	// least minPrefix characters (docs/contract.md "Entities and statuses": the CLI takes a unique prefix).
 	// Column 0 shows that prefix and widens to the longest one.
 	prefix  func(*R) *uint8
 	target  func(*R) Target

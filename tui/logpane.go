@@ -9,7 +9,7 @@ import (
 )
 
 // logPane adapts tui/logview to the root model: the live, redacted,
-// rotation-following view of one job's log (SPEC §9).
+// rotation-following view of one job's log (README "The console").
 type logPane struct {
 	m logview.Model
 }

@@ -540,7 +540,7 @@ func installOrWindow[R any](l *list[R], t *table[R], windowed bool) (read, count
 // applyOrRefresh merges a delta into a pane holding its table, or rereads a
 // windowed pane's window (a change outside the window changes only its
 // counts). A windowed pane rereads after every change, touched or not: rows
-// pruned by another process leave no journal (SPEC R8), and a window read
+// pruned by another process leave no journal (docs/contract.md "Retention"), and a window read
 // costs one indexed range of a few pages.
 func applyOrRefresh[R any](l *list[R], up []R, gone []string, since core.Timestamp, c *headerCounts, touched bool) tea.Cmd {
 	if l.windowed() {
@@ -1112,8 +1112,7 @@ func overlay(screen, box string, w, h int) string {
 // errText is an error as the status line shows it.
 func errText(err error) string { return oneLine(err.Error()) }
 
-// multiHost reports whether the loaded jobs ran on more than one host (SPEC
-// §14): the Jobs pane then shows its HOST column. Jobs recorded before hosts
+// multiHost reports whether the loaded jobs ran on more than one host (README "Many hosts: PostgreSQL"): the Jobs pane then shows its HOST column. Jobs recorded before hosts
 // ("") count as no host.
 func multiHost(t table[jobRow]) bool {
 	first := ""

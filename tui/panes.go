@@ -53,7 +53,7 @@ type taskRow struct {
 	runtime  core.Runtime
 	delivery core.DeliveryStatus
 	name     string // label, else kind, else what was asked
-	session  string // backing session: child, else owner (SPEC R5)
+	session  string // backing session: child, else owner (docs/contract.md "Lost work")
 	agent    string // the owner session's agent (core.Task.Agent), "" when unknown
 	runID    string
 	err      string
@@ -166,7 +166,7 @@ func approvalRowOf(a *core.Approval) approvalRow {
 type jobRow struct {
 	rank                          uint8 // urgency: running, pending, lost, failed, timed_out, cancelled, reaped, completed
 	id, session, command, logPath string
-	host                          string // the supervisor's host (SPEC §14)
+	host                          string // the supervisor's host (README "Many hosts: PostgreSQL")
 	status                        core.JobStatus
 	exit                          string
 	exitCode                      *int

@@ -7,7 +7,7 @@ const maxField = 4096
 
 // sanitize makes untrusted multi-line text (errors, rationales, commands,
 // task text, journal reasons) safe to draw, once, where it enters the
-// console (SPEC §9), with termtext.ExactText: every control character is
+// console (README "The console"), with termtext.ExactText: every control character is
 // shown as a symbol (a CR as ␍, a backspace as ␈, a bidi override as
 // <U+202E>), never resolved, so nothing in a value can hide or overwrite
 // the rest of it; a line break shows as ␊ and then breaks (the detail view

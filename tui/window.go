@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultWindowOver is the table size above which a pane reads windows of
-// rows from the store instead of holding the whole table (SPEC §14): small
+// rows from the store instead of holding the whole table (README "Many hosts: PostgreSQL"): small
 // tables stay in memory (exact unique id prefixes, filter without I/O); a
 // large one costs one screen of rows, whatever its size.
 const DefaultWindowOver = 2_000

@@ -102,7 +102,7 @@ func (d Decision) PermissionRequestJSON() []byte {
 }
 
 // DenyError is the fail-closed answer when a gated tool call cannot reach a
-// decision (SPEC §12: deny on any internal error, never allow).
+// decision (README "Use with Claude Code": deny on any internal error, never allow).
 func DenyError(err error) Decision {
 	return Decision{Permission: Deny, Reason: "clawpit could not record or decide this tool call, so it is denied: " + err.Error()}
 }
@@ -170,7 +170,7 @@ func (c Config) agent() string {
 	return c.Agent
 }
 
-// Handler maps hook events onto the registry (SPEC §12). Its actor is
+// Handler maps hook events onto the registry (README "Use with Claude Code"). Its actor is
 // core.ActorRuntime; operators' decisions keep their own identity.
 type Handler struct {
 	Reg *core.Registry
@@ -270,7 +270,7 @@ func (h *Handler) approvalTimeout() time.Duration {
 }
 
 // preToolUse records the tool call as an approval bound to the sub-agent's run
-// (SPEC R6: its watchdog pauses), waits for the operator and answers. A grant
+// (docs/contract.md "The inactivity watchdog pauses for approvals": its watchdog pauses), waits for the operator and answers. A grant
 // answers at once; a repeated tool call (same tool_use_id, session, tool and
 // input) is answered from its approval; past
 // the approval timeout the approval expires and the answer is deny.
@@ -458,7 +458,7 @@ func (h *Handler) withdraw(ctx context.Context, id string) error {
 }
 
 // wait blocks until a is decided or its expires_at passes; at the expiry
-// the registry's waiter expires it itself (SPEC R9; core.Registry.WaitApproval)
+// the registry's waiter expires it itself (docs/contract.md "Approvals expire"; core.Registry.WaitApproval)
 // unless a decision won the race.
 func (h *Handler) wait(ctx context.Context, a *core.Approval) (*core.Approval, error) {
 	return h.Reg.WaitApproval(ctx, a.ID, 0)
@@ -534,7 +534,7 @@ func (h *Handler) subagentStart(ctx context.Context, p *Payload) error {
 	return err
 }
 
-// subagentStop completes the sub-agent's run with outcome ok (SPEC R2: its
+// subagentStop completes the sub-agent's run with outcome ok (docs/contract.md "Late completion wins": its
 // mirrored task becomes succeeded).
 func (h *Handler) subagentStop(ctx context.Context, p *Payload) error {
 	if p.AgentID == "" {

@@ -1,4 +1,4 @@
-// Package claude is clawpit's adapter for Claude Code hooks (SPEC §12): the
+// Package claude is clawpit's adapter for Claude Code hooks (README "Use with Claude Code"): the
 // hook payload reader, the mapping of each hook event onto the registry's use
 // cases (sessions, runs, tasks, approvals, notifications), and the merge of
 // clawpit's hooks into a Claude Code settings file. It calls core only; it

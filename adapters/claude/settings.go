@@ -183,7 +183,7 @@ func IsClawpitCommand(cmd string) bool {
 // quotes.
 func ShellQuote(s string) string { return termtext.ShellQuote(s) }
 
-// Install merges clawpit's hooks into the settings file (SPEC §12): for each of
+// Install merges clawpit's hooks into the settings file (README "Use with Claude Code"): for each of
 // Events one matcher group with one command hook; PreToolUse matches the gate
 // and its timeout is GateTimeoutSeconds. Every other key and every hook that
 // is not clawpit's keeps its value and order; clawpit's own entries are

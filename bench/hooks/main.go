@@ -1,4 +1,4 @@
-// Command hooks measures the Claude Code adapter (SPEC §12, issue targets).
+// Command hooks measures the Claude Code adapter (README "Use with Claude Code", issue targets).
 //
 //	go run -tags sqlite_fts5 ./bench/hooks [-n 100] [-m 20] [-idle 20] [-idle-for 10s] [-agents 20] [-bin PATH] [-strict]
 //

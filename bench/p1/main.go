@@ -1,4 +1,4 @@
-// Command p1 measures SPEC §11 P1: one maintenance sweep over a registry of
+// Command p1 measures bench/README.md P1: one maintenance sweep over a registry of
 // 1,000,000 terminal tasks and 10,000 active ones, against the same active set
 // over 10,000 terminal tasks, side by side: time per sweep (dry run and
 // applied) and peak resident memory of the sweeping process.

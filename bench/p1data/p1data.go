@@ -1,4 +1,4 @@
-// Package p1data builds registries shaped for SPEC §11 P1 (a sweep over a long
+// Package p1data builds registries shaped for bench/README.md P1 (a sweep over a long
 // history and a live active set), for bench/p1 and the sweeper's go test
 // benchmarks. Rows are generated inside SQLite (INSERT … SELECT over a
 // recursive CTE) in one transaction, so a million-task registry builds in

@@ -1,4 +1,4 @@
-// Command p2 measures SPEC §11 P2: one CLI state change (`clawpit task
+// Command p2 measures bench/README.md P2: one CLI state change (`clawpit task
 // start`), process start to exit, against a bare `sqlite3` UPDATE on the same
 // database, run side by side (interleaved) so both see the same machine load.
 //

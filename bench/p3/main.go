@@ -1,4 +1,4 @@
-// Command p3 measures SPEC P3: the job output pump (pipe → per-line J4
+// Command p3 measures bench/README.md P3: the job output pump (pipe → per-line J4
 // redaction → rotating log on disk) in MB/s of 80-byte lines with no secret
 // in them, beside `cat` of the same input into a file on the same machine.
 //

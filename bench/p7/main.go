@@ -1,4 +1,4 @@
-// Command p7 measures SPEC §11 P7: an external write visible in the console
+// Command p7 measures bench/README.md P7: an external write visible in the console
 // within 500 ms.
 //
 //	go run -tags sqlite_fts5 ./bench/p7 [-n 30] [-tasks 10000] [-strict] [-keep] [-bin PATH]
@@ -60,7 +60,7 @@ var (
 	settle  time.Duration
 )
 
-// target is SPEC P7.
+// target is bench/README.md P7.
 const target = 500 * time.Millisecond
 
 func run(n, tasks int, bin string, strict, keep bool) error {

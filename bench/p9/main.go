@@ -1,4 +1,4 @@
-// Command p9 measures SPEC §11 P9 (and P6/P7 at scale): the console over
+// Command p9 measures bench/README.md P9 (and P6/P7 at scale): the console over
 // registries of 100,000, 1,000,000 and 10,000,000 tasks, side by side.
 //
 //	go run -tags sqlite_fts5 ./bench/p9 [-sizes 100000,1000000,10000000] [-dir /tmp/clawpit-p9] [-keys 300] [-writes 10]

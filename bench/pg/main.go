@@ -1,5 +1,4 @@
-// Command pg measures SQLite and PostgreSQL side by side in one run (SPEC
-// §11, §14): P1's sweep over a long history, P2's CLI state change (process
+// Command pg measures SQLite and PostgreSQL side by side in one run (bench/README.md, README "Many hosts: PostgreSQL"): P1's sweep over a long history, P2's CLI state change (process
 // start to exit), the console's first screen over the same registry, and a
 // change committed through one handle ("host") until another handle has
 // noticed it and read the screen again.

@@ -1,4 +1,4 @@
-// Command serve measures `clawpit serve` with many SSH sessions (SPEC §13):
+// Command serve measures `clawpit serve` with many SSH sessions (README "Serve the console over SSH"):
 // the server's memory per extra session, its CPU with every session idle,
 // and the latency from an external write to every session's screen.
 //

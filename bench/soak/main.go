@@ -1,4 +1,4 @@
-// Command soak is the crash/race soak of the registry (SPEC §11 Reliability:
+// Command soak is the crash/race soak of the registry (bench/README.md Reliability:
 // races and crashes).
 //
 //	go run -tags sqlite_fts5 ./bench/soak [-duration 60s] [-writers 4] [-kill-every 300ms] [-bin PATH] [-keep]

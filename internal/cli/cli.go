@@ -1,5 +1,5 @@
 // Package cli is clawpit's command line: commands and flags, output, config
-// loading, and the wiring of store, core and tui (SPEC §1, §8). The binary's
+// loading, and the wiring of store, core and tui (docs/architecture.md, docs/contract.md "Commands: exit codes and JSON"). The binary's
 // main package hands os.Args to Run.
 package cli
 
@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes of SPEC §8.
+// Exit codes of docs/contract.md "Commands: exit codes and JSON".
 const (
 	exitOK       = 0
 	exitFailed   = 1
@@ -51,7 +51,7 @@ type app struct {
 }
 
 // Run executes the CLI with args (without the program name) and returns the
-// process exit code of SPEC §8: 0 done, 1 failed, 2 bad usage or input, 4 not
+// process exit code of docs/contract.md "Commands: exit codes and JSON": 0 done, 1 failed, 2 bad usage or input, 4 not
 // found or ambiguous, and a command's own codes (approval wait's 10/11/12).
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, th: core.DefaultThresholds()}
@@ -91,7 +91,7 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
-// exitCode maps an error to SPEC §8: 2 bad usage or invalid input, 4 not found
+// exitCode maps an error to docs/contract.md "Commands: exit codes and JSON": 2 bad usage or invalid input, 4 not found
 // or ambiguous prefix, 1 anything else.
 func exitCode(err error) int {
 	switch {
@@ -187,7 +187,7 @@ func walk(c *cobra.Command, fn func(*cobra.Command)) {
 	}
 }
 
-// home returns CLAWPIT_HOME (SPEC §2): $CLAWPIT_HOME, else
+// home returns CLAWPIT_HOME (docs/contract.md "Files"): $CLAWPIT_HOME, else
 // $XDG_STATE_HOME/clawpit, else ~/.local/state/clawpit.
 func home() string {
 	if h := os.Getenv("CLAWPIT_HOME"); h != "" {

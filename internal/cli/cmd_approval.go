@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes of `approval wait` (SPEC §8).
+// Exit codes of `approval wait` (docs/contract.md "Commands: exit codes and JSON").
 const (
 	exitApprovalDenied  = 10
 	exitApprovalExpired = 11 // expired or cancelled

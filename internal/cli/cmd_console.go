@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// consoleFlags are the console's flags (SPEC §8 first line, §9).
+// consoleFlags are the console's flags (docs/contract.md "Commands: exit codes and JSON" first line; README "The console").
 type consoleFlags struct {
 	theme            string
 	readOnly         bool
@@ -34,13 +34,13 @@ type consoleFlags struct {
 // often (bench/idle).
 const consoleFPS = 30
 
-// Defaults of the console's intervals (SPEC §5).
+// Defaults of the console's intervals (docs/contract.md "Maintenance").
 const (
 	defaultSweepInterval    = 60 * time.Second
 	defaultWatchdogInterval = 5 * time.Second
 )
 
-// addConsoleFlags adds the console's flags to the root (SPEC §8 first line).
+// addConsoleFlags adds the console's flags to the root (docs/contract.md "Commands: exit codes and JSON" first line).
 func addConsoleFlags(root *cobra.Command, a *app) {
 	f := root.Flags()
 	f.StringVar(&a.console.theme, "theme", "", "console theme: "+joinNames(themes.Names())+" (default dark; NO_COLOR selects mono)")
@@ -115,7 +115,7 @@ func resolveConsole(cmd *cobra.Command, a *app, cfg *Config, getenv func(string)
 	return s, nil
 }
 
-// runConsole opens the console (SPEC §9): the registry (read-only with
+// runConsole opens the console (README "The console"): the registry (read-only with
 // --readonly), the job supervisor, the embedded sweeper, watchdog and
 // notifier, and the Bubble Tea program on the terminal's alt screen.
 func runConsole(cmd *cobra.Command, a *app) error {

@@ -1,6 +1,6 @@
 package cli
 
-// `clawpit demo` (SPEC §10): the console on a fresh registry in a temporary
+// `clawpit demo` (README "clawpit demo"): the console on a fresh registry in a temporary
 // directory (or --db), fed by the simulated runtime of package demo, which
 // keeps every pane alive with real background jobs. The helper processes of
 // those jobs are this binary under hidden subcommands (__demo-devserver,

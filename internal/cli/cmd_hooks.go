@@ -1,7 +1,7 @@
 package cli
 
 // `clawpit hooks install|uninstall|status` and `clawpit hook`: the Claude Code
-// adapter (SPEC §12). `hook` is the command Claude Code runs for each hook
+// adapter (README "Use with Claude Code"). `hook` is the command Claude Code runs for each hook
 // event; its stdout carries only a PreToolUse decision, and it fails closed:
 // a gated tool call that cannot be decided is denied, never allowed, and is
 // always answered before Claude Code's own hook timeout.

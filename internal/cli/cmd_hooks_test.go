@@ -10,7 +10,7 @@ import (
 )
 
 // hooks status reports every file, and its exit status says whether one of
-// them could not be read (SPEC §8: 2 for bad input).
+// them could not be read (docs/contract.md "Commands: exit codes and JSON": 2 for bad input).
 func TestHooksStatusExit(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")

@@ -20,17 +20,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Background jobs on the command line (SPEC §6, §8 `job …`) and the hidden
+// Background jobs on the command line (docs/contract.md "Background jobs", docs/contract.md "Commands: exit codes and JSON" `job …`) and the hidden
 // supervisor command that `job run` starts.
 //
 // Log directory: <dir of the registry database>/jobs/<job-id>/ — that is
-// $CLAWPIT_HOME/jobs for the default registry (SPEC §2), and a "jobs"
+// $CLAWPIT_HOME/jobs for the default registry (docs/contract.md "Files"), and a "jobs"
 // directory next to a --db / $CLAWPIT_DB file otherwise, so a registry and
 // its logs always travel together.
 
 // jobs opens the registry and returns the job supervisor over it, installed
 // as the registry's JobController (so task cancel and session passivate/close
-// signal job processes, SPEC R3, J7).
+// signal job processes, docs/contract.md "Cancel always ends the task", docs/contract.md "Background jobs: Reaped").
 func (a *app) jobs(ctx context.Context) (*core.Jobs, error) {
 	reg, err := a.registry(ctx)
 	if err != nil {
@@ -84,7 +84,7 @@ func (a *app) jobsOptions() core.JobsOptions {
 	}
 }
 
-// jobCommands returns `job …` and the hidden supervisor command (SPEC §6).
+// jobCommands returns `job …` and the hidden supervisor command (docs/contract.md "Background jobs").
 func jobCommands(a *app) []*cobra.Command {
 	job := &cobra.Command{
 		Use:   "job",
@@ -181,7 +181,7 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 				return err
 			}
 			if job.CaptureError != "" {
-				// The job runs, but nothing will be logged (SPEC J3: the
+				// The job runs, but nothing will be logged (docs/contract.md "Background jobs: Rotation": the
 				// child never blocks; capture_error says why).
 				fmt.Fprintf(a.stderr, "clawpit: warning: job %s: output will not be captured: %s\n", job.ID, termtext.Exact(job.CaptureError, 500))
 			}
@@ -336,9 +336,9 @@ func jobTailCmd(a *app) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// Job output never reaches the terminal raw (SPEC §9); redacted
+			// Job output never reaches the terminal raw (README "The console"); redacted
 			// again once sanitised, because stripping escapes can join a
-			// secret they split (SPEC J4).
+			// secret they split (docs/contract.md "Background jobs: Live, redacted log").
 			text = redact.Default().Block(termtext.Text(text, 0))
 			if a.jsonOut {
 				return a.printJSON(struct {
@@ -520,7 +520,7 @@ func jobReapCmd(a *app) *cobra.Command {
 }
 
 // jobTail returns the end of the log in dir through tailer.Tail (bounded
-// backward read, redacted again as one block, SPEC J5/J4) as text, and the
+// backward read, redacted again as one block, docs/contract.md "Background jobs: Tail and follow") as text, and the
 // notice to print above it (earlier output rotated away, or no log at all).
 func jobTail(dir string, lines, nbytes int) (string, string, error) {
 	res, err := tailer.Tail(dir, tailer.TailOptions{Lines: lines, Bytes: int64(nbytes)})

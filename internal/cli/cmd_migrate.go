@@ -12,7 +12,7 @@ import (
 )
 
 // migrateCmd is `clawpit migrate --from registry.db --to postgres://…`
-// (SPEC §14): one SQLite registry copied into an empty PostgreSQL one.
+// (README "Many hosts: PostgreSQL"): one SQLite registry copied into an empty PostgreSQL one.
 func migrateCmd(a *app) *cobra.Command {
 	var from, to string
 	c := &cobra.Command{

@@ -1,6 +1,6 @@
 package cli
 
-// `clawpit openclaw [audit|maintenance]` (SPEC §12): clawpit's console,
+// `clawpit openclaw [audit|maintenance]` (README "Use with Claude Code"): clawpit's console,
 // audit and maintenance preview over OpenClaw's own registry, read-only.
 
 import (

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// operatorCommand is `clawpit operator add|list|remove` (SPEC §13): who may
+// operatorCommand is `clawpit operator add|list|remove` (README "Serve the console over SSH"): who may
 // connect to `clawpit serve`, with which keys and role.
 func operatorCommand(a *app) *cobra.Command {
 	c := groupCommand("operator", "Operators of `clawpit serve`: add, list, remove")

@@ -1,6 +1,6 @@
 package cli
 
-// The registry commands of SPEC §8: session, task, run, approval and grant,
+// The registry commands of docs/contract.md "Commands: exit codes and JSON": session, task, run, approval and grant,
 // one file per group (cmd_session.go, cmd_task.go, cmd_run.go,
 // cmd_approval.go, cmd_grant.go) and the helpers they share, here.
 //
@@ -28,7 +28,7 @@ import (
 const defaultListLimit = 100
 
 // registryCommands returns the session, task, run, approval and grant commands
-// (SPEC §8).
+// (docs/contract.md "Commands: exit codes and JSON").
 func registryCommands(a *app) []*cobra.Command {
 	return []*cobra.Command{
 		sessionCommand(a),
@@ -140,7 +140,7 @@ func checkLimit(n int) error {
 	return nil
 }
 
-// showJSON prints an entity object with an "events" array added (SPEC §8 show).
+// showJSON prints an entity object with an "events" array added (docs/contract.md "Commands: exit codes and JSON" show).
 func (a *app) showJSON(v any, evs []core.Event, usage *orderedObject) error {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -250,7 +250,7 @@ func listOutput[T any](a *app, what string, items []T, header []string, cells fu
 }
 
 // applyMutation resolves entity id rawID, opens the registry, applies op and
-// prints the §8 mutation result with describe's subject and done text. With
+// prints the contract's mutation result with describe's subject and done text. With
 // partial, an entity returned together with an error is printed before the
 // error is returned; otherwise any error is returned at once.
 func applyMutation[T any](ctx context.Context, a *app, entity, rawID string, partial bool,

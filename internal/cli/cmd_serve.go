@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// serveFlags are `clawpit serve`'s flags (SPEC §13).
+// serveFlags are `clawpit serve`'s flags (README "Serve the console over SSH").
 type serveFlags struct {
 	listen      string
 	hostKey     string

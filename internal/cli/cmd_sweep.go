@@ -1,6 +1,6 @@
 package cli
 
-// Headless maintenance (SPEC §5, §7, §8): `clawpit --sweep-once` and its
+// Headless maintenance (docs/contract.md "Maintenance", README "Notifications", docs/contract.md "Commands: exit codes and JSON"): `clawpit --sweep-once` and its
 // alias `clawpit sweep`, `clawpit daemon`, `clawpit notifications`.
 
 import (
@@ -46,7 +46,7 @@ var thresholdFlags = []thresholdFlag{
 		func(t *core.Thresholds) *time.Duration { return &t.StaleRunning }, func(c *SweepConfig) string { return c.StaleRunning }},
 }
 
-// addThresholdFlags adds the SPEC §5 thresholds (--grace 5m, …) to fs, and
+// addThresholdFlags adds the docs/contract.md "Maintenance" thresholds (--grace 5m, …) to fs, and
 // the hidden --busy-timeout (tests: how long to wait for a locked registry;
 // default the store's 5 s).
 func addThresholdFlags(fs *pflag.FlagSet) {
@@ -150,7 +150,7 @@ func (a *app) sweepThresholds(cmd *cobra.Command) (sweepSettings, error) {
 	return set, nil
 }
 
-// sweepCommands returns `sweep`, `daemon` and `notifications` (SPEC §5, §7).
+// sweepCommands returns `sweep`, `daemon` and `notifications` (docs/contract.md "Maintenance", README "Notifications").
 func sweepCommands(a *app) []*cobra.Command {
 	return []*cobra.Command{sweepCmd(a), daemonCmd(a), notificationsCmd(a)}
 }
@@ -189,7 +189,7 @@ $XDG_CONFIG_HOME/clawpit/config.toml; flags win.`,
 }
 
 // openHeadless opens an existing registry for the sweeper with a job
-// supervisor front end (J8) and maps open errors to SPEC §8's messages:
+// supervisor front end (J8) and maps open errors to docs/contract.md "Commands: exit codes and JSON"'s messages:
 // missing → "no registry database at <path>" (exit 1, not 4: a headless sweep
 // on a typo'd path is a failure).
 func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Registry, *core.Jobs, error) {
@@ -206,7 +206,7 @@ func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Regist
 	return reg, jobs, nil
 }
 
-// sweepErr rewords a locked registry (SPEC §8: "a database that is locked
+// sweepErr rewords a locked registry (docs/contract.md "Commands: exit codes and JSON": "a database that is locked
 // past the timeout").
 func sweepErr(a *app, set sweepSettings, err error) error {
 	if errors.Is(err, core.ErrBusy) {

@@ -432,7 +432,7 @@ func taskDone(t *core.Task) string {
 }
 
 // taskMutation opens the registry, applies op to task rawID and prints the
-// §8 mutation result.
+// mutation result (docs/contract.md "Commands: exit codes and JSON").
 func (a *app) taskMutation(ctx context.Context, rawID string,
 	op func(context.Context, *core.Registry, string) (*core.Task, core.Result, error), done func(*core.Task) string) error {
 	return applyMutation(ctx, a, "task", rawID, true, op, func(t *core.Task) (string, string) {

@@ -1,6 +1,6 @@
 package cli
 
-// `clawpit task track` (SPEC R4): follow a Claude Code / Agent SDK
+// `clawpit task track` (docs/contract.md "Result subtypes"): follow a Claude Code / Agent SDK
 // stream-json run on stdin and keep its task row up to date as the lines
 // arrive. The parsing is core.StreamTracker; this file does the I/O and the
 // registry calls.
@@ -302,7 +302,7 @@ func trackUsageRows(task string, u *core.StreamUsage, at core.Timestamp) []core.
 
 // trackReport prints the end-of-stream summary: one line on stderr, e.g.
 // "tracked task <id>: failed (error_max_turns), 2 outputs, 110 events, 1
-// invalid line", and with --json (not --tee) the §8 mutation object with a
+// invalid line", and with --json (not --tee) the contract's mutation object with a
 // "stream" tally on stdout.
 func (a *app) trackReport(t *tracker, sum core.StreamSummary, firstBad string, tee bool) error {
 	task := t.task
@@ -366,7 +366,7 @@ func plural(n int64, what string) string {
 // readStreamLines feeds r to tr line by line as data arrives, calling fn
 // with each line's event (and why it was invalid, if it was). Lines are
 // walked, never buffered whole, so a line of any length or shape costs the
-// same few kilobytes (SPEC §11: no unbounded memory on bad input). Every byte
+// same few kilobytes (bench/README.md: no unbounded memory on bad input). Every byte
 // read is copied to tee unchanged as soon as it is read; a tee write error
 // stops the copying (reported once on teeErr), never the reading. It returns
 // nil at the end of input, or the read error.

@@ -1,6 +1,6 @@
 package cli
 
-// The optional configuration file (SPEC §2): $XDG_CONFIG_HOME/clawpit/config.toml
+// The optional configuration file (docs/contract.md "Files"): $XDG_CONFIG_HOME/clawpit/config.toml
 // (else ~/.config/clawpit/config.toml; $CLAWPIT_CONFIG names another file).
 // Flags override it. A malformed file is bad input (exit 2) naming the file
 // and the key.

@@ -20,7 +20,7 @@ func TestDefaultKeyMapIsComplete(t *testing.T) {
 			t.Errorf("action %s: keys %v help %+v", a, b.Keys(), b.Help())
 		}
 	}
-	// SPEC §9 keys.
+	// README "The console" keys.
 	for action, key := range map[string]string{"tasks": "1", "alerts": "5", "next_pane": "tab", "detail": "enter",
 		"log": "l", "filter": "/", "back": "esc", "approve": "a", "deny": "d", "cancel": "c", "kill": "k",
 		"reap": "r", "maintenance": "m", "ack": "x", "ack_all": "X", "help": "?", "quit": "q"} {

@@ -1,6 +1,6 @@
 package cli
 
-// Shared output helpers for every command (SPEC §8): mutation results as
+// Shared output helpers for every command (docs/contract.md "Commands: exit codes and JSON"): mutation results as
 // {"applied", "reason", "<entity>"}, relative ages, aligned tables, key: value
 // blocks and the event journal. Other command files may call these.
 
@@ -50,14 +50,14 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// mutationJSON is the §8 shape of a mutation: {"applied": bool, "reason":
+// mutationJSON is the documented shape of a mutation: {"applied": bool, "reason":
 // "...", "<entity>": {...}} plus any extra fields (a grant, mirrored tasks).
 func mutationJSON(res core.Result, entity string, v any, extra ...field) orderedObject {
 	o := orderedObject{{"applied", res.Applied}, {"reason", res.Reason}, {entity, v}}
 	return append(o, extra...)
 }
 
-// printMutation prints a mutation: the §8 JSON object with --json, else the
+// printMutation prints a mutation: the documented JSON object with --json, else the
 // human line (with " — <reason>" appended when applied with a note, or
 // "<subject>: not applied: <reason>" when refused).
 func (a *app) printMutation(res core.Result, entity string, v any, subject, done string, extra ...field) error {

@@ -15,7 +15,7 @@ import (
 // readonly or no longer registered.
 var ErrForbidden = errors.New("not allowed")
 
-// guard is the server side of roles (SPEC §13): every action of a session
+// guard is the server side of roles (README "Serve the console over SSH"): every action of a session
 // goes through it, whatever the console shows. It re-reads the operator by
 // key fingerprint for each action, so removing an operator or a readonly
 // role takes effect at once, and it journals as the session's operator and

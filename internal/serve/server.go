@@ -1,4 +1,4 @@
-// Package serve serves the console over SSH (SPEC §13): operators connect
+// Package serve serves the console over SSH (README "Serve the console over SSH"): operators connect
 // with their own public key, get the role they were given (enforced here,
 // not only in the console), and are journaled by name and address. One
 // watcher polls the registry for every session.

@@ -1,7 +1,7 @@
 // Package storetest runs clawpit's store conformance tests on every store:
 // SQLite always, PostgreSQL when CLAWPIT_TEST_POSTGRES names a server
 // (.ci/pg start prints one). A store that passes them is a clawpit store
-// (SPEC §14). It hands out locations (a file path or a URL) for
+// (README "Many hosts: PostgreSQL"). It hands out locations (a file path or a URL) for
 // store.Open; it does not import store, so store's own tests use it too.
 package storetest
 

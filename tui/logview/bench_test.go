@@ -18,7 +18,7 @@ func benchLines(n int) []string {
 
 // BenchmarkIngest measures lines/s into the log view through the real path:
 // the read Cmd takes a batch from the source, sanitises and redacts it, and
-// Update appends it to the ring (SPEC P5: ≥ 100,000 lines/s). One op is one
+// Update appends it to the ring (bench/README.md P5: ≥ 100,000 lines/s). One op is one
 // batch of 1,000 lines.
 func BenchmarkIngest(b *testing.B) {
 	for _, tc := range []struct {

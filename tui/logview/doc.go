@@ -1,4 +1,4 @@
-// Package logview is the console's job log view (SPEC §9 "Log view", J2–J5,
+// Package logview is the console's job log view (README "The console" "Log view", J2–J5,
 // P5): a live, bounded, searchable follow of one job's redacted log across
 // rotations. It is a Bubble Tea component: the console embeds a Model, sizes
 // it, forwards messages to it and draws its View.

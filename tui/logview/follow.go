@@ -10,7 +10,7 @@ import (
 
 // sanitizeLine is the one place lines, titles and errors enter the view:
 // escape sequences and controls removed, tabs and \r resolved, capped at
-// maxRunes (SPEC §9).
+// maxRunes (README "The console").
 func sanitizeLine(s string, maxRunes int) string { return termtext.Log(s, maxRunes) }
 
 // followSource adapts a tailer.Follower to BatchSource. The follower

@@ -214,7 +214,7 @@ func TestFollowMissingDir(t *testing.T) {
 }
 
 // BenchmarkFollow measures lines/s from a rotating writer on disk through
-// the real follower into the view (SPEC P5: ≥ 100,000 lines/s, no line lost
+// the real follower into the view (bench/README.md P5: ≥ 100,000 lines/s, no line lost
 // across 100 rotations). One op = 100 rotations at 256 KiB of 80-byte lines;
 // the writer stays less than one rotation ahead of the view.
 func BenchmarkFollow(b *testing.B) {

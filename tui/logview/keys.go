@@ -6,7 +6,7 @@ import "charm.land/bubbles/v2/key"
 // console's `?` help can list them.
 //
 // Close is not handled by the view: the parent closes the log view when it
-// sees Close (esc/q) while the view is not Editing (SPEC §9). It is listed
+// sees Close (esc/q) while the view is not Editing (README "The console"). It is listed
 // here so help shows it and the parent can match it.
 type KeyMap struct {
 	Up           key.Binding // one row up (pauses autoscroll)
@@ -27,7 +27,7 @@ type KeyMap struct {
 	Close        key.Binding // handled by the parent, see above
 }
 
-// DefaultKeyMap returns the bindings of SPEC §9: space pause, G/g bottom/top,
+// DefaultKeyMap returns the bindings of README "The console": space pause, G/g bottom/top,
 // w wrap, / search, n/N next/previous match, arrows, j/k, pgup/pgdown,
 // ctrl+u/ctrl+d scroll, esc/q close.
 func DefaultKeyMap() KeyMap {

@@ -16,7 +16,7 @@ import (
 
 // Defaults for Options.
 const (
-	DefaultCapacity     = 10_000 // lines kept (SPEC §9)
+	DefaultCapacity     = 10_000 // lines kept (README "The console")
 	DefaultMaxLineRunes = 4096   // per-line cap handed to the sanitiser
 	maxQueryRunes       = 256    // search prompt length limit
 )
@@ -46,7 +46,7 @@ type Options struct {
 	// order, never concurrently, so it may keep state across lines (a PEM
 	// block spanning lines). nil selects core's stateful LineRedactor. The
 	// log on disk is already redacted per line by the supervisor; this
-	// second pass is the "every tail shown is redacted again" of SPEC J4.
+	// second pass is the "every tail shown is redacted again" of docs/contract.md "Background jobs: Live, redacted log".
 	Redact func(line string) string
 }
 
@@ -59,7 +59,7 @@ type JobEndedMsg struct {
 	Status       core.JobStatus
 	ExitCode     *int      // nil when unknown
 	At           time.Time // zero: no time shown; shown as 15:04:05 in At's location
-	CaptureError string    // non-empty: the log is incomplete (SPEC J3)
+	CaptureError string    // non-empty: the log is incomplete (docs/contract.md "Background jobs: Rotation")
 }
 
 var nextID atomic.Uint64

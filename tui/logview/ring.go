@@ -5,7 +5,7 @@ package logview
 // pushed), so positions held by the view stay meaningful while old lines are
 // evicted: a line is present when first() <= i < total.
 //
-// Memory is bounded by the capacity (SPEC §9: the last 10,000 lines); the
+// Memory is bounded by the capacity (README "The console": the last 10,000 lines); the
 // backing array is allocated once.
 type ring struct {
 	buf   []string

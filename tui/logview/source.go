@@ -235,7 +235,7 @@ func (f *feed) processPreview(raw []string) []string {
 // sequences and controls removed, length capped), then redacted by ONE
 // stateful line redactor that sees the whole stream in order, so the body of
 // a PEM private key is caught even when its BEGIN line came in an earlier
-// batch (SPEC J4: the same rules as redacting the whole log as one block).
+// batch (docs/contract.md "Background jobs: Live, redacted log": the same rules as redacting the whole log as one block).
 // Sanitising first means the redactor sees exactly the text that reaches the
 // screen.
 func (f *feed) process(raw []string) []string {
