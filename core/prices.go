@@ -75,11 +75,16 @@ func MicroUSD(usd float64) int64 { return int64(math.Round(usd * 1e6)) }
 // 18×$1 + 259×$5 + 5,101×$2 + 48,359×$0.10 per MTok). Haiku 5.5 is the
 // ≤100k-token-prompt tier; longer prompts cost more.
 //
-// OpenAI and Gemini: from the engineer's knowledge of the providers' price
-// pages (openai.com/api/pricing, ai.google.dev/gemini-api/docs/pricing) as
-// of 2025, NOT verified on 2026-11-26: check them and override in
-// config.toml. OpenAI bills no cache write (cache write = input); Gemini's
-// are the ≤200k-token-prompt tier, cache storage not included.
+// OpenAI and Google: GitHub's published per-token list prices of the
+// models Copilot serves (github/docs, data/tables/copilot/models-and-pricing.yml
+// at commit 024f6b0f8c26, read 2026-11-26), the default (shorter-prompt)
+// tier; gpt-5 also from OpenAI's own model page (developers.openai.com,
+// "gpt-5-codex": $1.25 input, $0.125 cached input, $10 output). OpenAI
+// bills no cache write before GPT-5.6 (cache write = input there); Gemini
+// lists none either (cache write = input; cache storage not included).
+// Entries marked "older, unverified" are from the providers' pages as the
+// engineer knew them in 2025 and were not in that table: check them and
+// override in config.toml.
 func DefaultPrices() Prices {
 	return Prices{
 		// Anthropic (verified from the pricing page as above).
@@ -99,16 +104,31 @@ func DefaultPrices() Prices {
 		"claude-haiku-5-5":  {Input: 0.10, Output: 0.50, CacheWrite: 0.20, CacheRead: 0.01},
 		"claude-haiku-4-5":  {Input: 1, Output: 5, CacheWrite: 2, CacheRead: 0.10},
 		"claude-3-5-haiku":  {Input: 0.80, Output: 4, CacheWrite: 1.60, CacheRead: 0.08},
-		// OpenAI (unverified, see above).
-		"gpt-5":      {Input: 1.25, Output: 10, CacheWrite: 1.25, CacheRead: 0.125},
-		"gpt-5-mini": {Input: 0.25, Output: 2, CacheWrite: 0.25, CacheRead: 0.025},
+		// OpenAI (GitHub's table, see above).
+		"gpt-5.6-sol":   {Input: 5, Output: 30, CacheWrite: 6.25, CacheRead: 0.50},
+		"gpt-5.6-terra": {Input: 2, Output: 12, CacheWrite: 2.50, CacheRead: 0.20},
+		"gpt-5.6-luna":  {Input: 0.20, Output: 1.20, CacheWrite: 0.25, CacheRead: 0.02},
+		"gpt-5.5":       {Input: 5, Output: 30, CacheWrite: 5, CacheRead: 0.50},
+		"gpt-5.4":       {Input: 2.50, Output: 15, CacheWrite: 2.50, CacheRead: 0.25},
+		"gpt-5.4-mini":  {Input: 0.75, Output: 4.50, CacheWrite: 0.75, CacheRead: 0.075},
+		"gpt-5.4-nano":  {Input: 0.20, Output: 1.25, CacheWrite: 0.20, CacheRead: 0.02},
+		"gpt-5.3-codex": {Input: 1.75, Output: 14, CacheWrite: 1.75, CacheRead: 0.175},
+		"gpt-5.2":       {Input: 1.75, Output: 14, CacheWrite: 1.75, CacheRead: 0.175},
+		"gpt-5":         {Input: 1.25, Output: 10, CacheWrite: 1.25, CacheRead: 0.125},
+		"gpt-5-mini":    {Input: 0.25, Output: 2, CacheWrite: 0.25, CacheRead: 0.025},
+		"gpt-4.1":       {Input: 2, Output: 8, CacheWrite: 2, CacheRead: 0.50},
+		// OpenAI, older, unverified.
 		"gpt-5-nano": {Input: 0.05, Output: 0.40, CacheWrite: 0.05, CacheRead: 0.005},
-		"gpt-4.1":    {Input: 2, Output: 8, CacheWrite: 2, CacheRead: 0.50},
 		"o3":         {Input: 2, Output: 8, CacheWrite: 2, CacheRead: 0.50},
-		// Google Gemini (unverified, see above).
+		// Google Gemini (GitHub's table, see above).
+		"gemini-3.1-pro":   {Input: 2, Output: 12, CacheWrite: 2, CacheRead: 0.20},
+		"gemini-3.5-flash": {Input: 1.50, Output: 9, CacheWrite: 1.50, CacheRead: 0.15},
+		"gemini-3.6-flash": {Input: 0.75, Output: 3.75, CacheWrite: 0.75, CacheRead: 0.075},
+		"gemini-3.7-flash": {Input: 0.75, Output: 3.75, CacheWrite: 0.75, CacheRead: 0.075},
+		// Google Gemini, older, unverified.
+		"gemini-3-pro":          {Input: 2, Output: 12, CacheWrite: 2, CacheRead: 0.20},
 		"gemini-2.5-pro":        {Input: 1.25, Output: 10, CacheWrite: 1.25, CacheRead: 0.125},
 		"gemini-2.5-flash":      {Input: 0.30, Output: 2.50, CacheWrite: 0.30, CacheRead: 0.03},
 		"gemini-2.5-flash-lite": {Input: 0.10, Output: 0.40, CacheWrite: 0.10, CacheRead: 0.01},
-		"gemini-3-pro":          {Input: 2, Output: 12, CacheWrite: 2, CacheRead: 0.20},
 	}
 }
