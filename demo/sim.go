@@ -84,6 +84,9 @@ type Sim struct {
 	jobs  *core.Jobs
 	clock core.Clock
 	rng   *rand.Rand
+	// spend draws the tokens agents spend: its own stream, so the stories'
+	// sequence (rng) is the same with or without it.
+	spend *rand.Rand
 	op    core.Actor
 
 	logMu sync.Mutex
@@ -145,6 +148,7 @@ func New(cfg Config) (*Sim, error) {
 	return &Sim{
 		cfg: cfg, reg: cfg.Registry, jobs: cfg.Jobs, clock: cfg.Registry.Clock(),
 		rng: rand.New(rand.NewPCG(cfg.Seed, 0x636c6177706974)), op: cfg.Operator, log: log,
+		spend:    rand.New(rand.NewPCG(cfg.Seed, 0x7370656e64)),
 		expiring: map[string]bool{}, restarts: map[string]bool{},
 		client: &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{
 			Proxy: nil, DisableKeepAlives: false, MaxIdleConnsPerHost: 4,

@@ -366,10 +366,35 @@ func (a *agent) tick(ctx context.Context) {
 	s.after(next, a.tick)
 }
 
+// demoModels are the models the demo's sub-agents bill to (the SPENT
+// column, the header's 24 h total, `clawpit usage`).
+var demoModels = []string{"claude-sonnet-5", "claude-haiku-4-5", "claude-opus-5"}
+
+// spendTokens records what one step of a sub-agent spent, as Claude Code's
+// transcript would give it: a few hundred to a few thousand fresh input
+// and output tokens, and tens of thousands read from the prompt cache, on
+// the run and on its owner session (a sub-agent's usage counts in both).
+func (a *agent) spendTokens(ctx context.Context) {
+	s := a.s
+	r := s.spend
+	model := demoModels[0]
+	if n := len(a.runID); n > 0 { // one model per run, fixed by its id
+		model = demoModels[int(a.runID[n-1])%len(demoModels)]
+	}
+	t := core.Tokens{Input: 200 + r.Int64N(1800), Output: 100 + r.Int64N(1400),
+		CacheWrite: r.Int64N(3000), CacheRead: 5000 + r.Int64N(35000)}
+	at := core.TS(s.clock.Now())
+	s.fail("record usage", s.reg.AddUsage(ctx, []core.UsageRow{
+		{Scope: core.UsageRun, ID: a.runID, Model: model, Tokens: t, CountedAt: at},
+		{Scope: core.UsageSession, ID: a.owner, Model: model, Tokens: t, CountedAt: at},
+	}))
+}
+
 // progress reports activity on the run and its tasks.
 func (a *agent) progress(ctx context.Context) {
 	s := a.s
 	note := pick(s, progressNotes)
+	a.spendTokens(ctx)
 	s.act(ctx, "progress run", func() (core.Result, error) {
 		_, r, err := s.reg.ProgressRun(ctx, a.runID, core.ActorRuntime)
 		return r, err
