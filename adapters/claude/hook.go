@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -355,8 +356,12 @@ func IsBudgetUnread(err error) bool {
 // decided, when a budget is in force: a turn that loops through tool calls
 // reaches no Stop, and a budget counted only there would never hold it. The
 // session's transcript counts for the session; Codex gives a sub-agent's
-// call its own rollout, which counts for its run too. Without budgets
-// nothing is read (the call pays for no read it does not need).
+// call its own rollout, which counts for its run too. A Claude Code
+// sub-agent's call names only the parent's transcript and its agent_id: its
+// own transcript (SubagentTranscriptPath) is counted for its run and
+// session too, from the offset the same file's last count reached, so that
+// SubagentStop later reads on from there. Without budgets nothing is read
+// (the call pays for no read it does not need).
 func (h *Handler) countBeforeCall(ctx context.Context, p *Payload) error {
 	if p.TranscriptPath == "" {
 		return nil
@@ -365,11 +370,48 @@ func (h *Handler) countBeforeCall(ctx context.Context, p *Payload) error {
 	if err != nil || b.Spec.IsZero() {
 		return err
 	}
-	run := ""
-	if f, _ := h.Cfg.transcript(); f == core.TranscriptCodex {
-		run = p.AgentID
+	f, _ := h.Cfg.transcript()
+	if f == core.TranscriptCodex {
+		return h.usage(ctx, p.TranscriptPath, p.SessionID, p.AgentID)
 	}
-	return h.usage(ctx, p.TranscriptPath, p.SessionID, run)
+	if err := h.usage(ctx, p.TranscriptPath, p.SessionID, ""); err != nil {
+		return err
+	}
+	if f != core.TranscriptClaude || p.AgentID == "" {
+		return nil
+	}
+	sub := p.AgentTranscriptPath
+	if sub == "" {
+		sub = SubagentTranscriptPath(p.TranscriptPath, p.AgentID)
+	}
+	if sub == "" {
+		return nil
+	}
+	if _, err := os.Stat(sub); err != nil {
+		// Not written (yet), or laid out otherwise by another Claude
+		// Code release: SubagentStop, which names the file, counts it.
+		return nil
+	}
+	return h.usage(ctx, sub, p.SessionID, p.AgentID)
+}
+
+// SubagentTranscriptPath is where Claude Code writes the transcript of the
+// sub-agent agentID of the session whose transcript is transcriptPath:
+// "DIR/SESSION.jsonl" gives "DIR/SESSION/subagents/agent-AGENTID.jsonl"
+// (observed in Claude Code 2.1.328, agents/NOTES.md: a sub-agent's
+// PreToolUse carries agent_id and the parent's transcript_path, and its
+// SubagentStop names that file as agent_transcript_path). "" when
+// transcriptPath does not end in ".jsonl" or agentID is not a plain file
+// name part (empty, ".", "..", or holding a path separator).
+func SubagentTranscriptPath(transcriptPath, agentID string) string {
+	if agentID == "" || agentID == "." || agentID == ".." || strings.ContainsAny(agentID, `/\`) {
+		return ""
+	}
+	base, ok := strings.CutSuffix(transcriptPath, ".jsonl")
+	if !ok || base == "" {
+		return ""
+	}
+	return filepath.Join(base, "subagents", "agent-"+agentID+".jsonl")
 }
 
 // overBudget is why p's tool call must wait though the gate would not ask
