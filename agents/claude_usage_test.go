@@ -186,3 +186,71 @@ func TestClaudeBudgetGatesNextCall(t *testing.T) {
 		t.Errorf("%d budget alerts, want 1: %+v", alerts, ns)
 	}
 }
+
+// TestClaudeRunBudgetGatesSubagent: with a run budget of 20,000 tokens and
+// the action gate, a sub-agent whose first answer spends 25,000 has its
+// next call — a Read, outside the gate regex — wait in clawpit with the
+// run's reason, though Claude Code names the sub-agent's own transcript
+// only at SubagentStop: clawpit counts it before each of the sub-agent's
+// calls from the file beside the session's transcript. Approved, the run
+// finishes, and the run's tokens are the stand-in's, counted once.
+func TestClaudeRunBudgetGatesSubagent(t *testing.T) {
+	const agentCall, subRead = "toolu_agents_runbudget_agent_1", "toolu_agents_runbudget_sub_read_1"
+	g := newClaudeGate(t, "1m", nil)
+	g.cli.OK("budget", "set", "--run-tokens", "20000", "--action", "gate")
+	file := filepath.Join(g.agent.Work, "notes.txt")
+	if err := os.WriteFile(file, []byte("run budget notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first, second := agenttest.Usage{Input: 20000, Output: 5000}, agenttest.Usage{Input: 10, Output: 10}
+	g.srv.SetScript(agenttest.Script{
+		{Match: "SUBAGENT-RUNBUDGET", Turns: []agenttest.Turn{
+			{Tool: "Read", ID: subRead, Input: map[string]any{"file_path": file}, Usage: first},
+			{Tool: "Read", ID: subRead + "_2", Input: map[string]any{"file_path": file}, Usage: second},
+		}, Final: "sub-agent done"},
+		{Match: "RUNBUDGET-MAIN", Turns: []agenttest.Turn{{Tool: "Agent", ID: agentCall, Input: map[string]any{
+			"description": "read the notes twice", "subagent_type": "general-purpose",
+			"prompt": "SUBAGENT-RUNBUDGET: read the notes twice"}}}},
+	})
+	p := g.start("RUNBUDGET-MAIN: delegate reading the notes")
+	// The sub-agent's first answer may already be in its transcript when
+	// its first call is decided: then that call waits too. Either way the
+	// second one must.
+	deadline := time.Now().Add(approvalWait)
+	var held core.Approval
+	for held.ID == "" && time.Now().Before(deadline) {
+		for _, a := range g.approvals() {
+			if a.Status != core.ApprovalPending {
+				continue
+			}
+			if a.RunID == "" || !strings.HasPrefix(a.Rationale, "over budget: run over its budget of 20,000 tokens: ") {
+				t.Fatalf("approval %+v: not the sub-agent's run over its budget", a)
+			}
+			g.cli.OK("approval", "approve", a.ID)
+			if a.ToolUseID == subRead+"_2" {
+				held = a
+			}
+		}
+		select {
+		case <-p.Done():
+			if held.ID == "" {
+				t.Fatalf("the run ended without the sub-agent's second call waiting:\n%s\napprovals %+v", p.Wait(), g.approvals())
+			}
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if held.ID == "" {
+		t.Fatalf("no pending approval for the sub-agent's second call; approvals %+v", g.approvals())
+	}
+	finish(t, p)
+	runs := g.usageBy("run")
+	want := core.Tokens{Input: int64(first.Input + second.Input), Output: int64(first.Output + second.Output)}
+	if len(runs) != 1 {
+		t.Fatalf("usage by run %+v, want the sub-agent's run", runs)
+	}
+	for id, tok := range runs {
+		if id != held.RunID || tok != want {
+			t.Errorf("run %s: %+v, want run %s with the stand-in's %+v", id, tok, held.RunID, want)
+		}
+	}
+}
