@@ -405,9 +405,14 @@ func TestWatcherBurstAtPollRate(t *testing.T) {
 		writes++
 	}
 	elapsed := time.Since(start)
-	n, most := f.srv.Polls()-p0, int64(elapsed/DefaultPollInterval)+3
+	// One read per poll interval; a few more are the follow-ups of a hint
+	// whose commit was not visible yet (10 to 300 ms later). Without the
+	// limit it is one read per write (hundreds here); with hints limited
+	// by broadcasts only, 25 (a hint that found nothing new let the next
+	// hint read at once).
+	n, most := f.srv.Polls()-p0, int64(elapsed/DefaultPollInterval)+5
 	if n > most {
-		t.Fatalf("%d data_version reads during %d writes in %s, want at most %d (one per %s)", n, writes, elapsed.Round(time.Millisecond), most, DefaultPollInterval)
+		t.Fatalf("%d data_version reads during %d writes in %s, want at most %d (one per %s, and follow-ups)", n, writes, elapsed.Round(time.Millisecond), most, DefaultPollInterval)
 	}
 	t.Logf("%d writes, %d reads in %s", writes, n, elapsed.Round(time.Millisecond))
 }

@@ -72,6 +72,7 @@ func (w *watcher) run(ctx context.Context) {
 	defer t.Stop()
 	failing := false
 	var woke time.Time          // the last broadcast
+	var lastHint time.Time      // the last read a hint caused
 	var follow <-chan time.Time // the next follow-up read (tui.HintFollowUp)
 	step := -1                  // follow-ups done since the last hint; -1: none due
 	for {
@@ -80,8 +81,14 @@ func (w *watcher) run(ctx context.Context) {
 			return
 		case <-hints: // nil without hints: never
 			// A burst of writes wakes the sessions at most once per
-			// interval, as the poll did.
-			if d := time.Until(woke.Add(w.every)); d > 0 {
+			// interval, as the poll did, and reads at most once per
+			// interval on hints: a hint whose commit was not visible yet
+			// is read again by the follow-ups, not by the next hint.
+			since := woke
+			if lastHint.After(since) {
+				since = lastHint
+			}
+			if d := time.Until(since.Add(w.every)); d > 0 {
 				p := time.NewTimer(d)
 				select {
 				case <-ctx.Done():
@@ -90,7 +97,7 @@ func (w *watcher) run(ctx context.Context) {
 				case <-p.C:
 				}
 			}
-			step = 0
+			lastHint, step = time.Now(), 0
 		case <-follow:
 			step++
 		case <-t.C:
