@@ -141,12 +141,19 @@ func (m *Model) watch() tea.Cmd {
 		t := time.NewTicker(every)
 		defer t.Stop()
 		var follow <-chan time.Time // the next follow-up read (HintFollowUp)
+		var lastHint time.Time      // the last read a hint caused
 		step := -1                  // follow-ups done since the last hint; -1: none due
 		for {
 			select {
 			case <-ctx.Done():
 				return nil
 			case <-hints: // nil without hints: never
+				// At most one read per gap on hints too: a hint whose
+				// commit was not visible yet is read again by the
+				// follow-ups, not by the next hint at once.
+				if lastHint.After(last) {
+					last = lastHint
+				}
 				if d := time.Until(last.Add(gap)); d > 0 {
 					w := time.NewTimer(d)
 					select {
@@ -156,7 +163,7 @@ func (m *Model) watch() tea.Cmd {
 					case <-w.C:
 					}
 				}
-				step = 0
+				lastHint, step = time.Now(), 0
 			case <-follow:
 				step++
 			case <-t.C:
