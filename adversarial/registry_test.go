@@ -112,10 +112,14 @@ func TestRegistryForeignSQLiteRefused(t *testing.T) {
 		}
 	}
 	// The console opens the registry read-only; it needs a terminal.
-	errFile := filepath.Join(t.TempDir(), "console.stderr")
-	tm := e2e.StartTerm(t, 200, 20, []string{"CLAWPIT_HOME=" + c.Home, "ERR=" + errFile}, "sh", "-c", `exec "$0" "$@" 2>"$ERR"`,
+	// The shell beside it writes the exit status to a file once the
+	// console has exited: tmux's #{pane_dead_status} read empty in CI.
+	dir := t.TempDir()
+	errFile, statusFile := filepath.Join(dir, "console.stderr"), filepath.Join(dir, "console.status")
+	tm := e2e.StartTerm(t, 200, 20, []string{"CLAWPIT_HOME=" + c.Home, "ERR=" + errFile, "ST=" + statusFile}, "sh", "-c",
+		`"$0" "$@" 2>"$ERR"; echo $? >"$ST.tmp" && mv "$ST.tmp" "$ST"`,
 		c.Bin, "--db", c.DB, "--readonly")
-	status := waitPaneDead(t, tm, errFile)
+	status := waitExitStatus(t, tm, statusFile, errFile)
 	stderr, _ := os.ReadFile(errFile)
 	if status != "2" || !strings.Contains(string(stderr), c.DB) {
 		t.Errorf("console --readonly on another program's database: exit status %s, want 2 naming %s; stderr: %s\nscreen:\n%s", status, c.DB, stderr, strings.Join(tm.Capture(), "\n"))
@@ -352,18 +356,20 @@ func TestRegistryRuntimeIDsMatchedWhole(t *testing.T) {
 	}
 }
 
-// waitPaneDead waits up to 30 s for the console in tm to exit and returns
-// its exit status as tmux reports it (#{pane_dead_status}; tmux's own
-// "Pane is dead" line was seen missing from a capture now and then). A
-// console still running then gets SIGQUIT, so the failure shows where it
-// was (Go prints every goroutine's stack to its stderr, errFile), not just
-// a blank screen.
-func waitPaneDead(t *testing.T, tm *e2e.Term, errFile string) string {
+// waitExitStatus waits up to 30 s for the console in tm to exit and returns
+// the exit status its shell wrote to statusFile. On timeout it sends the
+// console SIGQUIT (Go prints every goroutine's stack to errFile) and fails
+// with the screen and that stderr.
+func waitExitStatus(t *testing.T, tm *e2e.Term, statusFile, errFile string) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for !strings.HasPrefix(tm.Display("#{pane_dead}"), "1") {
+	for {
+		if b, err := os.ReadFile(statusFile); err == nil {
+			return strings.TrimSpace(string(b))
+		}
 		if time.Now().After(deadline) {
 			if pid, err := strconv.Atoi(strings.TrimSpace(tm.Display("#{pane_pid}"))); err == nil {
+				_ = syscall.Kill(-pid, syscall.SIGQUIT)
 				_ = syscall.Kill(pid, syscall.SIGQUIT)
 				time.Sleep(time.Second)
 			}
@@ -372,5 +378,4 @@ func waitPaneDead(t *testing.T, tm *e2e.Term, errFile string) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return tm.Display("#{pane_dead_status}")
 }
