@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // End-to-end tests of the real console (README "The console") under tmux: the binary
 // built by TestMain runs in a detached tmux session (tmux_test.go), other

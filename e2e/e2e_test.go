@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // `clawpit task track` end to end through the binary, on the real Claude
 // stream-json transcripts in core/testdata/claude-stream (docs/contract.md "Result subtypes").
@@ -19,7 +19,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-var transcriptDir = filepath.Join("core", "testdata", "claude-stream")
+var transcriptDir = inRepo("core", "testdata", "claude-stream")
 
 type transcript struct {
 	file, subtype, lastEvent string

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Background jobs through the real binary (docs/contract.md "Background jobs: Detached" to "Alerts on finish", `job …`). Each test
 // uses its own database; the supervisors are the real `clawpit __supervise`.

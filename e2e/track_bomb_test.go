@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // `clawpit task track` fed JSON bombs (issue: 30 MB lines once peaked at
 // 3 GB): the binary runs under `ulimit -v` in a helper shell and its peak

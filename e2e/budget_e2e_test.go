@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Budgets (What it costs) end to end through the binary and the hooks
 // `hooks install` writes: a session whose counted tokens cross its budget

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // TestOpenclawDifferential runs clawpit's OpenClaw audit and maintenance
 // preview side by side with the real OpenClaw 2026.9.6 on the same state

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // End-to-end tests of `clawpit serve` with the real OpenSSH client under
 // tmux: operators by key, roles enforced by the server, live updates across

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // `clawpit demo` with its console in a real terminal (tmux): closing the
 // terminal (SIGHUP), a SIGHUP or a SIGTERM stops the demo and cleans up

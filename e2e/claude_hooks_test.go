@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // End-to-end tests of the Claude Code adapter (README "Use with Claude Code") through claudeRunner,
 // a stand-in for Claude Code's hook runner written from the hooks reference:
@@ -205,7 +205,7 @@ func (r *claudeRunner) quiet(payload []byte) {
 // fixture loads adapters/claude/testdata/<name>.json with top-level overrides.
 func fixture(t *testing.T, name string, set map[string]any) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("adapters", "claude", "testdata", name+".json"))
+	b, err := os.ReadFile(inRepo("adapters", "claude", "testdata", name+".json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // TestREADMECommands runs every command of README.md's ```sh blocks, in
 // order, in one bash shell (so `T=$(…)` carries on to the next command) with
@@ -182,7 +182,7 @@ func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the README")
 	}
-	cmds := readmeCommands(t, "README.md")
+	cmds := readmeCommands(t, inRepo("README.md"))
 	if len(cmds) < 30 {
 		t.Fatalf("found %d commands in README.md's sh blocks: the parser is broken", len(cmds))
 	}
@@ -224,6 +224,7 @@ func TestREADMECommands(t *testing.T) {
 	}
 	script.WriteString("kill $(jobs -p) 2>/dev/null\nexit 0\n") // a background command the README left running
 	sh := exec.Command("bash", "-c", script.String())
+	sh.Dir = repoRoot // where a reader runs the README (it builds from ".")
 	sh.Env = []string{
 		"PATH=" + filepath.Dir(clawpitBin) + ":" + os.Getenv("PATH"),
 		"HOME=" + home, "TMPDIR=" + tmp, "CLAWPIT_HOME=" + filepath.Join(dir, "clawpit"),
@@ -233,9 +234,15 @@ func TestREADMECommands(t *testing.T) {
 	}
 	// The commands run in the repository (README builds from "."): none may
 	// leave a file there (a relative --settings path once did).
-	before, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=all").Output()
+	gitStatus := func() []byte {
+		st := exec.Command("git", "status", "--porcelain", "--untracked-files=all")
+		st.Dir = repoRoot
+		b, _ := st.Output()
+		return b
+	}
+	before := gitStatus()
 	t.Cleanup(func() {
-		after, _ := exec.Command("git", "status", "--porcelain", "--untracked-files=all").Output()
+		after := gitStatus()
 		if string(after) != string(before) {
 			t.Errorf("README commands changed the repository:\nbefore:\n%s\nafter:\n%s", before, after)
 		}

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Many OS processes racing kill / complete / cancel / finish / sweep on the
 // same runs (bench/README.md reliability: races), plus the maintenance API marking

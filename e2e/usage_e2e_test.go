@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Usage (issue 27) end to end through the binary: `task track` on the real
 // Claude stream-json transcripts records the tokens their result lines

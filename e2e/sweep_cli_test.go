@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Headless maintenance through the real binary (built once by TestMain in
 // cli_test.go): --sweep-once / sweep, daemon, notifications, config.

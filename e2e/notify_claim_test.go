@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Two notifiers on one registry — the daemon and a console, or two daemons —
 // must not run --notify-cmd twice for one notification.

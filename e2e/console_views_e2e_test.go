@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Issue 26 items 6 and 7 in the real binary under tmux: alerts marked read
 // from the console at 120×40, and a 40×10 terminal where every tab, the

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Binary-level tests of issue 11's CLI items: ids you can type, a mistyped
 // registry is an error, and the words a user reads.

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 // Tests of `clawpit demo --headless` through the real binary: the simulated
 // runtime fills every pane, its real jobs log (and redact) as they should,

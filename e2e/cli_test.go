@@ -1,7 +1,7 @@
-package main
+package e2e
 
-// Tests of the registry CLI through the real binary (built once in TestMain),
-// each on its own database in t.TempDir().
+// Tests of the registry CLI through the real binary (built once by TestMain
+// in main_test.go), each on its own database in t.TempDir().
 
 import (
 	"bytes"
@@ -21,28 +21,6 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 )
-
-// clawpitBin is the binary under test, built by TestMain.
-var clawpitBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "clawpit-test-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	clawpitBin = filepath.Join(dir, "clawpit")
-	build := exec.Command("go", "build", "-tags", store.BuildTags, "-o", clawpitBin, ".")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building clawpit:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
 
 // cli runs the binary against one database.
 type cli struct {

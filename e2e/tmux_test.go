@@ -1,7 +1,7 @@
-package main
+package e2e
 
 // A small tmux harness for the console's end-to-end tests: the real binary
-// (clawpitBin, built once by TestMain in cli_test.go) runs in a detached tmux
+// (clawpitBin, built once by TestMain in main_test.go) runs in a detached tmux
 // session on a private server socket; the tests type keys with send-keys and
 // read the screen with capture-pane, polling with deadlines instead of
 // sleeping.
