@@ -1,27 +1,20 @@
 package e2e
 
 import (
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/clawpit/clawpit/internal/e2e"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 // TestScripts runs the command transcripts in testdata/script against the
 // built binary: each .txtar is a session a reader can follow (the commands,
 // what they print, their exit codes), on its own registry
-// ($WORK/registry.db) and CLAWPIT_HOME. Besides testscript's own commands:
+// ($WORK/registry.db) and CLAWPIT_HOME. Besides testscript's own commands
+// and internal/e2e's (`exits N clawpit ARGS…`, `capture VAR [REGEXP]`):
 //
-//   - `exits N clawpit ARGS…` runs the binary and fails unless it exits
-//     with status N (testscript's `! exec` only tells zero from non-zero;
-//     the exit codes are part of the contract, docs/contract.md);
-//   - `capture VAR` sets $VAR to the last command's stdout, trimmed (an id
-//     it printed);
 //   - `snapshot FILE` writes every row of every registry table to FILE;
 //   - `unchanged FILE` fails unless the registry's rows are still those
 //     FILE holds: a refused command changed nothing.
@@ -41,48 +34,15 @@ func TestScripts(t *testing.T) {
 			e.Setenv("SSH_CONNECTION", "")
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exits":     scriptExits,
-			"capture":   scriptCapture,
-			"snapshot":  scriptSnapshot,
-			"unchanged": scriptUnchanged,
-		},
+		Cmds: scriptCmds(),
 	})
 }
 
-// scriptExits is `exits N PROG ARGS…`.
-func scriptExits(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: exits N PROG [ARGS…]")
-	}
-	want, err := strconv.Atoi(args[0])
-	if err != nil {
-		ts.Fatalf("exits: exit status %q is not a number", args[0])
-	}
-	err = ts.Exec(args[1], args[2:]...)
-	got := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		got = ee.ExitCode()
-	case err != nil:
-		ts.Fatalf("%s: %v", args[1], err)
-	}
-	if got != want {
-		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
-	}
-}
-
-// scriptCapture is `capture VAR`.
-func scriptCapture(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: capture VAR")
-	}
-	v := strings.TrimSpace(ts.ReadFile("stdout"))
-	if v == "" || strings.ContainsAny(v, "\n ") {
-		ts.Fatalf("capture %s: stdout %q is not one word", args[0], v)
-	}
-	ts.Setenv(args[0], v)
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	cmds := e2e.ScriptCmds()
+	cmds["snapshot"] = scriptSnapshot
+	cmds["unchanged"] = scriptUnchanged
+	return cmds
 }
 
 // scriptSnapshot is `snapshot FILE`: the rows of $CLAWPIT_DB (registrySnapshot).
