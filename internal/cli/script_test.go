@@ -32,8 +32,13 @@ func TestMain(m *testing.M) {
 // is a readable session of clawpit commands and what they print, on its own
 // registry ($WORK/registry.db). Besides testscript's commands, internal/e2e's:
 // `exits N clawpit ARGS…` checks an exit status, `capture VAR [REGEXP]` sets
-// $VAR to an id the last command printed.
+// $VAR to an id the last command printed. $TRANSCRIPTS is
+// core/testdata/claude-stream.
 func TestScripts(t *testing.T) {
+	transcripts, err := filepath.Abs(filepath.Join("..", "..", "core", "testdata", "claude-stream"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
@@ -43,6 +48,10 @@ func TestScripts(t *testing.T) {
 			e.Setenv("CLAWPIT_DB", filepath.Join(e.WorkDir, "registry.db"))
 			e.Setenv("CLAWPIT_CONFIG", filepath.Join(e.WorkDir, "config.toml"))
 			e.Setenv("CLAWPIT_LISTEN_DB", "")
+			// The real Claude stream-json transcripts (their MANIFEST.tsv
+			// says where each comes from), read in place: `stdin
+			// $TRANSCRIPTS/03-agentharness-bash-done.jsonl`.
+			e.Setenv("TRANSCRIPTS", transcripts)
 			return nil
 		},
 		Cmds: e2e.ScriptCmds(),
