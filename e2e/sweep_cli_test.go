@@ -1,7 +1,7 @@
 package e2e
 
 // Headless maintenance through the real binary (built once by TestMain in
-// cli_test.go): --sweep-once / sweep, daemon, notifications, config.
+// main_test.go): --sweep-once / sweep, daemon, notifications, config.
 
 import (
 	"bufio"
