@@ -89,7 +89,7 @@ func inRoom(pkg, room string) bool {
 // (feed.Source, as adapters/openclaw implements it) needs no screen.
 func TestOnlyTheConsoleImportsTui(t *testing.T) {
 	allowed := []string{
-		modulePath, // main and its end-to-end tests
+		modulePath, // main, which starts the console
 		modulePath + "/tui",
 		modulePath + "/internal/cli",
 		modulePath + "/internal/serve",

@@ -4,10 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/e2e"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -30,9 +30,15 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs the command transcripts in testdata/script: each .txtar
 // is a readable session of clawpit commands and what they print, on its own
-// registry ($WORK/registry.db). Besides testscript's commands, `capture VAR`
-// sets $VAR to the last command's stdout, trimmed (an id it printed).
+// registry ($WORK/registry.db). Besides testscript's commands, internal/e2e's:
+// `exits N clawpit ARGS…` checks an exit status, `capture VAR [REGEXP]` sets
+// $VAR to an id the last command printed. $TRANSCRIPTS is
+// core/testdata/claude-stream.
 func TestScripts(t *testing.T) {
+	transcripts, err := filepath.Abs(filepath.Join("..", "..", "core", "testdata", "claude-stream"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		RequireExplicitExec: true,
@@ -42,19 +48,12 @@ func TestScripts(t *testing.T) {
 			e.Setenv("CLAWPIT_DB", filepath.Join(e.WorkDir, "registry.db"))
 			e.Setenv("CLAWPIT_CONFIG", filepath.Join(e.WorkDir, "config.toml"))
 			e.Setenv("CLAWPIT_LISTEN_DB", "")
+			// The real Claude stream-json transcripts (their MANIFEST.tsv
+			// says where each comes from), read in place: `stdin
+			// $TRANSCRIPTS/03-agentharness-bash-done.jsonl`.
+			e.Setenv("TRANSCRIPTS", transcripts)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"capture": func(ts *testscript.TestScript, neg bool, args []string) {
-				if neg || len(args) != 1 {
-					ts.Fatalf("usage: capture VAR")
-				}
-				v := strings.TrimSpace(ts.ReadFile("stdout"))
-				if v == "" || strings.ContainsAny(v, "\n ") {
-					ts.Fatalf("capture %s: stdout %q is not one word", args[0], v)
-				}
-				ts.Setenv(args[0], v)
-			},
-		},
+		Cmds: e2e.ScriptCmds(),
 	})
 }
