@@ -55,8 +55,13 @@ func (a *app) uninstallGemini(cmd *cobra.Command, configDir string) error {
 	if err != nil {
 		return err
 	}
-	return a.reportChange(ch, "no clawpit hooks in "+path,
-		fmt.Sprintf("Removed clawpit hooks from %s (previous version kept as %s).", path, ch.Backup))
+	done := fmt.Sprintf("Removed clawpit hooks from %s (previous version kept as %s).", path, ch.Backup)
+	if ch.Removed {
+		// The file held nothing but what 'hooks install' wrote: it is gone and
+		// there is no backup to name.
+		done = fmt.Sprintf("Removed clawpit hooks: deleted %s, which 'hooks install' had created.", path)
+	}
+	return a.reportChange(ch, "no clawpit hooks in "+path, done)
 }
 
 func (a *app) statusGemini(cmd *cobra.Command, configDir string) error {
