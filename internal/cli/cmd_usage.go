@@ -179,7 +179,17 @@ and tracked tasks, never runs again.`,
 			if a.jsonOut {
 				return a.printJSON(orderedObject{{"since", termtext.Duration(since)}, {"by", by}, {"lines", lines}, {"total", usageTotal(lines)}})
 			}
-			return printUsage(a.stdout, by, since, lines)
+			if err := printUsage(a.stdout, by, since, lines); err != nil || len(lines) > 0 || by != "session" {
+				return err
+			}
+			// A tracked task (task track) counts into its task, not into
+			// the session named by --session: say where its tokens are.
+			tasks, err := usageReport(cmd.Context(), reg, prices, "task", since)
+			if err != nil || len(tasks) == 0 {
+				return err
+			}
+			_, err = fmt.Fprintf(a.stdout, "%d tracked task(s) spent tokens in that time: clawpit usage --by task\n", len(tasks))
+			return err
 		},
 	}
 	c.Flags().DurationVar(&since, "since", 24*time.Hour, "count the tokens counted within this long (0: all)")
