@@ -1033,10 +1033,34 @@ func pemInLine[T rtext](b T, i int, partial bool) (int, int, bool) {
 	return s, e, true
 }
 
-// tokenAt matches a well-known token at i (at a word start).
+// tokenAt matches a well-known token at i (at a word start): first the
+// prefix table (tokByFirst), then the shapes a prefix alone cannot describe.
+// It returns the token's span, or s = e = -1 when none starts at i.
 func tokenAt[T rtext](b T, i int, partial bool) rspan {
-	none := rspan{s: -1, e: -1}
-	d := b[i+1] // the caller checked i+1 < len(b)
+	if sp := prefixToken(b, i); sp.s >= 0 {
+		return sp
+	}
+	switch b[i] {
+	case 'x':
+		return slackToken(b, i)
+	case 'g':
+		return githubToken(b, i)
+	case 'A':
+		return awsOrTwilio(b, i, partial)
+	case 'B':
+		return bearerToken(b, i, partial)
+	case 'h':
+		return slackHook(b, i)
+	}
+	return rspan{s: -1, e: -1}
+}
+
+// prefixToken matches the tokens of the prefix table that start at i: an
+// exact token is its prefix then exactly min bytes of its class, not followed
+// by a letter or digit; any other is its prefix then at least min bytes of its
+// class. The caller checked i+1 < len(b).
+func prefixToken[T rtext](b T, i int) rspan {
+	d := b[i+1]
 	for _, tr := range tokByFirst[b[i]] {
 		if tr.prefix[1] != d || !hasPrefixAt(b, i, tr.prefix) {
 			continue
@@ -1055,58 +1079,84 @@ func tokenAt[T rtext](b T, i int, partial bool) rspan {
 			return rspan{s, e, inRun(tr.cls)}
 		}
 	}
-	switch b[i] {
-	case 'x':
-		if i+4 < len(b) && b[i+1] == 'o' && b[i+2] == 'x' && b[i+4] == '-' && strings.IndexByte("abeoprs", b[i+3]) >= 0 {
-			s, e := runFrom(b, i, 5, clsAlnumDash, 10)
-			return rspan{s, e, inRun(clsAlnumDash)}
+	return rspan{s: -1, e: -1}
+}
+
+// slackToken matches a Slack token at i: xox, one of a b e o p r s, '-',
+// then at least 10 letters, digits or dashes.
+func slackToken[T rtext](b T, i int) rspan {
+	if i+4 < len(b) && b[i+1] == 'o' && b[i+2] == 'x' && b[i+4] == '-' && strings.IndexByte("abeoprs", b[i+3]) >= 0 {
+		s, e := runFrom(b, i, 5, clsAlnumDash, 10)
+		return rspan{s, e, inRun(clsAlnumDash)}
+	}
+	return rspan{s: -1, e: -1}
+}
+
+// githubToken matches a GitHub token at i: gh, one of p o u s r, '_', then
+// at least 30 letters or digits.
+func githubToken[T rtext](b T, i int) rspan {
+	if i+3 < len(b) && b[i+1] == 'h' && b[i+3] == '_' && strings.IndexByte("pousr", b[i+2]) >= 0 {
+		s, e := runFrom(b, i, 4, clsAlnum, 30)
+		return rspan{s, e, inRun(clsAlnum)}
+	}
+	return rspan{s: -1, e: -1}
+}
+
+// awsOrTwilio matches at i an AWS access key id (AKIA, ASIA, ABIA, ACCA or
+// A3T, 20 upper-case letters and digits in all, not followed by a letter or
+// digit) or else a Twilio SID and its auth token (twilioSecret).
+func awsOrTwilio[T rtext](b T, i int, partial bool) rspan {
+	if hasPrefixAt(b, i, "AKIA") || hasPrefixAt(b, i, "ASIA") || hasPrefixAt(b, i, "ABIA") || hasPrefixAt(b, i, "ACCA") || hasPrefixAt(b, i, "A3T") {
+		k := i + 4
+		for k < len(b) && k-i < 20 && rcls[b[k]]&clsUpDig != 0 {
+			k++
 		}
-	case 'g':
-		if i+3 < len(b) && b[i+1] == 'h' && b[i+3] == '_' && strings.IndexByte("pousr", b[i+2]) >= 0 {
-			s, e := runFrom(b, i, 4, clsAlnum, 30)
-			return rspan{s, e, inRun(clsAlnum)}
+		if k-i == 20 && (k == len(b) || !rIsAlnum(b[k])) {
+			return rspan{i, k, inRun(clsAlnum)}
 		}
-	case 'A':
-		if hasPrefixAt(b, i, "AKIA") || hasPrefixAt(b, i, "ASIA") || hasPrefixAt(b, i, "ABIA") || hasPrefixAt(b, i, "ACCA") || hasPrefixAt(b, i, "A3T") {
-			k := i + 4
-			for k < len(b) && k-i < 20 && rcls[b[k]]&clsUpDig != 0 {
-				k++
-			}
-			if k-i == 20 && (k == len(b) || !rIsAlnum(b[k])) {
-				return rspan{i, k, inRun(clsAlnum)}
-			}
-			return none
-		}
-		if hasPrefixAt(b, i, "AC") {
-			return twilioSecret(b, i, partial)
-		}
-	case 'B':
-		if hasPrefixAt(b, i, "Bearer ") {
-			k := i + 7
-			for k < len(b) && b[k] == ' ' {
-				k++
-			}
-			if partial && k == len(b) {
-				return rspan{s: k, e: k, t: rterm{kind: termCtx, ctx: "Bearer "}}
-			}
-			s, e := runFrom(b, k, 0, clsBearer, 16)
-			if s < 0 {
-				return none
-			}
-			for e < len(b) && b[e] == '=' {
-				e++
-			}
-			return rspan{s, e, inRun(clsBearer | clsB64)}
-		}
-	case 'h':
-		for _, hook := range []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"} {
-			if hasPrefixAt(b, i, hook) {
-				s, e := runFrom(b, i+len(hook), 0, clsSlack, 1)
-				return rspan{s, e, inRun(clsSlack)}
-			}
+		return rspan{s: -1, e: -1}
+	}
+	if hasPrefixAt(b, i, "AC") {
+		return twilioSecret(b, i, partial)
+	}
+	return rspan{s: -1, e: -1}
+}
+
+// bearerToken matches "Bearer " at i and the credential after its spaces: at
+// least 16 bytes of clsBearer and any '=' padding. In a partial line ending
+// in the spaces it returns an empty span carrying the "Bearer " context, so
+// the next piece continues the match.
+func bearerToken[T rtext](b T, i int, partial bool) rspan {
+	if !hasPrefixAt(b, i, "Bearer ") {
+		return rspan{s: -1, e: -1}
+	}
+	k := i + 7
+	for k < len(b) && b[k] == ' ' {
+		k++
+	}
+	if partial && k == len(b) {
+		return rspan{s: k, e: k, t: rterm{kind: termCtx, ctx: "Bearer "}}
+	}
+	s, e := runFrom(b, k, 0, clsBearer, 16)
+	if s < 0 {
+		return rspan{s: -1, e: -1}
+	}
+	for e < len(b) && b[e] == '=' {
+		e++
+	}
+	return rspan{s, e, inRun(clsBearer | clsB64)}
+}
+
+// slackHook matches a Slack webhook URL's secret path: what follows
+// hooks.slack.com/services/, /workflows/ or /triggers/ at i.
+func slackHook[T rtext](b T, i int) rspan {
+	for _, hook := range []string{"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"} {
+		if hasPrefixAt(b, i, hook) {
+			s, e := runFrom(b, i+len(hook), 0, clsSlack, 1)
+			return rspan{s, e, inRun(clsSlack)}
 		}
 	}
-	return none
+	return rspan{s: -1, e: -1}
 }
 
 // twilioSecret: a Twilio account SID (AC + 32 hex) followed by ':' and its
