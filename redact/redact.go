@@ -696,34 +696,58 @@ func valueAt[T rtext](b T, k int, partial bool) rspan {
 	}
 	switch c := b[k]; {
 	case c == '"' || c == '\'' || c == '`':
-		vs := k + 1
-		ve := vs
-		for ve < n && !(b[ve] == c && b[ve-1] != '\\') {
-			ve++
-		}
-		vs = skipScheme(b, vs, ve)
-		return rspan{vs, ve, rterm{kind: termQuote, q: c}}
+		return quotedValue(b, k)
 	case c == '\\' && k+1 < n && (b[k+1] == '"' || b[k+1] == '\''):
-		q := b[k+1]
-		vs := k + 2
-		ve := vs
-		for ve < n && !(b[ve] == q && b[ve-1] == '\\') {
-			ve++
-		}
-		if ve < n {
-			ve-- // keep the escaping backslash of the closing quote
-		}
-		if ve < vs {
-			ve = vs
-		}
-		vs = skipScheme(b, vs, ve)
-		return rspan{vs, ve, rterm{kind: termEscQuote, q: q}}
+		return escQuotedValue(b, k)
 	case c == '{' || c == '[':
 		return none
 	}
 	if isJSONLiteral(b, k) {
 		return none
 	}
+	return bareValue(b, k, partial)
+}
+
+// quotedValue is the content of the string quoted by b[k] (", ' or `), up to
+// its closing quote not escaped by a backslash or to the end of b, less an
+// auth scheme word at its start (skipScheme).
+func quotedValue[T rtext](b T, k int) rspan {
+	c := b[k]
+	vs := k + 1
+	ve := vs
+	for ve < len(b) && !(b[ve] == c && b[ve-1] != '\\') {
+		ve++
+	}
+	vs = skipScheme(b, vs, ve)
+	return rspan{vs, ve, rterm{kind: termQuote, q: c}}
+}
+
+// escQuotedValue is the content of a string quoted by an escaped quote at k
+// (\" or \' , as JSON inside a string writes it), up to the matching escaped
+// quote, whose backslash is kept, or the end of b, less an auth scheme word.
+func escQuotedValue[T rtext](b T, k int) rspan {
+	n := len(b)
+	q := b[k+1]
+	vs := k + 2
+	ve := vs
+	for ve < n && !(b[ve] == q && b[ve-1] == '\\') {
+		ve++
+	}
+	if ve < n {
+		ve-- // keep the escaping backslash of the closing quote
+	}
+	if ve < vs {
+		ve = vs
+	}
+	vs = skipScheme(b, vs, ve)
+	return rspan{vs, ve, rterm{kind: termEscQuote, q: q}}
+}
+
+// bareValue is an unquoted value at k: the run up to a clsValEnd byte, less
+// closing punctuation, or the word after an auth scheme ("Bearer x"). In a
+// partial line a run reaching the end continues into the next piece.
+func bareValue[T rtext](b T, k int, partial bool) rspan {
+	n := len(b)
 	ve := k
 	for ve < n && rcls[b[ve]]&clsValEnd == 0 {
 		ve++
