@@ -538,6 +538,22 @@ var rkind, rnext = func() (t [256]uint8, nx [256][4]uint64) {
 func rIsAlnum(c byte) bool    { return rcls[c]&clsAlnum != 0 }
 func isBlankByte(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
+// dashSpan is redactScan's match at the '-' at i: a PEM private-key block
+// starting there (pemInLine; open says it does not end in b), else, at the
+// start of b or after a value's end, a secret flag's value (flagValue). s = -1
+// for none.
+func dashSpan[T rtext](r *Redactor, b T, i int, partial bool) (sp rspan, open bool) {
+	if i+10 < len(b) && b[i+1] == '-' && b[i+5] == 'B' && hasPrefixAt(b, i, "-----BEGIN ") {
+		sp.s, sp.e, open = pemInLine(b, i, partial)
+		sp.t = rterm{kind: termPEM}
+		return sp, open
+	}
+	if i == 0 || rcls[b[i-1]]&(clsValEnd|clsAuthEnd) != 0 && b[i-1] != '&' {
+		return flagValue(r, b, i, partial), false
+	}
+	return rspan{s: -1, e: -1}, false
+}
+
 // mayStartToken: the prefilter on a word's first two bytes.
 func mayStartToken(c, d byte) bool { return rnext[c][d/64]>>(d%64)&1 != 0 }
 
@@ -578,6 +594,8 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan, partial bool) ([]rspan
 		sp := rspan{s: -1, e: -1}
 		switch k {
 		case kindColon:
+			// The URL case stays here: recursion through a helper would make
+			// spans escape, and a clean line must not allocate.
 			if i+2 < n && b[i+1] == '/' && b[i+2] == '/' {
 				var ue int
 				ue, sp = urlPassword(b, i, partial)
@@ -600,15 +618,9 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan, partial bool) ([]rspan
 				sp = keyValue(r, b, i, partial)
 			}
 		case kindDash:
-			if i+10 < n && b[i+1] == '-' && b[i+5] == 'B' && hasPrefixAt(b, i, "-----BEGIN ") {
-				var open bool
-				sp.s, sp.e, open = pemInLine(b, i, partial)
-				sp.t = rterm{kind: termPEM}
-				if open {
-					openPEM = true
-				}
-			} else if i == 0 || rcls[b[i-1]]&(clsValEnd|clsAuthEnd) != 0 && b[i-1] != '&' {
-				sp = flagValue(r, b, i, partial)
+			var open bool
+			if sp, open = dashSpan(r, b, i, partial); open {
+				openPEM = true
 			}
 		}
 		if sp.s < 0 {
