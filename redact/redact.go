@@ -1073,35 +1073,15 @@ func pemInLine[T rtext](b T, i int, partial bool) (int, int, bool) {
 // prefix table (tokByFirst), then the shapes a prefix alone cannot describe.
 // It returns the token's span, or s = e = -1 when none starts at i.
 func tokenAt[T rtext](b T, i int, partial bool) rspan {
-	if sp := prefixToken(b, i); sp.s >= 0 {
-		return sp
-	}
-	switch b[i] {
-	case 'x':
-		return slackToken(b, i)
-	case 'g':
-		return githubToken(b, i)
-	case 'A':
-		return awsOrTwilio(b, i, partial)
-	case 'B':
-		return bearerToken(b, i, partial)
-	case 'h':
-		return slackHook(b, i)
-	}
-	return rspan{s: -1, e: -1}
-}
-
-// prefixToken matches the tokens of the prefix table that start at i: an
-// exact token is its prefix then exactly min bytes of its class, not followed
-// by a letter or digit; any other is its prefix then at least min bytes of its
-// class. The caller checked i+1 < len(b).
-func prefixToken[T rtext](b T, i int) rspan {
-	d := b[i+1]
+	// The prefix table, inline: it runs at every candidate word start.
+	d := b[i+1] // the caller checked i+1 < len(b)
 	for _, tr := range tokByFirst[b[i]] {
 		if tr.prefix[1] != d || !hasPrefixAt(b, i, tr.prefix) {
 			continue
 		}
 		if tr.exact {
+			// An exact token: its prefix then exactly min bytes of its
+			// class, not followed by a letter or digit.
 			k := i + len(tr.prefix)
 			for k < len(b) && k-i < len(tr.prefix)+tr.min && rcls[b[k]]&tr.cls != 0 {
 				k++
@@ -1114,6 +1094,18 @@ func prefixToken[T rtext](b T, i int) rspan {
 		if s, e := runFrom(b, i, len(tr.prefix), tr.cls, tr.min); s >= 0 {
 			return rspan{s, e, inRun(tr.cls)}
 		}
+	}
+	switch b[i] {
+	case 'x':
+		return slackToken(b, i)
+	case 'g':
+		return githubToken(b, i)
+	case 'A':
+		return awsOrTwilio(b, i, partial)
+	case 'B':
+		return bearerToken(b, i, partial)
+	case 'h':
+		return slackHook(b, i)
 	}
 	return rspan{s: -1, e: -1}
 }
