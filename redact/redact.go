@@ -538,20 +538,22 @@ var rkind, rnext = func() (t [256]uint8, nx [256][4]uint64) {
 func rIsAlnum(c byte) bool    { return rcls[c]&clsAlnum != 0 }
 func isBlankByte(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// dashSpan is redactScan's match at the '-' at i: a PEM private-key block
-// starting there (pemInLine; open says it does not end in b), else, at the
-// start of b or after a value's end, a secret flag's value (flagValue). s = -1
-// for none.
-func dashSpan[T rtext](r *Redactor, b T, i int, partial bool) (sp rspan, open bool) {
-	if i+10 < len(b) && b[i+1] == '-' && b[i+5] == 'B' && hasPrefixAt(b, i, "-----BEGIN ") {
-		sp.s, sp.e, open = pemInLine(b, i, partial)
-		sp.t = rterm{kind: termPEM}
-		return sp, open
-	}
-	if i == 0 || rcls[b[i-1]]&(clsValEnd|clsAuthEnd) != 0 && b[i-1] != '&' {
-		return flagValue(r, b, i, partial), false
-	}
-	return rspan{s: -1, e: -1}, false
+// schemeSlashes reports whether the ':' at i starts "://" (a URL).
+func schemeSlashes[T rtext](b T, i int) bool {
+	return i+2 < len(b) && b[i+1] == '/' && b[i+2] == '/'
+}
+
+// pemStart reports whether the '-' at i starts "-----BEGIN " and at least
+// 10 bytes follow it: a PEM block's first line.
+func pemStart[T rtext](b T, i int) bool {
+	return i+10 < len(b) && b[i+1] == '-' && b[i+5] == 'B' && hasPrefixAt(b, i, "-----BEGIN ")
+}
+
+// flagStart reports whether the '-' at i can start a command-line flag: at
+// the start of b or after a byte that ends a value (a blank, a quote, ...)
+// other than '&'.
+func flagStart[T rtext](b T, i int) bool {
+	return i == 0 || rcls[b[i-1]]&(clsValEnd|clsAuthEnd) != 0 && b[i-1] != '&'
 }
 
 // mayStartToken: the prefilter on a word's first two bytes.
@@ -596,7 +598,7 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan, partial bool) ([]rspan
 		case kindColon:
 			// The URL case stays here: recursion through a helper would make
 			// spans escape, and a clean line must not allocate.
-			if i+2 < n && b[i+1] == '/' && b[i+2] == '/' {
+			if schemeSlashes(b, i) {
 				var ue int
 				ue, sp = urlPassword(b, i, partial)
 				if ue > i+3 {
@@ -618,9 +620,15 @@ func redactScan[T rtext](r *Redactor, b T, spans []rspan, partial bool) ([]rspan
 				sp = keyValue(r, b, i, partial)
 			}
 		case kindDash:
-			var open bool
-			if sp, open = dashSpan(r, b, i, partial); open {
-				openPEM = true
+			if pemStart(b, i) {
+				var open bool
+				sp.s, sp.e, open = pemInLine(b, i, partial)
+				sp.t = rterm{kind: termPEM}
+				if open {
+					openPEM = true
+				}
+			} else if flagStart(b, i) {
+				sp = flagValue(r, b, i, partial)
 			}
 		}
 		if sp.s < 0 {
@@ -708,7 +716,13 @@ func valueAt[T rtext](b T, k int, partial bool) rspan {
 	}
 	switch c := b[k]; {
 	case c == '"' || c == '\'' || c == '`':
-		return quotedValue(b, k)
+		vs := k + 1
+		ve := vs
+		for ve < n && !(b[ve] == c && b[ve-1] != '\\') {
+			ve++
+		}
+		vs = skipScheme(b, vs, ve)
+		return rspan{vs, ve, rterm{kind: termQuote, q: c}}
 	case c == '\\' && k+1 < n && (b[k+1] == '"' || b[k+1] == '\''):
 		return escQuotedValue(b, k)
 	case c == '{' || c == '[':
@@ -717,21 +731,26 @@ func valueAt[T rtext](b T, k int, partial bool) rspan {
 	if isJSONLiteral(b, k) {
 		return none
 	}
-	return bareValue(b, k, partial)
-}
-
-// quotedValue is the content of the string quoted by b[k] (", ' or `), up to
-// its closing quote not escaped by a backslash or to the end of b, less an
-// auth scheme word at its start (skipScheme).
-func quotedValue[T rtext](b T, k int) rspan {
-	c := b[k]
-	vs := k + 1
-	ve := vs
-	for ve < len(b) && !(b[ve] == c && b[ve-1] != '\\') {
+	ve := k
+	for ve < n && rcls[b[ve]]&clsValEnd == 0 {
 		ve++
 	}
-	vs = skipScheme(b, vs, ve)
-	return rspan{vs, ve, rterm{kind: termQuote, q: c}}
+	if partial && ve == n {
+		return rspan{k, n, outRun(clsValEnd)}
+	}
+	// Closing punctuation right after the value belongs to the syntax around
+	// it: {"token": 123}, (password=x), secret=y; — inner punctuation stays
+	// part of the value (over-redaction is the safe side).
+	for ve > k+1 && strings.IndexByte(",;)]}", b[ve-1]) >= 0 {
+		ve--
+	}
+	// "Authorization: Bearer x": keep the scheme, redact the next word.
+	if ve < n && b[ve] == ' ' && isAuthScheme(b[k:ve]) {
+		if sp := afterAuthScheme(b, ve, partial); sp.s >= 0 {
+			return sp
+		}
+	}
+	return rspan{k, ve, outRun(clsValEnd)}
 }
 
 // escQuotedValue is the content of a string quoted by an escaped quote at k
@@ -755,42 +774,28 @@ func escQuotedValue[T rtext](b T, k int) rspan {
 	return rspan{vs, ve, rterm{kind: termEscQuote, q: q}}
 }
 
-// bareValue is an unquoted value at k: the run up to a clsValEnd byte, less
-// closing punctuation, or the word after an auth scheme ("Bearer x"). In a
-// partial line a run reaching the end continues into the next piece.
-func bareValue[T rtext](b T, k int, partial bool) rspan {
+// afterAuthScheme is the credential after an auth scheme word ending at ve
+// ("Authorization: Bearer x": the scheme is kept, the next word redacted):
+// the run after the spaces up to a clsValEnd byte. In a partial line ending
+// in the spaces it returns an empty span carrying the "token: Bearer "
+// context; s = -1 when no word follows.
+func afterAuthScheme[T rtext](b T, ve int, partial bool) rspan {
 	n := len(b)
-	ve := k
-	for ve < n && rcls[b[ve]]&clsValEnd == 0 {
-		ve++
+	w := ve
+	for w < n && b[w] == ' ' {
+		w++
 	}
-	if partial && ve == n {
-		return rspan{k, n, outRun(clsValEnd)}
+	if partial && w == n {
+		return rspan{s: n, e: n, t: rterm{kind: termCtx, ctx: "token: Bearer "}}
 	}
-	// Closing punctuation right after the value belongs to the syntax around
-	// it: {"token": 123}, (password=x), secret=y; — inner punctuation stays
-	// part of the value (over-redaction is the safe side).
-	for ve > k+1 && strings.IndexByte(",;)]}", b[ve-1]) >= 0 {
-		ve--
+	we := w
+	for we < n && rcls[b[we]]&clsValEnd == 0 {
+		we++
 	}
-	// "Authorization: Bearer x": keep the scheme, redact the next word.
-	if ve < n && b[ve] == ' ' && isAuthScheme(b[k:ve]) {
-		w := ve
-		for w < n && b[w] == ' ' {
-			w++
-		}
-		if partial && w == n {
-			return rspan{s: n, e: n, t: rterm{kind: termCtx, ctx: "token: Bearer "}}
-		}
-		we := w
-		for we < n && rcls[b[we]]&clsValEnd == 0 {
-			we++
-		}
-		if we > w {
-			return rspan{w, we, outRun(clsValEnd)}
-		}
+	if we > w {
+		return rspan{w, we, outRun(clsValEnd)}
 	}
-	return rspan{k, ve, outRun(clsValEnd)}
+	return rspan{s: -1, e: -1}
 }
 
 // flagValue handles a command-line flag at i (at a word start): curl's
@@ -1103,7 +1108,24 @@ func tokenAt[T rtext](b T, i int, partial bool) rspan {
 	case 'A':
 		return awsOrTwilio(b, i, partial)
 	case 'B':
-		return bearerToken(b, i, partial)
+		// Inline: "Bearer " is the commonest credential in logs.
+		if hasPrefixAt(b, i, "Bearer ") {
+			k := i + 7
+			for k < len(b) && b[k] == ' ' {
+				k++
+			}
+			if partial && k == len(b) {
+				return rspan{s: k, e: k, t: rterm{kind: termCtx, ctx: "Bearer "}}
+			}
+			s, e := runFrom(b, k, 0, clsBearer, 16)
+			if s < 0 {
+				return rspan{s: -1, e: -1}
+			}
+			for e < len(b) && b[e] == '=' {
+				e++
+			}
+			return rspan{s, e, inRun(clsBearer | clsB64)}
+		}
 	case 'h':
 		return slackHook(b, i)
 	}
@@ -1148,31 +1170,6 @@ func awsOrTwilio[T rtext](b T, i int, partial bool) rspan {
 		return twilioSecret(b, i, partial)
 	}
 	return rspan{s: -1, e: -1}
-}
-
-// bearerToken matches "Bearer " at i and the credential after its spaces: at
-// least 16 bytes of clsBearer and any '=' padding. In a partial line ending
-// in the spaces it returns an empty span carrying the "Bearer " context, so
-// the next piece continues the match.
-func bearerToken[T rtext](b T, i int, partial bool) rspan {
-	if !hasPrefixAt(b, i, "Bearer ") {
-		return rspan{s: -1, e: -1}
-	}
-	k := i + 7
-	for k < len(b) && b[k] == ' ' {
-		k++
-	}
-	if partial && k == len(b) {
-		return rspan{s: k, e: k, t: rterm{kind: termCtx, ctx: "Bearer "}}
-	}
-	s, e := runFrom(b, k, 0, clsBearer, 16)
-	if s < 0 {
-		return rspan{s: -1, e: -1}
-	}
-	for e < len(b) && b[e] == '=' {
-		e++
-	}
-	return rspan{s, e, inRun(clsBearer | clsB64)}
 }
 
 // slackHook matches a Slack webhook URL's secret path: what follows
