@@ -216,7 +216,7 @@ func (d *detailView) shortHelp(m *Model) []key.Binding {
 }
 
 // closeKey is the quit key as the detail view uses it: it closes the view
-// (Model.onKey), so its help says "close", not "quit".
+// (Model.detailKey), so its help says "close", not "quit".
 func closeKey(k *KeyMap) key.Binding {
 	return key.NewBinding(key.WithKeys(k.Quit.Keys()...), key.WithHelp(k.Quit.Help().Key, "close"))
 }

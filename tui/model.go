@@ -73,7 +73,7 @@ type Model struct {
 	alerts    *list[alertRow]
 	panes     [feed.NumKinds]pane
 	// afterFirst are the reads held back until the first window arrives
-	// (onLoaded: the active pane's rows first).
+	// (onFullLoad: the active pane's rows first).
 	afterFirst []tea.Cmd
 	// headerKnown: the header's counts have been read (until then it shows
 	// "…", not zeros).
