@@ -172,20 +172,38 @@ func sanitizeLine(s string, field bool) string {
 	ls := lineSanitizer{s: s}
 	cells := false // a '\t', '\r' or '\b' needs the cell model
 	for i := 0; i < len(s); {
+		// The common bytes stay inline (printable ASCII, the cell
+		// controls, ESC, a plain non-ASCII rune): a call per byte or
+		// rune cost 4–6 % on coloured and non-ASCII lines.
 		c := s[i]
-		switch {
-		case c >= 0x20 && c < 0x7f:
+		if c >= 0x20 && c < 0x7f {
 			ls.prevInvalid = false
 			i++
-		case c == ansi.ESC: // the common case in coloured output: inline
+			continue
+		}
+		switch {
+		case field && (c == '\t' || c == '\r' || c == '\n'):
+			ls.flush(i)
+			ls.sb.WriteByte(' ')
+			i++
+			ls.last = i
+			ls.prevInvalid = false
+		case c == '\t' || c == '\r' || c == '\b':
+			cells = true
+			ls.prevInvalid = false
+			i++
+		case c == ansi.ESC:
 			ls.flush(i)
 			i += skipSequence(s[i:], ansi.NormalState)
 			ls.last = i
 		case c < 0x20 || c == 0x7f:
-			var cell bool
-			i, cell = ls.control(i, field)
-			cells = cells || cell
+			i = ls.controlPicture(i)
 		default:
+			if r, size := utf8.DecodeRuneInString(s[i:]); size > 1 && r > 0x9f && !isHiddenRune(r) && r != 0x2028 && r != 0x2029 {
+				ls.prevInvalid = false
+				i += size
+				continue
+			}
 			i = ls.nonASCII(i)
 		}
 	}
@@ -222,24 +240,12 @@ func (ls *lineSanitizer) flush(i int) {
 	ls.sb.WriteString(ls.s[ls.last:i])
 }
 
-// control handles the C0 control or DEL at s[i] and returns the index after
-// what it consumed, and whether the line needs the cell model: with field
-// '\t', '\r' and '\n' become a space; otherwise '\t', '\r' and '\b' are kept
-// for resolveCells; any other control but ESC (sanitizeLine drops its
-// sequence itself) is shown as its Control Pictures symbol (U+2400 + c, DEL U+2421).
-func (ls *lineSanitizer) control(i int, field bool) (next int, cells bool) {
+// controlPicture shows the C0 control or DEL at s[i] (not one sanitizeLine
+// handles itself: ESC, the cell controls '\t' '\r' '\b', a field's '\n') as
+// its Control Pictures symbol (U+2400 + c, DEL U+2421) and returns the
+// index after it.
+func (ls *lineSanitizer) controlPicture(i int) int {
 	c := ls.s[i]
-	switch {
-	case field && (c == '\t' || c == '\r' || c == '\n'):
-		ls.flush(i)
-		ls.sb.WriteByte(' ')
-		ls.last = i + 1
-		ls.prevInvalid = false
-		return i + 1, false
-	case c == '\t' || c == '\r' || c == '\b':
-		ls.prevInvalid = false
-		return i + 1, true
-	}
 	ls.flush(i)
 	if c == 0x7f {
 		ls.sb.WriteRune(0x2421)
@@ -248,7 +254,7 @@ func (ls *lineSanitizer) control(i int, field bool) (next int, cells bool) {
 	}
 	ls.last = i + 1
 	ls.prevInvalid = false
-	return i + 1, false
+	return i + 1
 }
 
 // nonASCII handles the byte at s[i], 0x80 or above, and returns the index
@@ -256,7 +262,7 @@ func (ls *lineSanitizer) control(i int, field bool) (next int, cells bool) {
 // string it introduces; other invalid UTF-8 shows as one U+FFFD per run. Of
 // valid runes, a C1 control drops with its sequence or string, a hidden rune
 // (isHiddenRune) drops, a line or paragraph separator becomes a space, and
-// anything else is kept.
+// anything else is kept (sanitizeLine keeps those itself, without a call).
 func (ls *lineSanitizer) nonASCII(i int) int {
 	s := ls.s
 	c := s[i]
