@@ -143,3 +143,14 @@ func BenchmarkSanitizeANSI(b *testing.B) {
 		Log(s, 500)
 	}
 }
+
+// BenchmarkSanitizeUTF8: a line of mostly non-ASCII text (CJK, accents,
+// symbols), every rune through the non-ASCII path.
+func BenchmarkSanitizeUTF8(b *testing.B) {
+	s := "テストは成功しました ✓ résumé naïve — 日本語のログ行 (12ms) données reçues ✗ 失败"
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Log(s, 500)
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"strconv"
 	"strings"
 
@@ -215,7 +216,7 @@ func (d *detailView) shortHelp(m *Model) []key.Binding {
 }
 
 // closeKey is the quit key as the detail view uses it: it closes the view
-// (Model.onKey), so its help says "close", not "quit".
+// (Model.detailKey), so its help says "close", not "quit".
 func closeKey(k *KeyMap) key.Binding {
 	return key.NewBinding(key.WithKeys(k.Quit.Keys()...), key.WithHelp(k.Quit.Help().Key, "close"))
 }
@@ -242,4 +243,31 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // clock ticks, kept to tell a reused pid). JSON output still has it.
 func internalField(name string) bool {
 	return name == "supervisor_start"
+}
+
+type detailMsg struct {
+	target Target
+	d      *feed.Detail
+	err    error
+}
+
+func detailCmd(ctx context.Context, src feed.Source, t Target) tea.Cmd {
+	return func() tea.Msg {
+		d, err := src.Detail(ctx, t.Kind, t.ID)
+		return detailMsg{target: t, d: d, err: err}
+	}
+}
+
+func (m *Model) openDetail(t Target) tea.Cmd {
+	m.detail = newDetailView(m.ctx, t)
+	m.resize()
+	return detailCmd(m.bg, m.src, t)
+}
+
+func (m *Model) onDetail(msg detailMsg) tea.Cmd {
+	if m.detail == nil || m.detail.target.Kind != msg.target.Kind || m.detail.target.ID != msg.target.ID {
+		return nil
+	}
+	m.detail.set(msg.d, msg.err)
+	return nil
 }

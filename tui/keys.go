@@ -75,86 +75,64 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// Action names, as written in the config file's [keys] table, in help order.
-var actionNames = []string{
-	"up", "down", "page_up", "page_down", "top", "bottom",
-	"next_pane", "prev_pane", "tasks", "runs", "approvals", "jobs", "alerts",
-	"detail", "info", "log", "filter", "sort", "back",
-	"approve", "deny", "cancel", "kill", "reap", "maintenance", "ack", "ack_all",
-	"confirm", "left", "right",
-	"help", "quit",
+// keyActions are the bindable actions in help order: each one's name in the
+// config file's [keys] table and its binding's place in a KeyMap.
+var keyActions = [...]struct {
+	name string
+	of   func(*KeyMap) *key.Binding
+}{
+	{"up", func(k *KeyMap) *key.Binding { return &k.Up }},
+	{"down", func(k *KeyMap) *key.Binding { return &k.Down }},
+	{"page_up", func(k *KeyMap) *key.Binding { return &k.PageUp }},
+	{"page_down", func(k *KeyMap) *key.Binding { return &k.PageDown }},
+	{"top", func(k *KeyMap) *key.Binding { return &k.Top }},
+	{"bottom", func(k *KeyMap) *key.Binding { return &k.Bottom }},
+	{"next_pane", func(k *KeyMap) *key.Binding { return &k.NextPane }},
+	{"prev_pane", func(k *KeyMap) *key.Binding { return &k.PrevPane }},
+	{"tasks", func(k *KeyMap) *key.Binding { return &k.Tasks }},
+	{"runs", func(k *KeyMap) *key.Binding { return &k.Runs }},
+	{"approvals", func(k *KeyMap) *key.Binding { return &k.Approvals }},
+	{"jobs", func(k *KeyMap) *key.Binding { return &k.Jobs }},
+	{"alerts", func(k *KeyMap) *key.Binding { return &k.Alerts }},
+	{"detail", func(k *KeyMap) *key.Binding { return &k.Detail }},
+	{"info", func(k *KeyMap) *key.Binding { return &k.Info }},
+	{"log", func(k *KeyMap) *key.Binding { return &k.Log }},
+	{"filter", func(k *KeyMap) *key.Binding { return &k.Filter }},
+	{"sort", func(k *KeyMap) *key.Binding { return &k.Sort }},
+	{"back", func(k *KeyMap) *key.Binding { return &k.Back }},
+	{"approve", func(k *KeyMap) *key.Binding { return &k.Approve }},
+	{"deny", func(k *KeyMap) *key.Binding { return &k.Deny }},
+	{"cancel", func(k *KeyMap) *key.Binding { return &k.Cancel }},
+	{"kill", func(k *KeyMap) *key.Binding { return &k.Kill }},
+	{"reap", func(k *KeyMap) *key.Binding { return &k.Reap }},
+	{"maintenance", func(k *KeyMap) *key.Binding { return &k.Maintenance }},
+	{"ack", func(k *KeyMap) *key.Binding { return &k.Ack }},
+	{"ack_all", func(k *KeyMap) *key.Binding { return &k.AckAll }},
+	{"confirm", func(k *KeyMap) *key.Binding { return &k.Confirm }},
+	{"left", func(k *KeyMap) *key.Binding { return &k.Left }},
+	{"right", func(k *KeyMap) *key.Binding { return &k.Right }},
+	{"help", func(k *KeyMap) *key.Binding { return &k.Help }},
+	{"quit", func(k *KeyMap) *key.Binding { return &k.Quit }},
 }
+
+// actionNames are the names of keyActions, in the same order.
+var actionNames = func() []string {
+	names := make([]string, len(keyActions))
+	for i, a := range keyActions {
+		names[i] = a.name
+	}
+	return names
+}()
 
 // ActionNames lists the names of every bindable action (the config file's keys).
 func ActionNames() []string { return append([]string(nil), actionNames...) }
 
 // Binding returns the binding of the named action, or nil for an unknown name.
 func (k *KeyMap) Binding(action string) *key.Binding {
-	switch action {
-	case "up":
-		return &k.Up
-	case "down":
-		return &k.Down
-	case "page_up":
-		return &k.PageUp
-	case "page_down":
-		return &k.PageDown
-	case "top":
-		return &k.Top
-	case "bottom":
-		return &k.Bottom
-	case "next_pane":
-		return &k.NextPane
-	case "prev_pane":
-		return &k.PrevPane
-	case "tasks":
-		return &k.Tasks
-	case "runs":
-		return &k.Runs
-	case "approvals":
-		return &k.Approvals
-	case "jobs":
-		return &k.Jobs
-	case "alerts":
-		return &k.Alerts
-	case "detail":
-		return &k.Detail
-	case "info":
-		return &k.Info
-	case "log":
-		return &k.Log
-	case "filter":
-		return &k.Filter
-	case "sort":
-		return &k.Sort
-	case "back":
-		return &k.Back
-	case "approve":
-		return &k.Approve
-	case "deny":
-		return &k.Deny
-	case "cancel":
-		return &k.Cancel
-	case "kill":
-		return &k.Kill
-	case "reap":
-		return &k.Reap
-	case "maintenance":
-		return &k.Maintenance
-	case "ack":
-		return &k.Ack
-	case "ack_all":
-		return &k.AckAll
-	case "confirm":
-		return &k.Confirm
-	case "left":
-		return &k.Left
-	case "right":
-		return &k.Right
-	case "help":
-		return &k.Help
-	case "quit":
-		return &k.Quit
+	for _, a := range keyActions {
+		if a.name == action {
+			return a.of(k)
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/tui/logview"
 )
 
@@ -47,4 +48,65 @@ func (p *logPane) Closes(k tea.KeyPressMsg) bool { return key.Matches(k, p.m.Key
 // jobEndedMsg tells the log view where the job ended.
 func jobEndedMsg(r *jobRow) tea.Msg {
 	return logview.JobEndedMsg{Status: r.status, ExitCode: r.exitCode, At: r.completed.Time(), CaptureError: r.captureErr}
+}
+
+// jobEnded tells an open log view that its job reached a terminal status,
+// so it marks where the job ended.
+func (m *Model) jobEnded() tea.Cmd {
+	if m.logv == nil || m.logEnded {
+		return nil
+	}
+	s, ok := m.jobs.ids[m.logJob]
+	if !ok {
+		return nil
+	}
+	r := m.jobs.rows[s]
+	if r.status.Active() {
+		return nil
+	}
+	m.logEnded = true
+	var cmd tea.Cmd
+	m.logv, cmd = m.logv.Update(jobEndedMsg(&r))
+	return cmd
+}
+
+func (m *Model) openLog(t Target) tea.Cmd {
+	if t.Kind != feed.KindJob {
+		return nil
+	}
+	if t.LogPath == "" {
+		m.setStatus("job "+t.Short+" has no log file", lvlWarn)
+		return nil
+	}
+	m.closeLog()
+	m.logv = m.newLog(t)
+	m.logJob = t.ID
+	m.logEnded = false
+	m.detail = nil
+	m.resize()
+	return tea.Batch(m.logv.Init(), m.jobEnded())
+}
+
+func (m *Model) closeLog() {
+	if m.logv != nil {
+		m.logv.Close()
+		m.logv = nil
+		m.logJob = ""
+	}
+}
+
+func (m *Model) newLog(t Target) LogComponent {
+	if m.opts.LogView != nil {
+		return m.opts.LogView(m.ctx, t)
+	}
+	return newLogPane(m.ctx, t)
+}
+
+// logCloses reports whether k closes the log view (its own close keys).
+func (m *Model) logCloses(k tea.KeyPressMsg) bool {
+	type closer interface{ Closes(tea.KeyPressMsg) bool }
+	if c, ok := m.logv.(closer); ok {
+		return c.Closes(k)
+	}
+	return key.Matches(k, m.ctx.Keys.Back, m.ctx.Keys.Quit)
 }

@@ -44,3 +44,10 @@ func (m *Model) whoHint() string {
 	}
 	return hint
 }
+
+func (m *Model) setStatus(text string, lvl level) {
+	m.status = statusLine{text: text, lvl: lvl, at: m.ctx.now()}
+}
+
+// StatusText is the status line's text (tests and the e2e harness).
+func (m *Model) StatusText() string { return m.status.text }

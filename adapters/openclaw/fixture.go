@@ -83,41 +83,13 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 			return err
 		}
 	}
-	// Lost tasks are kept 24 h, so a registry holds about a day of them:
-	// one row in a hundred, ended within the last ~17 h.
-	statuses := []string{"succeeded", "succeeded", "succeeded", "failed", "timed_out", "cancelled"}
-	runtimes := []string{"subagent", "cli", "cron", "acp"}
-	const day = 24 * 60 * 60_000
 	for i := 0; i < spec.Terminal; i++ {
-		st := statuses[i%len(statuses)]
-		if i%100 == 99 {
-			st = "lost"
-		}
-		ended := now - 60_000 - int64(i)*(6*day/int64(max(spec.Terminal, 1)))
-		ret := int64(RetentionMs)
-		if st == "lost" {
-			ret = LostRetentionMs
-			ended = now - 60_000 - int64(i%1000)*60_000 // lost rows: the last ~16 h
-		}
-		r := fixtureTask{id: fmt.Sprintf("task-%08d", i), runtime: runtimes[i%len(runtimes)], kind: "agent",
-			run: fmt.Sprintf("run-%08d", i), child: fmt.Sprintf("agent:main:subagent:%08d", i), label: fmt.Sprintf("job %d", i),
-			task: "summarise the build log and report regressions", status: st, delivery: "delivered", notify: "done_only",
-			created: ended - 120_000, started: ended - 110_000, ended: ended, lastEvent: ended, cleanup: ended + ret,
-			summary: "done", outcome: st}
-		if st == "lost" {
-			r.err = "backing session missing"
-		}
-		if err := put(r); err != nil {
+		if err := put(terminalTask(i, spec.Terminal, now)); err != nil {
 			return err
 		}
 	}
 	for i := 0; i < spec.Orphans; i++ {
-		at := now - 60*60_000 - int64(i)
-		r := fixtureTask{id: fmt.Sprintf("orphan-%06d", i), runtime: "subagent", kind: "agent",
-			run: fmt.Sprintf("orun-%06d", i), child: fmt.Sprintf("agent:main:subagent:gone-%06d", i), label: "orphan",
-			task: "research task whose gateway restarted", status: "running", delivery: "pending", notify: "done_only",
-			created: at - 60_000, started: at - 50_000, lastEvent: at, progress: "reading sources"}
-		if err := put(r); err != nil {
+		if err := put(orphanTask(i, now)); err != nil {
 			return err
 		}
 	}
@@ -138,6 +110,46 @@ func WriteFixture(ctx context.Context, path string, spec FixtureSpec) error {
 		}
 	}
 	return db.Close()
+}
+
+// terminalTask is the i-th of n ended tasks of a fixture written at now (Unix
+// ms): statuses and runtimes in turn, ended over the last 6 days, newest
+// first. Lost tasks are kept 24 h, so a registry holds about a day of them:
+// one row in a hundred is lost, ended within the last ~17 h.
+func terminalTask(i, n int, now int64) fixtureTask {
+	statuses := [...]string{"succeeded", "succeeded", "succeeded", "failed", "timed_out", "cancelled"}
+	runtimes := [...]string{"subagent", "cli", "cron", "acp"}
+	const day = 24 * 60 * 60_000
+	st := statuses[i%len(statuses)]
+	if i%100 == 99 {
+		st = "lost"
+	}
+	ended := now - 60_000 - int64(i)*(6*day/int64(max(n, 1)))
+	ret := int64(RetentionMs)
+	if st == "lost" {
+		ret = LostRetentionMs
+		ended = now - 60_000 - int64(i%1000)*60_000 // lost rows: the last ~16 h
+	}
+	r := fixtureTask{id: fmt.Sprintf("task-%08d", i), runtime: runtimes[i%len(runtimes)], kind: "agent",
+		run: fmt.Sprintf("run-%08d", i), child: fmt.Sprintf("agent:main:subagent:%08d", i), label: fmt.Sprintf("job %d", i),
+		task: "summarise the build log and report regressions", status: st, delivery: "delivered", notify: "done_only",
+		created: ended - 120_000, started: ended - 110_000, ended: ended, lastEvent: ended, cleanup: ended + ret,
+		summary: "done", outcome: st}
+	if st == "lost" {
+		r.err = "backing session missing"
+	}
+	return r
+}
+
+// orphanTask is the i-th orphan of a fixture written at now (Unix ms): a
+// subagent task still running whose child session is gone, last heard of an
+// hour ago.
+func orphanTask(i int, now int64) fixtureTask {
+	at := now - 60*60_000 - int64(i)
+	return fixtureTask{id: fmt.Sprintf("orphan-%06d", i), runtime: "subagent", kind: "agent",
+		run: fmt.Sprintf("orun-%06d", i), child: fmt.Sprintf("agent:main:subagent:gone-%06d", i), label: "orphan",
+		task: "research task whose gateway restarted", status: "running", delivery: "pending", notify: "done_only",
+		created: at - 60_000, started: at - 50_000, lastEvent: at, progress: "reading sources"}
 }
 
 // WriteAgentSessions creates the agent's session database with the

@@ -131,64 +131,134 @@ func (d *DB) eachFlow(ctx context.Context, tx *sql.Tx, fn func(*Flow, []linkedTa
 	return nil
 }
 
-// auditFlows is task-flow-registry.audit.ts listTaskFlowAuditFindings.
+// auditFlows is task-flow-registry.audit.ts listTaskFlowAuditFindings: the
+// findings of every flow, in flow order, each flow's in the order of the
+// checks below. now is in Unix milliseconds.
 func (d *DB) auditFlows(ctx context.Context, tx *sql.Tx, now int64) ([]Finding, error) {
 	var out []Finding
 	err := d.eachFlow(ctx, tx, func(f *Flow, linked []linkedTask) error {
-		age := max(0, now-f.UpdatedAt)
-		add := func(code, sev, detail string, ageMs *int64) {
-			out = append(out, Finding{Code: code, Severity: sev, Source: "openclaw", Entity: EntityFlow, ID: f.ID,
-				Status: f.Status, AgeMs: ageMs, Detail: detail, CreatedAt: f.CreatedAt})
-		}
-		ageP := func(a int64) *int64 { return &a }
-		hasActive := false
-		for _, t := range linked {
-			hasActive = hasActive || t.pending()
-		}
-		if f.Status == "running" && age >= FlowStaleMs {
-			add("stale_running", SevError, "running TaskFlow has not advanced recently", ageP(age))
-		}
-		if f.Status == "waiting" && age >= FlowStaleMs {
-			add("stale_waiting", SevWarn, "waiting TaskFlow has not advanced recently", ageP(age))
-		}
-		if f.Status == "blocked" && !f.EndedAt.Valid && age >= FlowStaleMs {
-			add("stale_blocked", SevWarn, "blocked TaskFlow has not advanced recently", ageP(age))
-		}
-		if f.CancelRequestedAt.Valid && f.Status != "cancelled" && f.Status != "failed" && f.Status != "succeeded" &&
-			f.Status != "lost" && !hasActive && now-f.CancelRequestedAt.Int64 >= FlowCancelStuckMs {
-			add("cancel_stuck", SevWarn, "cancel-requested TaskFlow has no active child tasks but is still nonterminal",
-				ageP(max(0, now-f.CancelRequestedAt.Int64)))
-		}
-		blocking := strings.TrimSpace(f.BlockedTaskID) != "" || strings.TrimSpace(f.BlockedSummary) != "" || f.HasWait
-		if f.SyncMode == "managed" && (f.Status == "running" || f.Status == "waiting" || f.Status == "blocked") &&
-			age >= FlowStaleMs && len(linked) == 0 && !blocking {
-			sev := SevWarn
-			if f.Status == "running" {
-				sev = SevError
-			}
-			add("missing_linked_tasks", sev, "managed TaskFlow has no linked tasks or wait state", ageP(age))
-		}
-		if bt := strings.TrimSpace(f.BlockedTaskID); !f.EndedAt.Valid && bt != "" {
-			found := false
-			for _, t := range linked {
-				found = found || t.ID == bt
-			}
-			if !found {
-				add("blocked_task_missing", SevWarn, "blocked TaskFlow points at missing task "+bt, ageP(age))
-			}
-		}
-		ended := f.EndedAt.Valid && f.EndedAt.Int64 != 0
-		switch {
-		case f.UpdatedAt < f.CreatedAt:
-			add("inconsistent_timestamps", SevWarn, "updatedAt is earlier than createdAt", nil)
-		case ended && f.EndedAt.Int64 < f.CreatedAt:
-			add("inconsistent_timestamps", SevWarn, "endedAt is earlier than createdAt", nil)
-		case ended && f.EndedAt.Int64 < f.UpdatedAt:
-			add("inconsistent_timestamps", SevWarn, "endedAt is earlier than updatedAt", nil)
-		}
+		a := flowAudit{f: f, linked: linked, now: now, age: max(0, now-f.UpdatedAt), out: out}
+		a.stale()
+		a.cancelStuck()
+		a.missingLinkedTasks()
+		a.blockedTaskMissing()
+		a.timestamps()
+		out = a.out
 		return nil
 	})
 	return out, err
+}
+
+// flowAudit is the audit of one flow f with its linked tasks at now (Unix
+// ms); age is how long since f last advanced, in ms (0 if updated in the
+// future). Each check appends its findings to out.
+type flowAudit struct {
+	f      *Flow
+	linked []linkedTask
+	now    int64
+	age    int64
+	out    []Finding
+}
+
+// add appends a finding about the flow; ageMs is nil for a finding without an
+// age (inconsistent timestamps).
+func (a *flowAudit) add(code, sev, detail string, ageMs *int64) {
+	f := a.f
+	a.out = append(a.out, Finding{Code: code, Severity: sev, Source: "openclaw", Entity: EntityFlow, ID: f.ID,
+		Status: f.Status, AgeMs: ageMs, Detail: detail, CreatedAt: f.CreatedAt})
+}
+
+// ageP returns a pointer to a copy of ms, for Finding.AgeMs.
+func ageP(ms int64) *int64 { return &ms }
+
+// stale: a running (error), waiting or blocked and not ended (warnings) flow
+// that has not advanced for FlowStaleMs.
+func (a *flowAudit) stale() {
+	f := a.f
+	if a.age < FlowStaleMs {
+		return
+	}
+	switch {
+	case f.Status == "running":
+		a.add("stale_running", SevError, "running TaskFlow has not advanced recently", ageP(a.age))
+	case f.Status == "waiting":
+		a.add("stale_waiting", SevWarn, "waiting TaskFlow has not advanced recently", ageP(a.age))
+	case f.Status == "blocked" && !f.EndedAt.Valid:
+		a.add("stale_blocked", SevWarn, "blocked TaskFlow has not advanced recently", ageP(a.age))
+	}
+}
+
+// cancelStuck: a flow whose cancel was requested FlowCancelStuckMs ago or
+// more, still not cancelled, failed, succeeded or lost, with no pending
+// linked task. Its age is counted from the request.
+func (a *flowAudit) cancelStuck() {
+	f := a.f
+	if !f.CancelRequestedAt.Valid || a.now-f.CancelRequestedAt.Int64 < FlowCancelStuckMs {
+		return
+	}
+	switch f.Status {
+	case "cancelled", "failed", "succeeded", "lost":
+		return
+	}
+	for _, t := range a.linked {
+		if t.pending() {
+			return
+		}
+	}
+	a.add("cancel_stuck", SevWarn, "cancel-requested TaskFlow has no active child tasks but is still nonterminal",
+		ageP(max(0, a.now-f.CancelRequestedAt.Int64)))
+}
+
+// missingLinkedTasks: a managed running, waiting or blocked flow, stale, with
+// no linked task and nothing it waits on (a blocked task or summary, a wait);
+// an error when running, else a warning.
+func (a *flowAudit) missingLinkedTasks() {
+	f := a.f
+	if f.SyncMode != "managed" || a.age < FlowStaleMs || len(a.linked) != 0 {
+		return
+	}
+	if f.Status != "running" && f.Status != "waiting" && f.Status != "blocked" {
+		return
+	}
+	if strings.TrimSpace(f.BlockedTaskID) != "" || strings.TrimSpace(f.BlockedSummary) != "" || f.HasWait {
+		return
+	}
+	sev := SevWarn
+	if f.Status == "running" {
+		sev = SevError
+	}
+	a.add("missing_linked_tasks", sev, "managed TaskFlow has no linked tasks or wait state", ageP(a.age))
+}
+
+// blockedTaskMissing: a flow not ended that is blocked on a task none of its
+// linked tasks is.
+func (a *flowAudit) blockedTaskMissing() {
+	bt := strings.TrimSpace(a.f.BlockedTaskID)
+	if a.f.EndedAt.Valid || bt == "" {
+		return
+	}
+	for _, t := range a.linked {
+		if t.ID == bt {
+			return
+		}
+	}
+	a.add("blocked_task_missing", SevWarn, "blocked TaskFlow points at missing task "+bt, ageP(a.age))
+}
+
+// timestamps: at most one inconsistent_timestamps finding, the first of
+// updatedAt before createdAt, endedAt before createdAt, endedAt before
+// updatedAt (an endedAt of 0 counts as none).
+func (a *flowAudit) timestamps() {
+	f := a.f
+	ended := f.EndedAt.Valid && f.EndedAt.Int64 != 0
+	switch {
+	case f.UpdatedAt < f.CreatedAt:
+		a.add("inconsistent_timestamps", SevWarn, "updatedAt is earlier than createdAt", nil)
+	case ended && f.EndedAt.Int64 < f.CreatedAt:
+		a.add("inconsistent_timestamps", SevWarn, "endedAt is earlier than createdAt", nil)
+	case ended && f.EndedAt.Int64 < f.UpdatedAt:
+		a.add("inconsistent_timestamps", SevWarn, "endedAt is earlier than updatedAt", nil)
+	}
 }
 
 // previewFlows is maintenance.ts previewTaskFlowRegistryMaintenance over

@@ -189,6 +189,12 @@ func printDemoStop(w io.Writer, rep demo.StopReport) {
 	}
 }
 
+// runDemo is "clawpit demo": a simulated runtime (demo.Sim) writing to a
+// registry (a fresh temporary one unless --db names one), shown in the
+// console or, headless, logged with the embedded sweeper's actions, until
+// the operator quits, a signal or --duration; then every demo process is
+// stopped and the temporary directory removed (kept with --keep). A demo
+// process that survives the shutdown is an error.
 func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	if err := checkDemoOptions(o); err != nil {
 		return err
@@ -207,19 +213,7 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	if err != nil {
 		return err
 	}
-	removeDir := func() {
-		a.close()
-		a.db, a.reg = nil, nil
-		if !tempDir {
-			return
-		}
-		if o.keep {
-			fmt.Fprintf(a.stderr, "demo: kept %s (registry %s)\n", dir, sweepAbs(a.dbPath))
-			return
-		}
-		os.RemoveAll(dir)
-	}
-
+	removeDir := func() { a.closeDemoDir(dir, tempDir, o.keep) }
 	reg, err := a.registryCreate(ctx)
 	if err != nil {
 		removeDir()
@@ -227,24 +221,8 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	}
 	exeName, cleanupExe := demoExecutable(dir, tempDir)
 	defer cleanupExe()
-	var jopts core.JobsOptions
-	if env := demo.OwnerEnv(); env != "" {
-		jopts.SupervisorEnv = append(jopts.SupervisorEnv, env)
-	}
-	jobs := core.NewJobs(reg, jopts)
-	reg.SetJobController(jobs)
-
-	// The activity log: stdout when headless, else demo.log beside the
-	// registry (the console owns the terminal).
-	logw := a.stdout
-	var logFile *os.File
-	if !o.headless {
-		if f, err := os.OpenFile(filepath.Join(dir, "demo.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
-			logFile, logw = f, f
-		} else {
-			logw = nil
-		}
-	}
+	jobs := demoJobs(reg)
+	logw, logFile := a.demoActivityLog(o.headless, dir)
 	sim, err := demo.New(demo.Config{
 		Registry: reg, Jobs: jobs, Cwd: dir, Seed: o.seed, Log: logw, BuildDuration: o.buildDuration, Exe: exeName,
 	})
@@ -257,40 +235,8 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 			sweepAbs(a.dbPath), o.seed, set.sweepInterval, set.th.Grace)
 	}
 
-	runCtx, stopRun := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	startErr := sim.Start(runCtx)
-	if startErr == nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sim.Run(runCtx, 0)
-		}()
-		if o.headless {
-			fmt.Fprintf(a.stdout, "dev server: http://127.0.0.1:%d  jobs: %s\n", sim.DevServerPort(), jobs.Dir())
-			err = runDemoHeadless(ctx, a, o, set, reg, jobs)
-		} else {
-			setDemoConsoleFlags(cmd, a)
-			// The console runs on the signal context: SIGHUP (the terminal
-			// closed, SSH dropped) or SIGTERM stops it like `q`, and the
-			// cleanup below runs. On cmd's own context it would keep running
-			// on a dead terminal, the demo's processes with it.
-			cmd.SetContext(ctx)
-			err = runConsole(cmd, a)
-		}
-	}
-	stopRun()
-	wg.Wait()
-
-	// Stop on a fresh context: the command's may already be cancelled.
-	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	rep := sim.Stop(stopCtx)
-	if o.headless {
-		if sum, serr := demo.Summarise(stopCtx, reg, jobs); serr == nil {
-			fmt.Fprint(a.stdout, "\nfinal state:\n"+sum.String())
-		}
-	}
+	startErr, err := a.runDemoSim(ctx, cmd, o, set, sim, reg, jobs)
+	rep := a.stopDemo(o.headless, sim, reg, jobs)
 	if logFile != nil {
 		logFile.Close()
 	}
@@ -303,6 +249,98 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 		err = fmt.Errorf("%s survived the shutdown", count(len(rep.Leftovers), "demo process", "demo processes"))
 	}
 	return err
+}
+
+// closeDemoDir closes the demo's registry and removes its directory when
+// the demo made it (tempDir), unless keep: then it says where it is.
+func (a *app) closeDemoDir(dir string, tempDir, keep bool) {
+	a.close()
+	a.db, a.reg = nil, nil
+	if !tempDir {
+		return
+	}
+	if keep {
+		fmt.Fprintf(a.stderr, "demo: kept %s (registry %s)\n", dir, sweepAbs(a.dbPath))
+		return
+	}
+	os.RemoveAll(dir)
+}
+
+// demoJobs is the demo's job supervisor on reg; its supervisors carry the
+// demo's owner mark in their environment (demo.OwnerEnv), so a leftover
+// demo process can be told apart.
+func demoJobs(reg *core.Registry) *core.Jobs {
+	var jopts core.JobsOptions
+	if env := demo.OwnerEnv(); env != "" {
+		jopts.SupervisorEnv = append(jopts.SupervisorEnv, env)
+	}
+	jobs := core.NewJobs(reg, jopts)
+	reg.SetJobController(jobs)
+	return jobs
+}
+
+// demoActivityLog is where the simulation logs what it does: stdout when
+// headless, else demo.log in dir (the console owns the terminal), returned
+// as the file too, for the caller to close; nil, nil when that file cannot
+// be opened (no activity log).
+func (a *app) demoActivityLog(headless bool, dir string) (io.Writer, *os.File) {
+	if headless {
+		return a.stdout, nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "demo.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, nil
+	}
+	return f, f
+}
+
+// runDemoSim starts the simulation and runs it beside the console (or,
+// headless, the embedded sweeper) until that ends; it returns the error of
+// starting the simulation (then nothing ran) and the console's or headless
+// run's error.
+func (a *app) runDemoSim(ctx context.Context, cmd *cobra.Command, o *demoOptions, set sweepSettings, sim *demo.Sim,
+	reg *core.Registry, jobs *core.Jobs) (startErr, err error) {
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	if startErr = sim.Start(runCtx); startErr != nil {
+		return startErr, nil
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sim.Run(runCtx, 0)
+	}()
+	if o.headless {
+		fmt.Fprintf(a.stdout, "dev server: http://127.0.0.1:%d  jobs: %s\n", sim.DevServerPort(), jobs.Dir())
+		err = runDemoHeadless(ctx, a, o, set, reg, jobs)
+	} else {
+		setDemoConsoleFlags(cmd, a)
+		// The console runs on the signal context: SIGHUP (the terminal
+		// closed, SSH dropped) or SIGTERM stops it like `q`, and the
+		// cleanup below runs. On cmd's own context it would keep running
+		// on a dead terminal, the demo's processes with it.
+		cmd.SetContext(ctx)
+		err = runConsole(cmd, a)
+	}
+	stopRun()
+	wg.Wait()
+	return nil, err
+}
+
+// stopDemo stops every demo process (within 30 s, on a fresh context: the
+// command's may already be cancelled) and, headless, prints the registry's
+// final state.
+func (a *app) stopDemo(headless bool, sim *demo.Sim, reg *core.Registry, jobs *core.Jobs) demo.StopReport {
+	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rep := sim.Stop(stopCtx)
+	if headless {
+		if sum, serr := demo.Summarise(stopCtx, reg, jobs); serr == nil {
+			fmt.Fprint(a.stdout, "\nfinal state:\n"+sum.String())
+		}
+	}
+	return rep
 }
 
 // demoExecutable makes the demo's jobs read as the user would type them —

@@ -74,14 +74,22 @@ func resolveSettings(p string) (string, error) {
 	return filepath.Abs(p)
 }
 
+// hooksInstallOpts are the options of "hooks install": the settings file
+// (empty: ~/.claude/settings.json), the gated hook's timeout, gate and
+// --on-failure mode (auto, block or continue), a run's inactivity timeout,
+// --gate-on (added by withAgent) and the command line to suggest again.
+type hooksInstallOpts struct {
+	settings   string
+	timeout    time.Duration
+	gate       string
+	inactivity time.Duration
+	onFailure  string
+	gateOn     string
+	rerun      string
+}
+
 func hooksInstallCmd(a *app) *cobra.Command {
-	var (
-		settings   string
-		timeout    time.Duration
-		gate       string
-		inactivity time.Duration
-		onFailure  string
-	)
+	var o hooksInstallOpts
 	c := &cobra.Command{
 		Use:   "install",
 		Short: "Merge clawpit's hooks into a Claude Code settings file",
@@ -101,103 +109,150 @@ PATH is 2.1.295 or later. Older Claude Code rejects the whole settings file
 when it holds the onFailure key.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if onFailure != "auto" && onFailure != "block" && onFailure != "continue" {
-				return usageError{fmt.Errorf("--on-failure %q: want auto, block or continue", onFailure)}
-			}
-			// Claude Code's hook timeout is written from these: refused
-			// before anything is written (claude.MaxApprovalTimeout).
-			if err := claude.CheckApprovalTimeout("--approval-timeout", timeout); err != nil {
-				return err
-			}
-			if err := claude.CheckRunInactivity("--run-inactivity", inactivity); err != nil {
-				return err
-			}
-			if _, err := regexp.Compile(orDefault(gate, claude.DefaultGate)); err != nil {
-				return usageError{fmt.Errorf("--gate %q is not a valid regular expression: %w", gate, err)}
-			}
-			path, err := resolveSettings(settings)
-			if err != nil {
-				return err
-			}
-			// A settings file install would refuse (not a JSON object) is
-			// refused before the registry is created: bad input writes nothing.
-			if _, err := claude.Status(path); err != nil {
-				return err
-			}
-			bin, err := os.Executable()
-			if err != nil {
-				return fmt.Errorf("find the clawpit binary: %w", err)
-			}
-			if bin, err = filepath.EvalSymlinks(bin); err != nil {
-				return fmt.Errorf("find the clawpit binary: %w", err)
-			}
-			if strings.Contains(bin, string(filepath.Separator)+"go-build") {
-				fmt.Fprintf(a.stderr, "clawpit: warning: %s is a temporary 'go run' build that will disappear; install a built binary (go build -tags sqlite_fts5 -o ~/.local/bin/clawpit .) and run install from it\n", bin)
-			}
-			db, hadPassword, err := hookRegistry(a.resolvedDBPath())
-			if err != nil {
-				return err
-			}
-			// Open once so the registry exists, with its directory, before
-			// the first hook runs.
-			if _, err := a.registryCreate(cmd.Context()); err != nil {
-				return err
-			}
-			installed, err := claude.Status(path)
-			if err != nil {
-				return err
-			}
-			current := ""
-			for _, h := range installed {
-				if h.Event == claude.EventPreToolUse || h.Event == claude.EventPermissionRequest { // the gated hook of either --gate-on
-					current = h.OnFailure
-				}
-			}
-			of, warning := resolveOnFailure(cmd.Context(), onFailure, current, rerunLine(cmd))
-			gateOn, _ := cmd.Flags().GetString("gate-on") // added by withAgent
-			ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: timeout, Gate: gate,
-				RunInactivity: inactivity, OnFailure: of, GateOn: gateOn})
-			if err != nil {
-				return err
-			}
-			if warning != "" {
-				fmt.Fprintln(a.stderr, "clawpit: warning: "+warning)
-			}
-			if hadPassword && ch.Changed {
-				fmt.Fprintln(a.stderr, "clawpit: warning: "+passwordNote(path))
-			}
-			if a.jsonOut {
-				reason := ""
-				if !ch.Changed {
-					reason = "already installed"
-				}
-				return a.printJSON(mutationJSON(core.Result{Applied: ch.Changed, Reason: reason}, "hooks", struct {
-					claude.Change
-					OnFailure string `json:"on_failure,omitempty"`
-				}{ch, of}))
-			}
-			if !ch.Changed {
-				fmt.Fprintf(a.stdout, "clawpit hooks already installed in %s\n", path)
-				return nil
-			}
-			fmt.Fprintf(a.stdout, "Installed clawpit hooks in %s (registry %s; tool calls matching %q wait up to %s for a decision).\n",
-				path, db, orDefault(gate, claude.DefaultGate), claude.FormatDuration(timeout))
-			if ch.Backup != "" {
-				fmt.Fprintf(a.stdout, "Previous settings kept as %s.\n", ch.Backup)
-			}
-			if of == claude.OnFailureBlock {
-				fmt.Fprintln(a.stdout, "If the gated hook cannot answer (binary moved, hook killed or timed out), Claude Code blocks the tool call.")
-			}
-			fmt.Fprintln(a.stdout, "New Claude Code sessions report to clawpit; approve or deny their tool calls in the console's Approvals pane.")
-			return nil
+			o.gateOn, _ = cmd.Flags().GetString("gate-on") // added by withAgent
+			o.rerun = rerunLine(cmd)
+			return runHooksInstall(cmd.Context(), a, o)
 		},
 	}
-	settingsFlag(c, &settings)
-	c.Flags().DurationVar(&timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long (at most 576h: Claude Code's hook timer holds about 24.8 days)")
-	c.Flags().StringVar(&gate, "gate", claude.DefaultGate, "regular expression of the tool names that wait for approval")
-	c.Flags().DurationVar(&inactivity, "run-inactivity", claude.DefaultRunInactivity, "end a sub-agent's run as timed out after this long without a tool call (paused while it waits for approval)")
-	c.Flags().StringVar(&onFailure, "on-failure", "auto", "when the gated hook cannot answer: block the tool call (block), let it through (continue), or block if the claude on PATH supports it (auto)")
+	settingsFlag(c, &o.settings)
+	c.Flags().DurationVar(&o.timeout, "approval-timeout", claude.DefaultApprovalTimeout, "deny a gated tool call when no operator decides within this long (at most 576h: Claude Code's hook timer holds about 24.8 days)")
+	c.Flags().StringVar(&o.gate, "gate", claude.DefaultGate, "regular expression of the tool names that wait for approval")
+	c.Flags().DurationVar(&o.inactivity, "run-inactivity", claude.DefaultRunInactivity, "end a sub-agent's run as timed out after this long without a tool call (paused while it waits for approval)")
+	c.Flags().StringVar(&o.onFailure, "on-failure", "auto", "when the gated hook cannot answer: block the tool call (block), let it through (continue), or block if the claude on PATH supports it (auto)")
 	return c
+}
+
+// runHooksInstall checks every value and the settings file before anything
+// is written (bad input creates no registry), creates the registry, merges
+// the hooks into the settings file and says what it did.
+func runHooksInstall(ctx context.Context, a *app, o hooksInstallOpts) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	path, err := resolveSettings(o.settings)
+	if err != nil {
+		return err
+	}
+	// A settings file install would refuse (not a JSON object) is
+	// refused before the registry is created: bad input writes nothing.
+	if _, err := claude.Status(path); err != nil {
+		return err
+	}
+	bin, err := hookBinary(a.stderr)
+	if err != nil {
+		return err
+	}
+	db, hadPassword, err := hookRegistry(a.resolvedDBPath())
+	if err != nil {
+		return err
+	}
+	// Open once so the registry exists, with its directory, before
+	// the first hook runs.
+	if _, err := a.registryCreate(ctx); err != nil {
+		return err
+	}
+	current, err := installedOnFailure(path)
+	if err != nil {
+		return err
+	}
+	of, warning := resolveOnFailure(ctx, o.onFailure, current, o.rerun)
+	ch, err := claude.Install(claude.InstallOptions{Settings: path, Binary: bin, DB: db, ApprovalTimeout: o.timeout, Gate: o.gate,
+		RunInactivity: o.inactivity, OnFailure: of, GateOn: o.gateOn})
+	if err != nil {
+		return err
+	}
+	if warning != "" {
+		fmt.Fprintln(a.stderr, "clawpit: warning: "+warning)
+	}
+	if hadPassword && ch.Changed {
+		fmt.Fprintln(a.stderr, "clawpit: warning: "+passwordNote(path))
+	}
+	return a.printHooksInstalled(o, path, db, of, ch)
+}
+
+// check refuses (usage errors) an unknown --on-failure mode, a hook timeout
+// Claude Code cannot hold (claude.MaxApprovalTimeout), a bad run inactivity
+// and a --gate that is no regular expression.
+func (o hooksInstallOpts) check() error {
+	if o.onFailure != "auto" && o.onFailure != "block" && o.onFailure != "continue" {
+		return usageError{fmt.Errorf("--on-failure %q: want auto, block or continue", o.onFailure)}
+	}
+	// Claude Code's hook timeout is written from these: refused
+	// before anything is written (claude.MaxApprovalTimeout).
+	if err := claude.CheckApprovalTimeout("--approval-timeout", o.timeout); err != nil {
+		return err
+	}
+	if err := claude.CheckRunInactivity("--run-inactivity", o.inactivity); err != nil {
+		return err
+	}
+	if _, err := regexp.Compile(orDefault(o.gate, claude.DefaultGate)); err != nil {
+		return usageError{fmt.Errorf("--gate %q is not a valid regular expression: %w", o.gate, err)}
+	}
+	return nil
+}
+
+// hookBinary is the absolute path, symlinks resolved, of the running
+// binary, which the hooks run. A temporary "go run" build draws a warning
+// on stderr: it disappears.
+func hookBinary(stderr io.Writer) (string, error) {
+	bin, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the clawpit binary: %w", err)
+	}
+	if bin, err = filepath.EvalSymlinks(bin); err != nil {
+		return "", fmt.Errorf("find the clawpit binary: %w", err)
+	}
+	if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+		fmt.Fprintf(stderr, "clawpit: warning: %s is a temporary 'go run' build that will disappear; install a built binary (go build -tags sqlite_fts5 -o ~/.local/bin/clawpit .) and run install from it\n", bin)
+	}
+	return bin, nil
+}
+
+// installedOnFailure is the onFailure of the gated hook (of either --gate-on)
+// installed in the settings file at path, "" when none is.
+func installedOnFailure(path string) (string, error) {
+	installed, err := claude.Status(path)
+	if err != nil {
+		return "", err
+	}
+	current := ""
+	for _, h := range installed {
+		if h.Event == claude.EventPreToolUse || h.Event == claude.EventPermissionRequest { // the gated hook of either --gate-on
+			current = h.OnFailure
+		}
+	}
+	return current, nil
+}
+
+// printHooksInstalled says what install did: the change as JSON (applied
+// false, "already installed", when nothing changed), or a few lines of text:
+// where, the registry, the gate and its timeout, the backup, what a failed
+// gated hook does and where to decide.
+func (a *app) printHooksInstalled(o hooksInstallOpts, path, db, of string, ch claude.Change) error {
+	if a.jsonOut {
+		reason := ""
+		if !ch.Changed {
+			reason = "already installed"
+		}
+		return a.printJSON(mutationJSON(core.Result{Applied: ch.Changed, Reason: reason}, "hooks", struct {
+			claude.Change
+			OnFailure string `json:"on_failure,omitempty"`
+		}{ch, of}))
+	}
+	if !ch.Changed {
+		fmt.Fprintf(a.stdout, "clawpit hooks already installed in %s\n", path)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "Installed clawpit hooks in %s (registry %s; tool calls matching %q wait up to %s for a decision).\n",
+		path, db, orDefault(o.gate, claude.DefaultGate), claude.FormatDuration(o.timeout))
+	if ch.Backup != "" {
+		fmt.Fprintf(a.stdout, "Previous settings kept as %s.\n", ch.Backup)
+	}
+	if of == claude.OnFailureBlock {
+		fmt.Fprintln(a.stdout, "If the gated hook cannot answer (binary moved, hook killed or timed out), Claude Code blocks the tool call.")
+	}
+	fmt.Fprintln(a.stdout, "New Claude Code sessions report to clawpit; approve or deny their tool calls in the console's Approvals pane.")
+	return nil
 }
 
 // resolveOnFailure turns --on-failure (auto, block or continue) into the

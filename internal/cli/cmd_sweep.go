@@ -288,6 +288,11 @@ config file and the --budget-* flags set the registry's budgets at start
 	return c
 }
 
+// runDaemon is "clawpit daemon": it checks the thresholds and budgets
+// (bad input: before the registry is opened), opens the registry (waiting
+// for a registry server out of reach), publishes the budgets, starts the
+// notifier, then sweeps and runs the watchdog at their intervals until ctx
+// ends, finishing the work in progress first.
 func runDaemon(cmd *cobra.Command, a *app) error {
 	set, err := a.sweepThresholds(cmd)
 	if err != nil {
@@ -296,27 +301,11 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	if _, _, err := a.budgetSpec(cmd.Flags(), "budget-"); err != nil {
 		return err // bad input: before the registry is opened
 	}
-	var h slog.Handler = slog.NewTextHandler(a.stderr, nil)
-	if a.jsonOut {
-		h = slog.NewJSONHandler(termtext.JSONWriter(a.stderr), nil)
-	}
-	log := slog.New(h)
+	log := a.daemonLogger()
 	ctx := cmd.Context()
-	reg, jobs, err := a.openHeadless(ctx, set)
-	// A registry server out of reach (PostgreSQL) is waited for, with
-	// backoff from 1 s to 30 s, logging each attempt: the daemon outlives
-	// the database's restarts. Anything else stops it at once.
-	for wait := time.Second; err != nil && errors.Is(err, core.ErrUnavailable); wait = min(2*wait, 30*time.Second) {
-		log.Error("registry unreachable, retrying", "db", sweepAbs(a.resolvedDBPath()), "in", wait.String(), "err", err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(wait):
-		}
-		reg, jobs, err = a.openHeadless(ctx, set)
-	}
-	if err != nil {
-		return err
+	reg, jobs, err := a.openHeadlessWaiting(ctx, set, log)
+	if err != nil || reg == nil {
+		return err // reg nil: stopped while waiting
 	}
 	line, err := a.publishBudget(cmd, reg)
 	if err != nil {
@@ -333,67 +322,17 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	if line != "" {
 		log.Info(line)
 	}
-
-	notifierDone := make(chan struct{})
-	if set.notifyCmd != "" {
-		n, err := core.NewNotifier(reg, set.notifyCmd)
-		if err != nil {
-			return err
-		}
-		n.Log = log
-		go func() {
-			defer close(notifierDone)
-			n.Run(ctx)
-		}()
-	} else {
-		close(notifierDone)
+	notifierDone, err := startNotifier(ctx, reg, set.notifyCmd, log)
+	if err != nil {
+		return err
 	}
-
 	// Work already started finishes even after the signal: the sweep runs on
 	// a context the signal does not cancel, and the loop checks ctx between runs.
-	work := context.WithoutCancel(ctx)
-	d := &daemonLog{log: log}
-	collector, _ := reg.Store().(labelCollector)
-	marked := 0 // buckets the label index could not split, as last logged
-	sweep := func() {
-		// Hook events spooled while the registry was busy, in order.
-		a.foldHookSpool(work, reg, 5*time.Second, func(l string) { log.Warn(l) })
-		rep, err := sw.Sweep(work, false)
-		d.report(rep, err)
-		if collector == nil {
-			return
-		}
-		// The label order index: tasks other programs wrote, keys of pruned
-		// tasks; outside the sweep's transactions.
-		if indexed, removed, err := collector.MaintainLabels(work, daemonLabelRows); err != nil {
-			log.Error("label index maintenance failed", "err", err)
-		} else if indexed+removed > 0 {
-			log.Info("label index maintained", "indexed", indexed, "removed", removed)
-		}
-		// Said when it changes, not every sweep.
-		if n, err := collector.MarkedLabelBuckets(work); err == nil && n != marked {
-			if n > 0 {
-				log.Warn("label index: buckets that could not be split (labels keep arriving at one point); "+
-					"filtering in label order reads more rows there", "buckets", n)
-			}
-			marked = n
-		}
-	}
-	watchdog := func() {
-		rep, err := sw.Watchdog(work)
-		if err != nil || len(rep.Actions) > 0 {
-			d.report(rep, err)
-		}
-	}
-	tick := func(d time.Duration) <-chan time.Time {
-		if d <= 0 {
-			return nil
-		}
-		return time.NewTicker(d).C
-	}
-	sweepC, watchC := tick(set.sweepInterval), tick(set.watchdogInterval)
+	d := &daemon{a: a, work: context.WithoutCancel(ctx), reg: reg, sw: sw, log: log, report: &daemonLog{log: log}}
+	d.collector, _ = reg.Store().(labelCollector)
+	sweepC, watchC := ticker(set.sweepInterval), ticker(set.watchdogInterval)
 	if set.sweepInterval > 0 {
-		sweep()
+		d.sweep()
 	}
 	for {
 		select {
@@ -402,10 +341,119 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 			log.Info("clawpit daemon stopped")
 			return nil
 		case <-sweepC:
-			sweep()
+			d.sweep()
 		case <-watchC:
-			watchdog()
+			d.watchdog()
 		}
+	}
+}
+
+// daemonLogger is the daemon's log on stderr: text lines, or JSON lines
+// with --json.
+func (a *app) daemonLogger() *slog.Logger {
+	var h slog.Handler = slog.NewTextHandler(a.stderr, nil)
+	if a.jsonOut {
+		h = slog.NewJSONHandler(termtext.JSONWriter(a.stderr), nil)
+	}
+	return slog.New(h)
+}
+
+// openHeadlessWaiting opens the registry as openHeadless does, but waits
+// for a registry server out of reach (PostgreSQL), with backoff from 1 s to
+// 30 s, logging each attempt: the daemon outlives the database's restarts.
+// Any other error is returned at once; when ctx ends while waiting it
+// returns nil handles and no error.
+func (a *app) openHeadlessWaiting(ctx context.Context, set sweepSettings, log *slog.Logger) (*core.Registry, *core.Jobs, error) {
+	reg, jobs, err := a.openHeadless(ctx, set)
+	for wait := time.Second; err != nil && errors.Is(err, core.ErrUnavailable); wait = min(2*wait, 30*time.Second) {
+		log.Error("registry unreachable, retrying", "db", sweepAbs(a.resolvedDBPath()), "in", wait.String(), "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, nil, nil
+		case <-time.After(wait):
+		}
+		reg, jobs, err = a.openHeadless(ctx, set)
+	}
+	return reg, jobs, err
+}
+
+// startNotifier runs the notifier of shell command notifyCmd until ctx ends;
+// the channel it returns is closed when it has stopped (at once when
+// notifyCmd is empty: no notifier).
+func startNotifier(ctx context.Context, reg *core.Registry, notifyCmd string, log *slog.Logger) (<-chan struct{}, error) {
+	done := make(chan struct{})
+	if notifyCmd == "" {
+		close(done)
+		return done, nil
+	}
+	n, err := core.NewNotifier(reg, notifyCmd)
+	if err != nil {
+		return nil, err
+	}
+	n.Log = log
+	go func() {
+		defer close(done)
+		n.Run(ctx)
+	}()
+	return done, nil
+}
+
+// ticker ticks every d, or never (a nil channel) when d is not positive.
+func ticker(d time.Duration) <-chan time.Time {
+	if d <= 0 {
+		return nil
+	}
+	return time.NewTicker(d).C
+}
+
+// daemon is the daemon's periodic work on reg, run on work (a context the
+// signal does not cancel): sweeps and watchdog passes, reported on report,
+// and the label order index where the store keeps one (collector).
+type daemon struct {
+	a         *app
+	work      context.Context
+	reg       *core.Registry
+	sw        *core.Sweeper
+	log       *slog.Logger
+	report    *daemonLog
+	collector labelCollector // nil: the store keeps no label order index
+	marked    int            // buckets the label index could not split, as last logged
+}
+
+// sweep folds the hook events spooled while the registry was busy (in
+// order), sweeps, and maintains the label order index.
+func (d *daemon) sweep() {
+	d.a.foldHookSpool(d.work, d.reg, 5*time.Second, func(l string) { d.log.Warn(l) })
+	rep, err := d.sw.Sweep(d.work, false)
+	d.report.report(rep, err)
+	if d.collector != nil {
+		d.maintainLabels()
+	}
+}
+
+// maintainLabels indexes tasks other programs wrote and drops the keys of
+// pruned tasks, outside the sweep's transactions, and says when the number
+// of buckets the index could not split changes (not every sweep).
+func (d *daemon) maintainLabels() {
+	if indexed, removed, err := d.collector.MaintainLabels(d.work, daemonLabelRows); err != nil {
+		d.log.Error("label index maintenance failed", "err", err)
+	} else if indexed+removed > 0 {
+		d.log.Info("label index maintained", "indexed", indexed, "removed", removed)
+	}
+	if n, err := d.collector.MarkedLabelBuckets(d.work); err == nil && n != d.marked {
+		if n > 0 {
+			d.log.Warn("label index: buckets that could not be split (labels keep arriving at one point); "+
+				"filtering in label order reads more rows there", "buckets", n)
+		}
+		d.marked = n
+	}
+}
+
+// watchdog runs a watchdog pass and reports it when it failed or acted.
+func (d *daemon) watchdog() {
+	rep, err := d.sw.Watchdog(d.work)
+	if err != nil || len(rep.Actions) > 0 {
+		d.report.report(rep, err)
 	}
 }
 

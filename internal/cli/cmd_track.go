@@ -91,7 +91,13 @@ type trackLine struct {
 	sum     core.StreamSummary
 }
 
-// track runs `task track` once the flags are valid.
+// track runs `task track` once the flags are valid: it creates the task
+// (mode "create") or finds it by its whole id, then reads the stream-json
+// lines on stdin (copied to stdout with tee) into the task until the stream
+// ends, and finishes the task with the stream's verdict. A signal stops the
+// reading after trackInterruptGrace; the task is still finished (failed,
+// "tracking interrupted"), its registry writes on a context the signal does
+// not cancel.
 func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string, tee bool) error {
 	sigCtx := cmd.Context()
 	// Registry writes must still happen after a signal, to finish the task.
@@ -100,19 +106,54 @@ func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string,
 	if err != nil {
 		return err
 	}
-	var task *core.Task
-	if mode == "create" {
-		if task, err = reg.CreateTask(ctx, nt, core.ActorRuntime); err != nil {
-			return err
-		}
-	} else if task, _, err = reg.WholeIDs().GetTask(ctx, id); err != nil {
-		// --id is the runtime's own id, matched whole: a prefix of another
-		// task's id must not track that task.
+	task, err := trackedTask(ctx, reg, mode, nt, id)
+	if err != nil {
 		return err
 	}
 	id = task.ID
 	fmt.Fprintf(a.stderr, "clawpit: tracking task %s\n", termtext.Exact(id, 80))
 
+	lines, teeErr := a.readTrackLines(tee)
+	t := &tracker{a: a, reg: reg, ctx: ctx, id: id, warned: map[string]bool{}}
+	end := t.consume(sigCtx.Done(), lines)
+	select {
+	case err := <-teeErr:
+		t.warn("tee", fmt.Sprintf("stopped copying stdin to stdout: %v", err))
+	default:
+	}
+	if end.readErr != nil {
+		t.warn("read", end.readErr.Error())
+	}
+	if !t.finished {
+		f := end.sum.Finish()
+		if end.interrupt {
+			f = core.Finish{Status: core.TaskFailed, Error: fmt.Sprintf(
+				"stream ended without terminal result (last event: %s): tracking interrupted", end.sum.LastEvent())}
+		}
+		t.finish(f)
+	}
+	if t.finishErr != nil {
+		return t.finishErr
+	}
+	return a.trackReport(t, end.sum, end.firstBad, tee)
+}
+
+// trackedTask creates the task to track (mode "create") or reads the one
+// whose whole id is id: --id is the runtime's own id, so a prefix of
+// another task's id must not track that task.
+func trackedTask(ctx context.Context, reg *core.Registry, mode string, nt core.NewTask, id string) (*core.Task, error) {
+	if mode == "create" {
+		return reg.CreateTask(ctx, nt, core.ActorRuntime)
+	}
+	task, _, err := reg.WholeIDs().GetTask(ctx, id)
+	return task, err
+}
+
+// readTrackLines reads stdin's lines in a goroutine, copying them to stdout
+// when tee, and sends each as a trackLine (a failed read as the last one)
+// until stdin ends; lines is closed then. A failed copy to stdout is sent
+// once on teeErr (copying stops, reading goes on).
+func (a *app) readTrackLines(tee bool) (lines <-chan trackLine, teeErr <-chan error) {
 	var out io.Writer
 	if tee {
 		// A reader that goes away must not kill us (SIGPIPE) before the
@@ -120,51 +161,59 @@ func (a *app) track(cmd *cobra.Command, mode string, nt core.NewTask, id string,
 		signal.Ignore(syscall.SIGPIPE)
 		out = a.stdout
 	}
-	lines := make(chan trackLine, 256)
-	teeErr := make(chan error, 1)
+	lc := make(chan trackLine, 256)
+	ec := make(chan error, 1)
 	go func() {
-		defer close(lines)
+		defer close(lc)
 		var tr core.StreamTracker
 		err := readStreamLines(a.stdin, out, &tr, func(ev core.StreamEvent, lineErr error) {
-			lines <- trackLine{ev: ev, err: lineErr, sum: tr.Summary()}
-		}, teeErr)
+			lc <- trackLine{ev: ev, err: lineErr, sum: tr.Summary()}
+		}, ec)
 		if err != nil {
-			lines <- trackLine{readErr: fmt.Errorf("reading stdin: %w", err), sum: tr.Summary()}
+			lc <- trackLine{readErr: fmt.Errorf("reading stdin: %w", err), sum: tr.Summary()}
 		}
 	}()
+	return lc, ec
+}
 
-	t := &tracker{a: a, reg: reg, ctx: ctx, id: id, warned: map[string]bool{}}
+// trackEnd is how the stream's reading ended: the stream's summary as last
+// read, the error that ended reading stdin, whether a signal interrupted it,
+// and the first invalid line ("line N: why"; "" if none).
+type trackEnd struct {
+	sum       core.StreamSummary
+	readErr   error
+	interrupt bool
+	firstBad  string
+}
+
+// consume applies the lines to the task as they come (outputs and progress
+// written every trackFlushEvery, the task finished at the terminal event)
+// until lines closes, or until trackInterruptGrace after sigDone closes.
+func (t *tracker) consume(sigDone <-chan struct{}, lines <-chan trackLine) trackEnd {
 	ticker := time.NewTicker(trackFlushEvery)
 	defer ticker.Stop()
-	var (
-		sum       core.StreamSummary
-		grace     <-chan time.Time
-		sigDone   = sigCtx.Done()
-		readErr   error
-		interrupt bool
-		firstBad  string
-	)
-loop:
+	var end trackEnd
+	var grace <-chan time.Time
 	for {
 		select {
 		case l, ok := <-lines:
 			if !ok {
-				break loop
+				return end
 			}
-			sum = l.sum
+			end.sum = l.sum
 			if l.readErr != nil {
-				readErr = l.readErr
+				end.readErr = l.readErr
 				continue
 			}
-			if l.err != nil && firstBad == "" {
-				firstBad = fmt.Sprintf("line %d: %v", sum.Lines, l.err)
+			if l.err != nil && end.firstBad == "" {
+				end.firstBad = fmt.Sprintf("line %d: %v", end.sum.Lines, l.err)
 			}
 			t.event(l.ev)
 			if l.ev.Terminal {
-				if sum.Result != nil {
-					t.usage = sum.Result.Usage
+				if end.sum.Result != nil {
+					t.usage = end.sum.Result.Usage
 				}
-				t.finish(sum.Finish())
+				t.finish(end.sum.Finish())
 			}
 		case <-ticker.C:
 			t.flush(false)
@@ -172,30 +221,10 @@ loop:
 			sigDone = nil
 			grace = time.After(trackInterruptGrace)
 		case <-grace:
-			interrupt = true
-			break loop
+			end.interrupt = true
+			return end
 		}
 	}
-	select {
-	case err := <-teeErr:
-		t.warn("tee", fmt.Sprintf("stopped copying stdin to stdout: %v", err))
-	default:
-	}
-	if readErr != nil {
-		t.warn("read", readErr.Error())
-	}
-	if !t.finished {
-		f := sum.Finish()
-		if interrupt {
-			f = core.Finish{Status: core.TaskFailed, Error: fmt.Sprintf(
-				"stream ended without terminal result (last event: %s): tracking interrupted", sum.LastEvent())}
-		}
-		t.finish(f)
-	}
-	if t.finishErr != nil {
-		return t.finishErr
-	}
-	return a.trackReport(t, sum, firstBad, tee)
 }
 
 // tracker holds the registry side of one tracked stream.

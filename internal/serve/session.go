@@ -81,8 +81,39 @@ func (s *Server) handle(sess ssh.Session) {
 	log.Info("session start", "key", fp, "term", pty.Term, "size", fmt.Sprintf("%dx%d", pty.Window.Width, pty.Window.Height),
 		"sessions", st.Sessions, "authenticated", st.Authenticated, "unauthenticated", st.Unauthenticated)
 
-	env := sess.Environ()
-	getenv := func(k string) string {
+	actor := core.SSHActor(op.Name, addr)
+	g := &guard{reg: s.reg, fp: fp, actor: actor, log: log, actions: s.reg, jobs: s.jobs, maint: s.maint}
+	readOnly := op.Role != core.RoleOperator
+	opts := s.consoleOptions(op, g, sessionEnv(sess.Environ()))
+	sm := &sessionModel{inner: tui.New(opts), g: g, readOnly: readOnly, idle: s.cfg.IdleTimeout,
+		lastKey: time.Now(), log: log, panicKey: s.panicKey}
+	p := tea.NewProgram(sm, append(bm.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithFPS(s.cfg.FPS))...)
+	sm.quit = func() { go p.Quit() }
+	ss := &session{p: p}
+	if !s.add(ss) {
+		end = "draining"
+		wish.Fatalln(sess, "clawpit serve is shutting down; bye.")
+		return
+	}
+	defer s.remove(ss)
+
+	wake, unsubscribe := s.w.subscribe()
+	defer unsubscribe()
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go forwardEvents(pctx, p, winCh, wake)
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		log.Warn("console ended with an error", "err", err)
+	}
+	p.Kill()
+	end = closeSession(sess, sm)
+}
+
+// sessionEnv returns a getenv over an SSH session's environment (KEY=value
+// strings, as sess.Environ gives them): the last assignment of a key wins, as
+// in a shell, and an unset key reads "".
+func sessionEnv(env []string) func(string) string {
+	return func(k string) string {
 		for i := len(env) - 1; i >= 0; i-- {
 			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
 				return v
@@ -90,19 +121,26 @@ func (s *Server) handle(sess ssh.Session) {
 		}
 		return ""
 	}
+}
+
+// consoleOptions are the console options of operator op's session: the
+// shared source without polling (the shared watcher pushes every change as a
+// RefreshMsg), the server's theme resolved against the client's environment
+// (the default theme when that fails), read-only unless op is an operator, and
+// every action through guard g. CLAWPIT_QUIET set to anything but "0" in the
+// client's environment turns the attention signal off.
+func (s *Server) consoleOptions(op *core.Operator, g *guard, getenv func(string) string) tui.Options {
 	th, err := themes.Resolve(s.cfg.Theme, getenv)
 	if err != nil {
 		th, _ = themes.Get(themes.Default)
 	}
-	actor := core.SSHActor(op.Name, addr)
-	g := &guard{reg: s.reg, fp: fp, actor: actor, log: log, actions: s.reg, jobs: s.jobs, maint: s.maint}
 	readOnly := op.Role != core.RoleOperator
 	opts := tui.Options{
 		Source:    sharedSource{Source: s.src, w: s.w},
 		Theme:     th,
 		Keys:      s.cfg.Keys,
 		ReadOnly:  readOnly,
-		Operator:  actor,
+		Operator:  g.actor,
 		NoPoll:    true, // the shared watcher pushes every change (RefreshMsg)
 		LogView:   s.cfg.LogView,
 		SweepNote: s.sweepNote(),
@@ -120,52 +158,45 @@ func (s *Server) handle(sess ssh.Session) {
 	if q := getenv("CLAWPIT_QUIET"); q == "" || q == "0" {
 		opts.Attention = s.cfg.Attention
 	}
-	sm := &sessionModel{inner: tui.New(opts), g: g, readOnly: readOnly, idle: s.cfg.IdleTimeout,
-		lastKey: time.Now(), log: log, panicKey: s.panicKey}
-	p := tea.NewProgram(sm, append(bm.MakeOptions(sess), tea.WithoutSignalHandler(), tea.WithFPS(s.cfg.FPS))...)
-	sm.quit = func() { go p.Quit() }
-	ss := &session{p: p}
-	if !s.add(ss) {
-		end = "draining"
-		wish.Fatalln(sess, "clawpit serve is shutting down; bye.")
-		return
-	}
-	defer s.remove(ss)
+	return opts
+}
 
-	wake, unsubscribe := s.w.subscribe()
-	defer unsubscribe()
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		for {
-			select {
-			case <-pctx.Done():
-				p.Quit()
-				return
-			case w := <-winCh:
-				p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
-			case <-wake:
-				p.Send(tui.RefreshMsg{})
-			}
+// forwardEvents feeds program p what happens outside it until ctx ends, then
+// quits it: the client's window size changes (winCh) and the shared
+// watcher's wake-ups (a RefreshMsg each).
+func forwardEvents(ctx context.Context, p *tea.Program, winCh <-chan ssh.Window, wake <-chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			p.Quit()
+			return
+		case w := <-winCh:
+			p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+		case <-wake:
+			p.Send(tui.RefreshMsg{})
 		}
-	}()
-	if _, err := p.Run(); err != nil && ctx.Err() == nil {
-		log.Warn("console ended with an error", "err", err)
 	}
-	p.Kill()
+}
+
+// closeSession ends sess after its console program stopped and returns the
+// reason the session log records: "panic" (exit 1, with a note), the reason
+// the console gave for closing it (its message shown, exit 0),
+// "disconnected" when the client went away, else "quit" (exit 0).
+func closeSession(sess ssh.Session, sm *sessionModel) string {
 	switch {
 	case sm.panicked:
-		end = "panic"
 		fmt.Fprint(sess, "clawpit serve: this session failed and was closed; the server is still up.\r\n")
 		_ = sess.Exit(1)
+		return "panic"
 	case sm.closing != "":
-		end = sm.reason
 		fmt.Fprint(sess, sm.closing+"\r\n")
 		_ = sess.Exit(0)
-	case ctx.Err() != nil:
-		end = "disconnected"
+		return sm.reason
+	case sess.Context().Err() != nil:
+		return "disconnected"
 	default:
 		_ = sess.Exit(0)
+		return "quit"
 	}
 }
 
