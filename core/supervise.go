@@ -2,7 +2,6 @@ package core
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/tailer"
 	"golang.org/x/sys/unix"
 )
@@ -58,37 +56,9 @@ const maxArgvPayload = 16 << 20
 func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error {
 	stopped := ctx.Done()
 	ctx = context.WithoutCancel(ctx)
-	var argv []string
-	if argvIn != nil {
-		if b, err := io.ReadAll(io.LimitReader(argvIn, maxArgvPayload)); err == nil && len(b) > 0 {
-			var raw [][]byte
-			if json.Unmarshal(b, &raw) == nil {
-				for _, a := range raw {
-					argv = append(argv, string(a))
-				}
-			}
-		}
-	}
+	argv := decodeArgv(argvIn)
 
-	// Record ourselves; refuse a job that is no longer pending.
-	self := os.Getpid()
-	selfStart, _ := ProcStartTime(self)
-	var job *Job
-	err := j.retryUpdate(ctx, func(tx Tx) error {
-		var err error
-		if job, err = tx.GetJob(id); err != nil {
-			return err
-		}
-		if job.Status != JobPending {
-			return ErrJobNotPending
-		}
-		job.SupervisorPID, job.SupervisorStart = self, selfStart
-		if err := tx.UpdateJob(job); err != nil {
-			return wrapWrite("job", id, err)
-		}
-		return journal(tx, j.reg.now(), EntityJob, id, string(JobPending), string(JobPending), ActorSupervisor,
-			fmt.Sprintf("supervisor started (pid %d)", self), true)
-	})
+	job, err := j.claimPending(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -96,66 +66,19 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 		argv = job.Command
 	}
 
-	dir := filepath.Dir(job.LogPath)
-	s := &supervision{j: j, ctx: ctx, id: id, dir: dir}
-	// log stays nil when there is no log: the command then runs uncaptured,
-	// its pipes drained (docs/contract.md "Background jobs: Rotation"), and capture_error says why.
-	var log *tailer.RotatingWriter
-	if job.CaptureError != "" {
-		// Only Run writes capture_error on a pending job: it could not
-		// create the log.
-		s.addCaptureError(job.CaptureError)
-	} else if log, err = tailer.OpenWriter(dir, tailer.WriterOptions{MaxBytes: j.opts.RotateBytes}); err != nil {
-		s.addCaptureError("cannot open log: " + err.Error())
-	}
-	s.log = log
-	if log != nil {
-		s.errFile = reserveSupervisorError(dir)
-	}
+	s := &supervision{j: j, ctx: ctx, id: id, dir: filepath.Dir(job.LogPath)}
+	s.openLog(job)
 
 	js, startErr := j.startJobCommand(id, argv, job.Cwd)
 	if startErr != nil {
-		if log != nil {
-			red := redact.Default()
-			_ = log.WriteLine([]byte("[clawpit] cannot start " + red.Block(CommandLine(argv)) + ": " + red.Block(startErr.Error())))
-		}
-		code := 126
-		if errors.Is(startErr, exec.ErrNotFound) || errors.Is(startErr, os.ErrNotExist) {
-			code = 127
-		}
-		s.finishLog()
-		return s.record(code, "cannot start: "+startErr.Error())
+		return s.startFailed(argv, startErr)
 	}
 	cmd, outR, errR := js.cmd, js.outR, js.errR
 	s.pgid = cmd.Process.Pid
 	s.cgroup = js.cgroup
 	s.subreaper = js.containment == ContainSubreaper
-	if p := os.Getenv(EnvJobPauseAfterStart); p != "" {
-		// Test hook: be killed or cancelled here, between start and record
-		// (see EnvJobPauseAfterStart).
-		_ = os.WriteFile(p, []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
-		for {
-			if _, err := os.Stat(p + ".release"); err == nil {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-
-	var pumps sync.WaitGroup
-	pumps.Add(2)
-	pump := func(r io.Reader, prefix string) {
-		defer pumps.Done()
-		if log == nil {
-			_, _ = io.Copy(io.Discard, r)
-			return
-		}
-		_, _ = tailer.Pump(r, log, prefix)
-	}
-	go pump(outR, "")
-	go pump(errR, redact.StderrPrefix)
-	pumpsDone := make(chan struct{})
-	go func() { pumps.Wait(); close(pumpsDone) }()
+	pauseAfterStart(cmd.Process.Pid)
+	pumpsDone := s.startPumps(outR, errR)
 
 	// pending → running, unless a cancel or reap got there first; only then
 	// may the command run (the start handshake).
@@ -182,33 +105,7 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 	werr := cmd.Wait()
 	close(exited)
 	code := exitCodeOf(cmd, werr)
-
-	// Drain what the command left in its pipes; then end the group.
-	select {
-	case <-pumpsDone:
-	case <-time.After(j.opts.DrainAfterExit):
-	}
-	if GroupAlive(s.pgid) {
-		_ = SignalGroup(s.pgid, syscall.SIGKILL)
-	}
-	// The job is its whole tree: end what left the group (setsid) too.
-	s.killTree()
-	select {
-	case <-pumpsDone:
-	case <-time.After(time.Second):
-		// Something outside the job's tree holds the pipes open.
-		outR.Close()
-		errR.Close()
-		<-pumpsDone
-		s.addCaptureError("stopped reading: the output pipes were held open by a process outside the job's process tree")
-	}
-	outR.Close()
-	errR.Close()
-	if s.cgroup != "" {
-		if err := KillCgroup(s.cgroup, time.Second); err != nil {
-			s.addCaptureError(err.Error())
-		}
-	}
+	s.endAfterExit(pumpsDone, outR, errR)
 	s.finishLog()
 	return s.record(code, describeExit(cmd, werr))
 }
