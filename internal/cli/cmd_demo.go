@@ -29,6 +29,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/demo"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/spf13/cobra"
 )
 
@@ -227,11 +228,11 @@ func runDemo(cmd *cobra.Command, a *app, o *demoOptions) error {
 	}
 	exeName, cleanupExe := demoExecutable(dir, tempDir)
 	defer cleanupExe()
-	var jopts core.JobsOptions
+	var jopts supervisor.JobsOptions
 	if env := demo.OwnerEnv(); env != "" {
 		jopts.SupervisorEnv = append(jopts.SupervisorEnv, env)
 	}
-	jobs := core.NewJobs(reg, jopts)
+	jobs := supervisor.NewJobs(reg, jopts)
 	reg.SetJobController(jobs)
 
 	// The activity log: stdout when headless, else demo.log beside the
@@ -344,14 +345,14 @@ func demoExecutable(dir string, tempDir bool) (string, func()) {
 // runDemoHeadless runs the embedded sweeper and watchdog (as the console
 // would) until ctx is done or --duration has passed, logging every sweep that
 // changed something.
-func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSettings, reg *core.Registry, jobs *core.Jobs) error {
+func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSettings, reg *core.Registry, jobs *supervisor.Jobs) error {
 	if o.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
 	if set.notifyCmd != "" {
-		n, err := core.NewNotifier(reg, set.notifyCmd)
+		n, err := core.NewNotifier(reg, set.notifyCmd, supervisor.Shell{})
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -192,7 +193,7 @@ $XDG_CONFIG_HOME/clawpit/config.toml; flags win.`,
 // supervisor front end (J8) and maps open errors to docs/contract.md "Commands: exit codes and JSON"'s messages:
 // missing → "no registry database at <path>" (exit 1, not 4: a headless sweep
 // on a typo'd path is a failure).
-func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Registry, *core.Jobs, error) {
+func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Registry, *supervisor.Jobs, error) {
 	a.th = set.th
 	reg, err := a.open(ctx, store.Options{MustExist: true, BusyTimeoutMs: int(set.busyTimeout.Milliseconds())})
 	if err != nil {
@@ -201,7 +202,7 @@ func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Regist
 		}
 		return nil, nil, sweepErr(a, set, err)
 	}
-	jobs := core.NewJobs(reg, a.jobsOptions())
+	jobs := supervisor.NewJobs(reg, a.jobsOptions())
 	reg.SetJobController(jobs)
 	return reg, jobs, nil
 }
@@ -336,7 +337,7 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 
 	notifierDone := make(chan struct{})
 	if set.notifyCmd != "" {
-		n, err := core.NewNotifier(reg, set.notifyCmd)
+		n, err := core.NewNotifier(reg, set.notifyCmd, supervisor.Shell{})
 		if err != nil {
 			return err
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -17,8 +17,8 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"clawpit": func() {
-			if len(os.Args) > 1 && os.Args[1] == core.ExecShimCommand {
-				os.Exit(core.RunExecShim(os.Args[2:]))
+			if len(os.Args) > 1 && os.Args[1] == supervisor.ExecShimCommand {
+				os.Exit(supervisor.RunExecShim(os.Args[2:]))
 			}
 			ctx, stop := SignalContext(context.Background())
 			code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

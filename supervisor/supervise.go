@@ -1,4 +1,4 @@
-package core
+package supervisor
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/tailer"
 	"golang.org/x/sys/unix"
 )
@@ -76,7 +77,7 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 	cmd, outR, errR := js.cmd, js.outR, js.errR
 	s.pgid = cmd.Process.Pid
 	s.cgroup = js.cgroup
-	s.subreaper = js.containment == ContainSubreaper
+	s.subreaper = js.containment == core.ContainSubreaper
 	pauseAfterStart(cmd.Process.Pid)
 	pumpsDone := s.startPumps(outR, errR)
 
@@ -116,8 +117,8 @@ type jobStart struct {
 	cmd         *exec.Cmd
 	outR, errR  *os.File
 	hs          *os.File // the handshake pipe's write end; nil once used
-	containment string   // ContainCgroup, ContainSubreaper or ContainGroup
-	cgroup      string   // the job's cgroup directory (ContainCgroup)
+	containment string   // core.ContainCgroup, core.ContainSubreaper or core.ContainGroup
+	cgroup      string   // the job's cgroup directory (core.ContainCgroup)
 	why         string   // why a stronger containment was not used, or ""
 }
 
@@ -141,7 +142,7 @@ func (js *jobStart) abort() {
 // startJobCommand starts the start shim for argv in cwd (see RunExecShim) in
 // a new process group, with stdin on /dev/null, stdout/stderr on fresh pipes
 // (the read ends are returned), EnvJobID=id in its environment, and in the
-// strongest containment this machine allows (see ContainCgroup). The shim
+// strongest containment this machine allows (see core.ContainCgroup). The shim
 // holds the command until release; if this process dies first, the shim sees
 // EOF and exits. Errors: exec.ErrNotFound when argv[0] is not on PATH, or the
 // shim could not start.
@@ -167,15 +168,15 @@ func (j *Jobs) startJobCommand(id string, argv []string, cwd string) (*jobStart,
 	env = append(env, EnvJobID+"="+id)
 	args := append(append(append([]string{}, shim...), "--", path), argv...)
 
-	js := &jobStart{containment: ContainGroup}
+	js := &jobStart{containment: core.ContainGroup}
 	capped := os.Getenv(EnvJobContainment)
 	switch err := setSubreaper(); {
-	case capped == ContainGroup:
+	case capped == core.ContainGroup:
 		js.why = EnvJobContainment + "=" + capped
 	case err != nil:
 		js.why = "not a subreaper: " + err.Error()
 	default:
-		js.containment = ContainSubreaper
+		js.containment = core.ContainSubreaper
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -211,14 +212,14 @@ func (j *Jobs) startJobCommand(id string, argv []string, cwd string) (*jobStart,
 	}
 	var cmd *exec.Cmd
 	dir, cg, cgErr := "", (*os.File)(nil), errors.New(EnvJobContainment+"="+capped)
-	if capped == "" || capped == ContainCgroup {
+	if capped == "" || capped == core.ContainCgroup {
 		dir, cg, cgErr = newJobCgroup(id)
 	}
 	if cgErr == nil {
 		cmd, err = start(cg)
 		cg.Close()
 		if err == nil {
-			js.containment, js.cgroup = ContainCgroup, dir
+			js.containment, js.cgroup = core.ContainCgroup, dir
 		} else {
 			os.Remove(dir)
 			cgErr = err
@@ -348,22 +349,22 @@ func (s *supervision) killTree() {
 // reaped meanwhile it reports false: the caller must not release the command.
 func (s *supervision) markRunning(pid int, js *jobStart) (bool, error) {
 	stop := false
-	err := s.j.retryUpdate(s.ctx, func(tx Tx) error {
+	err := s.j.retryUpdate(s.ctx, func(tx core.Tx) error {
 		stop = false
 		job, err := tx.GetJob(s.id)
 		if err != nil {
 			return err
 		}
-		now := s.j.reg.now()
-		if job.Status != JobPending {
+		now := s.j.now()
+		if job.Status != core.JobPending {
 			stop = true
-			return journal(tx, now, EntityJob, s.id, string(job.Status), string(job.Status), ActorSupervisor,
+			return core.Journal(tx, now, core.EntityJob, s.id, string(job.Status), string(job.Status), core.ActorSupervisor,
 				fmt.Sprintf("command started (pid %d) after the job became %s: stopping it", pid, job.Status), true)
 		}
-		job.Status, job.PID, job.PGID, job.StartedAt = JobRunning, pid, pid, now
+		job.Status, job.PID, job.PGID, job.StartedAt = core.JobRunning, pid, pid, now
 		job.Containment, job.Cgroup = js.containment, js.cgroup
 		if err := tx.UpdateJob(job); err != nil {
-			return wrapWrite("job", s.id, err)
+			return core.WrapWrite("job", s.id, err)
 		}
 		how := "contained by " + js.containment
 		if js.cgroup != "" {
@@ -372,7 +373,7 @@ func (s *supervision) markRunning(pid int, js *jobStart) (bool, error) {
 		if js.why != "" {
 			how += " (" + js.why + ")"
 		}
-		return journal(tx, now, EntityJob, s.id, string(JobPending), string(JobRunning), ActorSupervisor,
+		return core.Journal(tx, now, core.EntityJob, s.id, string(core.JobPending), string(core.JobRunning), core.ActorSupervisor,
 			fmt.Sprintf("started (pid %d, process group %d, %s)", pid, pid, how), true)
 	})
 	return err == nil && !stop, err
@@ -383,13 +384,13 @@ func (s *supervision) timeout() {
 	s.mu.Lock()
 	s.timedOut = true
 	s.mu.Unlock()
-	_ = s.j.retryUpdate(s.ctx, func(tx Tx) error {
+	_ = s.j.retryUpdate(s.ctx, func(tx core.Tx) error {
 		job, err := tx.GetJob(s.id)
 		if err != nil || !job.Status.Active() {
 			return err
 		}
-		_, err = s.j.endJob(tx, job, JobTimedOut, ActorSupervisor,
-			fmt.Sprintf("timeout after %ds", job.TimeoutS), s.j.reg.now())
+		_, err = s.j.endJob(tx, job, core.JobTimedOut, core.ActorSupervisor,
+			fmt.Sprintf("timeout after %ds", job.TimeoutS), s.j.now())
 		return err
 	})
 	s.kill()
@@ -407,8 +408,8 @@ func (s *supervision) watch(exited <-chan struct{}) {
 			return
 		case <-t.C:
 		}
-		var job *Job
-		err := s.j.reg.store.View(s.ctx, func(tx Tx) (err error) {
+		var job *core.Job
+		err := s.j.reg.Store().View(s.ctx, func(tx core.Tx) (err error) {
 			job, err = tx.GetJob(s.id)
 			return err
 		})
@@ -419,7 +420,7 @@ func (s *supervision) watch(exited <-chan struct{}) {
 			s.kill()
 		}
 		if ce := s.captureError(); ce != "" && ce != job.CaptureError {
-			_ = s.j.retryUpdate(s.ctx, func(tx Tx) error {
+			_ = s.j.retryUpdate(s.ctx, func(tx core.Tx) error {
 				job, err := tx.GetJob(s.id)
 				if err != nil {
 					return err
@@ -428,8 +429,8 @@ func (s *supervision) watch(exited <-chan struct{}) {
 				if err := tx.UpdateJob(job); err != nil {
 					return err
 				}
-				return journal(tx, s.j.reg.now(), EntityJob, s.id, string(job.Status), string(job.Status),
-					ActorSupervisor, "capture error: "+ce, true)
+				return core.Journal(tx, s.j.now(), core.EntityJob, s.id, string(job.Status), string(job.Status),
+					core.ActorSupervisor, "capture error: "+ce, true)
 			})
 		}
 	}
@@ -482,40 +483,40 @@ func (s *supervision) recordOnce(code int, how string) error {
 	s.mu.Lock()
 	timedOut := s.timedOut
 	s.mu.Unlock()
-	return s.j.retryFinal(s.ctx, func(tx Tx) error {
+	return s.j.retryFinal(s.ctx, func(tx core.Tx) error {
 		job, err := tx.GetJob(s.id)
 		if err != nil {
 			return err
 		}
-		now := s.j.reg.now()
+		now := s.j.now()
 		c := code
 		job.ExitCode = &c
 		job.CaptureError = ce
 		from := job.Status
 		switch from {
-		case JobPending, JobRunning, JobLost:
-			to := JobCompleted
+		case core.JobPending, core.JobRunning, core.JobLost:
+			to := core.JobCompleted
 			switch {
 			case timedOut:
-				to = JobTimedOut
+				to = core.JobTimedOut
 			case code != 0:
-				to = JobFailed
+				to = core.JobFailed
 			}
-			res, err := s.j.endJob(tx, job, to, ActorSupervisor, how, now)
+			res, err := s.j.endJob(tx, job, to, core.ActorSupervisor, how, now)
 			if err != nil || !res.Applied {
 				return err
 			}
-		case JobCancelled, JobReaped, JobTimedOut:
+		case core.JobCancelled, core.JobReaped, core.JobTimedOut:
 			job.CompletedAt = now
-			job.CleanupAfter = now.Add(s.j.reg.th.JobRetention)
+			job.CleanupAfter = now.Add(s.j.reg.Thresholds().JobRetention)
 			if err := tx.UpdateJob(job); err != nil {
-				return wrapWrite("job", s.id, err)
+				return core.WrapWrite("job", s.id, err)
 			}
-			if err := journal(tx, now, EntityJob, s.id, string(from), string(from), ActorSupervisor, how, true); err != nil {
+			if err := core.Journal(tx, now, core.EntityJob, s.id, string(from), string(from), core.ActorSupervisor, how, true); err != nil {
 				return err
 			}
 		default:
-			return journal(tx, now, EntityJob, s.id, string(from), string(from), ActorSupervisor,
+			return core.Journal(tx, now, core.EntityJob, s.id, string(from), string(from), core.ActorSupervisor,
 				"late report ignored ("+string(from)+" is final): "+how, false)
 		}
 		return s.j.notifyJob(tx, job, "", now)
@@ -525,12 +526,12 @@ func (s *supervision) recordOnce(code int, how string) error {
 // retryUpdate runs fn in a write transaction, retrying for up to about a
 // minute while the database is busy: a supervisor must not lose a job's
 // outcome to a momentary lock.
-func (j *Jobs) retryUpdate(ctx context.Context, fn func(Tx) error) error {
+func (j *Jobs) retryUpdate(ctx context.Context, fn func(core.Tx) error) error {
 	delay := 100 * time.Millisecond
 	deadline := time.Now().Add(time.Minute)
 	for {
-		err := j.reg.store.Update(ctx, fn)
-		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, ErrConflict)) || time.Now().After(deadline) {
+		err := j.reg.Store().Update(ctx, fn)
+		if err == nil || !(errors.Is(err, core.ErrBusy) || errors.Is(err, core.ErrConflict)) || time.Now().After(deadline) {
 			return err
 		}
 		time.Sleep(delay)

@@ -1,4 +1,4 @@
-package core
+package supervisor
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/tailer"
 )
@@ -48,23 +49,23 @@ func decodeArgv(r io.Reader) []string {
 // that transaction. It returns ErrJobNotPending when the job is no longer
 // pending (cancelled, reaped or lost before the supervisor started), the
 // store's error when the job cannot be read, or a wrapped write error.
-func (j *Jobs) claimPending(ctx context.Context, id string) (*Job, error) {
+func (j *Jobs) claimPending(ctx context.Context, id string) (*core.Job, error) {
 	self := os.Getpid()
 	selfStart, _ := ProcStartTime(self)
-	var job *Job
-	err := j.retryUpdate(ctx, func(tx Tx) error {
+	var job *core.Job
+	err := j.retryUpdate(ctx, func(tx core.Tx) error {
 		var err error
 		if job, err = tx.GetJob(id); err != nil {
 			return err
 		}
-		if job.Status != JobPending {
+		if job.Status != core.JobPending {
 			return ErrJobNotPending
 		}
 		job.SupervisorPID, job.SupervisorStart = self, selfStart
 		if err := tx.UpdateJob(job); err != nil {
-			return wrapWrite("job", id, err)
+			return core.WrapWrite("job", id, err)
 		}
-		return journal(tx, j.reg.now(), EntityJob, id, string(JobPending), string(JobPending), ActorSupervisor,
+		return core.Journal(tx, j.now(), core.EntityJob, id, string(core.JobPending), string(core.JobPending), core.ActorSupervisor,
 			fmt.Sprintf("supervisor started (pid %d)", self), true)
 	})
 	if err != nil {
@@ -77,7 +78,7 @@ func (j *Jobs) claimPending(ctx context.Context, id string) (*Job, error) {
 // SupervisorErrorFile. s.log stays nil when there is no log: the command then
 // runs uncaptured, its pipes drained (docs/contract.md "Background jobs:
 // Rotation"), and capture_error says why.
-func (s *supervision) openLog(job *Job) {
+func (s *supervision) openLog(job *core.Job) {
 	if job.CaptureError != "" {
 		// Only Run writes capture_error on a pending job: it could not
 		// create the log.
@@ -100,7 +101,7 @@ func (s *supervision) openLog(job *Job) {
 func (s *supervision) startFailed(argv []string, startErr error) error {
 	if s.log != nil {
 		red := redact.Default()
-		_ = s.log.WriteLine([]byte("[clawpit] cannot start " + red.Block(CommandLine(argv)) + ": " + red.Block(startErr.Error())))
+		_ = s.log.WriteLine([]byte("[clawpit] cannot start " + red.Block(core.CommandLine(argv)) + ": " + red.Block(startErr.Error())))
 	}
 	code := 126
 	if errors.Is(startErr, exec.ErrNotFound) || errors.Is(startErr, os.ErrNotExist) {
