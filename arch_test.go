@@ -136,3 +136,25 @@ func TestFeedKnowsNoScreen(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyTheSupervisorControlsProcesses: process control (system calls,
+// starting processes, signals) lives in package supervisor; core, which
+// holds the rules and the registry, imports none of it, so that a rule can
+// be read and tested without a process table. Only core's code is held to
+// it: its tests start real supervisors (and import the supervisor) to
+// check the rules against them.
+func TestOnlyTheSupervisorControlsProcesses(t *testing.T) {
+	const corePkg = modulePath + "/core"
+	imps, ok := moduleImports(t, false)[corePkg]
+	if !ok {
+		t.Fatal("no package core")
+	}
+	for _, imp := range imps {
+		switch {
+		case imp == "syscall", imp == "os/exec", imp == "os/signal", inRoom(imp, "golang.org/x/sys"):
+			t.Errorf("core imports %s: process control belongs in supervisor", imp)
+		case inRoom(imp, modulePath+"/supervisor"):
+			t.Errorf("core imports %s: the supervisor lies above core", imp)
+		}
+	}
+}

@@ -7,15 +7,15 @@ import (
 	"context"
 	"os"
 
-	"github.com/clawpit/clawpit/core"
 	clawpit "github.com/clawpit/clawpit/internal/cli"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 func main() {
-	// A job's start shim (core.RunExecShim) execs the command: nothing else
+	// A job's start shim (supervisor.RunExecShim) execs the command: nothing else
 	// of clawpit may run first.
-	if len(os.Args) > 1 && os.Args[1] == core.ExecShimCommand {
-		os.Exit(core.RunExecShim(os.Args[2:]))
+	if len(os.Args) > 1 && os.Args[1] == supervisor.ExecShimCommand {
+		os.Exit(supervisor.RunExecShim(os.Args[2:]))
 	}
 	ctx, stop := clawpit.SignalContext(context.Background())
 	code := clawpit.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)

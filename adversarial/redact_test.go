@@ -20,6 +20,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/tailer"
 )
 
@@ -176,7 +177,7 @@ func TestRedactLongLineSecrets(t *testing.T) {
 				}
 			}
 			c := newCLI(t)
-			c.Env = append(c.Env, core.EnvJobRotateBytes+"=1073741824")
+			c.Env = append(c.Env, supervisor.EnvJobRotateBytes+"=1073741824")
 			j := redactJobOn(t, c, sb.String())
 			for where, out := range redactOutputs(t, c, j) {
 				cases := redactByCase(out)
@@ -344,7 +345,7 @@ func TestRedactTokenKinds(t *testing.T) {
 		sb.WriteString(l + "\n")
 	}
 	c := newCLI(t)
-	c.Env = append(c.Env, core.EnvJobRotateBytes+"=1073741824")
+	c.Env = append(c.Env, supervisor.EnvJobRotateBytes+"=1073741824")
 	j := redactJobOn(t, c, sb.String())
 	for where, out := range redactOutputs(t, c, j) {
 		for _, k := range redactKinds {

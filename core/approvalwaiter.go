@@ -12,26 +12,46 @@ import "fmt"
 // one will run. Other hosts' waiters are theirs to judge (their pids mean
 // nothing here), as with job liveness.
 
-// waiterScope is whose waiters this sweep judges: those on its host (the
-// jobs front end's, else HostName) in its boot and pid namespace
-// (ProcNamespace). ok is false where /proc does not say (a sweep there
-// leaves every waiter alone).
-func (s *Sweeper) waiterScope() (host, ns string, ok bool) {
-	ns, ok = ProcNamespace()
+// WaiterLiveness is the optional part of a JobLiveness that judges
+// approval waiters, processes on this host (*supervisor.Jobs has it, from
+// Linux's /proc). A sweep whose JobLiveness lacks it, or is nil, leaves
+// every waiter alone, as one where /proc does not say: core itself reads
+// no process table.
+type WaiterLiveness interface {
+	// Namespace names the boot and pid namespace of the calling process,
+	// "<boot_id> pid:[<inode>]": two processes see the same pids exactly
+	// when theirs are equal. ok is false when it cannot be told.
+	Namespace() (ns string, ok bool)
+	// WaiterGone reports whether w, a waiter in this namespace, has
+	// exited: no process has its pid, the one that has is a zombie, or it
+	// started at another time than w.Start (the pid was reused). A process
+	// that cannot be inspected for another reason is not gone.
+	WaiterGone(w Waiter) bool
+}
+
+// waiterScope is whose waiters this sweep judges and how: those on its host
+// (the jobs front end's, else HostName) in its boot and pid namespace. ok
+// is false where that cannot be told (see WaiterLiveness).
+func (s *Sweeper) waiterScope() (wl WaiterLiveness, host, ns string, ok bool) {
+	wl, ok = s.jobs.(WaiterLiveness)
 	if !ok {
-		return "", "", false
+		return nil, "", "", false
+	}
+	ns, ok = wl.Namespace()
+	if !ok {
+		return nil, "", "", false
 	}
 	if ho, hok := s.jobs.(hostOwner); hok && ho.Host() != "" {
-		return ho.Host(), ns, true
+		return wl, ho.Host(), ns, true
 	}
-	return HostName(), ns, true
+	return wl, HostName(), ns, true
 }
 
 // waiters plans the rule. An approval already due for expiry is left to
 // the expiry step; a waiter in another namespace (a container sharing the
 // host's name, the host before a reboot) to its expiry.
 func (b *swPlanner) waiters(tx Tx) error {
-	host, ns, ok := b.s.waiterScope()
+	wl, host, ns, ok := b.s.waiterScope()
 	if !ok {
 		return nil
 	}
@@ -41,7 +61,7 @@ func (b *swPlanner) waiters(tx Tx) error {
 	}
 	b.capped(len(aps))
 	for _, a := range aps {
-		if a.Waiter.NS != ns || a.ExpiresAt != 0 && b.p.Now >= a.ExpiresAt || !a.Waiter.gone() {
+		if a.Waiter.NS != ns || a.ExpiresAt != 0 && b.p.Now >= a.ExpiresAt || !wl.WaiterGone(a.Waiter) {
 			continue
 		}
 		b.add(Action{Rule: RuleApprovalWaiter, Entity: EntityApproval, ID: a.ID, From: string(a.Status), To: string(ApprovalCancelled),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // deadPID is the pid of a process that has exited and been reaped.
@@ -28,7 +29,7 @@ func deadPID(t *testing.T) int {
 // writes nothing; a decision landing between plan and apply wins.
 func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 	t.Setenv(core.EnvHost, "this-host")
-	self, ok := core.ThisProcess()
+	self, ok := supervisor.ThisProcess()
 	if !ok {
 		t.Skip("no /proc: waiters are not recorded here")
 	}
@@ -43,7 +44,7 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 	if err := zcmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	zstart, err := core.ProcStartTime(zcmd.Process.Pid)
+	zstart, err := supervisor.ProcStartTime(zcmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,9 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 		t.Fatalf("run waits %d", r.PendingApprovalWaits)
 	}
 	f.clock.Advance(2 * time.Minute)
-	sw := core.NewSweeper(f.reg, nil)
+	// The supervisor's front end judges waiters (core.WaiterLiveness, from
+	// /proc); its host is this-host, read from CLAWPIT_HOST above.
+	sw := core.NewSweeper(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()}))
 
 	dry, err := sw.Sweep(f.ctx, true)
 	f.must(err)
@@ -140,7 +143,7 @@ func waitZombie(t *testing.T, pid int) {
 // session) while its approval is pending makes the new asker its waiter, so
 // a sweep does not withdraw it for the first asker's death.
 func TestRepeatedToolCallTakesOverTheWait(t *testing.T) {
-	self, ok := core.ThisProcess()
+	self, ok := supervisor.ThisProcess()
 	if !ok {
 		t.Skip("no /proc")
 	}
@@ -153,9 +156,34 @@ func TestRepeatedToolCallTakesOverTheWait(t *testing.T) {
 	if again.ID != first.ID || again.Waiter != self || f.getApproval(first.ID).Waiter != self {
 		t.Fatalf("repeated request: %+v, stored waiter %+v; want the same approval waited by %+v", again, f.getApproval(first.ID).Waiter, self)
 	}
-	rep, err := core.NewSweeper(f.reg, nil).Sweep(f.ctx, false)
+	rep, err := core.NewSweeper(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.ctx, false)
 	f.must(err)
 	if rep.Counts.Withdrawn != 0 || f.getApproval(first.ID).Status != core.ApprovalPending {
 		t.Fatalf("sweep withdrew the approval its new asker waits for: %+v", rep.Counts)
+	}
+}
+
+// TestSweepWithoutWaiterJudgeLeavesWaiters: core reads no process table, so
+// a sweep whose job front end cannot judge waiters (none at all here, as in
+// a registry tool without the supervisor) leaves a gone waiter's approval
+// to its expiry rather than guessing.
+func TestSweepWithoutWaiterJudgeLeavesWaiters(t *testing.T) {
+	self, ok := supervisor.ThisProcess()
+	if !ok {
+		t.Skip("no /proc")
+	}
+	f := newRegFixture(t)
+	gone := core.Waiter{Host: self.Host, PID: deadPID(t), Start: 1, NS: self.NS}
+	a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", Waiter: gone, ExpiresIn: time.Hour}, core.ActorRuntime)
+	f.must(err)
+	rep, err := core.NewSweeper(f.reg, nil).Sweep(f.ctx, false)
+	f.must(err)
+	if rep.Counts.Withdrawn != 0 || f.getApproval(a.ID).Status != core.ApprovalPending {
+		t.Fatalf("a sweep without a judge withdrew %d approvals; status %s", rep.Counts.Withdrawn, f.getApproval(a.ID).Status)
+	}
+	rep, err = core.NewSweeper(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.ctx, false)
+	f.must(err)
+	if rep.Counts.Withdrawn != 1 || f.getApproval(a.ID).Status != core.ApprovalCancelled {
+		t.Fatalf("with the supervisor's judge: withdrew %d, status %s; want 1, cancelled", rep.Counts.Withdrawn, f.getApproval(a.ID).Status)
 	}
 }

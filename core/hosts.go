@@ -42,17 +42,9 @@ func HostName() string {
 	return "localhost"
 }
 
-// Host is the host this supervisor front end runs jobs on and signals.
-func (j *Jobs) Host() string { return j.opts.Host }
-
-// local reports whether job's processes live on this host: its host is
-// this one, or unrecorded (a job from before hosts, on the single host).
-func (j *Jobs) local(job *Job) bool {
-	return job.Host == "" || job.Host == j.opts.Host
-}
-
 // hostOwner is the optional part of a JobLiveness that names its host
-// (*Jobs has it): the sweep then confirms that host and audits the others.
+// (*supervisor.Jobs has it): the sweep then confirms that host and audits
+// the others.
 type hostOwner interface {
 	Host() string
 }

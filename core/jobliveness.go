@@ -7,11 +7,11 @@ import (
 
 // Job liveness (docs/contract.md "Background jobs: Lost"), the first step of a sweep: a pending or running
 // background job whose supervisor is gone is marked lost. The jobs front end
-// (*Jobs) finds such jobs and marks them — a conditional update plus a
+// (*supervisor.Jobs) finds such jobs and marks them — a conditional update plus a
 // signal to any process group left behind — so this rule plans from its
 // answer and applies through it, outside the sweep's batched transactions.
 
-// JobLiveness finds and marks background jobs whose supervisor is gone (docs/contract.md "Background jobs: Lost"). *Jobs implements it.
+// JobLiveness finds and marks background jobs whose supervisor is gone (docs/contract.md "Background jobs: Lost"). *supervisor.Jobs implements it.
 type JobLiveness interface {
 	// LostJobs lists pending/running jobs whose supervisor is gone (pid dead,
 	// or pid reused: start time differs). Read-only.
@@ -24,7 +24,7 @@ type JobLiveness interface {
 }
 
 // jobLostReasoner is the optional part of a JobLiveness that explains why a
-// job counts as lost (*Jobs has it); the plan shows the reason.
+// job counts as lost (*supervisor.Jobs has it); the plan shows the reason.
 type jobLostReasoner interface {
 	JobLostReason(job *Job, now Timestamp) string
 }

@@ -1,18 +1,15 @@
 package core
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/clawpit/clawpit/termtext"
@@ -35,6 +32,7 @@ import (
 type Notifier struct {
 	reg     *Registry
 	command string
+	sh      Shell
 
 	// Session, when set, delivers only that session's notifications.
 	Session string
@@ -72,15 +70,32 @@ type NotifyStats struct {
 // while its command runs.
 const claimMargin = 30 * time.Second
 
-// NewNotifier returns a notifier running command (a shell command line) for
-// reg's notifications. Errors: ErrInvalid for an empty command.
-func NewNotifier(reg *Registry, command string) (*Notifier, error) {
+// Shell runs a notifier's command line; *supervisor.Shell is the one
+// implementation, so that core starts no process and makes no system call
+// of its own.
+type Shell interface {
+	// Run runs command through `sh -c` as a process group of its own, with
+	// stdin on its standard input and env added to this process's
+	// environment, and returns what it wrote to stdout and stderr together.
+	// When ctx ends the whole group is killed (SIGKILL). err is nil exactly
+	// when the command exited 0; otherwise it is *exec.ExitError, a start
+	// error, or ctx's error.
+	Run(ctx context.Context, command string, stdin []byte, env []string) (output []byte, err error)
+}
+
+// NewNotifier returns a notifier running command (a shell command line)
+// through sh for reg's notifications. Errors: ErrInvalid for an empty
+// command or a nil sh.
+func NewNotifier(reg *Registry, command string, sh Shell) (*Notifier, error) {
 	if strings.TrimSpace(command) == "" {
 		return nil, Invalidf("empty --notify-cmd")
 	}
+	if sh == nil {
+		return nil, Invalidf("notifier without a shell to run --notify-cmd")
+	}
 	host, _ := os.Hostname()
 	id := fmt.Sprintf("%s:%d:%s", host, os.Getpid(), NewShortID())
-	return &Notifier{reg: reg, command: command, id: id, retries: map[int64]notifyRetry{}}, nil
+	return &Notifier{reg: reg, command: command, sh: sh, id: id, retries: map[int64]notifyRetry{}}, nil
 }
 
 // ID returns the notifier's claimant name ("host:pid:random").
@@ -185,24 +200,15 @@ func (n *Notifier) runCommand(ctx context.Context, nt Notification) error {
 	// the current delivery), within its own timeout.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), orDefault(n.Timeout, 30*time.Second))
 	defer cancel()
-	cmd := exec.CommandContext(cctx, "sh", "-c", n.command)
-	cmd.Stdin = bytes.NewReader(append(body, '\n'))
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	cmd.Env = append(os.Environ(),
-		"CLAWPIT_NOTIFICATION_ID="+strconv.FormatInt(nt.ID, 10),
-		"CLAWPIT_NOTIFICATION_KIND="+string(nt.Kind),
-		"CLAWPIT_NOTIFICATION_SESSION="+nt.Session,
-		"CLAWPIT_NOTIFICATION_SUBJECT="+nt.SubjectID)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	err = cmd.Run()
+	out, err := n.sh.Run(cctx, n.command, append(body, '\n'), []string{
+		"CLAWPIT_NOTIFICATION_ID=" + strconv.FormatInt(nt.ID, 10),
+		"CLAWPIT_NOTIFICATION_KIND=" + string(nt.Kind),
+		"CLAWPIT_NOTIFICATION_SESSION=" + nt.Session,
+		"CLAWPIT_NOTIFICATION_SUBJECT=" + nt.SubjectID})
 	if err == nil {
 		return nil
 	}
-	msg := strings.TrimSpace(out.String())
+	msg := strings.TrimSpace(string(out))
 	if len(msg) > 300 {
 		msg = msg[len(msg)-300:]
 	}

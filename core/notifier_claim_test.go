@@ -13,6 +13,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // TestNotifierClaimRace: two notifiers (console and daemon) on separate
@@ -52,7 +53,7 @@ func TestNotifierClaimRace(t *testing.T) {
 		errs  [2]error
 	)
 	for i, reg := range regs {
-		n, err := core.NewNotifier(reg, `echo "$CLAWPIT_NOTIFICATION_ID" >> "$LOG"; sleep 0.01`)
+		n, err := core.NewNotifier(reg, `echo "$CLAWPIT_NOTIFICATION_ID" >> "$LOG"; sleep 0.01`, supervisor.Shell{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +100,7 @@ func TestNotifierClaimLease(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
-	n, err := core.NewNotifier(f.reg, "true")
+	n, err := core.NewNotifier(f.reg, "true", supervisor.Shell{})
 	f.must(err)
 	if st, err := n.DeliverPending(f.ctx); err != nil || st.Claimed != 1 || st.Delivered != 0 {
 		t.Fatalf("within the lease: %+v %v", st, err)
@@ -114,7 +115,7 @@ func TestNotifierClaimLease(t *testing.T) {
 	}
 	// A failed delivery releases the claim at once for another notifier.
 	nt2 := swNotify(f, core.NotifyJobLost, "job-2")
-	bad, err := core.NewNotifier(f.reg, "exit 1")
+	bad, err := core.NewNotifier(f.reg, "exit 1", supervisor.Shell{})
 	f.must(err)
 	if st, _ := bad.DeliverPending(f.ctx); st.Failed != 1 {
 		t.Fatalf("failing command: %+v", st)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // swNotify stores one notification directly.
@@ -34,7 +35,7 @@ func TestNotifierDelivers(t *testing.T) {
 	out := t.TempDir()
 	a := swNotify(f, core.NotifyTaskSilent, "task-a")
 	swNotify(f, core.NotifyRunTimedOut, "run-b")
-	n, err := core.NewNotifier(f.reg, `cat > "$OUT/$CLAWPIT_NOTIFICATION_ID-$CLAWPIT_NOTIFICATION_KIND.json"`)
+	n, err := core.NewNotifier(f.reg, `cat > "$OUT/$CLAWPIT_NOTIFICATION_ID-$CLAWPIT_NOTIFICATION_KIND.json"`, supervisor.Shell{})
 	f.must(err)
 	t.Setenv("OUT", out)
 	st, err := n.DeliverPending(f.ctx)
@@ -56,7 +57,7 @@ func TestNotifierDelivers(t *testing.T) {
 	// A failing command: not delivered, retried after the backoff.
 	swNotify(f, core.NotifyTaskFailed, "task-c")
 	flag := filepath.Join(out, "ok")
-	bad, err := core.NewNotifier(f.reg, `test -e "`+flag+`" || { echo nope >&2; exit 3; }`)
+	bad, err := core.NewNotifier(f.reg, `test -e "`+flag+`" || { echo nope >&2; exit 3; }`, supervisor.Shell{})
 	f.must(err)
 	bad.RetryMin = time.Hour
 	if st, err := bad.DeliverPending(f.ctx); err != nil || st.Failed != 1 || len(swUndelivered(f)) != 1 {
@@ -67,11 +68,11 @@ func TestNotifierDelivers(t *testing.T) {
 	}
 	f.must(os.WriteFile(flag, nil, 0o600))
 	bad.RetryMin = time.Nanosecond
-	bad2, _ := core.NewNotifier(f.reg, bad.Command()) // a new process: no backoff state
+	bad2, _ := core.NewNotifier(f.reg, bad.Command(), supervisor.Shell{}) // a new process: no backoff state
 	if st, err := bad2.DeliverPending(f.ctx); err != nil || st.Delivered != 1 || len(swUndelivered(f)) != 0 {
 		t.Fatalf("retry: %+v %v", st, err)
 	}
-	if _, err := core.NewNotifier(f.reg, "  "); err == nil {
+	if _, err := core.NewNotifier(f.reg, "  ", supervisor.Shell{}); err == nil {
 		t.Error("empty command accepted")
 	}
 }
@@ -96,7 +97,7 @@ func TestNotifierRunAndFollow(t *testing.T) {
 			return nil
 		})
 	}()
-	n, err := core.NewNotifier(f.reg, "cat >/dev/null")
+	n, err := core.NewNotifier(f.reg, "cat >/dev/null", supervisor.Shell{})
 	f.must(err)
 	n.Poll = 5 * time.Millisecond
 	ran := make(chan error, 1)

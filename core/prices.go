@@ -71,7 +71,7 @@ func MicroUSD(usd float64) int64 { return int64(math.Round(usd * 1e6)) }
 // (claudit v1.9.2, synaps 0.10.2, agent-telemetry v1.6.4), not seen on it
 // directly. Cache write is the 1-hour rate (2× input): Claude Code writes
 // 1-hour cache entries — checked against a recorded result line
-// (core/testdata/claude-stream/03-…: claude-haiku-4-5, costUSD 0.0163509 =
+// (adapters/claude/streamjson/testdata/claude-stream/03-…: claude-haiku-4-5, costUSD 0.0163509 =
 // 18×$1 + 259×$5 + 5,101×$2 + 48,359×$0.10 per MTok). Haiku 5.5 is the
 // ≤100k-token-prompt tier; longer prompts cost more.
 //

@@ -31,7 +31,7 @@ func TestPricesLookup(t *testing.T) {
 
 // TestPriceMatchesRecordedCost: the shipped Claude Haiku 4.5 price gives
 // the cost Claude Code itself reported for a recorded run (modelUsage
-// costUSD of core/testdata/claude-stream/03-agentharness-bash-done.jsonl).
+// costUSD of adapters/claude/streamjson/testdata/claude-stream/03-agentharness-bash-done.jsonl).
 func TestPriceMatchesRecordedCost(t *testing.T) {
 	p, _ := DefaultPrices().Lookup("claude-haiku-4-5-20251001")
 	got := p.Cost(Tokens{Input: 18, Output: 259, CacheWrite: 5101, CacheRead: 48359})

@@ -92,7 +92,7 @@ func (r *Registry) Thresholds() Thresholds { return r.th }
 // session passivate/close (J7). Without one, those rules only update rows.
 func (r *Registry) SetJobController(j JobController) { r.jobs = j }
 
-// JobController signals job processes. The background-jobs work implements it.
+// JobController signals job processes; *supervisor.Jobs implements it.
 type JobController interface {
 	// CancelJob ends a job as cancelled (docs/contract.md "Background jobs: Ending": SIGTERM to its process
 	// group, SIGKILL after 5 s). It is a no-op for a terminal job.
@@ -171,7 +171,7 @@ type NewApproval struct {
 	// repeated call.
 	InputHash string
 	// Waiter is the process that will wait for the decision and answer the
-	// runtime (ThisProcess for a hook that waits itself); zero when none.
+	// runtime (supervisor.ThisProcess for a hook that waits itself); zero when none.
 	Waiter Waiter
 	// Suggestions are the agent's suggested permission updates (Claude
 	// Code hooks: PermissionRequest permission_suggestions), recorded as

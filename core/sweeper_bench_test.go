@@ -10,6 +10,7 @@ import (
 	"github.com/clawpit/clawpit/bench/p1data"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // BenchmarkSweepP1 is bench/README.md P1 at a smaller scale (bench/p1 runs the full
@@ -21,7 +22,7 @@ import (
 //	go test -run XXX -bench BenchmarkSweepP1 ./core/
 func BenchmarkSweepP1(b *testing.B) {
 	ctx := context.Background()
-	start, err := core.ProcStartTime(os.Getpid())
+	start, err := supervisor.ProcStartTime(os.Getpid())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func BenchmarkSweepP1(b *testing.B) {
 			b.Fatal(err)
 		}
 		reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-		jobs := core.NewJobs(reg, core.JobsOptions{})
+		jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{})
 		sw := core.NewSweeper(reg, jobs)
 		for _, dry := range []bool{true, false} {
 			mode := "applied"

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // The bodies of the demo's helper processes. `clawpit demo` runs them as real
@@ -41,7 +41,7 @@ const EnvOwner = "CLAWPIT_DEMO_OWNER"
 // the current process, or "" when its start time cannot be read.
 func OwnerEnv() string {
 	pid := os.Getpid()
-	start, err := core.ProcStartTime(pid)
+	start, err := supervisor.ProcStartTime(pid)
 	if err != nil {
 		return ""
 	}
@@ -67,7 +67,7 @@ func WatchOwner(ctx context.Context, owner string, interval time.Duration) (cont
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if !core.ProcessAlive(pid, start) {
+				if !supervisor.ProcessAlive(pid, start) {
 					cancel()
 					return
 				}

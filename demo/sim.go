@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // The demo's sessions (docs/contract.md "Entities and statuses" Session): the operator's conversation, a
@@ -51,7 +52,7 @@ type Config struct {
 	Registry *core.Registry
 	// Jobs starts the background jobs. Nil: no jobs and no HTTP traffic
 	// (tests of the registry side alone).
-	Jobs *core.Jobs
+	Jobs *supervisor.Jobs
 	// Exe is the clawpit binary that runs the helper processes (argv[0] of
 	// the jobs). Default os.Executable().
 	Exe string
@@ -81,7 +82,7 @@ type Stats struct {
 type Sim struct {
 	cfg   Config
 	reg   *core.Registry
-	jobs  *core.Jobs
+	jobs  *supervisor.Jobs
 	clock core.Clock
 	rng   *rand.Rand
 	// spend draws the tokens agents spend: its own stream, so the stories'
@@ -409,12 +410,12 @@ func (s *Sim) Stop(ctx context.Context) StopReport {
 		left = alive()
 	}
 	for _, job := range left {
-		if job.SupervisorPID > 0 && core.ProcessAlive(job.SupervisorPID, job.SupervisorStart) {
+		if job.SupervisorPID > 0 && supervisor.ProcessAlive(job.SupervisorPID, job.SupervisorStart) {
 			syscall.Kill(job.SupervisorPID, syscall.SIGKILL)
 			rep.Killed = append(rep.Killed, job.SupervisorPID)
 		}
-		if job.PGID > 1 && core.GroupAlive(job.PGID) {
-			core.SignalGroup(job.PGID, syscall.SIGKILL)
+		if job.PGID > 1 && supervisor.GroupAlive(job.PGID) {
+			supervisor.SignalGroup(job.PGID, syscall.SIGKILL)
 			rep.Killed = append(rep.Killed, -job.PGID)
 		}
 	}
@@ -429,17 +430,17 @@ func (s *Sim) Stop(ctx context.Context) StopReport {
 
 // jobAlive reports whether a job's supervisor or process group still runs.
 func jobAlive(job *core.Job) bool {
-	if job.SupervisorPID > 0 && core.ProcessAlive(job.SupervisorPID, job.SupervisorStart) {
+	if job.SupervisorPID > 0 && supervisor.ProcessAlive(job.SupervisorPID, job.SupervisorStart) {
 		return true
 	}
-	return job.PGID > 1 && core.GroupAlive(job.PGID)
+	return job.PGID > 1 && supervisor.GroupAlive(job.PGID)
 }
 
 // ---- background jobs --------------------------------------------------------
 
 // runJob starts one helper job and records its id.
 func (s *Sim) runJob(ctx context.Context, session, rationale string, args ...string) (*core.Job, error) {
-	job, err := s.jobs.Run(ctx, core.JobSpec{
+	job, err := s.jobs.Run(ctx, supervisor.JobSpec{
 		Session: session, Cwd: s.cfg.Cwd, Rationale: rationale,
 		Command: append([]string{s.cfg.Exe}, args...),
 	}, core.ActorRuntime)

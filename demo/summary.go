@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // Summary counts what a registry holds, pane by pane (the headless demo
@@ -21,7 +22,7 @@ type Summary struct {
 }
 
 // Summarise reads the counts of reg (and of jobs, when not nil).
-func Summarise(ctx context.Context, reg *core.Registry, jobs *core.Jobs) (Summary, error) {
+func Summarise(ctx context.Context, reg *core.Registry, jobs *supervisor.Jobs) (Summary, error) {
 	sum := Summary{
 		Tasks: map[core.TaskStatus]int{}, RunsEnded: map[core.RunOutcome]int{},
 		Approvals: map[core.ApprovalStatus]int{}, Jobs: map[core.JobStatus]int{},

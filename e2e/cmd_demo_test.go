@@ -22,6 +22,7 @@ import (
 	"github.com/clawpit/clawpit/demo"
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/tailer"
 )
 
@@ -51,7 +52,7 @@ func processAlive(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
-	return core.ProcessAlive(pid, 0)
+	return supervisor.ProcessAlive(pid, 0)
 }
 
 // demoJobsAlive lists the job processes (command, process group, supervisor)
@@ -63,7 +64,7 @@ func demoJobsAlive(t *testing.T, jobs []core.Job) []string {
 		if processAlive(j.PID) {
 			alive = append(alive, "job "+j.ID+" command pid")
 		}
-		if j.PGID > 1 && core.GroupAlive(j.PGID) {
+		if j.PGID > 1 && supervisor.GroupAlive(j.PGID) {
 			alive = append(alive, "job "+j.ID+" process group")
 		}
 		if processAlive(j.SupervisorPID) {
@@ -94,7 +95,7 @@ func listAllJobs(t *testing.T, dbPath string) []core.Job {
 	}
 	defer db.Close()
 	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-	jobs, err := core.NewJobs(reg, core.JobsOptions{}).ListJobs(context.Background(), core.JobFilter{})
+	jobs, err := supervisor.NewJobs(reg, supervisor.JobsOptions{}).ListJobs(context.Background(), core.JobFilter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func demoPaneProblems(t *testing.T, dbPath string) (demo.Summary, []string) {
 	}
 	defer db.Close()
 	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-	jobs := core.NewJobs(reg, core.JobsOptions{})
+	jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{})
 	sum, err := demo.Summarise(context.Background(), reg, jobs)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/tailer"
 )
 
@@ -57,7 +58,7 @@ func (c *cli) killJobOnCleanup(id string) {
 	c.t.Cleanup(func() {
 		var j core.Job
 		if o := c.run("--json", "job", "status", id); o.code == 0 && json.Unmarshal([]byte(o.stdout), &j) == nil && j.PGID > 1 {
-			_ = core.SignalGroup(j.PGID, syscall.SIGKILL)
+			_ = supervisor.SignalGroup(j.PGID, syscall.SIGKILL)
 		}
 	})
 }
@@ -265,7 +266,7 @@ func TestJobSessionPassivateReaps(t *testing.T) {
 	if got := c.job(id); got.Status != core.JobReaped {
 		t.Fatalf("job after passivate: %s (is app.open calling a.wireJobs()?)", got.Status)
 	}
-	if core.GroupAlive(j.PGID) {
+	if supervisor.GroupAlive(j.PGID) {
 		t.Errorf("process group %d alive after reap", j.PGID)
 	}
 	c.waitJob(id, 15*time.Second, "exit code", func(j core.Job) bool { return j.ExitCode != nil })
@@ -294,7 +295,7 @@ func TestJobFollow(t *testing.T) {
 	const lines = 40_000 // 3.2 MB at 256 KiB per generation: 12 rotations
 	gen := fmt.Sprintf(`sleep 1; awk 'BEGIN { for (i = 0; i < %d; i++) { printf "%%08d %%070d\n", i, i; if (i %% 1000 == 999) system("sleep 0.01") } }'; echo done >&2`, lines)
 	cmd := c.command(nil, "--json", "job", "run", "--session", "f", "--", "sh", "-c", gen)
-	cmd.Env = append(cmd.Env, core.EnvJobRotateBytes+"=262144")
+	cmd.Env = append(cmd.Env, supervisor.EnvJobRotateBytes+"=262144")
 	b, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("job run: %v", err)
@@ -389,7 +390,7 @@ func TestJobRunUnwritableLogDir(t *testing.T) {
 		c.json(&list, "job", "list")
 		done := true
 		for _, jb := range list {
-			if jb.Status.Active() || jb.ExitCode == nil || core.ProcessAlive(jb.SupervisorPID, jb.SupervisorStart) {
+			if jb.Status.Active() || jb.ExitCode == nil || supervisor.ProcessAlive(jb.SupervisorPID, jb.SupervisorStart) {
 				done = false
 			}
 		}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/tailer"
 )
 
@@ -291,7 +292,7 @@ func TestConsoleLogFollowsRotation(t *testing.T) {
 	const rotate = 4096
 	const perGen = rotate / 64
 	gen := `i=0; while [ $i -lt 24000 ]; do i=$((i+1)); printf 'n=%06d %055d\n' $i $i; if [ $((i % 20)) -eq 0 ]; then sleep 0.1; fi; done`
-	j := c.startJob([]string{core.EnvJobRotateBytes + "=" + strconv.Itoa(rotate)}, "S1", "sh", "-c", gen)
+	j := c.startJob([]string{supervisor.EnvJobRotateBytes + "=" + strconv.Itoa(rotate)}, "S1", "sh", "-c", gen)
 	c.waitJobRunning(j.ID)
 	tm := startConsole(t, c, consoleRun{})
 	tm.switchPane("4")

@@ -1,7 +1,7 @@
 package e2e
 
 // `clawpit task track` end to end through the binary, on the real Claude
-// stream-json transcripts in core/testdata/claude-stream (docs/contract.md "Result subtypes").
+// stream-json transcripts in adapters/claude/streamjson/testdata/claude-stream (docs/contract.md "Result subtypes").
 
 import (
 	"bufio"
@@ -19,7 +19,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-var transcriptDir = inRepo("core", "testdata", "claude-stream")
+var transcriptDir = inRepo("adapters", "claude", "streamjson", "testdata", "claude-stream")
 
 type transcript struct {
 	file, subtype, lastEvent string

@@ -12,6 +12,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // TestPGSweepReadsThroughIndexes is SQLite's query-plan test on PostgreSQL
@@ -62,7 +63,7 @@ func TestPGSweepReadsThroughIndexes(t *testing.T) {
 			t.Fatal(err)
 		}
 		reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-		jobs := core.NewJobs(reg, core.JobsOptions{Dir: t.TempDir()})
+		jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{Dir: t.TempDir()})
 		reg.SetJobController(jobs)
 		if _, err := core.NewSweeper(reg, jobs).Sweep(ctx, dry); err != nil {
 			t.Fatal(err)

@@ -131,7 +131,7 @@ type Actions interface {
 	ReadAllNotifications(ctx context.Context, actor core.Actor) (int, error)
 }
 
-// JobActions cancel and reap background jobs (docs/contract.md "Background jobs: Ending", docs/contract.md "Background jobs: Reaped"). *core.Jobs
+// JobActions cancel and reap background jobs (docs/contract.md "Background jobs: Ending", docs/contract.md "Background jobs: Reaped"). *supervisor.Jobs
 // implements it (it is core.JobController).
 type JobActions = core.JobController
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -308,7 +309,7 @@ func (h *Handler) preToolUse(ctx context.Context, p *Payload) (Decision, error) 
 	}
 	// This process waits and answers: a sweep on this host withdraws the
 	// approval if it is killed before it can do so itself.
-	waiter, _ := core.ThisProcess()
+	waiter, _ := supervisor.ThisProcess()
 	a, err := h.Reg.RequestApproval(ctx, core.NewApproval{
 		Session: p.SessionID, RunID: p.AgentID, Tool: p.ToolName, Command: command,
 		Rationale: rationale, Cwd: p.Cwd, ExpiresIn: h.approvalTimeout(), ToolUseID: p.ToolUseID,

@@ -14,7 +14,7 @@
 // system of the child, getrusage): CPU time barely moves with other load on
 // the machine, wall time does. Peak RSS is the child's VmHWM. The child opens
 // the registry as `clawpit sweep` does: store.Open, default thresholds, job
-// liveness through core.Jobs. In the first round the first applied sweep does
+// liveness through supervisor.Jobs. In the first round the first applied sweep does
 // the due work (-due idle orphans, marked lost and pruned); every other
 // applied sweep is steady (nothing to do but read).
 package main
@@ -37,6 +37,7 @@ import (
 	"github.com/clawpit/clawpit/bench/p1data"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // sample is one timed sweep.
@@ -114,7 +115,7 @@ func run(terminal, small, active, due, runs, rounds int, dir string, keep, asJSO
 	if !keep {
 		defer os.RemoveAll(dir)
 	}
-	start, err := core.ProcStartTime(os.Getpid())
+	start, err := supervisor.ProcStartTime(os.Getpid())
 	if err != nil {
 		return fmt.Errorf("own start time: %w", err)
 	}
@@ -288,7 +289,7 @@ func measureOne(path string, runs int, first bool) error {
 	defer db.Close()
 	lt := &lockTimer{Store: db}
 	reg := core.NewRegistry(lt, core.SystemClock{}, core.DefaultThresholds())
-	jobs := core.NewJobs(reg, core.JobsOptions{})
+	jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{})
 	reg.SetJobController(jobs)
 	sw := core.NewSweeper(reg, jobs)
 	r.OpenMs = ms(time.Since(t0))

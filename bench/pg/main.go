@@ -28,6 +28,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
+	"github.com/clawpit/clawpit/supervisor"
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -162,7 +163,7 @@ func measure(ctx context.Context, loc, bin string, runs int) ([]row, error) {
 	}
 	defer db.Close()
 	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-	jobs := core.NewJobs(reg, core.JobsOptions{Dir: filepath.Join(os.TempDir(), "clawpit-bench-jobs")})
+	jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{Dir: filepath.Join(os.TempDir(), "clawpit-bench-jobs")})
 	reg.SetJobController(jobs)
 	sw := core.NewSweeper(reg, jobs)
 	var out []row
@@ -342,7 +343,7 @@ func concurrentSweeps(terminal, active, due, n int, base string) error {
 			}
 			defer db.Close()
 			reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-			jobs := core.NewJobs(reg, core.JobsOptions{Host: fmt.Sprintf("host-%d", i), Dir: filepath.Join(dir, "jobs")})
+			jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{Host: fmt.Sprintf("host-%d", i), Dir: filepath.Join(dir, "jobs")})
 			reg.SetJobController(jobs)
 			sws[i] = core.NewSweeper(reg, jobs)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/themes"
 	"github.com/clawpit/clawpit/tui"
 	"github.com/spf13/cobra"
@@ -199,7 +200,7 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 	opts.Maintenance = foldingMaintenance{tui.SweeperMaintenance(sw), func(ctx context.Context) { a.foldHookSpool(ctx, reg, time.Second, nil) }}
 	stop := func() {}
 	if set.notifyCmd != "" {
-		n, err := core.NewNotifier(reg, set.notifyCmd)
+		n, err := core.NewNotifier(reg, set.notifyCmd, supervisor.Shell{})
 		if err != nil {
 			return opts, nil, err
 		}

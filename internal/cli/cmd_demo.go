@@ -29,6 +29,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/demo"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/spf13/cobra"
 )
 
@@ -269,12 +270,12 @@ func (a *app) closeDemoDir(dir string, tempDir, keep bool) {
 // demoJobs is the demo's job supervisor on reg; its supervisors carry the
 // demo's owner mark in their environment (demo.OwnerEnv), so a leftover
 // demo process can be told apart.
-func demoJobs(reg *core.Registry) *core.Jobs {
-	var jopts core.JobsOptions
+func demoJobs(reg *core.Registry) *supervisor.Jobs {
+	var jopts supervisor.JobsOptions
 	if env := demo.OwnerEnv(); env != "" {
 		jopts.SupervisorEnv = append(jopts.SupervisorEnv, env)
 	}
-	jobs := core.NewJobs(reg, jopts)
+	jobs := supervisor.NewJobs(reg, jopts)
 	reg.SetJobController(jobs)
 	return jobs
 }
@@ -299,7 +300,7 @@ func (a *app) demoActivityLog(headless bool, dir string) (io.Writer, *os.File) {
 // starting the simulation (then nothing ran) and the console's or headless
 // run's error.
 func (a *app) runDemoSim(ctx context.Context, cmd *cobra.Command, o *demoOptions, set sweepSettings, sim *demo.Sim,
-	reg *core.Registry, jobs *core.Jobs) (startErr, err error) {
+	reg *core.Registry, jobs *supervisor.Jobs) (startErr, err error) {
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
 	if startErr = sim.Start(runCtx); startErr != nil {
@@ -331,7 +332,7 @@ func (a *app) runDemoSim(ctx context.Context, cmd *cobra.Command, o *demoOptions
 // stopDemo stops every demo process (within 30 s, on a fresh context: the
 // command's may already be cancelled) and, headless, prints the registry's
 // final state.
-func (a *app) stopDemo(headless bool, sim *demo.Sim, reg *core.Registry, jobs *core.Jobs) demo.StopReport {
+func (a *app) stopDemo(headless bool, sim *demo.Sim, reg *core.Registry, jobs *supervisor.Jobs) demo.StopReport {
 	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rep := sim.Stop(stopCtx)
@@ -382,14 +383,14 @@ func demoExecutable(dir string, tempDir bool) (string, func()) {
 // runDemoHeadless runs the embedded sweeper and watchdog (as the console
 // would) until ctx is done or --duration has passed, logging every sweep that
 // changed something.
-func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSettings, reg *core.Registry, jobs *core.Jobs) error {
+func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSettings, reg *core.Registry, jobs *supervisor.Jobs) error {
 	if o.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.duration)
 		defer cancel()
 	}
 	if set.notifyCmd != "" {
-		n, err := core.NewNotifier(reg, set.notifyCmd)
+		n, err := core.NewNotifier(reg, set.notifyCmd, supervisor.Shell{})
 		if err != nil {
 			return err
 		}

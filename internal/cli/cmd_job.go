@@ -15,6 +15,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/tailer"
 	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
@@ -31,18 +32,18 @@ import (
 // jobs opens the registry and returns the job supervisor over it, installed
 // as the registry's JobController (so task cancel and session passivate/close
 // signal job processes, docs/contract.md "Cancel always ends the task", docs/contract.md "Background jobs: Reaped").
-func (a *app) jobs(ctx context.Context) (*core.Jobs, error) {
+func (a *app) jobs(ctx context.Context) (*supervisor.Jobs, error) {
 	reg, err := a.registry(ctx)
 	if err != nil {
 		return nil, err
 	}
-	j := core.NewJobs(reg, a.jobsOptions())
+	j := supervisor.NewJobs(reg, a.jobsOptions())
 	reg.SetJobController(j)
 	return j, nil
 }
 
 // getJob opens the job supervisor and reads job id with its event journal.
-func (a *app) getJob(ctx context.Context, id string) (*core.Jobs, *core.Job, []core.Event, error) {
+func (a *app) getJob(ctx context.Context, id string) (*supervisor.Jobs, *core.Job, []core.Event, error) {
 	j, err := a.jobs(ctx)
 	if err != nil {
 		return nil, nil, nil, err
@@ -59,7 +60,7 @@ func (a *app) getJob(ctx context.Context, id string) (*core.Jobs, *core.Job, []c
 // after creating the registry.
 func (a *app) wireJobs() {
 	if a.reg != nil {
-		a.reg.SetJobController(core.NewJobs(a.reg, a.jobsOptions()))
+		a.reg.SetJobController(supervisor.NewJobs(a.reg, a.jobsOptions()))
 	}
 }
 
@@ -69,16 +70,16 @@ func (a *app) wireJobs() {
 // $CLAWPIT_HOME/jobs, and the supervisor finds the registry through
 // CLAWPIT_DB in its environment, not --db on its command line, so a
 // password in the URL is not shown by ps.
-func (a *app) jobsOptions() core.JobsOptions {
+func (a *app) jobsOptions() supervisor.JobsOptions {
 	loc := a.resolvedDBPath()
 	if !store.IsPostgresURL(loc) {
-		return core.JobsOptions{}
+		return supervisor.JobsOptions{}
 	}
-	return core.JobsOptions{
+	return supervisor.JobsOptions{
 		Dir: filepath.Join(home(), "jobs"),
 		SupervisorArgv: func(id string) ([]string, error) {
 			exe, err := os.Executable()
-			return []string{exe, core.SuperviseCommand, id}, err
+			return []string{exe, supervisor.SuperviseCommand, id}, err
 		},
 		SupervisorEnv: []string{"CLAWPIT_DB=" + loc},
 	}
@@ -106,7 +107,7 @@ directory is "jobs" beside the registry database ($CLAWPIT_HOME/jobs by default)
 // job's supervisor, started by `job run` in its own session.
 func superviseCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:    core.SuperviseCommand + " JOB_ID",
+		Use:    supervisor.SuperviseCommand + " JOB_ID",
 		Short:  "Supervise one background job (started by 'job run'; not for direct use)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
@@ -116,7 +117,7 @@ func superviseCmd(a *app) *cobra.Command {
 				return err
 			}
 			err = j.Supervise(cmd.Context(), args[0], a.stdin)
-			if errors.Is(err, core.ErrJobNotPending) {
+			if errors.Is(err, supervisor.ErrJobNotPending) {
 				return nil
 			}
 			return err
@@ -174,7 +175,7 @@ the log, redacted, stderr lines prefixed "[stderr] ".`,
 			if err != nil {
 				return err
 			}
-			job, err := j.Run(cmd.Context(), core.JobSpec{
+			job, err := j.Run(cmd.Context(), supervisor.JobSpec{
 				Session: session, Cwd: cwd, Timeout: d, Rationale: rationale, Command: args,
 			}, core.ActorRuntime)
 			if err != nil {
@@ -291,7 +292,7 @@ func printJob(w io.Writer, j *core.Job, evs []core.Event) {
 		{"duration", core.JobDuration(j, core.TS(now)).Round(100 * time.Millisecond).String()},
 		{"log_path", j.LogPath}, {"capture_error", j.CaptureError},
 		// What a supervisor that gave up (a full disk, say) left beside the log.
-		{"supervisor_error", core.ReadSupervisorError(j.LogPath)},
+		{"supervisor_error", supervisor.ReadSupervisorError(j.LogPath)},
 		{"surfaced_at", stamp(now, j.SurfacedAt)},
 		{"cleanup_after", stamp(now, j.CleanupAfter)},
 	})
@@ -305,7 +306,7 @@ func containmentText(j *core.Job) string {
 	case core.ContainCgroup:
 		return "cgroup " + j.Cgroup + " (every descendant ends with the job)"
 	case core.ContainSubreaper:
-		return "subreaper (no writable cgroup here; descendants that leave the process group are ended by the supervisor, or by the sweep if they keep " + core.EnvJobID + ")"
+		return "subreaper (no writable cgroup here; descendants that leave the process group are ended by the supervisor, or by the sweep if they keep " + supervisor.EnvJobID + ")"
 	case core.ContainGroup:
 		return "process group only (no cgroup, no subreaper here; descendants that leave the group survive the job)"
 	}
@@ -544,7 +545,7 @@ func jobTail(dir string, lines, nbytes int) (string, string, error) {
 // previews it ("[partial] progress 7%" after 200 ms of silence, each
 // version once), then whole when it ends: stdout may be a pipe, so the
 // preview is not erased (issue 26 item 13).
-func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog int, fromStart bool) error {
+func jobFollow(ctx context.Context, a *app, j *supervisor.Jobs, job *core.Job, backlog int, fromStart bool) error {
 	dir := filepath.Dir(job.LogPath)
 	fl, err := tailer.Follow(ctx, dir, tailer.FollowOptions{Backlog: backlog, FromStart: fromStart})
 	if err != nil {
@@ -564,7 +565,7 @@ func jobFollow(ctx context.Context, a *app, j *core.Jobs, job *core.Job, backlog
 			if err != nil {
 				continue
 			}
-			if !cur.Status.Active() && (cur.SupervisorPID == 0 || !core.ProcessAlive(cur.SupervisorPID, cur.SupervisorStart)) {
+			if !cur.Status.Active() && (cur.SupervisorPID == 0 || !supervisor.ProcessAlive(cur.SupervisorPID, cur.SupervisorStart)) {
 				fl.StopAtEOF() // the log is complete: drain it and stop
 				return
 			}

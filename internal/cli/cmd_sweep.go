@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -192,7 +193,7 @@ $XDG_CONFIG_HOME/clawpit/config.toml; flags win.`,
 // supervisor front end (J8) and maps open errors to docs/contract.md "Commands: exit codes and JSON"'s messages:
 // missing → "no registry database at <path>" (exit 1, not 4: a headless sweep
 // on a typo'd path is a failure).
-func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Registry, *core.Jobs, error) {
+func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Registry, *supervisor.Jobs, error) {
 	a.th = set.th
 	reg, err := a.open(ctx, store.Options{MustExist: true, BusyTimeoutMs: int(set.busyTimeout.Milliseconds())})
 	if err != nil {
@@ -201,7 +202,7 @@ func (a *app) openHeadless(ctx context.Context, set sweepSettings) (*core.Regist
 		}
 		return nil, nil, sweepErr(a, set, err)
 	}
-	jobs := core.NewJobs(reg, a.jobsOptions())
+	jobs := supervisor.NewJobs(reg, a.jobsOptions())
 	reg.SetJobController(jobs)
 	return reg, jobs, nil
 }
@@ -363,7 +364,7 @@ func (a *app) daemonLogger() *slog.Logger {
 // 30 s, logging each attempt: the daemon outlives the database's restarts.
 // Any other error is returned at once; when ctx ends while waiting it
 // returns nil handles and no error.
-func (a *app) openHeadlessWaiting(ctx context.Context, set sweepSettings, log *slog.Logger) (*core.Registry, *core.Jobs, error) {
+func (a *app) openHeadlessWaiting(ctx context.Context, set sweepSettings, log *slog.Logger) (*core.Registry, *supervisor.Jobs, error) {
 	reg, jobs, err := a.openHeadless(ctx, set)
 	for wait := time.Second; err != nil && errors.Is(err, core.ErrUnavailable); wait = min(2*wait, 30*time.Second) {
 		log.Error("registry unreachable, retrying", "db", sweepAbs(a.resolvedDBPath()), "in", wait.String(), "err", err)
@@ -386,7 +387,7 @@ func startNotifier(ctx context.Context, reg *core.Registry, notifyCmd string, lo
 		close(done)
 		return done, nil
 	}
-	n, err := core.NewNotifier(reg, notifyCmd)
+	n, err := core.NewNotifier(reg, notifyCmd, supervisor.Shell{})
 	if err != nil {
 		return nil, err
 	}

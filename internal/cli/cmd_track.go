@@ -2,7 +2,7 @@ package cli
 
 // `clawpit task track` (docs/contract.md "Result subtypes"): follow a Claude Code / Agent SDK
 // stream-json run on stdin and keep its task row up to date as the lines
-// arrive. The parsing is core.StreamTracker; this file does the I/O and the
+// arrive. The parsing is streamjson.Tracker; this file does the I/O and the
 // registry calls.
 
 import (
@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawpit/clawpit/adapters/claude/streamjson"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
@@ -85,10 +86,10 @@ and the summary then go to stderr only.`,
 
 // trackLine is what the reader goroutine reports for one line.
 type trackLine struct {
-	ev      core.StreamEvent
+	ev      streamjson.Event
 	err     error // why the line was invalid (never fatal)
 	readErr error // reading stdin failed; the stream ends here
-	sum     core.StreamSummary
+	sum     streamjson.Summary
 }
 
 // track runs `task track` once the flags are valid: it creates the task
@@ -165,8 +166,8 @@ func (a *app) readTrackLines(tee bool) (lines <-chan trackLine, teeErr <-chan er
 	ec := make(chan error, 1)
 	go func() {
 		defer close(lc)
-		var tr core.StreamTracker
-		err := readStreamLines(a.stdin, out, &tr, func(ev core.StreamEvent, lineErr error) {
+		var tr streamjson.Tracker
+		err := readStreamLines(a.stdin, out, &tr, func(ev streamjson.Event, lineErr error) {
 			lc <- trackLine{ev: ev, err: lineErr, sum: tr.Summary()}
 		}, ec)
 		if err != nil {
@@ -180,7 +181,7 @@ func (a *app) readTrackLines(tee bool) (lines <-chan trackLine, teeErr <-chan er
 // read, the error that ended reading stdin, whether a signal interrupted it,
 // and the first invalid line ("line N: why"; "" if none).
 type trackEnd struct {
-	sum       core.StreamSummary
+	sum       streamjson.Summary
 	readErr   error
 	interrupt bool
 	firstBad  string
@@ -243,7 +244,7 @@ type tracker struct {
 	res       core.Result
 	finishErr error
 	warned    map[string]bool
-	usage     *core.StreamUsage // the result line's, nil when none
+	usage     *streamjson.Usage // the result line's, nil when none
 }
 
 // warn prints a non-fatal problem once per kind.
@@ -256,7 +257,7 @@ func (t *tracker) warn(kind, msg string) {
 }
 
 // event applies one line: running at the first event, outputs batched.
-func (t *tracker) event(ev core.StreamEvent) {
+func (t *tracker) event(ev streamjson.Event) {
 	if !ev.IsEvent() || ev.AfterResult || t.finished {
 		return
 	}
@@ -313,7 +314,7 @@ func (t *tracker) finish(f core.Finish) {
 // (issue 27): tokens per model, each with the cost the agent reported for
 // it (modelUsage costUSD) in millionths of a dollar; total_cost_usd goes on
 // the one model's row when modelUsage named none or one.
-func trackUsageRows(task string, u *core.StreamUsage, at core.Timestamp) []core.UsageRow {
+func trackUsageRows(task string, u *streamjson.Usage, at core.Timestamp) []core.UsageRow {
 	if u == nil {
 		return nil
 	}
@@ -333,7 +334,7 @@ func trackUsageRows(task string, u *core.StreamUsage, at core.Timestamp) []core.
 // "tracked task <id>: failed (error_max_turns), 2 outputs, 110 events, 1
 // invalid line", and with --json (not --tee) the contract's mutation object with a
 // "stream" tally on stdout.
-func (a *app) trackReport(t *tracker, sum core.StreamSummary, firstBad string, tee bool) error {
+func (a *app) trackReport(t *tracker, sum streamjson.Summary, firstBad string, tee bool) error {
 	task := t.task
 	verdict := string(task.Status)
 	if r := sum.Result; r != nil && task.Status != core.TaskSucceeded {
@@ -399,7 +400,7 @@ func plural(n int64, what string) string {
 // read is copied to tee unchanged as soon as it is read; a tee write error
 // stops the copying (reported once on teeErr), never the reading. It returns
 // nil at the end of input, or the read error.
-func readStreamLines(r io.Reader, tee io.Writer, tr *core.StreamTracker, fn func(ev core.StreamEvent, lineErr error), teeErr chan<- error) error {
+func readStreamLines(r io.Reader, tee io.Writer, tr *streamjson.Tracker, fn func(ev streamjson.Event, lineErr error), teeErr chan<- error) error {
 	if tee != nil {
 		r = io.TeeReader(r, &teeWriter{w: tee, errc: teeErr})
 	}

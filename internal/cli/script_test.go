@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/internal/e2e"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -17,8 +17,8 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"clawpit": func() {
-			if len(os.Args) > 1 && os.Args[1] == core.ExecShimCommand {
-				os.Exit(core.RunExecShim(os.Args[2:]))
+			if len(os.Args) > 1 && os.Args[1] == supervisor.ExecShimCommand {
+				os.Exit(supervisor.RunExecShim(os.Args[2:]))
 			}
 			ctx, stop := SignalContext(context.Background())
 			code := Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -33,9 +33,9 @@ func TestMain(m *testing.M) {
 // registry ($WORK/registry.db). Besides testscript's commands, internal/e2e's:
 // `exits N clawpit ARGS…` checks an exit status, `capture VAR [REGEXP]` sets
 // $VAR to an id the last command printed. $TRANSCRIPTS is
-// core/testdata/claude-stream.
+// adapters/claude/streamjson/testdata/claude-stream.
 func TestScripts(t *testing.T) {
-	transcripts, err := filepath.Abs(filepath.Join("..", "..", "core", "testdata", "claude-stream"))
+	transcripts, err := filepath.Abs(filepath.Join("..", "..", "adapters", "claude", "streamjson", "testdata", "claude-stream"))
 	if err != nil {
 		t.Fatal(err)
 	}

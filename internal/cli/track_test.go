@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/adapters/claude/streamjson"
 )
 
 // TestReadStreamLines: every line reaches the tracker, whatever its length
@@ -15,20 +15,20 @@ import (
 func TestReadStreamLines(t *testing.T) {
 	long := strings.Repeat("y", 200_000)
 	input := "short\n" + strings.Repeat("x", 20) + "\n" + long + "\n\r\n" + `{"type":"assistant","message":{"content":"` + long + `"}}` + "\n" + "tail-no-newline-123"
-	var kinds []core.StreamLineKind
+	var kinds []streamjson.LineKind
 	var tee bytes.Buffer
 	teeErr := make(chan error, 1)
-	var tr core.StreamTracker
-	err := readStreamLines(strings.NewReader(input), &tee, &tr, func(ev core.StreamEvent, lineErr error) {
+	var tr streamjson.Tracker
+	err := readStreamLines(strings.NewReader(input), &tee, &tr, func(ev streamjson.Event, lineErr error) {
 		kinds = append(kinds, ev.Kind)
-		if (lineErr != nil) != (ev.Kind == core.StreamInvalid) {
+		if (lineErr != nil) != (ev.Kind == streamjson.Invalid) {
 			t.Errorf("line %d: kind %v with error %v", len(kinds), ev.Kind, lineErr)
 		}
 	}, teeErr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []core.StreamLineKind{core.StreamInvalid, core.StreamInvalid, core.StreamInvalid, core.StreamBlank, core.StreamKnown, core.StreamInvalid}
+	want := []streamjson.LineKind{streamjson.Invalid, streamjson.Invalid, streamjson.Invalid, streamjson.Blank, streamjson.Known, streamjson.Invalid}
 	if len(kinds) != len(want) {
 		t.Fatalf("kinds %v, want %v", kinds, want)
 	}
@@ -57,9 +57,9 @@ func (f *failWriter) Write(p []byte) (int, error) {
 func TestReadStreamLinesTeeError(t *testing.T) {
 	input := strings.Repeat(`{"type":"system"}`+"\n", 10_000)
 	teeErr := make(chan error, 1)
-	var tr core.StreamTracker
+	var tr streamjson.Tracker
 	fw := &failWriter{}
-	if err := readStreamLines(strings.NewReader(input), fw, &tr, func(core.StreamEvent, error) {}, teeErr); err != nil {
+	if err := readStreamLines(strings.NewReader(input), fw, &tr, func(streamjson.Event, error) {}, teeErr); err != nil {
 		t.Fatal(err)
 	}
 	if s := tr.Summary(); s.Events != 10_000 || fw.n != 1 || len(teeErr) != 1 {

@@ -1,4 +1,9 @@
-package core
+// Package streamjson reads Claude Code / Agent SDK stream-json
+// (`--output-format stream-json`) byte by byte, with memory bounded whatever
+// the input: the pure half of `clawpit task track`. It does no I/O of its own
+// beyond the reader it is handed and knows no registry; it imports core only
+// for the shapes it reports in (core.Finish, core.TaskStatus, core.Tokens).
+package streamjson
 
 import (
 	"bufio"
@@ -7,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // This file reads Claude Code / Agent SDK stream-json (`--output-format
@@ -15,10 +22,10 @@ import (
 // `clawpit task track` (docs/contract.md "Result subtypes"): no I/O and no registry; the CLI feeds it
 // lines as they arrive and turns what it learns into registry calls.
 
-// MaxStreamLine is the longest line Feed accepts from a caller's buffer
+// MaxLine is the longest line Feed accepts from a caller's buffer
 // (bytes); a longer one is counted invalid. ReadLine has no such limit: it
 // never buffers a line.
-const MaxStreamLine = 32 << 20
+const MaxLine = 32 << 20
 
 // maxStreamText caps the strings the tracker keeps from a line (subtype,
 // result text, activity), so memory stays bounded whatever the input.
@@ -28,19 +35,19 @@ const (
 	maxStreamActivity = 120
 )
 
-// StreamLineKind classifies one input line.
-type StreamLineKind int
+// LineKind classifies one input line.
+type LineKind int
 
 const (
-	// StreamBlank is an empty or whitespace-only line (tolerated, counted).
-	StreamBlank StreamLineKind = iota
-	// StreamInvalid is a line that is not a JSON object (tolerated, counted).
-	StreamInvalid
-	// StreamKnown is an event of a type this reader knows.
-	StreamKnown
-	// StreamUnknown is a JSON object of an unknown or missing type (tolerated,
+	// Blank is an empty or whitespace-only line (tolerated, counted).
+	Blank LineKind = iota
+	// Invalid is a line that is not a JSON object (tolerated, counted).
+	Invalid
+	// Known is an event of a type this reader knows.
+	Known
+	// Unknown is a JSON object of an unknown or missing type (tolerated,
 	// counted; it still counts as an event).
-	StreamUnknown
+	Unknown
 )
 
 // knownStreamTypes are the top-level event types of Claude Code and the Agent
@@ -53,9 +60,9 @@ var knownStreamTypes = map[string]bool{
 	"prompt_suggestion": true,
 }
 
-// StreamEvent is what one line told the tracker.
-type StreamEvent struct {
-	Kind    StreamLineKind
+// Event is what one line told the tracker.
+type Event struct {
+	Kind    LineKind
 	Type    string // event type ("" for blank/invalid lines)
 	Subtype string // system/result subtype, "" when none
 	// Outputs is the number of non-blank text blocks in an assistant event's
@@ -73,19 +80,19 @@ type StreamEvent struct {
 }
 
 // IsEvent reports whether the line was a JSON object (known or unknown type).
-func (e StreamEvent) IsEvent() bool { return e.Kind == StreamKnown || e.Kind == StreamUnknown }
+func (e Event) IsEvent() bool { return e.Kind == Known || e.Kind == Unknown }
 
-// StreamResult is the terminal `result` event of a stream.
-type StreamResult struct {
+// Result is the terminal `result` event of a stream.
+type Result struct {
 	Subtype string `json:"subtype"`  // "success", "error_max_turns", "error_during_execution", ...
 	IsError bool   `json:"is_error"` // the CLI reports API errors as subtype success with is_error true
 	Text    string `json:"text"`     // the "result" text, capped at 4096 bytes; "" when absent
 	// Usage is what the result line reports spending; nil when nothing.
-	Usage *StreamUsage `json:"usage,omitempty"`
+	Usage *Usage `json:"usage,omitempty"`
 }
 
-// StreamSummary is the running tally of a stream.
-type StreamSummary struct {
+// Summary is the running tally of a stream.
+type Summary struct {
 	Lines       int64 // every line fed, blank and invalid included
 	Events      int64 // JSON objects (known and unknown types)
 	Blank       int64
@@ -95,12 +102,12 @@ type StreamSummary struct {
 	Outputs     int64 // non-blank assistant text blocks before the result
 	LastType    string
 	LastSubtype string
-	Result      *StreamResult // nil until a result event arrives
+	Result      *Result // nil until a result event arrives
 }
 
 // LastEvent is "<type>/<subtype>" (or "<type>") of the last event, "none" when
 // there was no event at all.
-func (s StreamSummary) LastEvent() string {
+func (s Summary) LastEvent() string {
 	switch {
 	case s.LastType == "":
 		return "none"
@@ -117,10 +124,10 @@ func (s StreamSummary) LastEvent() string {
 // set; a subtype other than success or error_* is reported with IsError set,
 // so an unfamiliar verdict never counts as success. Text is left empty: the result text repeats the last assistant text
 // block, which is already counted as an output.
-func (s StreamSummary) Finish() Finish {
+func (s Summary) Finish() core.Finish {
 	if s.Result == nil {
-		return Finish{
-			Status: TaskFailed,
+		return core.Finish{
+			Status: core.TaskFailed,
 			Error:  fmt.Sprintf("stream ended without terminal result (last event: %s)", s.LastEvent()),
 		}
 	}
@@ -136,33 +143,33 @@ func (s StreamSummary) Finish() Finish {
 		// An unfamiliar verdict never counts as success.
 		isErr = true
 	}
-	return Finish{Subtype: sub, IsError: isErr}
+	return core.Finish{Subtype: sub, IsError: isErr}
 }
 
 // Status is the task status the stream's verdict maps to (docs/contract.md "Result subtypes"): succeeded
 // for a result of subtype success without is_error, failed otherwise —
 // including a stream without a result.
-func (s StreamSummary) Status() TaskStatus {
+func (s Summary) Status() core.TaskStatus {
 	f := s.Finish()
 	if f.Status != "" {
 		return f.Status
 	}
 	if f.Subtype == "success" && !f.IsError {
-		return TaskSucceeded
+		return core.TaskSucceeded
 	}
-	return TaskFailed
+	return core.TaskFailed
 }
 
-// StreamTracker parses stream-json line by line. The zero value is ready to
+// Tracker parses stream-json line by line. The zero value is ready to
 // use. It keeps only counters and a few capped strings, so its memory is
 // bounded whatever it is fed. Not safe for concurrent use.
-type StreamTracker struct {
-	sum   StreamSummary
+type Tracker struct {
+	sum   Summary
 	facts *streamFacts // scratch of the tokenizer, reused line after line
 }
 
 // Summary returns the tally so far.
-func (t *StreamTracker) Summary() StreamSummary {
+func (t *Tracker) Summary() Summary {
 	s := t.sum
 	if s.Result != nil {
 		r := *s.Result
@@ -172,18 +179,18 @@ func (t *StreamTracker) Summary() StreamSummary {
 }
 
 // Done reports whether the terminal result has been seen.
-func (t *StreamTracker) Done() bool { return t.sum.Result != nil }
+func (t *Tracker) Done() bool { return t.sum.Result != nil }
 
-// ErrStreamLine is wrapped by Feed's errors for lines it could not read. They
+// ErrLine is wrapped by Feed's errors for lines it could not read. They
 // are never fatal: the line is counted as invalid and the stream goes on.
-var ErrStreamLine = errors.New("invalid stream-json line")
+var ErrLine = errors.New("invalid stream-json line")
 
 // Feed reads one line (a trailing "\n" or "\r\n" is ignored) and updates the
-// tally. The error, when not nil, wraps ErrStreamLine and says why the line
+// tally. The error, when not nil, wraps ErrLine and says why the line
 // was counted invalid; it is informational, never fatal. The line is walked
-// by a streaming tokenizer (streamjson_walk.go): memory stays bounded by the
+// by a streaming tokenizer (walk.go): memory stays bounded by the
 // capped fields kept, whatever the line's shape.
-func (t *StreamTracker) Feed(line []byte) (StreamEvent, error) {
+func (t *Tracker) Feed(line []byte) (Event, error) {
 	t.sum.Lines++
 	line = bytes.TrimRight(line, "\r\n")
 	if t.sum.Lines == 1 {
@@ -192,11 +199,11 @@ func (t *StreamTracker) Feed(line []byte) (StreamEvent, error) {
 	trimmed := bytes.TrimSpace(line)
 	if len(trimmed) == 0 {
 		t.sum.Blank++
-		return StreamEvent{Kind: StreamBlank}, nil
+		return Event{Kind: Blank}, nil
 	}
-	if len(trimmed) > MaxStreamLine {
+	if len(trimmed) > MaxLine {
 		t.sum.Invalid++
-		return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: line of %d bytes exceeds %d", ErrStreamLine, len(trimmed), MaxStreamLine)
+		return Event{Kind: Invalid}, fmt.Errorf("%w: line of %d bytes exceeds %d", ErrLine, len(trimmed), MaxLine)
 	}
 	src := &streamSrc{data: trimmed}
 	return t.parse(src)
@@ -206,12 +213,12 @@ func (t *StreamTracker) Feed(line []byte) (StreamEvent, error) {
 // the end of input — and feeds it to the tracker without buffering it: a line
 // of any length costs the same few kilobytes. fed is false when r had nothing
 // left (readErr is then io.EOF or the read error). lineErr, when not nil,
-// wraps ErrStreamLine (the line was counted invalid; never fatal). readErr is
+// wraps ErrLine (the line was counted invalid; never fatal). readErr is
 // a read error other than io.EOF met on the way (the line is counted with
 // what was read; the stream should end there).
-func (t *StreamTracker) ReadLine(r *bufio.Reader) (ev StreamEvent, fed bool, lineErr, readErr error) {
+func (t *Tracker) ReadLine(r *bufio.Reader) (ev Event, fed bool, lineErr, readErr error) {
 	if _, err := r.Peek(1); err != nil {
-		return StreamEvent{}, false, nil, err
+		return Event{}, false, nil, err
 	}
 	t.sum.Lines++
 	src := &streamSrc{br: r}
@@ -226,7 +233,7 @@ func (t *StreamTracker) ReadLine(r *bufio.Reader) (ev StreamEvent, fed bool, lin
 }
 
 // parse walks one line from src (Lines already counted) and updates the tally.
-func (t *StreamTracker) parse(src *streamSrc) (StreamEvent, error) {
+func (t *Tracker) parse(src *streamSrc) (Event, error) {
 	if t.facts == nil {
 		t.facts = newStreamFacts()
 	}
@@ -240,22 +247,22 @@ func (t *StreamTracker) parse(src *streamSrc) (StreamEvent, error) {
 	switch {
 	case !p.ok:
 		t.sum.Blank++
-		return StreamEvent{Kind: StreamBlank}, nil
+		return Event{Kind: Blank}, nil
 	case p.c != '{':
 		t.sum.Invalid++
-		return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: not a JSON object", ErrStreamLine)
+		return Event{Kind: Invalid}, fmt.Errorf("%w: not a JSON object", ErrLine)
 	}
 	if err := p.line(); err != nil {
 		t.sum.Invalid++
-		return StreamEvent{Kind: StreamInvalid}, fmt.Errorf("%w: %v", ErrStreamLine, err)
+		return Event{Kind: Invalid}, fmt.Errorf("%w: %v", ErrLine, err)
 	}
-	ev := StreamEvent{
-		Kind:    StreamUnknown,
+	ev := Event{
+		Kind:    Unknown,
 		Type:    f.typ.String(),
 		Subtype: f.subtype.String(),
 	}
 	if knownStreamTypes[ev.Type] {
-		ev.Kind = StreamKnown
+		ev.Kind = Known
 	} else {
 		t.sum.Unknown++
 	}
@@ -274,10 +281,10 @@ func (t *StreamTracker) parse(src *streamSrc) (StreamEvent, error) {
 		if !f.msgBad {
 			ev.Outputs, ev.Activity = f.outputs, f.activity()
 		}
-		t.sum.Outputs, _ = SatAdd(t.sum.Outputs, int64(ev.Outputs))
+		t.sum.Outputs, _ = core.SatAdd(t.sum.Outputs, int64(ev.Outputs))
 	case "result":
 		ev.Terminal = true
-		t.sum.Result = &StreamResult{Subtype: ev.Subtype, Text: f.result.String(), IsError: f.isError, Usage: f.use.result()}
+		t.sum.Result = &Result{Subtype: ev.Subtype, Text: f.result.String(), IsError: f.isError, Usage: f.use.result()}
 	}
 	return ev, nil
 }

@@ -1,8 +1,7 @@
-package core
+package supervisor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/clawpit/clawpit/redact"
+	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/tailer"
 	"golang.org/x/sys/unix"
 )
@@ -58,37 +57,9 @@ const maxArgvPayload = 16 << 20
 func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error {
 	stopped := ctx.Done()
 	ctx = context.WithoutCancel(ctx)
-	var argv []string
-	if argvIn != nil {
-		if b, err := io.ReadAll(io.LimitReader(argvIn, maxArgvPayload)); err == nil && len(b) > 0 {
-			var raw [][]byte
-			if json.Unmarshal(b, &raw) == nil {
-				for _, a := range raw {
-					argv = append(argv, string(a))
-				}
-			}
-		}
-	}
+	argv := decodeArgv(argvIn)
 
-	// Record ourselves; refuse a job that is no longer pending.
-	self := os.Getpid()
-	selfStart, _ := ProcStartTime(self)
-	var job *Job
-	err := j.retryUpdate(ctx, func(tx Tx) error {
-		var err error
-		if job, err = tx.GetJob(id); err != nil {
-			return err
-		}
-		if job.Status != JobPending {
-			return ErrJobNotPending
-		}
-		job.SupervisorPID, job.SupervisorStart = self, selfStart
-		if err := tx.UpdateJob(job); err != nil {
-			return wrapWrite("job", id, err)
-		}
-		return journal(tx, j.reg.now(), EntityJob, id, string(JobPending), string(JobPending), ActorSupervisor,
-			fmt.Sprintf("supervisor started (pid %d)", self), true)
-	})
+	job, err := j.claimPending(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -96,66 +67,19 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 		argv = job.Command
 	}
 
-	dir := filepath.Dir(job.LogPath)
-	s := &supervision{j: j, ctx: ctx, id: id, dir: dir}
-	// log stays nil when there is no log: the command then runs uncaptured,
-	// its pipes drained (docs/contract.md "Background jobs: Rotation"), and capture_error says why.
-	var log *tailer.RotatingWriter
-	if job.CaptureError != "" {
-		// Only Run writes capture_error on a pending job: it could not
-		// create the log.
-		s.addCaptureError(job.CaptureError)
-	} else if log, err = tailer.OpenWriter(dir, tailer.WriterOptions{MaxBytes: j.opts.RotateBytes}); err != nil {
-		s.addCaptureError("cannot open log: " + err.Error())
-	}
-	s.log = log
-	if log != nil {
-		s.errFile = reserveSupervisorError(dir)
-	}
+	s := &supervision{j: j, ctx: ctx, id: id, dir: filepath.Dir(job.LogPath)}
+	s.openLog(job)
 
 	js, startErr := j.startJobCommand(id, argv, job.Cwd)
 	if startErr != nil {
-		if log != nil {
-			red := redact.Default()
-			_ = log.WriteLine([]byte("[clawpit] cannot start " + red.Block(CommandLine(argv)) + ": " + red.Block(startErr.Error())))
-		}
-		code := 126
-		if errors.Is(startErr, exec.ErrNotFound) || errors.Is(startErr, os.ErrNotExist) {
-			code = 127
-		}
-		s.finishLog()
-		return s.record(code, "cannot start: "+startErr.Error())
+		return s.startFailed(argv, startErr)
 	}
 	cmd, outR, errR := js.cmd, js.outR, js.errR
 	s.pgid = cmd.Process.Pid
 	s.cgroup = js.cgroup
-	s.subreaper = js.containment == ContainSubreaper
-	if p := os.Getenv(EnvJobPauseAfterStart); p != "" {
-		// Test hook: be killed or cancelled here, between start and record
-		// (see EnvJobPauseAfterStart).
-		_ = os.WriteFile(p, []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
-		for {
-			if _, err := os.Stat(p + ".release"); err == nil {
-				break
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-
-	var pumps sync.WaitGroup
-	pumps.Add(2)
-	pump := func(r io.Reader, prefix string) {
-		defer pumps.Done()
-		if log == nil {
-			_, _ = io.Copy(io.Discard, r)
-			return
-		}
-		_, _ = tailer.Pump(r, log, prefix)
-	}
-	go pump(outR, "")
-	go pump(errR, redact.StderrPrefix)
-	pumpsDone := make(chan struct{})
-	go func() { pumps.Wait(); close(pumpsDone) }()
+	s.subreaper = js.containment == core.ContainSubreaper
+	pauseAfterStart(cmd.Process.Pid)
+	pumpsDone := s.startPumps(outR, errR)
 
 	// pending → running, unless a cancel or reap got there first; only then
 	// may the command run (the start handshake).
@@ -182,33 +106,7 @@ func (j *Jobs) Supervise(ctx context.Context, id string, argvIn io.Reader) error
 	werr := cmd.Wait()
 	close(exited)
 	code := exitCodeOf(cmd, werr)
-
-	// Drain what the command left in its pipes; then end the group.
-	select {
-	case <-pumpsDone:
-	case <-time.After(j.opts.DrainAfterExit):
-	}
-	if GroupAlive(s.pgid) {
-		_ = SignalGroup(s.pgid, syscall.SIGKILL)
-	}
-	// The job is its whole tree: end what left the group (setsid) too.
-	s.killTree()
-	select {
-	case <-pumpsDone:
-	case <-time.After(time.Second):
-		// Something outside the job's tree holds the pipes open.
-		outR.Close()
-		errR.Close()
-		<-pumpsDone
-		s.addCaptureError("stopped reading: the output pipes were held open by a process outside the job's process tree")
-	}
-	outR.Close()
-	errR.Close()
-	if s.cgroup != "" {
-		if err := KillCgroup(s.cgroup, time.Second); err != nil {
-			s.addCaptureError(err.Error())
-		}
-	}
+	s.endAfterExit(pumpsDone, outR, errR)
 	s.finishLog()
 	return s.record(code, describeExit(cmd, werr))
 }
@@ -219,8 +117,8 @@ type jobStart struct {
 	cmd         *exec.Cmd
 	outR, errR  *os.File
 	hs          *os.File // the handshake pipe's write end; nil once used
-	containment string   // ContainCgroup, ContainSubreaper or ContainGroup
-	cgroup      string   // the job's cgroup directory (ContainCgroup)
+	containment string   // core.ContainCgroup, core.ContainSubreaper or core.ContainGroup
+	cgroup      string   // the job's cgroup directory (core.ContainCgroup)
 	why         string   // why a stronger containment was not used, or ""
 }
 
@@ -244,7 +142,7 @@ func (js *jobStart) abort() {
 // startJobCommand starts the start shim for argv in cwd (see RunExecShim) in
 // a new process group, with stdin on /dev/null, stdout/stderr on fresh pipes
 // (the read ends are returned), EnvJobID=id in its environment, and in the
-// strongest containment this machine allows (see ContainCgroup). The shim
+// strongest containment this machine allows (see core.ContainCgroup). The shim
 // holds the command until release; if this process dies first, the shim sees
 // EOF and exits. Errors: exec.ErrNotFound when argv[0] is not on PATH, or the
 // shim could not start.
@@ -270,15 +168,15 @@ func (j *Jobs) startJobCommand(id string, argv []string, cwd string) (*jobStart,
 	env = append(env, EnvJobID+"="+id)
 	args := append(append(append([]string{}, shim...), "--", path), argv...)
 
-	js := &jobStart{containment: ContainGroup}
+	js := &jobStart{containment: core.ContainGroup}
 	capped := os.Getenv(EnvJobContainment)
 	switch err := setSubreaper(); {
-	case capped == ContainGroup:
+	case capped == core.ContainGroup:
 		js.why = EnvJobContainment + "=" + capped
 	case err != nil:
 		js.why = "not a subreaper: " + err.Error()
 	default:
-		js.containment = ContainSubreaper
+		js.containment = core.ContainSubreaper
 	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
@@ -314,14 +212,14 @@ func (j *Jobs) startJobCommand(id string, argv []string, cwd string) (*jobStart,
 	}
 	var cmd *exec.Cmd
 	dir, cg, cgErr := "", (*os.File)(nil), errors.New(EnvJobContainment+"="+capped)
-	if capped == "" || capped == ContainCgroup {
+	if capped == "" || capped == core.ContainCgroup {
 		dir, cg, cgErr = newJobCgroup(id)
 	}
 	if cgErr == nil {
 		cmd, err = start(cg)
 		cg.Close()
 		if err == nil {
-			js.containment, js.cgroup = ContainCgroup, dir
+			js.containment, js.cgroup = core.ContainCgroup, dir
 		} else {
 			os.Remove(dir)
 			cgErr = err
@@ -451,22 +349,22 @@ func (s *supervision) killTree() {
 // reaped meanwhile it reports false: the caller must not release the command.
 func (s *supervision) markRunning(pid int, js *jobStart) (bool, error) {
 	stop := false
-	err := s.j.retryUpdate(s.ctx, func(tx Tx) error {
+	err := s.j.retryUpdate(s.ctx, func(tx core.Tx) error {
 		stop = false
 		job, err := tx.GetJob(s.id)
 		if err != nil {
 			return err
 		}
-		now := s.j.reg.now()
-		if job.Status != JobPending {
+		now := s.j.now()
+		if job.Status != core.JobPending {
 			stop = true
-			return journal(tx, now, EntityJob, s.id, string(job.Status), string(job.Status), ActorSupervisor,
+			return core.Journal(tx, now, core.EntityJob, s.id, string(job.Status), string(job.Status), core.ActorSupervisor,
 				fmt.Sprintf("command started (pid %d) after the job became %s: stopping it", pid, job.Status), true)
 		}
-		job.Status, job.PID, job.PGID, job.StartedAt = JobRunning, pid, pid, now
+		job.Status, job.PID, job.PGID, job.StartedAt = core.JobRunning, pid, pid, now
 		job.Containment, job.Cgroup = js.containment, js.cgroup
 		if err := tx.UpdateJob(job); err != nil {
-			return wrapWrite("job", s.id, err)
+			return core.WrapWrite("job", s.id, err)
 		}
 		how := "contained by " + js.containment
 		if js.cgroup != "" {
@@ -475,7 +373,7 @@ func (s *supervision) markRunning(pid int, js *jobStart) (bool, error) {
 		if js.why != "" {
 			how += " (" + js.why + ")"
 		}
-		return journal(tx, now, EntityJob, s.id, string(JobPending), string(JobRunning), ActorSupervisor,
+		return core.Journal(tx, now, core.EntityJob, s.id, string(core.JobPending), string(core.JobRunning), core.ActorSupervisor,
 			fmt.Sprintf("started (pid %d, process group %d, %s)", pid, pid, how), true)
 	})
 	return err == nil && !stop, err
@@ -486,13 +384,13 @@ func (s *supervision) timeout() {
 	s.mu.Lock()
 	s.timedOut = true
 	s.mu.Unlock()
-	_ = s.j.retryUpdate(s.ctx, func(tx Tx) error {
+	_ = s.j.retryUpdate(s.ctx, func(tx core.Tx) error {
 		job, err := tx.GetJob(s.id)
 		if err != nil || !job.Status.Active() {
 			return err
 		}
-		_, err = s.j.endJob(tx, job, JobTimedOut, ActorSupervisor,
-			fmt.Sprintf("timeout after %ds", job.TimeoutS), s.j.reg.now())
+		_, err = s.j.endJob(tx, job, core.JobTimedOut, core.ActorSupervisor,
+			fmt.Sprintf("timeout after %ds", job.TimeoutS), s.j.now())
 		return err
 	})
 	s.kill()
@@ -510,8 +408,8 @@ func (s *supervision) watch(exited <-chan struct{}) {
 			return
 		case <-t.C:
 		}
-		var job *Job
-		err := s.j.reg.store.View(s.ctx, func(tx Tx) (err error) {
+		var job *core.Job
+		err := s.j.reg.Store().View(s.ctx, func(tx core.Tx) (err error) {
 			job, err = tx.GetJob(s.id)
 			return err
 		})
@@ -522,7 +420,7 @@ func (s *supervision) watch(exited <-chan struct{}) {
 			s.kill()
 		}
 		if ce := s.captureError(); ce != "" && ce != job.CaptureError {
-			_ = s.j.retryUpdate(s.ctx, func(tx Tx) error {
+			_ = s.j.retryUpdate(s.ctx, func(tx core.Tx) error {
 				job, err := tx.GetJob(s.id)
 				if err != nil {
 					return err
@@ -531,8 +429,8 @@ func (s *supervision) watch(exited <-chan struct{}) {
 				if err := tx.UpdateJob(job); err != nil {
 					return err
 				}
-				return journal(tx, s.j.reg.now(), EntityJob, s.id, string(job.Status), string(job.Status),
-					ActorSupervisor, "capture error: "+ce, true)
+				return core.Journal(tx, s.j.now(), core.EntityJob, s.id, string(job.Status), string(job.Status),
+					core.ActorSupervisor, "capture error: "+ce, true)
 			})
 		}
 	}
@@ -585,40 +483,40 @@ func (s *supervision) recordOnce(code int, how string) error {
 	s.mu.Lock()
 	timedOut := s.timedOut
 	s.mu.Unlock()
-	return s.j.retryFinal(s.ctx, func(tx Tx) error {
+	return s.j.retryFinal(s.ctx, func(tx core.Tx) error {
 		job, err := tx.GetJob(s.id)
 		if err != nil {
 			return err
 		}
-		now := s.j.reg.now()
+		now := s.j.now()
 		c := code
 		job.ExitCode = &c
 		job.CaptureError = ce
 		from := job.Status
 		switch from {
-		case JobPending, JobRunning, JobLost:
-			to := JobCompleted
+		case core.JobPending, core.JobRunning, core.JobLost:
+			to := core.JobCompleted
 			switch {
 			case timedOut:
-				to = JobTimedOut
+				to = core.JobTimedOut
 			case code != 0:
-				to = JobFailed
+				to = core.JobFailed
 			}
-			res, err := s.j.endJob(tx, job, to, ActorSupervisor, how, now)
+			res, err := s.j.endJob(tx, job, to, core.ActorSupervisor, how, now)
 			if err != nil || !res.Applied {
 				return err
 			}
-		case JobCancelled, JobReaped, JobTimedOut:
+		case core.JobCancelled, core.JobReaped, core.JobTimedOut:
 			job.CompletedAt = now
-			job.CleanupAfter = now.Add(s.j.reg.th.JobRetention)
+			job.CleanupAfter = now.Add(s.j.reg.Thresholds().JobRetention)
 			if err := tx.UpdateJob(job); err != nil {
-				return wrapWrite("job", s.id, err)
+				return core.WrapWrite("job", s.id, err)
 			}
-			if err := journal(tx, now, EntityJob, s.id, string(from), string(from), ActorSupervisor, how, true); err != nil {
+			if err := core.Journal(tx, now, core.EntityJob, s.id, string(from), string(from), core.ActorSupervisor, how, true); err != nil {
 				return err
 			}
 		default:
-			return journal(tx, now, EntityJob, s.id, string(from), string(from), ActorSupervisor,
+			return core.Journal(tx, now, core.EntityJob, s.id, string(from), string(from), core.ActorSupervisor,
 				"late report ignored ("+string(from)+" is final): "+how, false)
 		}
 		return s.j.notifyJob(tx, job, "", now)
@@ -628,12 +526,12 @@ func (s *supervision) recordOnce(code int, how string) error {
 // retryUpdate runs fn in a write transaction, retrying for up to about a
 // minute while the database is busy: a supervisor must not lose a job's
 // outcome to a momentary lock.
-func (j *Jobs) retryUpdate(ctx context.Context, fn func(Tx) error) error {
+func (j *Jobs) retryUpdate(ctx context.Context, fn func(core.Tx) error) error {
 	delay := 100 * time.Millisecond
 	deadline := time.Now().Add(time.Minute)
 	for {
-		err := j.reg.store.Update(ctx, fn)
-		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, ErrConflict)) || time.Now().After(deadline) {
+		err := j.reg.Store().Update(ctx, fn)
+		if err == nil || !(errors.Is(err, core.ErrBusy) || errors.Is(err, core.ErrConflict)) || time.Now().After(deadline) {
 			return err
 		}
 		time.Sleep(delay)

@@ -1,4 +1,4 @@
-package core_test
+package supervisor_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // The job fault suite (issue 12): faults an adversary found, each reproduced.
@@ -43,15 +44,15 @@ func killJobOnCleanup(t *testing.T, f *jobFixture, id string) {
 		if err != nil {
 			return
 		}
-		if j.SupervisorPID > 0 && core.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
+		if j.SupervisorPID > 0 && supervisor.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
 			_ = syscall.Kill(j.SupervisorPID, syscall.SIGKILL)
 		}
 		if j.PGID > 1 {
-			_ = core.SignalGroup(j.PGID, syscall.SIGKILL)
+			_ = supervisor.SignalGroup(j.PGID, syscall.SIGKILL)
 		}
-		core.KillJobTree(0, id, 0, 2*time.Second)
+		supervisor.KillJobTree(0, id, 0, 2*time.Second)
 		if j.Cgroup != "" {
-			_ = core.KillCgroup(j.Cgroup, 2*time.Second)
+			_ = supervisor.KillCgroup(j.Cgroup, 2*time.Second)
 		}
 	})
 }
@@ -74,7 +75,7 @@ func readGrandchildren(t *testing.T, dir string) []proc {
 				if err != nil {
 					t.Fatalf("%s: %q", name, b)
 				}
-				st, err := core.ProcStartTime(pid)
+				st, err := supervisor.ProcStartTime(pid)
 				if err != nil {
 					t.Fatalf("grandchild %d: %v", pid, err)
 				}
@@ -89,7 +90,7 @@ func readGrandchildren(t *testing.T, dir string) []proc {
 	}
 	t.Cleanup(func() {
 		for _, p := range out {
-			if core.ProcessAlive(p.pid, p.start) {
+			if supervisor.ProcessAlive(p.pid, p.start) {
 				_ = syscall.Kill(p.pid, syscall.SIGKILL)
 			}
 		}
@@ -101,7 +102,7 @@ func waitProcsGone(t *testing.T, ps []proc, d time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for _, p := range ps {
-		for core.ProcessAlive(p.pid, p.start) {
+		for supervisor.ProcessAlive(p.pid, p.start) {
 			if time.Now().After(deadline) {
 				t.Errorf("grandchild %d outlived its job", p.pid)
 				break
@@ -121,16 +122,16 @@ func TestJobFaultSetsidGrandchildren(t *testing.T) {
 		for _, path := range []string{"cancel", "timeout", "reap", "lost", "exit"} {
 			t.Run(contain+"/"+path, func(t *testing.T) {
 				t.Parallel()
-				f := newJobFixture(t, core.EnvJobContainment+"="+contain)
-				opts := f.options(core.EnvJobContainment + "=" + contain)
+				f := newJobFixture(t, supervisor.EnvJobContainment+"="+contain)
+				opts := f.options(supervisor.EnvJobContainment + "=" + contain)
 				opts.KillGrace = 300 * time.Millisecond
-				jobs := core.NewJobs(f.reg, opts)
+				jobs := supervisor.NewJobs(f.reg, opts)
 				dir := t.TempDir()
 				var timeout time.Duration
 				if path == "timeout" {
 					timeout = time.Second
 				}
-				job, err := jobs.Run(f.ctx, core.JobSpec{Session: "tree-" + path, Cwd: dir, Timeout: timeout,
+				job, err := jobs.Run(f.ctx, supervisor.JobSpec{Session: "tree-" + path, Cwd: dir, Timeout: timeout,
 					Command: []string{"sh", "-c", treeScript(path == "exit")}}, core.ActorRuntime)
 				if err != nil {
 					t.Fatal(err)
@@ -148,7 +149,7 @@ func TestJobFaultSetsidGrandchildren(t *testing.T) {
 				for _, k := range kids {
 					if st, err := os.ReadFile("/proc/" + strconv.Itoa(k.pid) + "/stat"); err == nil && strings.Contains(string(st), " "+strconv.Itoa(j.PGID)+" ") {
 						// Only a sanity check that the grandchild is no plain group member.
-						if core.GroupAlive(j.PGID) && contains(core.GroupMembers(j.PGID), k.pid) {
+						if supervisor.GroupAlive(j.PGID) && contains(supervisor.GroupMembers(j.PGID), k.pid) {
 							t.Fatalf("grandchild %d is still in the job's group", k.pid)
 						}
 					}
@@ -168,7 +169,7 @@ func TestJobFaultSetsidGrandchildren(t *testing.T) {
 					if err := syscall.Kill(j.SupervisorPID, syscall.SIGKILL); err != nil {
 						t.Fatal(err)
 					}
-					for core.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
+					for supervisor.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
 						time.Sleep(10 * time.Millisecond)
 					}
 					lost, err := jobs.LostJobs(f.ctx)
@@ -183,14 +184,14 @@ func TestJobFaultSetsidGrandchildren(t *testing.T) {
 				// The group's own members are killed with it, but on a loaded
 				// machine one may still be on its way out when the last
 				// grandchild is gone: wait for the group as for the kids.
-				for deadline := time.Now().Add(12 * time.Second); core.GroupAlive(j.PGID); time.Sleep(20 * time.Millisecond) {
+				for deadline := time.Now().Add(12 * time.Second); supervisor.GroupAlive(j.PGID); time.Sleep(20 * time.Millisecond) {
 					if time.Now().After(deadline) {
-						t.Errorf("process group %d alive: %v", j.PGID, core.GroupMembers(j.PGID))
+						t.Errorf("process group %d alive: %v", j.PGID, supervisor.GroupMembers(j.PGID))
 						break
 					}
 				}
 				end := f.waitFor(job.ID, 15*time.Second, "the end", func(j *core.Job) bool {
-					return !j.Status.Active() && !core.ProcessAlive(j.SupervisorPID, j.SupervisorStart)
+					return !j.Status.Active() && !supervisor.ProcessAlive(j.SupervisorPID, j.SupervisorStart)
 				})
 				if end.Status != want {
 					t.Errorf("status %s, want %s", end.Status, want)
@@ -224,10 +225,10 @@ func contains(xs []int, x int) bool {
 func TestJobFaultStartWindowKill(t *testing.T) {
 	t.Parallel()
 	hook := filepath.Join(t.TempDir(), "paused")
-	f := newJobFixture(t, core.EnvJobPauseAfterStart+"="+hook)
+	f := newJobFixture(t, supervisor.EnvJobPauseAfterStart+"="+hook)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
-	job, err := f.jobs.Run(f.ctx, core.JobSpec{Session: "s", Cwd: dir,
+	job, err := f.jobs.Run(f.ctx, supervisor.JobSpec{Session: "s", Cwd: dir,
 		Command: []string{"sh", "-c", "echo ran > ran; exec sleep 60"}}, core.ActorRuntime)
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +248,7 @@ func TestJobFaultStartWindowKill(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	shimStart, _ := core.ProcStartTime(shim)
+	shimStart, _ := supervisor.ProcStartTime(shim)
 	j := f.get(job.ID)
 	if j.Status != core.JobPending || j.PID != 0 || j.SupervisorPID == 0 {
 		t.Fatalf("in the window: status %s pid %d supervisor %d", j.Status, j.PID, j.SupervisorPID)
@@ -256,7 +257,7 @@ func TestJobFaultStartWindowKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline = time.Now().Add(10 * time.Second)
-	for core.ProcessAlive(shim, shimStart) || core.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
+	for supervisor.ProcessAlive(shim, shimStart) || supervisor.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the command (pid %d) outlived its dead supervisor unrecorded", shim)
 		}
@@ -351,11 +352,11 @@ func TestJobFaultDiskFull(t *testing.T) {
 	if logDisk != "" {
 		opts.Dir = filepath.Join(logDisk, "jobs")
 	}
-	jobs := core.NewJobs(f.reg, opts)
+	jobs := supervisor.NewJobs(f.reg, opts)
 	cwd := t.TempDir()
 	// 20,000 lines (~230 KB, more than a pipe holds): it finishes only if
 	// the supervisor keeps draining after its writes fail.
-	job, err := jobs.Run(f.ctx, core.JobSpec{Session: "s", Cwd: cwd, Command: []string{"sh", "-c",
+	job, err := jobs.Run(f.ctx, supervisor.JobSpec{Session: "s", Cwd: cwd, Command: []string{"sh", "-c",
 		`while [ ! -f go ]; do sleep 0.02; done; i=0; while [ $i -lt 20000 ]; do echo "line $i"; i=$((i+1)); done; echo done > finished`}},
 		core.ActorRuntime)
 	if err != nil {
@@ -363,8 +364,8 @@ func TestJobFaultDiskFull(t *testing.T) {
 	}
 	killJobOnCleanup(t, f, job.ID)
 	j := f.waitFor(job.ID, 15*time.Second, "running", func(j *core.Job) bool { return j.Status == core.JobRunning })
-	if _, err := os.Stat(filepath.Join(filepath.Dir(j.LogPath), core.SupervisorErrorFile)); err != nil {
-		t.Fatalf("no reserved %s: %v", core.SupervisorErrorFile, err)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(j.LogPath), supervisor.SupervisorErrorFile)); err != nil {
+		t.Fatalf("no reserved %s: %v", supervisor.SupervisorErrorFile, err)
 	}
 	var filler string
 	if logDisk != "" {
@@ -377,7 +378,7 @@ func TestJobFaultDiskFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for core.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
+	for supervisor.ProcessAlive(j.SupervisorPID, j.SupervisorStart) {
 		if time.Now().After(deadline) {
 			t.Fatal("the supervisor did not give up")
 		}
@@ -386,9 +387,9 @@ func TestJobFaultDiskFull(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(cwd, "finished")); err != nil {
 		t.Error("the command did not finish: its output was not drained")
 	}
-	msg := core.ReadSupervisorError(j.LogPath)
+	msg := supervisor.ReadSupervisorError(j.LogPath)
 	if !strings.HasPrefix(msg, "disk full: ") || !strings.Contains(msg, "exited with code 0") {
-		t.Errorf("%s: %q", core.SupervisorErrorFile, msg)
+		t.Errorf("%s: %q", supervisor.SupervisorErrorFile, msg)
 	}
 	if j := f.get(job.ID); j.Status != core.JobRunning {
 		t.Errorf("status %s: the injected full registry took a write", j.Status)
@@ -421,9 +422,9 @@ func TestJobFaultDiskFull(t *testing.T) {
 func TestJobFaultCancelPending(t *testing.T) {
 	t.Parallel()
 	hook := filepath.Join(t.TempDir(), "paused")
-	f := newJobFixture(t, core.EnvJobPauseAfterStart+"="+hook, envHelperPollMS+"=60000")
+	f := newJobFixture(t, supervisor.EnvJobPauseAfterStart+"="+hook, envHelperPollMS+"=60000")
 	dir := t.TempDir()
-	job, err := f.jobs.Run(f.ctx, core.JobSpec{Session: "s", Cwd: dir,
+	job, err := f.jobs.Run(f.ctx, supervisor.JobSpec{Session: "s", Cwd: dir,
 		Command: []string{"sh", "-c", "echo ran > ran; exec sleep 60"}}, core.ActorRuntime)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package core
+package supervisor
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // checkCommand reports, before anything is recorded, why argv0 could not be
@@ -22,9 +24,9 @@ func checkCommand(argv0, cwd string) error {
 			return nil // ErrDot: found via a relative $PATH entry; the job's own exec decides
 		}
 		if errors.Is(err, exec.ErrNotFound) {
-			return Invalidf("command %q not found in $PATH", argv0)
+			return core.Invalidf("command %q not found in $PATH", argv0)
 		}
-		return Invalidf("command %q cannot be run: %v", argv0, unwrapExec(err))
+		return core.Invalidf("command %q cannot be run: %v", argv0, unwrapExec(err))
 	}
 	path := argv0
 	if !filepath.IsAbs(path) {
@@ -33,14 +35,14 @@ func checkCommand(argv0, cwd string) error {
 	st, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Invalidf("command %s does not exist (looked for %s)", argv0, path)
+		return core.Invalidf("command %s does not exist (looked for %s)", argv0, path)
 	case err != nil:
-		return Invalidf("command %s cannot be run: %v", argv0, unwrapExec(err))
+		return core.Invalidf("command %s cannot be run: %v", argv0, unwrapExec(err))
 	case st.IsDir():
-		return Invalidf("command %s is a directory", argv0)
+		return core.Invalidf("command %s is a directory", argv0)
 	}
 	if _, err := exec.LookPath(path); err != nil {
-		return Invalidf("command %s is not executable (no execute permission on %s)", argv0, path)
+		return core.Invalidf("command %s is not executable (no execute permission on %s)", argv0, path)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package core
+package supervisor
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // A full disk names itself (docs/contract.md "Background jobs: Rotation", bench/README.md Crashes). A supervisor whose
@@ -31,7 +33,7 @@ const supervisorErrorSize = 4096
 
 // isDiskFull reports whether err is a full file system (SQLITE_FULL, ENOSPC).
 func isDiskFull(err error) bool {
-	return errors.Is(err, ErrDiskFull) || errors.Is(err, syscall.ENOSPC)
+	return errors.Is(err, core.ErrDiskFull) || errors.Is(err, syscall.ENOSPC)
 }
 
 // reserveSupervisorError creates <dir>/supervisor-error holding
@@ -84,12 +86,12 @@ func ReadSupervisorError(logPath string) string {
 // retryFinal runs fn in a write transaction like retryUpdate, and also
 // retries a full disk (space may come back), for up to FinalRetry with
 // backoff from 100 ms to 2 s. It returns the last error.
-func (j *Jobs) retryFinal(ctx context.Context, fn func(Tx) error) error {
+func (j *Jobs) retryFinal(ctx context.Context, fn func(core.Tx) error) error {
 	delay := 100 * time.Millisecond
 	deadline := time.Now().Add(j.opts.FinalRetry)
 	for {
-		err := j.reg.store.Update(ctx, fn)
-		if err == nil || !(errors.Is(err, ErrBusy) || errors.Is(err, ErrConflict) || isDiskFull(err)) ||
+		err := j.reg.Store().Update(ctx, fn)
+		if err == nil || !(errors.Is(err, core.ErrBusy) || errors.Is(err, core.ErrConflict) || isDiskFull(err)) ||
 			time.Now().After(deadline) {
 			return err
 		}

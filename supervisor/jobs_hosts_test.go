@@ -1,4 +1,4 @@
-package core_test
+package supervisor_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
+	"github.com/clawpit/clawpit/supervisor"
 )
 
 // hostSide is one simulated host over a shared registry: its own store
@@ -19,7 +20,7 @@ import (
 type hostSide struct {
 	db   *store.DB
 	reg  *core.Registry
-	jobs *core.Jobs
+	jobs *supervisor.Jobs
 	sw   *core.Sweeper
 }
 
@@ -31,7 +32,7 @@ func newHostSide(t *testing.T, loc, host string) *hostSide {
 	}
 	t.Cleanup(func() { db.Close() })
 	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
-	jobs := core.NewJobs(reg, core.JobsOptions{
+	jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{
 		Host: host,
 		Dir:  filepath.Join(t.TempDir(), "jobs"),
 		SupervisorArgv: func(id string) ([]string, error) {
@@ -78,7 +79,7 @@ func TestJobLostOnlyByItsHost(t *testing.T) {
 		a := newHostSide(t, loc, "host-a")
 		b := newHostSide(t, loc, "host-b")
 
-		job, err := a.jobs.Run(ctx, core.JobSpec{Session: "s", Command: []string{"sh", "-c", "echo up; exec sleep 60"}, Cwd: t.TempDir()}, core.ActorRuntime)
+		job, err := a.jobs.Run(ctx, supervisor.JobSpec{Session: "s", Command: []string{"sh", "-c", "echo up; exec sleep 60"}, Cwd: t.TempDir()}, core.ActorRuntime)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +87,7 @@ func TestJobLostOnlyByItsHost(t *testing.T) {
 			t.Fatalf("job host = %q, want host-a", job.Host)
 		}
 		j := waitJob(t, a, job.ID, "running", func(j *core.Job) bool { return j.Status == core.JobRunning && j.PGID > 1 })
-		t.Cleanup(func() { _ = core.SignalGroup(j.PGID, syscall.SIGKILL) })
+		t.Cleanup(func() { _ = supervisor.SignalGroup(j.PGID, syscall.SIGKILL) })
 
 		sweepB := func() *core.SweepReport {
 			t.Helper()
@@ -108,7 +109,7 @@ func TestJobLostOnlyByItsHost(t *testing.T) {
 		if err := syscall.Kill(j.SupervisorPID, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		for deadline := time.Now().Add(10 * time.Second); core.ProcessAlive(j.SupervisorPID, j.SupervisorStart); {
+		for deadline := time.Now().Add(10 * time.Second); supervisor.ProcessAlive(j.SupervisorPID, j.SupervisorStart); {
 			if time.Now().After(deadline) {
 				t.Fatal("supervisor did not die")
 			}
@@ -154,12 +155,12 @@ func TestJobCancelFromAnotherHost(t *testing.T) {
 		loc := storetest.Location(t, "registry.db")
 		a := newHostSide(t, loc, "host-a")
 		b := newHostSide(t, loc, "host-b")
-		job, err := a.jobs.Run(ctx, core.JobSpec{Session: "s", Command: []string{"sh", "-c", "exec sleep 60"}, Cwd: t.TempDir()}, core.ActorRuntime)
+		job, err := a.jobs.Run(ctx, supervisor.JobSpec{Session: "s", Command: []string{"sh", "-c", "exec sleep 60"}, Cwd: t.TempDir()}, core.ActorRuntime)
 		if err != nil {
 			t.Fatal(err)
 		}
 		j := waitJob(t, a, job.ID, "running", func(j *core.Job) bool { return j.Status == core.JobRunning && j.PGID > 1 })
-		t.Cleanup(func() { _ = core.SignalGroup(j.PGID, syscall.SIGKILL) })
+		t.Cleanup(func() { _ = supervisor.SignalGroup(j.PGID, syscall.SIGKILL) })
 		_, res, err := b.jobs.CancelJob(ctx, job.ID, core.ActorRuntime)
 		if err != nil || !res.Applied || !strings.Contains(res.Reason, "host-a") {
 			t.Fatalf("cancel from host B: %+v %v", res, err)

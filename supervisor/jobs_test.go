@@ -1,4 +1,4 @@
-package core_test
+package supervisor_test
 
 import (
 	"bufio"
@@ -20,12 +20,13 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/tailer"
 )
 
 // Job tests run real processes. The supervisor is this test binary itself,
 // re-run as TestHelperJobSupervisor (the usual Go helper-process pattern), so
-// core's tests do not depend on the clawpit binary being built.
+// the supervisor's tests do not depend on the clawpit binary being built.
 
 const envHelperSupervisor = "CLAWPIT_TEST_JOB_SUPERVISOR"
 
@@ -51,30 +52,30 @@ func TestHelperJobSupervisor(t *testing.T) {
 		st = fullStore{db, trigger}
 	}
 	reg := core.NewRegistry(st, core.SystemClock{}, core.DefaultThresholds())
-	opts := core.JobsOptions{ExecShim: testExecShim()}
+	opts := supervisor.JobsOptions{ExecShim: testExecShim()}
 	if ms, err := strconv.Atoi(os.Getenv(envHelperFinalRetryMS)); err == nil {
 		opts.FinalRetry = time.Duration(ms) * time.Millisecond
 	}
 	if ms, err := strconv.Atoi(os.Getenv(envHelperPollMS)); err == nil {
 		opts.PollInterval = time.Duration(ms) * time.Millisecond
 	}
-	j := core.NewJobs(reg, opts)
+	j := supervisor.NewJobs(reg, opts)
 	err = j.Supervise(ctx, args[1], os.Stdin)
 	db.Close()
-	if err != nil && !errors.Is(err, core.ErrJobNotPending) {
+	if err != nil && !errors.Is(err, supervisor.ErrJobNotPending) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
-// TestHelperExecShim is a job's start shim (core.RunExecShim) in the job
+// TestHelperExecShim is a job's start shim (supervisor.RunExecShim) in the job
 // tests; it does nothing in a normal test run (no arguments after "--").
 func TestHelperExecShim(t *testing.T) {
-	if len(flag.Args()) == 0 || os.Getenv(core.EnvJobID) == "" {
+	if len(flag.Args()) == 0 || os.Getenv(supervisor.EnvJobID) == "" {
 		t.Skip("helper process for the job tests")
 	}
-	os.Exit(core.RunExecShim(flag.Args()))
+	os.Exit(supervisor.RunExecShim(flag.Args()))
 }
 
 // testExecShim runs this test binary as the start shim.
@@ -90,7 +91,7 @@ type jobFixture struct {
 	dbPath string
 	db     *store.DB
 	reg    *core.Registry
-	jobs   *core.Jobs
+	jobs   *supervisor.Jobs
 }
 
 func newJobFixture(t *testing.T, env ...string) *jobFixture {
@@ -104,13 +105,13 @@ func newJobFixture(t *testing.T, env ...string) *jobFixture {
 	t.Cleanup(func() { db.Close() })
 	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
 	f := &jobFixture{t: t, ctx: ctx, dbPath: dbPath, db: db, reg: reg}
-	f.jobs = core.NewJobs(reg, f.options(env...))
+	f.jobs = supervisor.NewJobs(reg, f.options(env...))
 	reg.SetJobController(f.jobs)
 	return f
 }
 
-func (f *jobFixture) options(env ...string) core.JobsOptions {
-	return core.JobsOptions{
+func (f *jobFixture) options(env ...string) supervisor.JobsOptions {
+	return supervisor.JobsOptions{
 		SupervisorArgv: func(id string) ([]string, error) {
 			return []string{os.Args[0], "-test.run=^TestHelperJobSupervisor$", "--", f.dbPath, id}, nil
 		},
@@ -122,17 +123,17 @@ func (f *jobFixture) options(env ...string) core.JobsOptions {
 // run starts argv as a job of session and registers a cleanup that kills it.
 func (f *jobFixture) run(session string, timeout time.Duration, argv ...string) *core.Job {
 	f.t.Helper()
-	job, err := f.jobs.Run(f.ctx, core.JobSpec{Session: session, Timeout: timeout, Command: argv, Cwd: f.t.TempDir()}, core.ActorRuntime)
+	job, err := f.jobs.Run(f.ctx, supervisor.JobSpec{Session: session, Timeout: timeout, Command: argv, Cwd: f.t.TempDir()}, core.ActorRuntime)
 	if err != nil {
 		f.t.Fatalf("run %v: %v", argv, err)
 	}
 	f.t.Cleanup(func() {
 		if j := f.get(job.ID); j.PGID > 1 {
-			_ = core.SignalGroup(j.PGID, syscall.SIGKILL)
+			_ = supervisor.SignalGroup(j.PGID, syscall.SIGKILL)
 		}
 		// Let the supervisor record the end before the temp dir goes.
 		f.waitFor(job.ID, 15*time.Second, "supervisor done", func(j *core.Job) bool {
-			return !j.Status.Active() && (j.SupervisorPID == 0 || !core.ProcessAlive(j.SupervisorPID, j.SupervisorStart))
+			return !j.Status.Active() && (j.SupervisorPID == 0 || !supervisor.ProcessAlive(j.SupervisorPID, j.SupervisorStart))
 		})
 	})
 	return job
@@ -169,7 +170,7 @@ func (f *jobFixture) waitFor(id string, timeout time.Duration, what string, ok f
 func (f *jobFixture) waitDone(id string, timeout time.Duration) *core.Job {
 	f.t.Helper()
 	return f.waitFor(id, timeout, "the end", func(j *core.Job) bool {
-		return !j.Status.Active() && j.ExitCode != nil && !core.ProcessAlive(j.SupervisorPID, j.SupervisorStart)
+		return !j.Status.Active() && j.ExitCode != nil && !supervisor.ProcessAlive(j.SupervisorPID, j.SupervisorStart)
 	})
 }
 
@@ -201,7 +202,7 @@ func TestJobRunRefusesUnstartable(t *testing.T) {
 	t.Parallel()
 	f := newJobFixture(t)
 	for _, argv := range [][]string{{"/nonexistent/clawpit-no-such-command"}, {"clawpit-no-such-command-in-path", "-x"}} {
-		job, err := f.jobs.Run(f.ctx, core.JobSpec{Session: "s1", Command: argv, Cwd: t.TempDir()}, core.ActorRuntime)
+		job, err := f.jobs.Run(f.ctx, supervisor.JobSpec{Session: "s1", Command: argv, Cwd: t.TempDir()}, core.ActorRuntime)
 		if !errors.Is(err, core.ErrInvalid) || job != nil || !strings.Contains(err.Error(), argv[0]) {
 			t.Errorf("%v: job %v, err %v; want ErrInvalid naming the command", argv, job, err)
 		}
@@ -307,14 +308,14 @@ func TestJobRunValidation(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no'such dir")
 	for _, tc := range []struct {
 		name string
-		spec core.JobSpec
+		spec supervisor.JobSpec
 		want string
 	}{
-		{"empty command", core.JobSpec{Session: "s"}, "empty command"},
-		{"empty argv0", core.JobSpec{Session: "s", Command: []string{""}}, "empty command"},
-		{"missing session", core.JobSpec{Command: []string{"true"}}, "session"},
-		{"negative timeout", core.JobSpec{Session: "s", Command: []string{"true"}, Timeout: -time.Second}, "negative timeout"},
-		{"missing cwd", core.JobSpec{Session: "s", Command: []string{"true"}, Cwd: missing},
+		{"empty command", supervisor.JobSpec{Session: "s"}, "empty command"},
+		{"empty argv0", supervisor.JobSpec{Session: "s", Command: []string{""}}, "empty command"},
+		{"missing session", supervisor.JobSpec{Command: []string{"true"}}, "session"},
+		{"negative timeout", supervisor.JobSpec{Session: "s", Command: []string{"true"}, Timeout: -time.Second}, "negative timeout"},
+		{"missing cwd", supervisor.JobSpec{Session: "s", Command: []string{"true"}, Cwd: missing},
 			`mkdir -p -- '` + strings.ReplaceAll(missing, "'", `'\''`) + `'`},
 	} {
 		_, err := f.jobs.Run(f.ctx, tc.spec, core.ActorRuntime)
@@ -358,8 +359,8 @@ func TestJobNoDefaultTimer(t *testing.T) {
 	f.waitFor(job.ID, 20*time.Second, "running", func(j *core.Job) bool { return j.Status == core.JobRunning })
 	time.Sleep(10 * time.Second)
 	j := f.get(job.ID)
-	if j.Status != core.JobRunning || !core.GroupAlive(j.PGID) {
-		t.Fatalf("after 10 s: status %s, group alive %v", j.Status, core.GroupAlive(j.PGID))
+	if j.Status != core.JobRunning || !supervisor.GroupAlive(j.PGID) {
+		t.Fatalf("after 10 s: status %s, group alive %v", j.Status, supervisor.GroupAlive(j.PGID))
 	}
 	if _, res, err := f.jobs.CancelJob(f.ctx, job.ID, "op@host"); err != nil || !res.Applied {
 		t.Fatalf("cancel: %+v %v", res, err)
@@ -379,7 +380,7 @@ func TestJobCancel(t *testing.T) {
 	if el := time.Since(start); el > 4*time.Second {
 		t.Errorf("cancel took %s for a job that obeys SIGTERM", el)
 	}
-	if core.GroupAlive(j.PGID) {
+	if supervisor.GroupAlive(j.PGID) {
 		t.Errorf("process group %d alive after cancel", j.PGID)
 	}
 	j = f.waitDone(job.ID, 20*time.Second)
@@ -500,7 +501,7 @@ func TestJobRedaction(t *testing.T) {
 		}
 	}
 	// A secret on the command line is not stored either.
-	job2, err := f.jobs.Run(f.ctx, core.JobSpec{Session: "s", Command: []string{"sh", "-c", "exit 0", "x", "password=" + "hunter2hunter2"}}, core.ActorRuntime)
+	job2, err := f.jobs.Run(f.ctx, supervisor.JobSpec{Session: "s", Command: []string{"sh", "-c", "exit 0", "x", "password=" + "hunter2hunter2"}}, core.ActorRuntime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -708,8 +709,8 @@ time.sleep(60)`
 		t.Errorf("reap took %s, want about 5 s (one job ignores SIGTERM)", el)
 	}
 	for i, g := range groups {
-		if core.GroupAlive(g) {
-			t.Errorf("job %s: process group %d still alive: %v", jobs[i].ID, g, core.GroupMembers(g))
+		if supervisor.GroupAlive(g) {
+			t.Errorf("job %s: process group %d still alive: %v", jobs[i].ID, g, supervisor.GroupMembers(g))
 		}
 	}
 	for _, jb := range jobs {
@@ -758,10 +759,10 @@ func TestJobLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for core.ProcessAlive(j.SupervisorPID, j.SupervisorStart) && time.Now().Before(deadline) {
+	for supervisor.ProcessAlive(j.SupervisorPID, j.SupervisorStart) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if !core.GroupAlive(j.PGID) {
+	if !supervisor.GroupAlive(j.PGID) {
 		t.Fatal("the command died with its supervisor; the test needs an orphan")
 	}
 	lost, err := f.jobs.LostJobs(f.ctx)
@@ -799,9 +800,9 @@ func TestJobLost(t *testing.T) {
 
 func waitGroupGone(pgid int, d time.Duration) error {
 	deadline := time.Now().Add(d)
-	for core.GroupAlive(pgid) {
+	for supervisor.GroupAlive(pgid) {
 		if time.Now().After(deadline) {
-			return fmt.Errorf("process group %d still alive: %v", pgid, core.GroupMembers(pgid))
+			return fmt.Errorf("process group %d still alive: %v", pgid, supervisor.GroupMembers(pgid))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -816,11 +817,11 @@ func TestJobLostGrace(t *testing.T) {
 	f := newJobFixture(t)
 	clock := core.NewFakeClock(time.Now())
 	reg := core.NewRegistry(f.db, clock, core.DefaultThresholds())
-	jobs := core.NewJobs(reg, core.JobsOptions{
+	jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{
 		// A "supervisor" that reads its argv and exits without recording itself.
 		SupervisorArgv: func(string) ([]string, error) { return []string{"/bin/sh", "-c", "cat >/dev/null"}, nil },
 	})
-	job, err := jobs.Run(f.ctx, core.JobSpec{Session: "s", Command: []string{"sleep", "1"}}, core.ActorRuntime)
+	job, err := jobs.Run(f.ctx, supervisor.JobSpec{Session: "s", Command: []string{"sleep", "1"}}, core.ActorRuntime)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -879,11 +880,11 @@ func TestCanTransitionJob(t *testing.T) {
 }
 
 func TestProcHelpers(t *testing.T) {
-	start, err := core.ProcStartTime(os.Getpid())
+	start, err := supervisor.ProcStartTime(os.Getpid())
 	if err != nil || start <= 0 {
 		t.Fatalf("own start time: %d %v", start, err)
 	}
-	if !core.ProcessAlive(os.Getpid(), start) || core.ProcessAlive(os.Getpid(), start+1) {
+	if !supervisor.ProcessAlive(os.Getpid(), start) || supervisor.ProcessAlive(os.Getpid(), start+1) {
 		t.Error("ProcessAlive does not tell a reused pid")
 	}
 	cmd := exec.Command("sleep", "30")
@@ -892,19 +893,19 @@ func TestProcHelpers(t *testing.T) {
 		t.Fatal(err)
 	}
 	pg := cmd.Process.Pid
-	if m := core.GroupMembers(pg); len(m) != 1 || m[0] != pg {
+	if m := supervisor.GroupMembers(pg); len(m) != 1 || m[0] != pg {
 		t.Errorf("members %v", m)
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
-	if s := core.KillGroups([]int{pg}, 5*time.Second); len(s) != 0 {
+	if s := supervisor.KillGroups([]int{pg}, 5*time.Second); len(s) != 0 {
 		t.Errorf("survivors %v", s)
 	}
 	<-done
-	if core.GroupAlive(pg) || core.ProcessAlive(pg, 0) {
+	if supervisor.GroupAlive(pg) || supervisor.ProcessAlive(pg, 0) {
 		t.Error("group alive after kill")
 	}
-	if err := core.SignalGroup(1, syscall.SIGTERM); err == nil {
+	if err := supervisor.SignalGroup(1, syscall.SIGTERM); err == nil {
 		t.Error("signalling group 1 must be refused")
 	}
 }
@@ -937,8 +938,8 @@ func TestSuperviseStopsWithItsContext(t *testing.T) {
 		t.Fatal("supervise did not stop")
 	}
 	j := f.get(job.ID)
-	if j.Status != core.JobFailed || *j.ExitCode != 143 || core.GroupAlive(j.PGID) {
-		t.Errorf("status %s exit %v, group alive %v", j.Status, *j.ExitCode, core.GroupAlive(j.PGID))
+	if j.Status != core.JobFailed || *j.ExitCode != 143 || supervisor.GroupAlive(j.PGID) {
+		t.Errorf("status %s exit %v, group alive %v", j.Status, *j.ExitCode, supervisor.GroupAlive(j.PGID))
 	}
 }
 

@@ -1,20 +1,22 @@
-package core
+package supervisor
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"syscall"
+
+	"github.com/clawpit/clawpit/core"
 )
 
-var _ JobLiveness = (*Jobs)(nil)
+var _ core.JobLiveness = (*Jobs)(nil)
 
 // JobLostReason says why an active job's supervisor is considered gone (docs/contract.md "Background jobs: Lost"), or "" when the job is not lost: a recorded supervisor whose pid is dead
 // (a zombie counts as dead; when it left SupervisorErrorFile, its message is
 // the reason: "… gave up: disk full: …") or now belongs to a process with another start
 // time; or a pending job whose supervisor never recorded itself within
 // LostGrace of its creation (measured on the registry clock).
-func (j *Jobs) JobLostReason(job *Job, now Timestamp) string {
+func (j *Jobs) JobLostReason(job *core.Job, now core.Timestamp) string {
 	if !job.Status.Active() {
 		return ""
 	}
@@ -41,13 +43,13 @@ func (j *Jobs) JobLostReason(job *Job, now Timestamp) string {
 // LostJobs lists this host's pending and running jobs whose supervisor is
 // gone (docs/contract.md "Background jobs: Lost"; see JobLostReason); other hosts' jobs are theirs to judge. Read-only: the sweeper plans with it and applies
 // each with MarkJobLost. Its cost grows with the number of active jobs only.
-func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
-	active, err := j.ListJobs(ctx, JobFilter{Statuses: []JobStatus{JobPending, JobRunning}})
+func (j *Jobs) LostJobs(ctx context.Context) ([]core.Job, error) {
+	active, err := j.ListJobs(ctx, core.JobFilter{Statuses: []core.JobStatus{core.JobPending, core.JobRunning}})
 	if err != nil {
 		return nil, err
 	}
-	now := j.reg.now()
-	var out []Job
+	now := j.now()
+	var out []core.Job
 	for _, job := range active {
 		// Another host's supervisor pid means nothing here (README "Many hosts: PostgreSQL").
 		if j.local(&job) && j.JobLostReason(&job, now) != "" {
@@ -65,22 +67,22 @@ func (j *Jobs) LostJobs(ctx context.Context) ([]Job, error) {
 // naming the log path (dedup "job_lost:<id>"). reason defaults to
 // JobLostReason. It returns false and no error when it raced: the row changed
 // since LostJobs read it, or the supervisor turned out to be alive after all.
-func (j *Jobs) MarkJobLost(ctx context.Context, job Job, reason string) (bool, error) {
+func (j *Jobs) MarkJobLost(ctx context.Context, job core.Job, reason string) (bool, error) {
 	var (
 		marked bool
-		cur    *Job
+		cur    *core.Job
 	)
-	err := j.reg.store.Update(ctx, func(tx Tx) error {
+	err := j.reg.Store().Update(ctx, func(tx core.Tx) error {
 		marked = false
 		var err error
 		cur, err = tx.GetJob(job.ID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, core.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		now := j.reg.now()
+		now := j.now()
 		if cur.Rev != job.Rev || !cur.Status.Active() || !j.local(cur) {
 			return nil
 		}
@@ -91,7 +93,7 @@ func (j *Jobs) MarkJobLost(ctx context.Context, job Job, reason string) (bool, e
 		if reason == "" {
 			reason = why
 		}
-		res, err := j.endJob(tx, cur, JobLost, ActorSweeper, reason, now)
+		res, err := j.endJob(tx, cur, core.JobLost, core.ActorSweeper, reason, now)
 		if err != nil || !res.Applied {
 			return err
 		}

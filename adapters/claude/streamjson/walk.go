@@ -1,4 +1,4 @@
-package core
+package streamjson
 
 import (
 	"bufio"
@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file is the stream-json tokenizer behind StreamTracker: a pull parser
+// This file is the stream-json tokenizer behind Tracker: a pull parser
 // that walks one line's JSON byte by byte, validates it like encoding/json
 // would, and keeps only what docs/contract.md "Result subtypes" needs — type, subtype, is_error, the
 // result text, and a count of non-blank assistant text blocks. Nothing is
@@ -142,7 +142,7 @@ type streamFacts struct {
 	bType   strSink
 	bText   strSink
 	bName   strSink
-	use     usageFacts // the result line's usage (streamjson_usage.go)
+	use     usageFacts // the result line's usage (usage.go)
 }
 
 func newStreamFacts() *streamFacts {

@@ -1,4 +1,4 @@
-package core
+package streamjson
 
 import (
 	"bufio"
@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // refLine is the encoding/json reading of one line that the streaming
@@ -127,9 +129,9 @@ func FuzzStreamJSONMatchesStdlib(f *testing.F) {
 			return
 		}
 		want := refParse(trimmed)
-		var tr StreamTracker
+		var tr Tracker
 		ev, err := tr.Feed(line)
-		if want.valid != (ev.Kind != StreamInvalid) {
+		if want.valid != (ev.Kind != Invalid) {
 			t.Fatalf("stdlib valid=%v, tokenizer kind %v err %v", want.valid, ev.Kind, err)
 		}
 		if !want.valid {
@@ -154,7 +156,7 @@ func FuzzStreamJSONMatchesStdlib(f *testing.F) {
 		if bytes.ContainsAny(trimmed, "\n") || !bytes.Equal(bytes.Trim(line, " \t\r\n\v\f"), trimmed) {
 			return
 		}
-		var tr2 StreamTracker
+		var tr2 Tracker
 		ev2, fed, _, rerr := tr2.ReadLine(bufio.NewReader(bytes.NewReader(line)))
 		if !fed || rerr != nil || ev2 != ev {
 			t.Fatalf("ReadLine %+v fed %v err %v, Feed %+v", ev2, fed, rerr, ev)
@@ -172,7 +174,7 @@ func TestStreamJSONReadLineTranscripts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var tr StreamTracker
+		var tr Tracker
 		br := bufio.NewReaderSize(fh, 16)
 		for {
 			_, fed, _, rerr := tr.ReadLine(br)
@@ -199,9 +201,9 @@ func TestStreamJSONReadLineLines(t *testing.T) {
 	input := "\xef\xbb\xbf" + `{"type":"system","subtype":"init"}` + "\r\n" + "garbage " + long + "\n" +
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"` + long + `"}]}}` + "\n\r\n  \n" +
 		`{"type":"result","subtype":"success","result":"` + long + `"}`
-	var tr StreamTracker
+	var tr Tracker
 	br := bufio.NewReaderSize(strings.NewReader(input), 64<<10)
-	var kinds []StreamLineKind
+	var kinds []LineKind
 	for {
 		ev, fed, _, rerr := tr.ReadLine(br)
 		if !fed {
@@ -212,7 +214,7 @@ func TestStreamJSONReadLineLines(t *testing.T) {
 		}
 		kinds = append(kinds, ev.Kind)
 	}
-	want := []StreamLineKind{StreamKnown, StreamInvalid, StreamKnown, StreamBlank, StreamBlank, StreamKnown}
+	want := []LineKind{Known, Invalid, Known, Blank, Blank, Known}
 	if len(kinds) != len(want) {
 		t.Fatalf("kinds %v, want %v", kinds, want)
 	}
@@ -222,7 +224,7 @@ func TestStreamJSONReadLineLines(t *testing.T) {
 		}
 	}
 	s := tr.Summary()
-	if s.Lines != 6 || s.Outputs != 1 || s.Status() != TaskSucceeded || len(s.Result.Text) != maxStreamText {
+	if s.Lines != 6 || s.Outputs != 1 || s.Status() != core.TaskSucceeded || len(s.Result.Text) != maxStreamText {
 		t.Errorf("summary %+v", s)
 	}
 }
@@ -270,28 +272,28 @@ func TestStreamJSONBombsBounded(t *testing.T) {
 	cases := []struct {
 		name    string
 		r       func() io.Reader
-		kind    StreamLineKind
+		kind    LineKind
 		outputs int
 	}{
 		{"30 MB of empty blocks", func() io.Reader {
 			return bombReader(`{"type":"assistant","message":{"content":[`, `{}`, `,`, `]}}`+"\n", 10_000_000)
-		}, StreamKnown, 0},
+		}, Known, 0},
 		{"15.7 MB of numbers", func() io.Reader {
 			return bombReader(`{"type":"assistant","message":{"content":[{"type":"text","text":"x","n":[`, `1234567`, `,`, `]}]}}`+"\n", 2_000_000)
-		}, StreamKnown, 1},
+		}, Known, 1},
 		{"a million text blocks", func() io.Reader {
 			return bombReader(`{"type":"assistant","message":{"content":[`, `{"type":"text","text":"hello world"}`, `,`, `]}}`+"\n", 1_000_000)
-		}, StreamKnown, 1_000_000},
+		}, Known, 1_000_000},
 		{"deep nesting", func() io.Reader {
 			return bombReader(`{"type":"assistant","x":`, `[`, ``, ``+"\n", 5_000_000)
-		}, StreamInvalid, 0},
+		}, Invalid, 0},
 		{"a 20 MB text", func() io.Reader {
 			return bombReader(`{"type":"assistant","message":{"content":[{"type":"text","text":"`, `\u00e9`, ``, `"}]}}`+"\n", 3_000_000)
-		}, StreamKnown, 1},
+		}, Known, 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var tr StreamTracker
+			var tr Tracker
 			br := bufio.NewReaderSize(c.r(), 64<<10)
 			var before, after runtime.MemStats
 			runtime.GC()

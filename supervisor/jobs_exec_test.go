@@ -1,4 +1,4 @@
-package core
+package supervisor
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 func TestCheckCommand(t *testing.T) {
@@ -38,7 +40,7 @@ func TestCheckCommand(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, core.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want ErrInvalid containing %q", c.argv0, err, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package core
+package streamjson
 
 import (
 	"bufio"
@@ -9,12 +9,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // manifestRow is one line of testdata/claude-stream/MANIFEST.tsv.
 type manifestRow struct {
 	file, lastEvent, subtype, isError string
-	status                            TaskStatus
+	status                            core.TaskStatus
 	outputs                           int64
 }
 
@@ -42,7 +44,7 @@ func readManifest(t testing.TB) []manifestRow {
 			lastEvent: f[col["last_event_type"]],
 			subtype:   f[col["result_subtype"]],
 			isError:   f[col["is_error"]],
-			status:    TaskStatus(f[col["expected_status"]]),
+			status:    core.TaskStatus(f[col["expected_status"]]),
 			outputs:   n,
 		})
 	}
@@ -53,15 +55,15 @@ func readManifest(t testing.TB) []manifestRow {
 }
 
 // feedFile feeds a transcript line by line, the way `task track` does.
-func feedFile(t testing.TB, path string) (*StreamTracker, []StreamEvent) {
+func feedFile(t testing.TB, path string) (*Tracker, []Event) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var tr StreamTracker
-	var evs []StreamEvent
+	var tr Tracker
+	var evs []Event
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -101,7 +103,7 @@ func TestStreamJSONTranscripts(t *testing.T) {
 					t.Fatalf("result %+v, want none", s.Result)
 				}
 				want := "stream ended without terminal result (last event: " + strings.ReplaceAll(row.lastEvent, ":", "/") + ")"
-				if f.Status != TaskFailed || f.Error != want {
+				if f.Status != core.TaskFailed || f.Error != want {
 					t.Errorf("finish = %+v, want failed with %q", f, want)
 				}
 				return
@@ -127,7 +129,7 @@ func TestStreamJSONTranscripts(t *testing.T) {
 // events after the result.
 func TestStreamJSONLines(t *testing.T) {
 	type want struct {
-		kind     StreamLineKind
+		kind     LineKind
 		outputs  int
 		terminal bool
 		after    bool
@@ -138,27 +140,27 @@ func TestStreamJSONLines(t *testing.T) {
 		line string
 		want want
 	}{
-		{"blank", "", want{kind: StreamBlank}},
-		{"spaces crlf", "  \r\n", want{kind: StreamBlank}},
-		{"init", `{"type":"system","subtype":"init"}` + "\r\n", want{kind: StreamKnown}},
-		{"compact boundary is not a result", `{"type":"system","subtype":"compact_boundary"}`, want{kind: StreamKnown}},
-		{"api retry is not a result", `{"type":"system","subtype":"api_retry","attempt":1}`, want{kind: StreamKnown}},
-		{"garbage", `not json`, want{kind: StreamInvalid, err: true}},
-		{"truncated", `{"type":"assistant","message":{"content":[{"type":"text"`, want{kind: StreamInvalid, err: true}},
-		{"array", `[1,2]`, want{kind: StreamInvalid, err: true}},
-		{"unknown type", `{"type":"brand_new","x":1}`, want{kind: StreamUnknown}},
-		{"no type", `{"x":1}`, want{kind: StreamUnknown}},
-		{"type not a string", `{"type":7}`, want{kind: StreamUnknown}},
-		{"delta does not count", `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}}`, want{kind: StreamKnown}},
-		{"two texts, one blank, thinking, tool", `{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"  "},{"type":"thinking","thinking":"x"},{"type":"text","text":"b"},{"type":"tool_use","name":"Bash"}]}}`, want{kind: StreamKnown, outputs: 2}},
-		{"string content", `{"type":"assistant","message":{"content":"hello"}}`, want{kind: StreamKnown, outputs: 1}},
-		{"content wrong type", `{"type":"assistant","message":{"content":{"a":1}}}`, want{kind: StreamKnown}},
-		{"user text does not count", `{"type":"user","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}]}}`, want{kind: StreamKnown}},
-		{"result", `{"is_error":false,"result":"done","type":"result","subtype":"success"}`, want{kind: StreamKnown, terminal: true}},
-		{"after result", `{"type":"assistant","message":{"content":[{"type":"text","text":"late"}]}}`, want{kind: StreamKnown, after: true}},
-		{"second result", `{"type":"result","subtype":"error_max_turns","is_error":true}`, want{kind: StreamKnown, after: true}},
+		{"blank", "", want{kind: Blank}},
+		{"spaces crlf", "  \r\n", want{kind: Blank}},
+		{"init", `{"type":"system","subtype":"init"}` + "\r\n", want{kind: Known}},
+		{"compact boundary is not a result", `{"type":"system","subtype":"compact_boundary"}`, want{kind: Known}},
+		{"api retry is not a result", `{"type":"system","subtype":"api_retry","attempt":1}`, want{kind: Known}},
+		{"garbage", `not json`, want{kind: Invalid, err: true}},
+		{"truncated", `{"type":"assistant","message":{"content":[{"type":"text"`, want{kind: Invalid, err: true}},
+		{"array", `[1,2]`, want{kind: Invalid, err: true}},
+		{"unknown type", `{"type":"brand_new","x":1}`, want{kind: Unknown}},
+		{"no type", `{"x":1}`, want{kind: Unknown}},
+		{"type not a string", `{"type":7}`, want{kind: Unknown}},
+		{"delta does not count", `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"hi"}}}`, want{kind: Known}},
+		{"two texts, one blank, thinking, tool", `{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"  "},{"type":"thinking","thinking":"x"},{"type":"text","text":"b"},{"type":"tool_use","name":"Bash"}]}}`, want{kind: Known, outputs: 2}},
+		{"string content", `{"type":"assistant","message":{"content":"hello"}}`, want{kind: Known, outputs: 1}},
+		{"content wrong type", `{"type":"assistant","message":{"content":{"a":1}}}`, want{kind: Known}},
+		{"user text does not count", `{"type":"user","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}]}}`, want{kind: Known}},
+		{"result", `{"is_error":false,"result":"done","type":"result","subtype":"success"}`, want{kind: Known, terminal: true}},
+		{"after result", `{"type":"assistant","message":{"content":[{"type":"text","text":"late"}]}}`, want{kind: Known, after: true}},
+		{"second result", `{"type":"result","subtype":"error_max_turns","is_error":true}`, want{kind: Known, after: true}},
 	}
-	var tr StreamTracker
+	var tr Tracker
 	for _, st := range steps {
 		ev, err := tr.Feed([]byte(st.line))
 		got := want{kind: ev.Kind, outputs: ev.Outputs, terminal: ev.Terminal, after: ev.AfterResult, err: err != nil}
@@ -173,7 +175,7 @@ func TestStreamJSONLines(t *testing.T) {
 	if s.Lines != int64(len(steps)) || s.Events != s.Lines-s.Blank-s.Invalid {
 		t.Errorf("lines=%d events=%d", s.Lines, s.Events)
 	}
-	if s.Status() != TaskSucceeded || s.Result.Text != "done" {
+	if s.Status() != core.TaskSucceeded || s.Result.Text != "done" {
 		t.Errorf("status %s result %+v", s.Status(), s.Result)
 	}
 }
@@ -182,26 +184,26 @@ func TestStreamJSONVerdicts(t *testing.T) {
 	cases := []struct {
 		name    string
 		lines   []string
-		status  TaskStatus
+		status  core.TaskStatus
 		subtype string
 		errText string
 	}{
-		{"empty stream", nil, TaskFailed, "", "stream ended without terminal result (last event: none)"},
-		{"only garbage", []string{"{{{", ""}, TaskFailed, "", "stream ended without terminal result (last event: none)"},
-		{"ends on assistant", []string{`{"type":"system","subtype":"init"}`, `{"type":"assistant","message":{"content":[]}}`}, TaskFailed, "", "stream ended without terminal result (last event: assistant)"},
-		{"ends on compact boundary", []string{`{"type":"system","subtype":"compact_boundary"}`}, TaskFailed, "", "stream ended without terminal result (last event: system/compact_boundary)"},
-		{"success", []string{`{"type":"result","subtype":"success"}`}, TaskSucceeded, "success", ""},
-		{"success but is_error", []string{`{"type":"result","subtype":"success","is_error":true}`}, TaskFailed, "success", ""},
-		{"error subtype", []string{`{"type":"result","subtype":"error_during_execution","is_error":true}`}, TaskFailed, "error_during_execution", ""},
-		{"error subtype without is_error", []string{`{"type":"result","subtype":"error_max_budget_usd"}`}, TaskFailed, "error_max_budget_usd", ""},
-		{"no subtype", []string{`{"type":"result"}`}, TaskSucceeded, "success", ""},
-		{"no subtype, is_error", []string{`{"type":"result","is_error":true}`}, TaskFailed, "error", ""},
-		{"unfamiliar subtype", []string{`{"type":"result","subtype":"paused"}`}, TaskFailed, "paused", ""},
-		{"is_error not a bool", []string{`{"type":"result","subtype":"success","is_error":"yes"}`}, TaskSucceeded, "success", ""},
+		{"empty stream", nil, core.TaskFailed, "", "stream ended without terminal result (last event: none)"},
+		{"only garbage", []string{"{{{", ""}, core.TaskFailed, "", "stream ended without terminal result (last event: none)"},
+		{"ends on assistant", []string{`{"type":"system","subtype":"init"}`, `{"type":"assistant","message":{"content":[]}}`}, core.TaskFailed, "", "stream ended without terminal result (last event: assistant)"},
+		{"ends on compact boundary", []string{`{"type":"system","subtype":"compact_boundary"}`}, core.TaskFailed, "", "stream ended without terminal result (last event: system/compact_boundary)"},
+		{"success", []string{`{"type":"result","subtype":"success"}`}, core.TaskSucceeded, "success", ""},
+		{"success but is_error", []string{`{"type":"result","subtype":"success","is_error":true}`}, core.TaskFailed, "success", ""},
+		{"error subtype", []string{`{"type":"result","subtype":"error_during_execution","is_error":true}`}, core.TaskFailed, "error_during_execution", ""},
+		{"error subtype without is_error", []string{`{"type":"result","subtype":"error_max_budget_usd"}`}, core.TaskFailed, "error_max_budget_usd", ""},
+		{"no subtype", []string{`{"type":"result"}`}, core.TaskSucceeded, "success", ""},
+		{"no subtype, is_error", []string{`{"type":"result","is_error":true}`}, core.TaskFailed, "error", ""},
+		{"unfamiliar subtype", []string{`{"type":"result","subtype":"paused"}`}, core.TaskFailed, "paused", ""},
+		{"is_error not a bool", []string{`{"type":"result","subtype":"success","is_error":"yes"}`}, core.TaskSucceeded, "success", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var tr StreamTracker
+			var tr Tracker
 			for _, l := range c.lines {
 				tr.Feed([]byte(l))
 			}
@@ -218,7 +220,7 @@ func TestStreamJSONVerdicts(t *testing.T) {
 // stay capped.
 func TestStreamJSONLongLine(t *testing.T) {
 	big := strings.Repeat("x", 5<<20)
-	var tr StreamTracker
+	var tr Tracker
 	ev, err := tr.Feed([]byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"` + big + `"}]}}`))
 	if err != nil || ev.Outputs != 1 {
 		t.Fatalf("ev %+v err %v", ev, err)
@@ -267,10 +269,10 @@ func FuzzStreamJSON(f *testing.F) {
 	f.Add([]byte(`{"type":"result","subtype":"\u00e9rror","is_error":true,"result":"\ud800"}`))
 	f.Add([]byte("\xef\xbb\xbf{\"type\":\"system\"}\r\n"))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var tr StreamTracker
+		var tr Tracker
 		for i := 0; i < 3; i++ { // before, as and after a result
 			ev, err := tr.Feed(line)
-			if (err != nil) != (ev.Kind == StreamInvalid) {
+			if (err != nil) != (ev.Kind == Invalid) {
 				t.Fatalf("err %v with kind %v", err, ev.Kind)
 			}
 			if len(ev.Type) > maxStreamName || len(ev.Subtype) > maxStreamName || len(ev.Activity) > maxStreamActivity+16 {
@@ -287,7 +289,7 @@ func FuzzStreamJSON(f *testing.F) {
 		if s.Result != nil && len(s.Result.Text) > maxStreamText {
 			t.Fatalf("result text %d bytes", len(s.Result.Text))
 		}
-		if st := s.Status(); st != TaskSucceeded && st != TaskFailed {
+		if st := s.Status(); st != core.TaskSucceeded && st != core.TaskFailed {
 			t.Fatalf("status %s", st)
 		}
 	})
@@ -310,7 +312,7 @@ func BenchmarkStreamJSONFeed(b *testing.B) {
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	for b.Loop() {
-		var tr StreamTracker
+		var tr Tracker
 		for _, l := range lines {
 			tr.Feed(l)
 		}
@@ -339,7 +341,7 @@ func TestStreamUsageRecorded(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			var tr StreamTracker
+			var tr Tracker
 			br := bufio.NewReader(f)
 			for {
 				if _, fed, _, _ := tr.ReadLine(br); !fed {

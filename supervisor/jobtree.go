@@ -1,4 +1,4 @@
-package core
+package supervisor
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawpit/clawpit/core"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,23 +23,16 @@ import (
 // left its process group or session (setsid). How a tree is held depends on
 // the machine, measured when the command starts:
 //
-//   - ContainCgroup: the command is cloned into a cgroup v2 of its own
+//   - core.ContainCgroup: the command is cloned into a cgroup v2 of its own
 //     (<the supervisor's cgroup>/clawpit-job-<id>, needs a writable cgroup2
 //     mount and cgroup.kill, Linux ≥ 5.14); cgroup.kill ends every process in
 //     it, from the supervisor or from a sweep after the supervisor died.
-//   - ContainSubreaper: no writable cgroup. The supervisor is a child
+//   - core.ContainSubreaper: no writable cgroup. The supervisor is a child
 //     subreaper (PR_SET_CHILD_SUBREAPER), so descendants that leave the group
 //     re-parent to it; it kills its descendants that carry the job's
 //     EnvJobID marker. After the supervisor died, a sweep finds them by that
 //     marker alone (a process that cleared its environment escapes).
-//   - ContainGroup: neither; only the process group is signalled.
-
-// Containment values recorded in Job.Containment.
-const (
-	ContainCgroup    = "cgroup"
-	ContainSubreaper = "subreaper"
-	ContainGroup     = "process group"
-)
+//   - core.ContainGroup: neither; only the process group is signalled.
 
 // EnvJobID is set in a job command's environment to the job id: the marker by
 // which the supervisor and a sweep recognise the job's descendants.
@@ -57,21 +51,21 @@ const ExecShimCommand = "__exec-after-fd"
 // (in place of strace fault injection).
 const EnvJobPauseAfterStart = "CLAWPIT_TEST_JOB_PAUSE_AFTER_START"
 
-// EnvJobContainment, when set to ContainSubreaper or ContainGroup, caps the
+// EnvJobContainment, when set to core.ContainSubreaper or core.ContainGroup, caps the
 // containment of jobs started by supervisors in this environment (a hidden
 // knob for tests and for machines whose cgroups misbehave); unset or
-// ContainCgroup means the strongest available.
+// core.ContainCgroup means the strongest available.
 const EnvJobContainment = "CLAWPIT_JOB_CONTAINMENT"
 
 // KillJobTreeOf ends what may be left of job's tree outside its process
 // group, from any process (cancel, reap, the lost path): cgroup.kill on its
 // cgroup, else SIGKILL to every process on the machine carrying its EnvJobID
 // marker. A job contained only by its process group is left alone.
-func KillJobTreeOf(job *Job) error {
+func KillJobTreeOf(job *core.Job) error {
 	switch {
 	case job.Cgroup != "":
 		return KillCgroup(job.Cgroup, 2*time.Second)
-	case job.Containment == ContainSubreaper:
+	case job.Containment == core.ContainSubreaper:
 		KillJobTree(0, job.ID, 0, 2*time.Second)
 	case job.Containment == "":
 		// Never recorded running: a supervisor that died in the start

@@ -1,4 +1,4 @@
-package core
+package supervisor
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/tailer"
-	"github.com/clawpit/clawpit/termtext"
 )
 
 // Background jobs (docs/contract.md "Background jobs" J1–J9). A job is a command run as a detached
@@ -99,19 +99,19 @@ type JobsOptions struct {
 // Jobs runs and controls background jobs. It implements JobController (for the
 // registry) and JobLiveness (for the sweeper). Safe for concurrent use.
 type Jobs struct {
-	reg  *Registry
+	reg  *core.Registry
 	opts JobsOptions
 }
 
-var _ JobController = (*Jobs)(nil)
+var _ core.JobController = (*Jobs)(nil)
 
 // NewJobs returns the job supervisor front end over reg.
-func NewJobs(reg *Registry, opts JobsOptions) *Jobs {
+func NewJobs(reg *core.Registry, opts JobsOptions) *Jobs {
 	if opts.Dir == "" {
 		opts.Dir = filepath.Join(filepath.Dir(reg.Store().Path()), "jobs")
 	}
 	if opts.Host == "" {
-		opts.Host = HostName()
+		opts.Host = core.HostName()
 	}
 	if opts.RotateBytes <= 0 {
 		opts.RotateBytes = tailer.DefaultMaxBytes
@@ -142,7 +142,7 @@ func NewJobs(reg *Registry, opts JobsOptions) *Jobs {
 func (j *Jobs) Dir() string { return j.opts.Dir }
 
 // Registry returns the registry the jobs are recorded in.
-func (j *Jobs) Registry() *Registry { return j.reg }
+func (j *Jobs) Registry() *core.Registry { return j.reg }
 
 // JobSpec is the input of Run (docs/contract.md "Commands: exit codes and JSON" `job run`).
 type JobSpec struct {
@@ -151,54 +151,6 @@ type JobSpec struct {
 	Timeout   time.Duration // kill timer; 0 = none (docs/contract.md "Background jobs: Ending": no default timer); rounded up to whole seconds
 	Rationale string
 	Command   []string // argv (required, argv[0] non-empty)
-}
-
-// CanTransitionJob is the job status rule. Pending → running is the
-// supervisor's; only maintenance infers lost; cancelled, reaped, completed,
-// failed and timed_out are final; lost (an inference) yields to the
-// supervisor's authoritative completed, failed or timed_out — a supervisor the
-// sweeper wrongly believed dead reports what really happened. It returns
-// whether from → to is allowed and, when not, the reason journaled.
-func CanTransitionJob(from, to JobStatus, actor Actor) (bool, string) {
-	if from == to {
-		return false, "already " + string(from)
-	}
-	switch from {
-	case JobPending, JobRunning:
-		switch to {
-		case JobPending:
-			return false, "a started job cannot return to pending"
-		case JobRunning:
-			if from != JobPending || actor != ActorSupervisor {
-				return false, "only the supervisor starts a job"
-			}
-		case JobLost:
-			if !actor.IsMaintenance() {
-				return false, "only maintenance may mark a job lost"
-			}
-		}
-		return true, ""
-	case JobLost:
-		switch to {
-		case JobCompleted, JobFailed, JobTimedOut:
-			if actor == ActorSupervisor {
-				return true, ""
-			}
-		}
-		return false, "lost is final except for the supervisor's own report"
-	case JobCompleted, JobFailed, JobCancelled, JobTimedOut, JobReaped:
-		return false, string(from) + " is final"
-	}
-	return false, "unknown status " + string(from)
-}
-
-// CommandLine renders argv as one shell-quoted line for display.
-func CommandLine(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = termtext.ShellQuote(a)
-	}
-	return strings.Join(q, " ")
 }
 
 // Run starts a background job (docs/contract.md "Background jobs: Detached") and returns it `pending` at once; the
@@ -213,15 +165,15 @@ func CommandLine(argv []string) string {
 // warn. The registry stores the command with J4 secrets redacted; the real argv reaches the supervisor through a pipe on its stdin.
 // When the supervisor cannot be started the job is recorded `failed` with
 // capture_error saying why, and the error is returned with it.
-func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error) {
+func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor core.Actor) (*core.Job, error) {
 	if strings.TrimSpace(spec.Session) == "" {
-		return nil, Invalidf("a job needs a session (--session)")
+		return nil, core.Invalidf("a job needs a session (--session)")
 	}
 	if len(spec.Command) == 0 || spec.Command[0] == "" {
-		return nil, Invalidf("empty command: give it after -- (job run --session S -- CMD ARGS…)")
+		return nil, core.Invalidf("empty command: give it after -- (job run --session S -- CMD ARGS…)")
 	}
 	if spec.Timeout < 0 {
-		return nil, Invalidf("negative timeout %s", spec.Timeout)
+		return nil, core.Invalidf("negative timeout %s", spec.Timeout)
 	}
 	cwd := spec.Cwd
 	if cwd == "" {
@@ -233,22 +185,22 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 	}
 	cwd, err := filepath.Abs(cwd)
 	if err != nil {
-		return nil, Invalidf("cwd %q: %v", spec.Cwd, err)
+		return nil, core.Invalidf("cwd %q: %v", spec.Cwd, err)
 	}
 	if st, err := os.Stat(cwd); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, Invalidf("cwd %s does not exist (create it with: mkdir -p -- '%s')", cwd, strings.ReplaceAll(cwd, "'", `'\''`))
+			return nil, core.Invalidf("cwd %s does not exist (create it with: mkdir -p -- '%s')", cwd, strings.ReplaceAll(cwd, "'", `'\''`))
 		}
-		return nil, Invalidf("cwd %s: %v", cwd, err)
+		return nil, core.Invalidf("cwd %s: %v", cwd, err)
 	} else if !st.IsDir() {
-		return nil, Invalidf("cwd %s is not a directory", cwd)
+		return nil, core.Invalidf("cwd %s is not a directory", cwd)
 	}
 	if err := checkCommand(spec.Command[0], cwd); err != nil {
 		return nil, err
 	}
 	timeoutS := int64((spec.Timeout + time.Second - 1) / time.Second)
 
-	id := NewShortID()
+	id := core.NewShortID()
 	dir := filepath.Join(j.opts.Dir, id)
 	logPath := filepath.Join(dir, tailer.CurrentLog)
 	madeDir, captureErr := createJobLog(j.opts.Dir, dir, logPath)
@@ -262,29 +214,29 @@ func (j *Jobs) Run(ctx context.Context, spec JobSpec, actor Actor) (*Job, error)
 	for i, a := range spec.Command {
 		stored[i] = redact.Default().Block(a)
 	}
-	job := &Job{
+	job := &core.Job{
 		ID: id, Session: spec.Session, Command: stored, Cwd: cwd, Rationale: redact.Default().Block(spec.Rationale),
-		Status: JobPending, TimeoutS: timeoutS, LogPath: logPath, CaptureError: captureErr,
+		Status: core.JobPending, TimeoutS: timeoutS, LogPath: logPath, CaptureError: captureErr,
 		Host: j.opts.Host,
 	}
-	err = j.reg.store.Update(ctx, func(tx Tx) error {
-		if s, err := tx.GetSession(spec.Session); err == nil && s.State == SessionClosed {
-			return Invalidf("session %s is closed", spec.Session)
-		} else if err != nil && !errors.Is(err, ErrNotFound) {
+	err = j.reg.Store().Update(ctx, func(tx core.Tx) error {
+		if s, err := tx.GetSession(spec.Session); err == nil && s.State == core.SessionClosed {
+			return core.Invalidf("session %s is closed", spec.Session)
+		} else if err != nil && !errors.Is(err, core.ErrNotFound) {
 			return fmt.Errorf("session %s: %w", spec.Session, err)
 		}
-		job.CreatedAt = j.reg.now()
+		job.CreatedAt = j.now()
 		if err := tx.InsertJob(job); err != nil {
-			return wrapWrite("job", id, err)
+			return core.WrapWrite("job", id, err)
 		}
-		reason := "job run: " + CommandLine(stored)
+		reason := "job run: " + core.CommandLine(stored)
 		if timeoutS > 0 {
 			reason += fmt.Sprintf(" (timeout %ds)", timeoutS)
 		}
 		if captureErr != "" {
 			reason += "; output will not be captured: " + captureErr
 		}
-		return journal(tx, job.CreatedAt, EntityJob, id, "", string(JobPending), actor, reason, true)
+		return core.Journal(tx, job.CreatedAt, core.EntityJob, id, "", string(core.JobPending), actor, reason, true)
 	})
 	if err != nil {
 		removeDir()
@@ -323,7 +275,7 @@ func createJobLog(jobsDir, dir, logPath string) (madeDir bool, captureErr string
 // stdout/stderr on /dev/null and the argv as JSON on its stdin, and does not
 // wait for it: a goroutine reaps it if this process outlives it (the console,
 // the demo); a CLI process simply exits and the supervisor is re-parented.
-func (j *Jobs) spawnSupervisor(job *Job, argv []string) error {
+func (j *Jobs) spawnSupervisor(job *core.Job, argv []string) error {
 	var sargv []string
 	var err error
 	if j.opts.SupervisorArgv != nil {
@@ -375,9 +327,9 @@ func (j *Jobs) spawnSupervisor(job *Job, argv []string) error {
 }
 
 // failToStart records a job whose supervisor could not start as failed.
-func (j *Jobs) failToStart(ctx context.Context, id, why string) (*Job, error) {
-	var out *Job
-	err := j.reg.store.Update(ctx, func(tx Tx) error {
+func (j *Jobs) failToStart(ctx context.Context, id, why string) (*core.Job, error) {
+	var out *core.Job
+	err := j.reg.Store().Update(ctx, func(tx core.Tx) error {
 		job, err := tx.GetJob(id)
 		if err != nil {
 			return err
@@ -386,36 +338,36 @@ func (j *Jobs) failToStart(ctx context.Context, id, why string) (*Job, error) {
 		if !job.Status.Active() {
 			return nil
 		}
-		now := j.reg.now()
+		now := j.now()
 		from := job.Status
-		job.Status = JobFailed
+		job.Status = core.JobFailed
 		job.CaptureError = why
 		job.CompletedAt = now
-		job.CleanupAfter = now.Add(j.reg.th.JobRetention)
+		job.CleanupAfter = now.Add(j.reg.Thresholds().JobRetention)
 		if err := tx.UpdateJob(job); err != nil {
-			return wrapWrite("job", id, err)
+			return core.WrapWrite("job", id, err)
 		}
-		return journal(tx, now, EntityJob, id, string(from), string(JobFailed), ActorSupervisor, why, true)
+		return core.Journal(tx, now, core.EntityJob, id, string(from), string(core.JobFailed), core.ActorSupervisor, why, true)
 	})
 	return out, err
 }
 
 // GetJob returns a job by id or unique prefix (≥ 4 characters) with its
 // journal. Errors: ErrNotFound, *AmbiguousError, ErrInvalid.
-func (j *Jobs) GetJob(ctx context.Context, id string) (*Job, []Event, error) {
+func (j *Jobs) GetJob(ctx context.Context, id string) (*core.Job, []core.Event, error) {
 	var (
-		job *Job
-		evs []Event
+		job *core.Job
+		evs []core.Event
 	)
-	err := j.reg.store.View(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityJob, id, j.reg.match)
+	err := j.reg.Store().View(ctx, func(tx core.Tx) error {
+		full, err := core.ResolveID(tx, core.EntityJob, id, j.reg.IDMatch())
 		if err != nil {
 			return err
 		}
 		if job, err = tx.GetJob(full); err != nil {
 			return err
 		}
-		evs, err = tx.Events(EntityJob, full)
+		evs, err = tx.Events(core.EntityJob, full)
 		return err
 	})
 	if err != nil {
@@ -425,9 +377,9 @@ func (j *Jobs) GetJob(ctx context.Context, id string) (*Job, []Event, error) {
 }
 
 // ListJobs returns the jobs matching f, newest first.
-func (j *Jobs) ListJobs(ctx context.Context, f JobFilter) ([]Job, error) {
-	var out []Job
-	err := j.reg.store.View(ctx, func(tx Tx) (err error) {
+func (j *Jobs) ListJobs(ctx context.Context, f core.JobFilter) ([]core.Job, error) {
+	var out []core.Job
+	err := j.reg.Store().View(ctx, func(tx core.Tx) (err error) {
 		out, err = tx.ListJobs(f)
 		return err
 	})
@@ -437,18 +389,18 @@ func (j *Jobs) ListJobs(ctx context.Context, f JobFilter) ([]Job, error) {
 // endJob moves job to the terminal status to (conditionally, journaled) inside
 // tx, stamping completed_at and cleanup_after (docs/contract.md "Retention": terminal jobs are kept
 // 24 h). A refused transition is journaled as ignored and reported.
-func (j *Jobs) endJob(tx Tx, job *Job, to JobStatus, actor Actor, reason string, now Timestamp) (Result, error) {
+func (j *Jobs) endJob(tx core.Tx, job *core.Job, to core.JobStatus, actor core.Actor, reason string, now core.Timestamp) (core.Result, error) {
 	from := job.Status
-	if ok, why := CanTransitionJob(from, to, actor); !ok {
-		return refuse(tx, now, EntityJob, job.ID, string(from), string(to), actor, why)
+	if ok, why := core.CanTransitionJob(from, to, actor); !ok {
+		return core.Refuse(tx, now, core.EntityJob, job.ID, string(from), string(to), actor, why)
 	}
 	job.Status = to
 	job.CompletedAt = now
-	job.CleanupAfter = now.Add(j.reg.th.JobRetention)
+	job.CleanupAfter = now.Add(j.reg.Thresholds().JobRetention)
 	if err := tx.UpdateJob(job); err != nil {
-		return Result{}, wrapWrite("job", job.ID, err)
+		return core.Result{}, core.WrapWrite("job", job.ID, err)
 	}
-	return applied(""), journal(tx, now, EntityJob, job.ID, string(from), string(to), actor, reason, true)
+	return core.Applied(""), core.Journal(tx, now, core.EntityJob, job.ID, string(from), string(to), actor, reason, true)
 }
 
 // CancelJob ends a job as cancelled (docs/contract.md "Background jobs: Ending"): it writes `cancelled` first
@@ -460,13 +412,13 @@ func (j *Jobs) endJob(tx Tx, job *Job, to JobStatus, actor Actor, reason string,
 // re-checks the status before and after starting the command. When no live
 // supervisor will report the end, CancelJob raises the job_finished
 // notification itself (J9).
-func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Result, error) {
+func (j *Jobs) CancelJob(ctx context.Context, id string, actor core.Actor) (*core.Job, core.Result, error) {
 	var (
-		job *Job
-		res Result
+		job *core.Job
+		res core.Result
 	)
-	err := j.reg.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityJob, id, j.reg.match)
+	err := j.reg.Store().Update(ctx, func(tx core.Tx) error {
+		full, err := core.ResolveID(tx, core.EntityJob, id, j.reg.IDMatch())
 		if err != nil {
 			return err
 		}
@@ -474,7 +426,7 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 			return err
 		}
 		if !job.Status.Active() {
-			res, err = refuse(tx, j.reg.now(), EntityJob, job.ID, string(job.Status), string(JobCancelled), actor, "already "+string(job.Status))
+			res, err = core.Refuse(tx, j.now(), core.EntityJob, job.ID, string(job.Status), string(core.JobCancelled), actor, "already "+string(job.Status))
 			return err
 		}
 		reason := "cancel"
@@ -484,7 +436,7 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 		case job.PGID > 1:
 			reason = fmt.Sprintf("cancel: SIGTERM to process group %d, SIGKILL after %s", job.PGID, j.opts.KillGrace)
 		}
-		res, err = j.endJob(tx, job, JobCancelled, actor, reason, j.reg.now())
+		res, err = j.endJob(tx, job, core.JobCancelled, actor, reason, j.now())
 		return err
 	})
 	if err != nil || !res.Applied {
@@ -529,25 +481,25 @@ func (j *Jobs) CancelJob(ctx context.Context, id string, actor Actor) (*Job, Res
 // proceeds anyway, saying so in ReapReport.TimedOut; then what is left of each
 // job's tree outside its group is killed (KillJobTreeOf). Reaped jobs raise no
 // job_finished notification. Idempotent: a second call reaps nothing.
-func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (ReapReport, error) {
+func (j *Jobs) ReapSession(ctx context.Context, session string, actor core.Actor) (core.ReapReport, error) {
 	if session == "" {
-		return ReapReport{}, Invalidf("reap needs a session")
+		return core.ReapReport{}, core.Invalidf("reap needs a session")
 	}
-	var rep ReapReport
-	err := j.reg.store.Update(ctx, func(tx Tx) error {
+	var rep core.ReapReport
+	err := j.reg.Store().Update(ctx, func(tx core.Tx) error {
 		rep.Reaped = nil
-		active, err := tx.ListJobs(JobFilter{Statuses: []JobStatus{JobPending, JobRunning}, Session: session})
+		active, err := tx.ListJobs(core.JobFilter{Statuses: []core.JobStatus{core.JobPending, core.JobRunning}, Session: session})
 		if err != nil {
 			return fmt.Errorf("jobs of session %s: %w", session, err)
 		}
-		now := j.reg.now()
+		now := j.now()
 		for i := range active {
 			job := &active[i]
 			reason := "session " + session + " reaped"
 			if job.PGID > 1 {
 				reason += fmt.Sprintf(": SIGTERM to process group %d, SIGKILL after %s", job.PGID, j.opts.KillGrace)
 			}
-			res, err := j.endJob(tx, job, JobReaped, actor, reason, now)
+			res, err := j.endJob(tx, job, core.JobReaped, actor, reason, now)
 			if err != nil {
 				return err
 			}
@@ -558,7 +510,7 @@ func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (Re
 		return nil
 	})
 	if err != nil {
-		return ReapReport{}, err
+		return core.ReapReport{}, err
 	}
 	var groups []int
 	for _, job := range rep.Reaped {
@@ -575,4 +527,16 @@ func (j *Jobs) ReapSession(ctx context.Context, session string, actor Actor) (Re
 		_ = KillJobTreeOf(&rep.Reaped[i]) // the supervisor retries what fails here
 	}
 	return rep, nil
+}
+
+// now is the registry clock's current time (ms).
+func (j *Jobs) now() core.Timestamp { return core.TS(j.reg.Clock().Now()) }
+
+// Host is the host this supervisor front end runs jobs on and signals.
+func (j *Jobs) Host() string { return j.opts.Host }
+
+// local reports whether job's processes live on this host: its host is
+// this one, or unrecorded (a job from before hosts, on the single host).
+func (j *Jobs) local(job *core.Job) bool {
+	return job.Host == "" || job.Host == j.opts.Host
 }

@@ -1,4 +1,4 @@
-package core
+package supervisor
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // Process helpers for the job supervisor (docs/contract.md "Background jobs: Detached", docs/contract.md "Background jobs: Ending"–J8). They read Linux's
@@ -205,17 +207,17 @@ func waitGroups(pgids []int, d time.Duration) []int {
 // start time and namespace (ProcNamespace). ok is false where /proc cannot
 // give them (not Linux): a sweep could not judge such a waiter, so none is
 // recorded.
-func ThisProcess() (w Waiter, ok bool) {
+func ThisProcess() (w core.Waiter, ok bool) {
 	pid := os.Getpid()
 	start, err := ProcStartTime(pid)
 	if err != nil {
-		return Waiter{}, false
+		return core.Waiter{}, false
 	}
 	ns, ok := ProcNamespace()
 	if !ok {
-		return Waiter{}, false
+		return core.Waiter{}, false
 	}
-	return Waiter{Host: HostName(), PID: pid, Start: start, NS: ns}, true
+	return core.Waiter{Host: core.HostName(), PID: pid, Start: start, NS: ns}, true
 }
 
 // ProcNamespace names the boot and pid namespace of the calling process:
@@ -238,11 +240,13 @@ func ProcNamespace() (string, bool) {
 	return b + " " + ns, true
 }
 
-// gone reports whether w, a waiter in this process's namespace, has exited:
-// no process has its pid, the one that has is a zombie, or it started at
-// another time (the pid was reused). A /proc entry that cannot be read for
-// another reason (permissions, hidepid) says nothing: not gone.
-func (w Waiter) gone() bool {
+// WaiterGone reports whether w, a waiter in this process's namespace, has
+// exited: no process has its pid, the one that has is a zombie, or it
+// started at another time (the pid was reused). A /proc entry that cannot
+// be read for another reason (permissions, hidepid) says nothing: not gone.
+// With Namespace it makes *Jobs a core.WaiterLiveness, the sweep's judge of
+// approval waiters on this host.
+func (j *Jobs) WaiterGone(w core.Waiter) bool {
 	st, err := readProcStat(w.PID)
 	if err != nil {
 		return errors.Is(err, os.ErrNotExist)
@@ -252,3 +256,8 @@ func (w Waiter) gone() bool {
 	}
 	return w.Start != 0 && st.StartTime != w.Start
 }
+
+// Namespace is ProcNamespace, for core.WaiterLiveness.
+func (j *Jobs) Namespace() (string, bool) { return ProcNamespace() }
+
+var _ core.WaiterLiveness = (*Jobs)(nil)

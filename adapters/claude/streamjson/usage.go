@@ -1,22 +1,24 @@
-package core
+package streamjson
 
 import (
 	"strconv"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // maxStreamModels caps the models a result line's modelUsage may name (a
 // run uses a few): further ones are skipped, keeping the tracker bounded.
 const maxStreamModels = 16
 
-// StreamUsage is what a stream-json result line reports spending (Claude
+// Usage is what a stream-json result line reports spending (Claude
 // Code: "modelUsage" per model, "usage" for the main model,
 // "total_cost_usd").
-type StreamUsage struct {
+type Usage struct {
 	// ByModel is modelUsage per model (inputTokens, outputTokens,
 	// cacheCreationInputTokens, cacheReadInputTokens), in tokens; when the
 	// line has no modelUsage, usage is given under the model "". Models
 	// with no tokens are left out.
-	ByModel map[string]Tokens
+	ByModel map[string]core.Tokens
 	// CostUSD is total_cost_usd in US dollars; HasCost is false when absent.
 	CostUSD float64
 	HasCost bool
@@ -26,7 +28,7 @@ type StreamUsage struct {
 
 // usageFacts is the usage part of one line's facts.
 type usageFacts struct {
-	usage    Tokens
+	usage    core.Tokens
 	hasUsage bool
 	models   []modelTokens
 	cost     float64
@@ -36,20 +38,20 @@ type usageFacts struct {
 
 type modelTokens struct {
 	model string
-	t     Tokens
+	t     core.Tokens
 	cost  float64 // costUSD, US dollars
 }
 
 func (u *usageFacts) reset() {
-	u.usage, u.hasUsage, u.models, u.cost, u.hasCost = Tokens{}, false, u.models[:0], 0, false
+	u.usage, u.hasUsage, u.models, u.cost, u.hasCost = core.Tokens{}, false, u.models[:0], 0, false
 }
 
-// result is the line's StreamUsage; nil when it reported none.
-func (u *usageFacts) result() *StreamUsage {
+// result is the line's Usage; nil when it reported none.
+func (u *usageFacts) result() *Usage {
 	if !u.hasUsage && len(u.models) == 0 && !u.hasCost {
 		return nil
 	}
-	out := &StreamUsage{ByModel: map[string]Tokens{}, CostUSD: u.cost, HasCost: u.hasCost, ModelCostUSD: map[string]float64{}}
+	out := &Usage{ByModel: map[string]core.Tokens{}, CostUSD: u.cost, HasCost: u.hasCost, ModelCostUSD: map[string]float64{}}
 	for _, m := range u.models {
 		if !m.t.IsZero() {
 			out.ByModel[m.model] = out.ByModel[m.model].Add(m.t)
@@ -80,7 +82,7 @@ func (p *streamParser) number() (string, error) {
 // tokens reads an object of four token counts named by names (input,
 // output, cache write, cache read) into t, and a cost in US dollars named
 // costKey into cost (when not nil); other keys are skipped.
-func (p *streamParser) tokens(t *Tokens, names [4]string, costKey string, cost *float64) error {
+func (p *streamParser) tokens(t *core.Tokens, names [4]string, costKey string, cost *float64) error {
 	p.ws()
 	if !(p.ok && p.c == '{') {
 		return p.skip()
