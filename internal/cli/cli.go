@@ -11,11 +11,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/termtext"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Exit codes of docs/contract.md "Commands: exit codes and JSON".
@@ -141,6 +143,7 @@ Run without a command to open the console.`,
 	root.PersistentFlags().StringVar(&a.listenDB, "listen-db", "", "PostgreSQL: a direct URL (not through a pooler) for LISTEN, so writes on other hosts show at once; without it, or when LISTEN fails there, the console polls every second (env CLAWPIT_LISTEN_DB)")
 	root.PersistentFlags().BoolVar(&a.jsonOut, "json", false, "machine-readable JSON output")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		err = plainFlagValueError(err)
 		if why := misplacedRootFlag(root, cmd, err); why != "" {
 			return usageError{fmt.Errorf("%w: %s", err, why)}
 		}
@@ -269,4 +272,27 @@ func (a *app) printJSON(v any) error {
 	enc := json.NewEncoder(termtext.JSONWriter(a.stdout))
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// plainFlagValueError says what a number or boolean flag wanted, in place of
+// Go's parser message: `--cost "abc": want a number` rather than
+// `invalid argument "abc" for "--cost" flag: strconv.ParseFloat: parsing
+// "abc": invalid syntax`. Other errors come back as they are.
+func plainFlagValueError(err error) error {
+	var ive *pflag.InvalidValueError
+	var ne *strconv.NumError
+	if !errors.As(err, &ive) || !errors.As(err, &ne) {
+		return err
+	}
+	want := "a number"
+	switch ive.GetFlag().Value.Type() {
+	case "int", "int64", "int32", "uint", "uint64", "uint32", "count":
+		want = "a whole number"
+	case "bool":
+		want = "true or false"
+	}
+	if errors.Is(ne.Err, strconv.ErrRange) {
+		want += " in range"
+	}
+	return fmt.Errorf("--%s %q: want %s", ive.GetFlag().Name, ive.GetValue(), want)
 }
