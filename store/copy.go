@@ -51,7 +51,7 @@ func CopyToPostgres(ctx context.Context, src, dst *DB, host string) ([]CopyCount
 		return nil, mapErr(err)
 	}
 	defer out.Rollback()
-	if err := dst.pg.lockWriter(ctx, out); err != nil {
+	if err := dst.pg.LockWriter(ctx, out); err != nil {
 		return nil, mapErr(err)
 	}
 	for _, table := range copyTables {
@@ -83,7 +83,7 @@ func CopyToPostgres(ctx context.Context, src, dst *DB, host string) ([]CopyCount
 			return nil, fmt.Errorf("advance the %s id sequence: %w", table, mapErr(err))
 		}
 	}
-	if err := dst.pg.notify(ctx, out); err != nil {
+	if err := dst.pg.Notify(ctx, out); err != nil {
 		return nil, mapErr(err)
 	}
 	if err := out.Commit(); err != nil {

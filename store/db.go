@@ -11,13 +11,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/internal/driver"
+	"github.com/clawpit/clawpit/store/postgres"
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
@@ -52,24 +53,26 @@ type Options struct {
 }
 
 // DB is an open registry. It implements core.Store. Safe for concurrent use.
+//
+// The SQL is this package's, written once; what differs per storage
+// engine (opening, the write transactions' policy, change detection) is
+// eng's: store/postgres, or sqliteEngine.
 type DB struct {
+	eng   driver.Engine
 	path  string
-	write *sql.DB // one connection, BEGIN IMMEDIATE transactions
+	write *sql.DB // SQLite: one connection, BEGIN IMMEDIATE transactions
 	read  *sql.DB // a few connections, deferred read transactions
 	// full: opened for reading only because the disk is full; Update
 	// returns core.ErrDiskFull.
 	full bool
 
-	dvMu   sync.Mutex
-	dvConn *sql.Conn // dedicated connection for PRAGMA data_version
-	dvStmt *sql.Stmt // PRAGMA data_version prepared on dvConn (read at every change hint, or polled)
-	hints  hintHub   // ChangeHints' subscribers and, for SQLite, its file system watch
+	hints hintHub // ChangeHints' subscribers and, for SQLite, its file system watch
 
 	dialect   dialect
-	rewritten sync.Map // SQLite-dialect statement → its PostgreSQL text
-	pg        *pgState // PostgreSQL only: lock key, change listener
+	rewritten sync.Map         // SQLite-dialect statement → its PostgreSQL text
+	pg        *postgres.Engine // PostgreSQL only: the writer lock and notification (copy)
 	// pgTrgm: the PostgreSQL registry has the task filter's trigram index
-	// (pgmigrations 0011 skips it where pg_trgm cannot be created).
+	// (store/postgres/migrations 0011 skips it where pg_trgm cannot be created).
 	pgTrgm bool
 
 	// filterCap overrides the task filter's caps (filterIndexCap,
@@ -169,6 +172,7 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	}
 	read.SetMaxOpenConns(4)
 	db := &DB{path: abs, write: write, read: read}
+	db.eng = &sqliteEngine{db: db}
 	if err := db.init(ctx, opt.ReadOnly); err != nil {
 		db.Close()
 		if errors.Is(mapErr(err), core.ErrDiskFull) && !opt.ReadOnly && !opt.immutable {
@@ -238,16 +242,7 @@ func (db *DB) Path() string { return db.path }
 // Close releases every connection.
 func (db *DB) Close() error {
 	db.hints.close()
-	if db.pg != nil {
-		db.pg.close()
-	}
-	db.dvMu.Lock()
-	db.closeDV()
-	db.dvMu.Unlock()
-	db.labelStmts.close()
-	err1 := db.write.Close()
-	err2 := db.read.Close()
-	return errors.Join(err1, err2)
+	return db.eng.Close()
 }
 
 // BuildTags are the build tags every build of clawpit needs (go build
@@ -290,22 +285,7 @@ func SchemaVersion() int {
 	return len(n)
 }
 
-func migrations() ([]string, error) { return migrationNames(migrationFS, "migrations") }
-
-// migrationNames lists the migration files of dir in fsys, in the order
-// they apply (their names sort by version).
-func migrationNames(fsys embed.FS, dir string) ([]string, error) {
-	ents, err := fsys.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	sort.Strings(names)
-	return names, nil
-}
+func migrations() ([]string, error) { return driver.MigrationNames(migrationFS, "migrations") }
 
 // init checks the file is a database, refuses a newer schema and applies
 // forward-only migrations, each in its own BEGIN IMMEDIATE transaction.
@@ -373,20 +353,12 @@ func (db *DB) init(ctx context.Context, readOnly bool) error {
 // Update runs fn in one write transaction (docs/contract.md "Files"): BEGIN IMMEDIATE on
 // SQLite, the registry's single writer; on PostgreSQL a REPEATABLE READ
 // transaction with no registry-wide lock, run again after a serialization
-// failure (pgState.retry), so fn may run more than once (core.Store).
+// failure (postgres.Engine.Update), so fn may run more than once (core.Store).
 func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 	if db.full {
 		return fmt.Errorf("%w: the registry's file system had no space left when it was opened (opened for reading only)", core.ErrDiskFull)
 	}
-	if db.pg == nil {
-		return db.update(ctx, nil, fn)
-	}
-	if db.pg.registryLock {
-		return db.update(ctx, &sql.TxOptions{ReadOnly: db.pg.readOnly}, fn)
-	}
-	return db.pg.retry(ctx, func() error {
-		return db.update(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: db.pg.readOnly}, fn)
-	})
+	return db.eng.Update(ctx, func(opts *sql.TxOptions) error { return db.update(ctx, opts, fn) })
 }
 
 // update is one attempt of Update, in a transaction begun with opts.
@@ -395,15 +367,9 @@ func (db *DB) update(ctx context.Context, opts *sql.TxOptions, fn func(core.Tx) 
 	if err != nil {
 		return mapErr(err)
 	}
-	if db.pg != nil {
-		begin := db.pg.setBusy
-		if db.pg.registryLock {
-			begin = db.pg.lockWriter
-		}
-		if err := begin(ctx, sqlTx); err != nil {
-			sqlTx.Rollback()
-			return mapErr(err)
-		}
+	if err := db.eng.Began(ctx, sqlTx); err != nil {
+		sqlTx.Rollback()
+		return mapErr(err)
 	}
 	// Roll back on every path that does not commit, a panic in fn included:
 	// the write pool has a single connection, so a leaked transaction would
@@ -418,38 +384,20 @@ func (db *DB) update(ctx context.Context, opts *sql.TxOptions, fn func(core.Tx) 
 	if err := fn(t); err != nil {
 		return mapErr(err)
 	}
-	if db.dialect == dialectSQLite {
-		// Index the tasks this transaction inserted or renamed in the label
-		// order's name index (migration 0014), before the commit makes them
-		// visible.
-		per, split := db.labelSizes()
-		if _, err := foldLabels(ctx, cachedTx{sqlTx, &db.labelStmts}, labelFoldRows, per, split, db.labelRekeys()); err != nil {
-			return mapErr(err)
-		}
-	}
-	if db.pg != nil && t.wrote {
-		if err := db.pg.notify(ctx, sqlTx); err != nil {
-			return mapErr(err)
-		}
+	if err := db.eng.Committing(ctx, sqlTx, t.wrote); err != nil {
+		return mapErr(err)
 	}
 	if err := sqlTx.Commit(); err != nil {
 		return mapErr(err)
 	}
 	committed = true
-	if db.dialect == dialectSQLite && db.commits.Add(1) > 1 {
-		db.labelStmts.warm(ctx, db.write)
-	}
+	db.eng.Committed(ctx)
 	return nil
 }
 
 // View runs fn in a read-only transaction over one snapshot.
 func (db *DB) View(ctx context.Context, fn func(core.Tx) error) error {
-	opts := &sql.TxOptions{ReadOnly: true}
-	if db.dialect == dialectPostgres {
-		// One snapshot for the whole View, as SQLite's read transaction.
-		opts.Isolation = sql.LevelRepeatableRead
-	}
-	sqlTx, err := db.read.BeginTx(ctx, opts)
+	sqlTx, err := db.read.BeginTx(ctx, db.eng.ViewOptions())
 	if err != nil {
 		return mapErr(err)
 	}
@@ -464,76 +412,25 @@ func (db *DB) View(ctx context.Context, fn func(core.Tx) error) error {
 // ChangeMode returns how this handle learns of other processes' writes:
 // ChangeData on SQLite; on PostgreSQL ChangeLive or ChangePolling once
 // DataVersion has been called, "" before.
-func (db *DB) ChangeMode() ChangeMode {
-	if db.pg == nil {
-		return ChangeData
-	}
-	return db.pg.changeMode()
-}
+func (db *DB) ChangeMode() ChangeMode { return db.eng.ChangeMode() }
 
 // ChangeNote says, for the console's header, how this handle learns of
 // other processes' writes: "live" or "polling 1s" on PostgreSQL (once
 // DataVersion has been called), "" on SQLite (one host: nothing to say).
-func (db *DB) ChangeNote() string {
-	if db.pg == nil {
-		return ""
-	}
-	return db.pg.changeNote()
-}
+func (db *DB) ChangeNote() string { return db.eng.ChangeNote() }
 
 // ChangedAfter returns a channel closed once DataVersion has moved past
 // since; nil when the handle does not listen (SQLite, PostgreSQL polling), so
 // a waiter polls as before. It lets core.WaitApproval wake on the NOTIFY of a
 // decision instead of its next poll (core.ChangeWaiter).
-func (db *DB) ChangedAfter(since int64) <-chan struct{} {
-	if db.pg == nil {
-		return nil
-	}
-	return db.pg.changedAfter(since)
-}
+func (db *DB) ChangedAfter(since int64) <-chan struct{} { return db.eng.ChangedAfter(since) }
 
 // DataVersion returns PRAGMA data_version on a dedicated connection; the value
 // changes when any other connection (in any process) commits.
 //
 // On PostgreSQL it is a counter bumped by each NOTIFY the registry's
-// writers send in their transactions (see pgState.dataVersion).
-func (db *DB) DataVersion(ctx context.Context) (int64, error) {
-	if db.pg != nil {
-		return db.pg.dataVersion(ctx)
-	}
-	db.dvMu.Lock()
-	defer db.dvMu.Unlock()
-	if db.dvConn == nil {
-		c, err := db.read.Conn(ctx)
-		if err != nil {
-			return 0, mapErr(err)
-		}
-		st, err := c.PrepareContext(ctx, "PRAGMA data_version")
-		if err != nil {
-			c.Close()
-			return 0, mapErr(err)
-		}
-		db.dvConn, db.dvStmt = c, st
-	}
-	var v int64
-	if err := db.dvStmt.QueryRowContext(ctx).Scan(&v); err != nil {
-		db.closeDV()
-		return 0, mapErr(err)
-	}
-	return v, nil
-}
-
-// closeDV closes DataVersion's statement and connection (dvMu held).
-func (db *DB) closeDV() {
-	if db.dvStmt != nil {
-		db.dvStmt.Close()
-		db.dvStmt = nil
-	}
-	if db.dvConn != nil {
-		db.dvConn.Close()
-		db.dvConn = nil
-	}
-}
+// writers send in their transactions (postgres.Engine.DataVersion).
+func (db *DB) DataVersion(ctx context.Context) (int64, error) { return db.eng.DataVersion(ctx) }
 
 // mapErr turns SQLite and file-system errors into core's sentinels, keeping the
 // original text. Errors already carrying a core sentinel pass through.
@@ -541,7 +438,7 @@ func mapErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if e := mapPGErr(err); e != nil {
+	if e := postgres.MapErr(err); e != nil {
 		return e
 	}
 	var se sqlite3.Error
