@@ -18,6 +18,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/internal/driver"
+	"github.com/clawpit/clawpit/store/internal/labelindex"
 	"github.com/clawpit/clawpit/store/postgres"
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
@@ -71,6 +72,7 @@ type DB struct {
 	dialect   dialect
 	rewritten sync.Map         // SQLite-dialect statement → its PostgreSQL text
 	pg        *postgres.Engine // PostgreSQL only: the writer lock and notification (copy)
+	lite      *sqliteEngine    // SQLite only: the label index's statements
 	// pgTrgm: the PostgreSQL registry has the task filter's trigram index
 	// (store/postgres/migrations 0011 skips it where pg_trgm cannot be created).
 	pgTrgm bool
@@ -82,13 +84,6 @@ type DB struct {
 	// labelReads counts the windows read through the label order's name
 	// index (tests check a query takes that path).
 	labelReads atomic.Int64
-	// labelStmts are the label index's write statements, prepared once
-	// (SQLite).
-	labelStmts stmtCache
-	// commits counts this DB's committed Updates: the label statements
-	// are prepared after the second, so a one-shot command (a hook, `task
-	// progress`) never prepares statements it will not run again.
-	commits atomic.Int64
 }
 
 var _ core.Store = (*DB)(nil)
@@ -172,7 +167,8 @@ func Open(ctx context.Context, path string, opt Options) (*DB, error) {
 	}
 	read.SetMaxOpenConns(4)
 	db := &DB{path: abs, write: write, read: read}
-	db.eng = &sqliteEngine{db: db}
+	db.lite = &sqliteEngine{db: db}
+	db.eng = db.lite
 	if err := db.init(ctx, opt.ReadOnly); err != nil {
 		db.Close()
 		if errors.Is(mapErr(err), core.ErrDiskFull) && !opt.ReadOnly && !opt.immutable {
@@ -328,10 +324,9 @@ func (db *DB) init(ctx context.Context, readOnly bool) error {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", names[i], mapErr(err))
 		}
-		if names[i] == labelOrderMigration {
+		if names[i] == labelindex.Migration {
 			// Its backfill, in the same transaction.
-			per, _ := db.labelSizes()
-			if err := rebuildLabelOrder(ctx, tx, per); err != nil {
+			if err := labelindex.Rebuild(ctx, tx, db.labelSizes()); err != nil {
 				tx.Rollback()
 				return fmt.Errorf("migration %s: %w", names[i], mapErr(err))
 			}

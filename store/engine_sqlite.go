@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/clawpit/clawpit/store/internal/driver"
+	"github.com/clawpit/clawpit/store/internal/labelindex"
 )
 
 // sqliteEngine is the SQLite storage engine (driver.Engine): one writer
@@ -14,6 +16,13 @@ import (
 // and the label order's name index folded in before each commit.
 type sqliteEngine struct {
 	db *DB
+
+	// stmts are the label index's write statements, prepared once.
+	stmts labelindex.StmtCache
+	// commits counts the committed Updates: the label statements are
+	// prepared after the second, so a one-shot command (a hook, `task
+	// progress`) never prepares statements it will not run again.
+	commits atomic.Int64
 
 	dvMu   sync.Mutex
 	dvConn *sql.Conn // dedicated connection for PRAGMA data_version
@@ -43,16 +52,14 @@ func (e *sqliteEngine) Update(ctx context.Context, attempt func(*sql.TxOptions) 
 // label order's name index (migration 0014), before the commit makes them
 // visible.
 func (e *sqliteEngine) Committing(ctx context.Context, tx *sql.Tx, wrote bool) error {
-	db := e.db
-	per, split := db.labelSizes()
-	_, err := foldLabels(ctx, cachedTx{tx, &db.labelStmts}, labelFoldRows, per, split, db.labelRekeys())
+	_, err := labelindex.Fold(ctx, labelindex.CachedTx{Tx: tx, Cache: &e.stmts}, e.db.labelSizes())
 	return err
 }
 
 // Committed prepares the label index's statements after the second commit.
 func (e *sqliteEngine) Committed(ctx context.Context) {
-	if e.db.commits.Add(1) > 1 {
-		e.db.labelStmts.warm(ctx, e.db.write)
+	if e.commits.Add(1) > 1 {
+		e.stmts.Warm(ctx, e.db.write)
 	}
 }
 
@@ -92,11 +99,14 @@ func (e *sqliteEngine) closeDV() {
 	}
 }
 
+// LabelStmts are the label index's cached write statements.
+func (e *sqliteEngine) LabelStmts() *labelindex.StmtCache { return &e.stmts }
+
 // Close closes DataVersion's connection, the label statements and both pools.
 func (e *sqliteEngine) Close() error {
 	e.dvMu.Lock()
 	e.closeDV()
 	e.dvMu.Unlock()
-	e.db.labelStmts.close()
+	e.stmts.Close()
 	return errors.Join(e.db.write.Close(), e.db.read.Close())
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/internal/sqlq"
 )
 
 // The task filter on SQLite reads through migration 0009's trigram indexes
@@ -613,7 +614,7 @@ func (t *tx) probeRows(w *winTable, p *filterPlan, s winSort, anchor []any, reve
 	q += o.orderBy + " LIMIT " + strconv.Itoa(limit)
 	ctx, cancel := context.WithTimeout(t.ctx, budget)
 	defer cancel()
-	rows, err = queryColumn[int64](ctx, t.tx, q, args...)
+	rows, err = sqlq.QueryColumn[int64](ctx, t.tx, q, args...)
 	switch {
 	case err == nil:
 		return rows, true, nil
@@ -770,7 +771,7 @@ func (t *tx) sample(p *filterPlan, grams []string) (dense bool, gramN []int, err
 // two U+0001), so the rows containing prefix are the rows holding one of
 // these trigrams.
 func (t *tx) vocabPrefix(ix ftsIndex, prefix string, max int64) ([]string, error) {
-	terms, err := queryColumn[string](t.ctx, t.tx, "SELECT term FROM "+ix.vocab+" WHERE term >= ? AND term < ? LIMIT ?",
+	terms, err := sqlq.QueryColumn[string](t.ctx, t.tx, "SELECT term FROM "+ix.vocab+" WHERE term >= ? AND term < ? LIMIT ?",
 		prefix, prefix+"\U0010FFFF", max+1)
 	return terms, mapErr(err)
 }
@@ -816,7 +817,7 @@ func (w *winTable) selectFiltered(p *filterPlan, text int, s winSort, anchor []a
 	if len(rows) > 0 {
 		// Rows read ahead (the label order's names, labelArm, and a probe's
 		// matches, textRows), looked up by rowid.
-		arm(w.table+" NOT INDEXED", "rowid IN (SELECT value FROM json_each(?))", []any{jsonInts(slices.Values(rows))})
+		arm(w.table+" NOT INDEXED", "rowid IN (SELECT value FROM json_each(?))", []any{sqlq.JSONInts(slices.Values(rows))})
 	}
 	switch text {
 	case textIndex:
