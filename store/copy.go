@@ -38,7 +38,7 @@ type CopyCount struct {
 // jobs had a host ("") get it, so on a registry shared by many hosts only
 // that machine judges and signals them (README "Many hosts: PostgreSQL"). "" leaves them as they are.
 func CopyToPostgres(ctx context.Context, src, dst *DB, host string) ([]CopyCount, error) {
-	if src.dialect != dialectSQLite || dst.dialect != dialectPostgres {
+	if src.lite == nil || dst.pg == nil {
 		return nil, core.Invalidf("copy goes from a SQLite registry to a PostgreSQL one")
 	}
 	in, err := src.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -182,7 +182,7 @@ func copyTable(ctx context.Context, in, out *sql.Tx, table string) (int64, error
 // does not own a table gets a server warning and the table is skipped: no
 // error, and autovacuum gets there later.
 func (db *DB) VacuumAnalyze(ctx context.Context) error {
-	if db.dialect != dialectPostgres {
+	if db.pg == nil {
 		return nil
 	}
 	for _, table := range copyTables {

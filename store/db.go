@@ -1,34 +1,27 @@
-// Package store is clawpit's SQLite persistence (docs/architecture.md): schema
-// migrations, queries, atomic conditional transitions, the event journal and
-// change detection. It implements core.Store; it knows no screen.
+// Package store is clawpit's persistence (docs/architecture.md): queries
+// written once for every engine, atomic conditional transitions, the event
+// journal, the console's windows and change hints. It implements
+// core.Store; it knows no screen. Each storage engine's own opening,
+// migrations, write policy and change detection live in its package
+// (store/sqlite, store/postgres) behind store/internal/driver.Engine.
 package store
 
 import (
 	"context"
 	"database/sql"
-	"embed"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/internal/driver"
-	"github.com/clawpit/clawpit/store/internal/labelindex"
 	"github.com/clawpit/clawpit/store/postgres"
-	sqlite3 "github.com/mattn/go-sqlite3"
+	"github.com/clawpit/clawpit/store/sqlite"
 )
-
-//go:embed migrations/*.sql
-var migrationFS embed.FS
 
 // BusyTimeoutMs is how long a connection waits for a lock before giving up
 // (docs/contract.md "Files": at least 5 s).
-const BusyTimeoutMs = 5000
+const BusyTimeoutMs = sqlite.BusyTimeoutMs
 
 // Options tune Open.
 type Options struct {
@@ -49,15 +42,13 @@ type Options struct {
 	// advisory lock it took before issue 30 (writers serialised, READ
 	// COMMITTED): bench/pg's "before", measured beside the default.
 	PGRegistryLock bool
-	// immutable opens with SQLite's immutable=1 (the full-disk fallback).
-	immutable bool
 }
 
 // DB is an open registry. It implements core.Store. Safe for concurrent use.
 //
 // The SQL is this package's, written once; what differs per storage
 // engine (opening, the write transactions' policy, change detection) is
-// eng's: store/postgres, or sqliteEngine.
+// eng's: store/sqlite or store/postgres.
 type DB struct {
 	eng   driver.Engine
 	path  string
@@ -69,10 +60,10 @@ type DB struct {
 
 	hints hintHub // ChangeHints' subscribers and, for SQLite, its file system watch
 
-	dialect   dialect
+	dialect   dialect          // eng.Dialect(): the SQL the pools speak
 	rewritten sync.Map         // SQLite-dialect statement → its PostgreSQL text
 	pg        *postgres.Engine // PostgreSQL only: the writer lock and notification (copy)
-	lite      *sqliteEngine    // SQLite only: the label index's statements
+	lite      *sqlite.Engine   // SQLite only: the label index's statements
 	// pgTrgm: the PostgreSQL registry has the task filter's trigram index
 	// (store/postgres/migrations 0011 skips it where pg_trgm cannot be created).
 	pgTrgm bool
@@ -89,147 +80,34 @@ type DB struct {
 var _ core.Store = (*DB)(nil)
 
 // Open opens (creating when allowed) the registry at path: directory 0700, file
-// 0600, WAL, busy_timeout, foreign keys, and migrates an older schema forward.
-// A registry is marked with application_id AppID on every writable open.
-// An existing file that is neither empty nor a clawpit registry (another
-// program's SQLite database, or no database) is refused before any
-// connection writes to it: core.ErrInvalid naming the file, which is left
-// byte for byte as it was; an empty (0-byte) file becomes a registry with
-// mode 0600. Errors: core.ErrNewerSchema for a database written by a newer clawpit,
-// core.ErrNotFound when MustExist and the file is missing, core.ErrInvalid when
-// path is a directory, fifo, device or socket, core.ErrReadOnly,
-// core.ErrBusy, and a wrapped error naming the path for anything else
-// (corrupt file, not a database).
+// 0600, WAL, busy_timeout, foreign keys, and migrates an older schema forward
+// (sqlite.Open). A registry is marked with application_id AppID on every
+// writable open. An existing file that is neither empty nor a clawpit
+// registry (another program's SQLite database, or no database) is refused
+// before any connection writes to it: core.ErrInvalid naming the file,
+// which is left byte for byte as it was; an empty (0-byte) file becomes a
+// registry with mode 0600. Errors: core.ErrNewerSchema for a database
+// written by a newer clawpit, core.ErrNotFound when MustExist and the file
+// is missing, core.ErrInvalid when path is a directory, fifo, device or
+// socket, core.ErrReadOnly, core.ErrBusy, ErrNoFTS5, and a wrapped error
+// naming the path for anything else (corrupt file, not a database).
 //
 // A path starting with postgres:// or postgresql:// opens a PostgreSQL
 // registry instead (README "Many hosts: PostgreSQL", see openPG).
 func Open(ctx context.Context, path string, opt Options) (*DB, error) {
-	if path == "" {
-		return nil, core.Invalidf("empty database path")
-	}
 	if IsPostgresURL(path) {
 		return openPG(ctx, path, opt)
 	}
-	// Before the path is touched: a build without FTS5 creates nothing.
-	if err := checkFTS5(ctx); err != nil {
+	db := &DB{}
+	e, err := sqlite.Open(ctx, path, sqlite.Options{MustExist: opt.MustExist, ReadOnly: opt.ReadOnly,
+		BusyTimeoutMs: opt.BusyTimeoutMs, LabelSizes: db.labelSizes})
+	if err != nil {
 		return nil, err
 	}
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return nil, fmt.Errorf("database path %q: %w", path, err)
-	}
-	st, err := os.Stat(abs)
-	if err == nil && !st.Mode().IsRegular() {
-		// SQLite would block on a fifo and fail obscurely on the rest.
-		return nil, core.Invalidf("registry path %s is %s, not a database file", abs, fileKind(st.Mode()))
-	}
-	if err == nil {
-		if err := checkExisting(ctx, abs, st, opt); err != nil {
-			return nil, err
-		}
-	}
-	if errors.Is(err, os.ErrNotExist) {
-		if opt.MustExist || opt.ReadOnly {
-			return nil, core.NotFoundf("no registry database at %s", abs)
-		}
-		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-			return nil, fmt.Errorf("create registry directory %s: %w", filepath.Dir(abs), mapErr(err))
-		}
-		f, err := os.OpenFile(abs, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err != nil && !errors.Is(err, os.ErrExist) {
-			return nil, fmt.Errorf("create registry %s: %w", abs, mapErr(err))
-		}
-		if f != nil {
-			f.Close()
-		}
-	}
-	busy := BusyTimeoutMs
-	if opt.BusyTimeoutMs > 0 {
-		busy = opt.BusyTimeoutMs
-	}
-	base := "file:" + abs + fmt.Sprintf("?_busy_timeout=%d&_foreign_keys=on&_synchronous=NORMAL", busy)
-	mode := ""
-	if opt.ReadOnly {
-		mode = "&mode=ro"
-	}
-	if opt.immutable {
-		mode += "&immutable=1"
-	}
-	write, err := sql.Open("sqlite3", base+"&_journal_mode=WAL&_txlock=immediate"+mode)
-	if err != nil {
-		return nil, fmt.Errorf("open registry %s: %w", abs, err)
-	}
-	write.SetMaxOpenConns(1)
-	read, err := sql.Open("sqlite3", base+"&_txlock=deferred"+mode)
-	if err != nil {
-		write.Close()
-		return nil, fmt.Errorf("open registry %s: %w", abs, err)
-	}
-	read.SetMaxOpenConns(4)
-	db := &DB{path: abs, write: write, read: read}
-	db.lite = &sqliteEngine{db: db}
-	db.eng = db.lite
-	if err := db.init(ctx, opt.ReadOnly); err != nil {
-		db.Close()
-		if errors.Is(mapErr(err), core.ErrDiskFull) && !opt.ReadOnly && !opt.immutable {
-			// A full disk still reads (issue 12): open for reading only,
-			// and say "disk full" to whoever tries to write.
-			ro := opt
-			ro.ReadOnly = true
-			rdb, rerr := Open(ctx, path, ro)
-			if rerr != nil {
-				// Read-only WAL access needs -shm, which cannot be created
-				// on a full disk when no one has the database open: read
-				// the file as it is (no writer can commit meanwhile).
-				ro.immutable = true
-				rdb, rerr = Open(ctx, path, ro)
-			}
-			if rerr == nil {
-				rdb.full = true
-				return rdb, nil
-			}
-		}
-		return nil, fmt.Errorf("open registry %s: %w", abs, err)
-	}
+	db.eng, db.lite, db.path, db.full = e, e, e.Path(), e.Full()
+	db.dialect = e.Dialect()
+	db.write, db.read = e.Write(), e.Read()
 	return db, nil
-}
-
-// checkExisting refuses (core.ErrInvalid, nothing changed) an existing
-// file that is not a clawpit registry and not empty (checkSQLiteFile), and
-// makes an empty one that is about to become a registry readable by its
-// owner only (0600), as a registry clawpit creates.
-func checkExisting(ctx context.Context, abs string, st os.FileInfo, opt Options) error {
-	class, why, err := checkSQLiteFile(ctx, abs, st.Size())
-	if err != nil {
-		return err
-	}
-	switch class {
-	case fileForeign:
-		return refuseForeign(abs, why)
-	case fileEmpty:
-		if !opt.ReadOnly && st.Mode().Perm() != 0o600 {
-			if err := os.Chmod(abs, 0o600); err != nil {
-				return fmt.Errorf("make registry %s private (mode 0600): %w", abs, mapErr(err))
-			}
-		}
-	}
-	return nil
-}
-
-// fileKind names a non-regular file's type for an error message: "a
-// directory", "a named pipe (fifo)", "a device", "a socket", "not a regular file".
-func fileKind(m os.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&os.ModeNamedPipe != 0:
-		return "a named pipe (fifo)"
-	case m&(os.ModeDevice|os.ModeCharDevice) != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	}
-	return "not a regular file"
 }
 
 // Path returns the absolute database path.
@@ -245,105 +123,22 @@ func (db *DB) Close() error {
 // -tags …): sqlite_fts5 compiles SQLite's FTS5 into go-sqlite3 for the task
 // filter's trigram index (migration 0009). Tests and benchmarks that build
 // the binary pass them.
-const BuildTags = "sqlite_fts5"
+const BuildTags = sqlite.BuildTags
 
 // ErrNoFTS5 is returned by Open for an SQLite registry when this binary was
 // built without SQLite's FTS5 (the sqlite_fts5 build tag): the registry's
 // triggers write the task filter's trigram index, so such a build could not
 // record a task.
-var ErrNoFTS5 = errors.New("this clawpit was built without SQLite's full-text module (FTS5), which the registry's task filter index needs; rebuild it with: go build -tags " + BuildTags)
+var ErrNoFTS5 = sqlite.ErrNoFTS5
 
-// checkFTS5 returns ErrNoFTS5 when the linked SQLite lacks FTS5 (a
-// compile-time option: the same for every connection, so an in-memory one
-// answers; known without asking when the build tag compiled it in).
-func checkFTS5(ctx context.Context) error {
-	if fts5Compiled {
-		return nil
-	}
-	mem, err := sql.Open("sqlite3", ":memory:")
-	if err != nil {
-		return err
-	}
-	defer mem.Close()
-	var on bool
-	if err := mem.QueryRowContext(ctx, "SELECT sqlite_compileoption_used('ENABLE_FTS5')").Scan(&on); err != nil {
-		return mapErr(err)
-	}
-	if !on {
-		return ErrNoFTS5
-	}
-	return nil
-}
+// AppID is the SQLite application_id that marks a clawpit registry: ASCII
+// "CLAW" (sqlite.AppID).
+const AppID = sqlite.AppID
 
 // SchemaVersion is the schema version this build writes (PRAGMA user_version).
-func SchemaVersion() int {
-	n, _ := migrations()
-	return len(n)
-}
+func SchemaVersion() int { return sqlite.SchemaVersion() }
 
-func migrations() ([]string, error) { return driver.MigrationNames(migrationFS, "migrations") }
-
-// init checks the file is a database, refuses a newer schema and applies
-// forward-only migrations, each in its own BEGIN IMMEDIATE transaction.
-func (db *DB) init(ctx context.Context, readOnly bool) error {
-	names, err := migrations()
-	if err != nil {
-		return err
-	}
-	var v int
-	if err := db.write.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return mapErr(err)
-	}
-	if v > len(names) {
-		return fmt.Errorf("%w: schema version %d, this build knows up to %d; upgrade clawpit", core.ErrNewerSchema, v, len(names))
-	}
-	if v < len(names) && readOnly {
-		return fmt.Errorf("%w: schema version %d needs migrating to %d, which a read-only open cannot do", core.ErrReadOnly, v, len(names))
-	}
-	for i := v; i < len(names); i++ {
-		body, err := migrationFS.ReadFile("migrations/" + names[i])
-		if err != nil {
-			return err
-		}
-		tx, err := db.write.BeginTx(ctx, nil)
-		if err != nil {
-			return mapErr(err)
-		}
-		// Re-check under the write lock: another process may have migrated.
-		var cur int
-		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&cur); err != nil {
-			tx.Rollback()
-			return mapErr(err)
-		}
-		if cur > i {
-			tx.Rollback()
-			i = cur - 1
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
-			tx.Rollback()
-			return fmt.Errorf("migration %s: %w", names[i], mapErr(err))
-		}
-		if names[i] == labelindex.Migration {
-			// Its backfill, in the same transaction.
-			if err := labelindex.Rebuild(ctx, tx, db.labelSizes()); err != nil {
-				tx.Rollback()
-				return fmt.Errorf("migration %s: %w", names[i], mapErr(err))
-			}
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1)); err != nil {
-			tx.Rollback()
-			return mapErr(err)
-		}
-		if err := tx.Commit(); err != nil {
-			return mapErr(err)
-		}
-	}
-	if readOnly {
-		return nil
-	}
-	return db.stampAppID(ctx)
-}
+func migrations() ([]string, error) { return sqlite.Migrations() }
 
 // Update runs fn in one write transaction (docs/contract.md "Files"): BEGIN IMMEDIATE on
 // SQLite, the registry's single writer; on PostgreSQL a REPEATABLE READ
@@ -427,37 +222,14 @@ func (db *DB) ChangedAfter(since int64) <-chan struct{} { return db.eng.ChangedA
 // writers send in their transactions (postgres.Engine.DataVersion).
 func (db *DB) DataVersion(ctx context.Context) (int64, error) { return db.eng.DataVersion(ctx) }
 
-// mapErr turns SQLite and file-system errors into core's sentinels, keeping the
-// original text. Errors already carrying a core sentinel pass through.
+// mapErr turns PostgreSQL, SQLite and file-system errors into core's
+// sentinels, keeping the original text (postgres.MapErr, sqlite.MapErr).
+// Errors already carrying a core sentinel pass through.
 func mapErr(err error) error {
-	if err == nil {
-		return nil
-	}
 	if e := postgres.MapErr(err); e != nil {
 		return e
 	}
-	var se sqlite3.Error
-	if errors.As(err, &se) {
-		switch se.Code {
-		case sqlite3.ErrBusy, sqlite3.ErrLocked:
-			return fmt.Errorf("%w (still locked after the busy timeout): %v", core.ErrBusy, err)
-		case sqlite3.ErrReadonly:
-			return fmt.Errorf("%w: %v", core.ErrReadOnly, err)
-		case sqlite3.ErrCantOpen:
-			return fmt.Errorf("cannot open database file: %v", err)
-		case sqlite3.ErrCorrupt, sqlite3.ErrNotADB:
-			return fmt.Errorf("database file is corrupt or not a clawpit registry: %v", err)
-		case sqlite3.ErrFull:
-			return fmt.Errorf("%w: %v", core.ErrDiskFull, err)
-		}
-		if se.SystemErrno == syscall.ENOSPC {
-			return fmt.Errorf("%w: %v", core.ErrDiskFull, err)
-		}
-	}
-	if errors.Is(err, os.ErrPermission) || strings.Contains(err.Error(), "read-only file system") {
-		return fmt.Errorf("%w: %v", core.ErrReadOnly, err)
-	}
-	return err
+	return sqlite.MapErr(err)
 }
 
 // tx implements core.Tx over one *sql.Tx. Methods live in files named after

@@ -54,7 +54,7 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	if opt.BusyTimeoutMs > 0 {
 		busy = opt.BusyTimeoutMs
 	}
-	db := &DB{dialect: dialectPostgres}
+	db := &DB{}
 	e, err := postgres.Open(ctx, rawURL, postgres.Options{
 		MustExist: opt.MustExist, ReadOnly: opt.ReadOnly, ListenURL: opt.ListenURL,
 		BusyTimeoutMs: busy, RegistryLock: opt.PGRegistryLock, OnChange: db.hints.broadcast,
@@ -63,6 +63,7 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 		return nil, err
 	}
 	db.eng, db.pg, db.path = e, e, e.Name()
+	db.dialect = e.Dialect()
 	db.write, db.read = e.Write(), e.Read()
 	db.pgTrgm = e.Trigram()
 	return db, nil

@@ -27,8 +27,8 @@ import (
 // shared memory), inotify reports every write. An idle registry wakes
 // nobody.
 func (db *DB) ChangeHints() (hints <-chan struct{}, cancel func(), ok bool) {
-	if db.dialect == dialectPostgres {
-		// The listener bumps the version and hints; start it.
+	if db.lite == nil {
+		// PostgreSQL: the listener bumps the version and hints; start it.
 		if _, err := db.eng.DataVersion(context.Background()); err != nil {
 			return nil, nil, false
 		}

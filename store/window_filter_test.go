@@ -12,6 +12,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/internal/sqlq"
+	"github.com/clawpit/clawpit/store/sqlite"
 )
 
 // filterIDs is every task id passing filter in the urgency order, read
@@ -278,7 +279,7 @@ func registryAt(t *testing.T, at, n int, row func(i int) (id, label string)) (st
 	t.Cleanup(func() { raw.Close() })
 	names, _ := migrations()
 	for _, name := range names[:at] {
-		body, _ := migrationFS.ReadFile("migrations/" + name)
+		body, _ := sqlite.MigrationSQL(name)
 		if _, err := raw.Exec(string(body)); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

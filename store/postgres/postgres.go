@@ -91,7 +91,6 @@ type Engine struct {
 	name  string // the password-redacted URL
 	write *sql.DB
 	read  *sql.DB
-	cfg   *pgx.ConnConfig
 	key   int64 // advisory lock key of this registry (database + schema)
 	// channel is the registry's NOTIFY channel.
 	channel string
@@ -185,7 +184,7 @@ func Open(ctx context.Context, rawURL string, opt Options) (*Engine, error) {
 	read := stdlib.OpenDB(*cfg)
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(2)
-	e := &Engine{name: name, write: write, read: read, cfg: cfg, busyMs: opt.BusyTimeoutMs, registryLock: opt.RegistryLock,
+	e := &Engine{name: name, write: write, read: read, busyMs: opt.BusyTimeoutMs, registryLock: opt.RegistryLock,
 		readOnly: opt.ReadOnly, listenCfg: listenCfg, probe: listenProbe, pollEvery: PollInterval, onChange: opt.OnChange}
 	e.listenFn = e.connectListener
 	e.notifyFn = func(ctx context.Context, payload string) error {

@@ -173,34 +173,8 @@ func Fold(ctx context.Context, x Execer, s Sizes) (int, error) {
 // many tasks it took from the queue. Run inside every writing transaction
 // (store.DB.Update), so the queue is empty between transactions of clawpit's own.
 func fold(ctx context.Context, x Execer, max int, per, split, rekeys int64) (int, error) {
-	// The bucket is found in SQL from the row itself: a name another
-	// program wrote as a BLOB sorts after every text there, as in the
-	// label order.
-	rows, err := x.QueryContext(ctx, `SELECT q.task, t.rowid IS NOT NULL, coalesce(t.win_name, ''), k.key, `+
-		BucketSQL("t.win_name", "t.id")+`
-		FROM tasks_label_queue AS q LEFT JOIN tasks AS t ON t.rowid = q.task LEFT JOIN tasks_label_keys AS k ON k.task = q.task
-		WHERE q.task <= `+strconv.FormatInt(TaskMask, 10)+` AND (t.rowid IS NULL OR typeof(t.id) = 'text')
-		ORDER BY q.task LIMIT ?`, max)
+	qs, err := queuedTasks(ctx, x, max)
 	if err != nil {
-		return 0, err
-	}
-	type queued struct {
-		task   int64
-		exists bool
-		name   string
-		old    sql.NullInt64
-		b      int64
-	}
-	var qs []queued
-	for rows.Next() {
-		var q queued
-		if err := rows.Scan(&q.task, &q.exists, &q.name, &q.old, &q.b); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		qs = append(qs, q)
-	}
-	if err := rows.Close(); err != nil {
 		return 0, err
 	}
 	if len(qs) == 0 {
@@ -246,21 +220,9 @@ func fold(ctx context.Context, x Execer, max int, per, split, rekeys int64) (int
 	}
 	// The buckets to split, by their bounds: a split's renumbering may
 	// change the ids of others among them.
-	var full []bound
-	for b, d := range counts {
-		var lb bound
-		var n int64
-		// A marked bucket (negative: it could not make room) stays marked
-		// for Maintain, its count growing away from zero; writers try
-		// it again each time the count doubles.
-		err := x.QueryRowContext(ctx, `UPDATE tasks_label_buckets SET n = CASE WHEN n < 0 THEN n - ? ELSE n + ? END WHERE b = ?
-			RETURNING lo_name, lo_id, n`, d, d, b).Scan(&lb.name, &lb.id, &n)
-		if err != nil {
-			return 0, err
-		}
-		if n > split || n < 0 && bits.Len64(uint64(-n)) > bits.Len64(uint64(-n-d)) {
-			full = append(full, lb)
-		}
+	full, err := countBuckets(ctx, x, counts, split)
+	if err != nil {
+		return 0, err
 	}
 	for _, lb := range full {
 		if err := splitBound(ctx, x, lb, per, split, rekeys); err != nil {
@@ -276,6 +238,67 @@ func fold(ctx context.Context, x Execer, max int, per, split, rekeys int64) (int
 		}
 	}
 	return len(qs), nil
+}
+
+// queued is a task of the label queue: its rowid, whether it still exists,
+// its name, its current key (if keyed) and its bucket by the current bounds.
+type queued struct {
+	task   int64
+	exists bool
+	name   string
+	old    sql.NullInt64
+	b      int64
+}
+
+// queuedTasks reads up to max tasks of the queue, in rowid order.
+func queuedTasks(ctx context.Context, x Execer, max int) ([]queued, error) {
+	// The bucket is found in SQL from the row itself: a name another
+	// program wrote as a BLOB sorts after every text there, as in the
+	// label order.
+	rows, err := x.QueryContext(ctx, `SELECT q.task, t.rowid IS NOT NULL, coalesce(t.win_name, ''), k.key, `+
+		BucketSQL("t.win_name", "t.id")+`
+		FROM tasks_label_queue AS q LEFT JOIN tasks AS t ON t.rowid = q.task LEFT JOIN tasks_label_keys AS k ON k.task = q.task
+		WHERE q.task <= `+strconv.FormatInt(TaskMask, 10)+` AND (t.rowid IS NULL OR typeof(t.id) = 'text')
+		ORDER BY q.task LIMIT ?`, max)
+	if err != nil {
+		return nil, err
+	}
+	var qs []queued
+	for rows.Next() {
+		var q queued
+		if err := rows.Scan(&q.task, &q.exists, &q.name, &q.old, &q.b); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		qs = append(qs, q)
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	return qs, nil
+}
+
+// countBuckets adds counts (bucket id → tasks added) to the buckets'
+// counts and returns the bounds of those to split: past split, or marked
+// and grown past the next power of two.
+func countBuckets(ctx context.Context, x Execer, counts map[int64]int64, split int64) ([]bound, error) {
+	var full []bound
+	for b, d := range counts {
+		var lb bound
+		var n int64
+		// A marked bucket (negative: it could not make room) stays marked
+		// for Maintain, its count growing away from zero; writers try
+		// it again each time the count doubles.
+		err := x.QueryRowContext(ctx, `UPDATE tasks_label_buckets SET n = CASE WHEN n < 0 THEN n - ? ELSE n + ? END WHERE b = ?
+			RETURNING lo_name, lo_id, n`, d, d, b).Scan(&lb.name, &lb.id, &n)
+		if err != nil {
+			return nil, err
+		}
+		if n > split || n < 0 && bits.Len64(uint64(-n)) > bits.Len64(uint64(-n-d)) {
+			full = append(full, lb)
+		}
+	}
+	return full, nil
 }
 
 // rekey removes the stale keys from the trigram index and writes the fresh

@@ -15,7 +15,7 @@ import (
 
 // migrationsDir holds the SQLite registry's schema, applied as the store
 // applies it (Rebuild is migration 0014's backfill).
-const migrationsDir = "../../migrations"
+const migrationsDir = "../../sqlite/migrations"
 
 // openSchema is a fresh SQLite registry (every migration applied) on one
 // connection.
