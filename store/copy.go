@@ -38,7 +38,7 @@ type CopyCount struct {
 // jobs had a host ("") get it, so on a registry shared by many hosts only
 // that machine judges and signals them (README "Many hosts: PostgreSQL"). "" leaves them as they are.
 func CopyToPostgres(ctx context.Context, src, dst *DB, host string) ([]CopyCount, error) {
-	if src.dialect != dialectSQLite || dst.dialect != dialectPostgres {
+	if src.lite == nil || dst.pg == nil {
 		return nil, core.Invalidf("copy goes from a SQLite registry to a PostgreSQL one")
 	}
 	in, err := src.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
@@ -51,7 +51,7 @@ func CopyToPostgres(ctx context.Context, src, dst *DB, host string) ([]CopyCount
 		return nil, mapErr(err)
 	}
 	defer out.Rollback()
-	if err := dst.pg.lockWriter(ctx, out); err != nil {
+	if err := dst.pg.LockWriter(ctx, out); err != nil {
 		return nil, mapErr(err)
 	}
 	for _, table := range copyTables {
@@ -83,7 +83,7 @@ func CopyToPostgres(ctx context.Context, src, dst *DB, host string) ([]CopyCount
 			return nil, fmt.Errorf("advance the %s id sequence: %w", table, mapErr(err))
 		}
 	}
-	if err := dst.pg.notify(ctx, out); err != nil {
+	if err := dst.pg.Notify(ctx, out); err != nil {
 		return nil, mapErr(err)
 	}
 	if err := out.Commit(); err != nil {
@@ -182,7 +182,7 @@ func copyTable(ctx context.Context, in, out *sql.Tx, table string) (int64, error
 // does not own a table gets a server warning and the table is skipped: no
 // error, and autovacuum gets there later.
 func (db *DB) VacuumAnalyze(ctx context.Context) error {
-	if db.dialect != dialectPostgres {
+	if db.pg == nil {
 		return nil
 	}
 	for _, table := range copyTables {

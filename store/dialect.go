@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/clawpit/clawpit/store/internal/driver"
 )
 
 // dialect is the SQL engine behind a DB. Every query of this package is
@@ -11,11 +13,11 @@ import (
 // it for PostgreSQL, so both stores run the very same statements and keep
 // the same semantics by construction (one executor, two drivers — the shape
 // of River's riverdriver, without a second copy of every query).
-type dialect int
+type dialect = driver.Dialect
 
 const (
-	dialectSQLite dialect = iota
-	dialectPostgres
+	dialectSQLite   = driver.SQLite
+	dialectPostgres = driver.Postgres
 )
 
 // indexedBy matches SQLite's "INDEXED BY name" planner hint, which

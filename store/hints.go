@@ -27,12 +27,12 @@ import (
 // shared memory), inotify reports every write. An idle registry wakes
 // nobody.
 func (db *DB) ChangeHints() (hints <-chan struct{}, cancel func(), ok bool) {
-	if db.pg != nil {
-		// The listener bumps the version and hints; start it.
-		if _, err := db.pg.dataVersion(context.Background()); err != nil {
+	if db.lite == nil {
+		// PostgreSQL: the listener bumps the version and hints; start it.
+		if _, err := db.eng.DataVersion(context.Background()); err != nil {
 			return nil, nil, false
 		}
-		if db.pg.changeMode() == ChangePolling {
+		if db.eng.ChangeMode() == ChangePolling {
 			// Nothing is heard: the caller polls the version, which moves
 			// every PollInterval.
 			return nil, nil, false

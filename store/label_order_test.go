@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/internal/labelindex"
 )
 
 // labelAdder returns add, which inserts k tasks in one transaction, the
@@ -55,81 +56,8 @@ const rawTaskSQL = `INSERT INTO tasks (id, runtime, status, delivery_status, not
 // also no queue and no stale key left (after FoldLabels).
 func checkLabelIndex(t *testing.T, db *DB, settled bool) {
 	t.Helper()
-	var bad int
-	var sample string
-	q := `SELECT count(*), coalesce(group_concat(t.id), '') FROM tasks AS t
-		LEFT JOIN tasks_label_keys AS k ON k.task = t.rowid
-		WHERE NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)
-		  AND (k.key IS NULL OR k.key & ? != t.rowid OR k.key >> ? != ` +
-		labelBucketSQL("t.win_name", "t.id") + `)`
-	if err := db.read.QueryRow(q, labelTaskMask, labelShift).Scan(&bad, &sample); err != nil {
+	if err := labelindex.Check(context.Background(), db.read, settled, db.labelSizes()); err != nil {
 		t.Fatal(err)
-	}
-	if bad > 0 {
-		t.Fatalf("%d tasks neither queued nor keyed in their bucket: %s", bad, sample)
-	}
-	var unordered int
-	if err := db.read.QueryRow(`SELECT count(*) FROM (SELECT b, lag(b) OVER (ORDER BY lo_name, lo_id) AS prev
-		FROM tasks_label_buckets) WHERE prev >= b`).Scan(&unordered); err != nil {
-		t.Fatal(err)
-	}
-	if unordered > 0 {
-		t.Fatalf("%d buckets out of order", unordered)
-	}
-	// Each current key is in the trigram index under its name.
-	rows, err := db.read.Query(`SELECT k.key, t.win_name FROM tasks_label_keys AS k JOIN tasks AS t ON t.rowid = k.task
-		WHERE NOT EXISTS (SELECT 1 FROM tasks_label_queue AS q WHERE q.task = t.rowid)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type entry struct {
-		key  int64
-		name string
-	}
-	var es []entry
-	for rows.Next() {
-		var e entry
-		rows.Scan(&e.key, &e.name)
-		es = append(es, e)
-	}
-	rows.Close()
-	for _, e := range es {
-		grams := trigrams(e.name)
-		if len(grams) == 0 {
-			continue
-		}
-		var n int
-		if err := db.read.QueryRow(`SELECT count(*) FROM tasks_label_fts WHERE tasks_label_fts MATCH ? AND rowid = ?`,
-			ftsIndex{}.allOf(grams), e.key).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		if n != 1 {
-			t.Fatalf("key %d (%q) not in the name index", e.key, e.name)
-		}
-	}
-	if !settled {
-		return
-	}
-	var queued, stale, indexed, counted int
-	if err := db.read.QueryRow(`SELECT (SELECT count(*) FROM tasks_label_queue),
-		(SELECT count(*) FROM tasks_label_keys AS k WHERE NOT EXISTS (SELECT 1 FROM tasks WHERE rowid = k.task)),
-		(SELECT count(*) FROM tasks_label_fts_docsize), (SELECT sum(n) FROM tasks_label_buckets)`).
-		Scan(&queued, &stale, &indexed, &counted); err != nil {
-		t.Fatal(err)
-	}
-	if queued != 0 || stale != 0 || indexed != len(es) {
-		t.Fatalf("settled: %d queued, %d stale keys, %d index entries for %d tasks", queued, stale, indexed, len(es))
-	}
-	// Bucket counts are a hint for splitting (stale keys make them drift
-	// low), but no bucket may grow far past the split size.
-	_, split := db.labelSizes()
-	var largest int64
-	if err := db.read.QueryRow(`SELECT coalesce(max(c), 0) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`,
-		labelShift).Scan(&largest); err != nil {
-		t.Fatal(err)
-	}
-	if largest > 2*split {
-		t.Errorf("a bucket holds %d tasks (split at %d; counts sum to %d for %d)", largest, split, counted, len(es))
 	}
 }
 
@@ -243,13 +171,13 @@ func TestLabelOrderIndex(t *testing.T) {
 }
 
 // TestLabelOrderMigration migrates a registry with tasks to the label
-// order's index: its backfill keys every task (buckets of labelBucketRows).
+// order's index: its backfill keys every task (buckets of labelindex.BucketRows).
 func TestLabelOrderMigration(t *testing.T) {
 	ctx := context.Background()
 	names, _ := migrations()
-	at := slices.Index(names, labelOrderMigration)
+	at := slices.Index(names, labelindex.Migration)
 	if at < 0 {
-		t.Fatalf("no %s among %v", labelOrderMigration, names)
+		t.Fatalf("no %s among %v", labelindex.Migration, names)
 	}
 	path, _ := registryAt(t, at, 1000, func(i int) (string, string) { return fmt.Sprintf("old%04d", i), fmt.Sprintf("history task %d", i) })
 	db, err := Open(ctx, path, Options{})
@@ -260,7 +188,7 @@ func TestLabelOrderMigration(t *testing.T) {
 	checkLabelIndex(t, db, true)
 	var buckets int
 	db.read.QueryRow(`SELECT count(*) FROM tasks_label_buckets`).Scan(&buckets)
-	if want := (1000 + labelBucketRows - 1) / labelBucketRows; buckets != want {
+	if want := (1000 + labelindex.BucketRows - 1) / labelindex.BucketRows; buckets != want {
 		t.Errorf("%d buckets, want %d", buckets, want)
 	}
 	sort := winSort{"label", []string{taskName, "id"}, false}
@@ -323,10 +251,10 @@ func TestLabelOrderHotSpot(t *testing.T) {
 	db.filterCap = filterCaps{bucket: 3, split: 6, chunk: 4, index: 3, near: 5}
 	add, n := labelAdder(t, db)
 	hotSpot(add)
-	_, split := db.labelSizes()
+	split := db.labelSizes().Resolved().Split
 	var largest, buckets int64
 	if err := db.read.QueryRow(`SELECT max(c), count(*) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`,
-		labelShift).Scan(&largest, &buckets); err != nil {
+		labelindex.Shift).Scan(&largest, &buckets); err != nil {
 		t.Fatal(err)
 	}
 	if largest > 2*split {
@@ -357,7 +285,7 @@ func TestLabelOrderLargeRowid(t *testing.T) {
 		return nil
 	})
 	if _, err := db.write.ExecContext(ctx, `INSERT INTO tasks (rowid, id, runtime, status, delivery_status, notify_policy, label, created_at, activity_at)
-		VALUES (?, 'big', 'cli', 'succeeded', 'delivered', 'done_only', 'aaa task 4 big', 1, 1)`, int64(1)<<labelShift|5); err != nil {
+		VALUES (?, 'big', 'cli', 'succeeded', 'delivered', 'done_only', 'aaa task 4 big', 1, 1)`, int64(1)<<labelindex.Shift|5); err != nil {
 		t.Fatal(err)
 	}
 	update(t, db, func(tx core.Tx) error { // folds the queue; the big one stays
@@ -406,7 +334,7 @@ func TestMaintainLabels(t *testing.T) {
 		t.Fatalf("first call: %d indexed, %d removed (%v), want 20 and the 50 among the first 150 keys", indexed, removed, err)
 	}
 	// The rest; a fold also collects a few keys (when a folded rowid is a
-	// multiple of labelGCEvery), so one may be gone already.
+	// multiple of labelindex.GCEvery), so one may be gone already.
 	indexed, removed, err = db.MaintainLabels(ctx, 1<<20)
 	if err != nil || indexed != 0 || removed < 49 || removed > 50 {
 		t.Fatalf("second call: %d indexed, %d removed (%v), want 0 and the other 49 or 50", indexed, removed, err)
@@ -426,12 +354,12 @@ func TestLabelOrderRenumberingDeferred(t *testing.T) {
 	largest := func() (l int64) {
 		t.Helper()
 		if err := db.read.QueryRow(`SELECT max(c) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`,
-			labelShift).Scan(&l); err != nil {
+			labelindex.Shift).Scan(&l); err != nil {
 			t.Fatal(err)
 		}
 		return l
 	}
-	_, split := db.labelSizes()
+	split := db.labelSizes().Resolved().Split
 	before := largest()
 	if before <= 2*split {
 		t.Fatalf("the largest bucket holds %d tasks: the writers' cap never deferred a renumbering", before)

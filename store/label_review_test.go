@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/internal/labelindex"
 )
 
 // TestLabelMarkedBucketStaysMarked: a bucket marked (a negative count: it
@@ -35,7 +36,7 @@ func TestLabelMarkedBucketStaysMarked(t *testing.T) {
 	}
 	// -c more tasks at the end of that bucket (labels just after its last).
 	var last string
-	db.read.QueryRow(`SELECT win_name FROM tasks AS t JOIN tasks_label_keys AS k ON k.task = t.rowid WHERE k.key >> ? = ? ORDER BY win_name DESC LIMIT 1`, labelShift, b).Scan(&last)
+	db.read.QueryRow(`SELECT win_name FROM tasks AS t JOIN tasks_label_keys AS k ON k.task = t.rowid WHERE k.key >> ? = ? ORDER BY win_name DESC LIMIT 1`, labelindex.Shift, b).Scan(&last)
 	for i := int64(0); i < -c; i++ {
 		add(func(int) string { return fmt.Sprintf("%s~%03d", last, i) }, 1)
 	}
@@ -45,15 +46,15 @@ func TestLabelMarkedBucketStaysMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	var largest int64
-	db.read.QueryRow(`SELECT max(c) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`, labelShift).Scan(&largest)
-	_, split := db.labelSizes()
+	db.read.QueryRow(`SELECT max(c) FROM (SELECT count(*) AS c FROM tasks_label_keys GROUP BY key >> ?)`, labelindex.Shift).Scan(&largest)
+	split := db.labelSizes().Resolved().Split
 	t.Logf("marked bucket %d n=%d, now n=%d, largest after MaintainLabels %d", b, c, nb, largest)
 	if largest > 2*split {
 		t.Fatalf("bucket of %d tasks survives MaintainLabels (split %d)", largest, split)
 	}
 }
 
-// TestLabelRespreadCapMarkedTarget: respreadLabelBuckets sums the counts to
+// TestLabelRespreadCapMarkedTarget: respread (labelindex) sums the counts to
 // bound a writer's re-keying; a marked (negative) count must count as its
 // size, or a writer renumbers past its cap (a reviewer's case).
 func TestLabelRespreadCapMarkedTarget(t *testing.T) {
@@ -93,61 +94,13 @@ func TestLabelRespreadCapMarkedTarget(t *testing.T) {
 		}
 		rekeyed := 0
 		for tk, k := range ks {
-			if moved[k>>labelShift] && ks2[tk] != k {
+			if moved[k>>labelindex.Shift] && ks2[tk] != k {
 				rekeyed++
 			}
 		}
 		if rekeyed > 4+2*6 { // the cap, plus the split bucket's own tasks
 			t.Fatalf("write %d: a writer renumbered %d tasks (cap 4)", i, rekeyed)
 		}
-	}
-}
-
-// TestLabelRespreadCapMarkedNeighbours: marked neighbours in a renumbering's
-// run count by their size too (a reviewer's case, the marks set by hand).
-func TestLabelRespreadCapMarkedNeighbours(t *testing.T) {
-	ctx := context.Background()
-	db := openTest(t)
-	db.filterCap = filterCaps{bucket: 3, split: 6}
-	update(t, db, func(tx core.Tx) error {
-		for i := range 60 {
-			if err := tx.InsertTask(labelTask(fmt.Sprintf("t%05d", i), fmt.Sprintf("l%05d", i))); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	tx, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
-	var bs []int64
-	rows, _ := tx.Query(`SELECT b FROM tasks_label_buckets ORDER BY b`)
-	for rows.Next() {
-		var b int64
-		rows.Scan(&b)
-		bs = append(bs, b)
-	}
-	rows.Close()
-	b, left, right := bs[len(bs)/2], bs[len(bs)/2-1], bs[len(bs)/2+1]
-	// Neighbours marked as MaintainLabels' backlog: n = -held.
-	if _, err := tx.Exec(`UPDATE tasks_label_buckets SET n = -(SELECT count(*) FROM tasks_label_keys WHERE key >> ? = b) WHERE b != ? AND ? = ?`,
-		labelShift, b, left, left); err != nil {
-		t.Fatal(err)
-	}
-	var real int64
-	_ = right
-	tx.QueryRow(`SELECT count(*) FROM tasks_label_keys`).Scan(&real)
-	var dbg string
-	tx.QueryRow(`SELECT group_concat(b || ":" || n, " ") FROM tasks_label_buckets`).Scan(&dbg)
-	t.Log(dbg, " b=", b, " real=", real)
-	_, ok, err := respreadLabelBuckets(ctx, tx, b, 2, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ok {
-		t.Fatalf("renumbered a run holding at least %d tasks under a cap of 3", real)
 	}
 }
 

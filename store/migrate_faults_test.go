@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+
+	"github.com/clawpit/clawpit/store/sqlite"
 )
 
 // TestMigrationHoldsWaitBackfill: a schema-2 registry upgraded to schema 3
@@ -22,7 +24,7 @@ func TestMigrationHoldsWaitBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range names[:2] {
-		body, err := migrationFS.ReadFile("migrations/" + name)
+		body, err := sqlite.MigrationSQL(name)
 		if err != nil {
 			t.Fatal(err)
 		}

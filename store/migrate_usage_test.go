@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/sqlite"
 )
 
 // TestMigrationCarriesUsageOutsideWindows: a registry of schema v19 with a
@@ -37,7 +38,7 @@ func TestMigrationCarriesUsageOutsideWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range names[:v19] {
-		body, err := migrationFS.ReadFile("migrations/" + n)
+		body, err := sqlite.MigrationSQL(n)
 		if err != nil {
 			t.Fatal(err)
 		}

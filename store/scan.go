@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/postgres"
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
@@ -262,7 +263,7 @@ func (t *tx) condUpdate(entity, id string, rev int64, q string, args ...any) err
 // constraintErr maps constraint violations to core sentinels and everything
 // else through mapErr.
 func constraintErr(entity, id string, err error) error {
-	if c := pgCode(err); strings.HasPrefix(c, "23") {
+	if c := postgres.Code(err); strings.HasPrefix(c, "23") {
 		if c == "23505" { // unique_violation
 			return fmt.Errorf("%w: %s %s already exists: %v", core.ErrConflict, entity, id, err)
 		}

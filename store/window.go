@@ -24,13 +24,13 @@ const taskName = "win_name"
 // pgTaskHay is the task filter's fields on PostgreSQL as one text, joined
 // by chr(1) (no filter holds it, so a match never spans two fields), under
 // the C collation (ILIKE then folds ASCII only, as SQLite's LIKE): the
-// expression of the trigram index tasks_filter_trgm (pgmigrations 0011),
+// expression of the trigram index tasks_filter_trgm (store/postgres/migrations 0011),
 // which a filter reads through instead of the pane's order.
 const pgTaskHay = `((id || chr(1) || status || chr(1) || runtime || chr(1) || coalesce(win_name, '') || chr(1) || ` +
 	`coalesce(nullif(child_session, ''), owner_session, '') || chr(1) || delivery_status || chr(1) || error) COLLATE "C")`
 
 // pgTaskChars is the characters of pgTaskHay, lowercased as ILIKE folds them
-// under the C collation (ASCII only): the expression of pgmigrations 0013's
+// under the C collation (ASCII only): the expression of store/postgres/migrations 0013's
 // index tasks_filter_chars, term for term. A row holding a one- or
 // two-character text holds its characters.
 const pgTaskChars = `string_to_array(lower(` + pgTaskHay + `), NULL)`
@@ -65,111 +65,6 @@ type winTable struct {
 	// filter, when set, is how the filter reads on SQLite (window_filter.go).
 	filter *ftsFilter
 	scan   func(r *sql.Rows, sink core.RowSink) error
-}
-
-func winTableOf(entity string) (*winTable, bool) {
-	switch entity {
-	case core.EntityTask:
-		return &winTable{
-			table: "tasks", id: "id", cols: taskCols + ", " + agentCol("owner_session"), filter: taskFilter,
-			agentSession: "owner_session",
-			hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
-				"delivery_status", "error"},
-			pgHay: pgTaskHay, pgChars: pgTaskChars,
-			sorts: []winSort{
-				{"urgency", []string{"win_urgency", "win_last", "id"}, true},
-				{"recent", []string{"win_last", "id"}, true},
-				{"created", []string{"created_at", "id"}, true},
-				{"label", []string{taskName, "id"}, false},
-			},
-			scan: func(r *sql.Rows, sink core.RowSink) error {
-				var t core.Task
-				if err := scanTask(agentScanner{r, &t.Agent}, &t); err != nil {
-					return err
-				}
-				sink.Task(&t)
-				return nil
-			},
-		}, true
-	case core.EntityRun:
-		return &winTable{
-			table: "runs", id: "run_id", cols: runCols + ", " + agentCol("requester_session"),
-			agentSession: "requester_session",
-			hay: []string{"run_id", `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)`,
-				"label", "child_session", "ended_reason", "error"},
-			sorts: []winSort{
-				{"urgency", []string{"win_urgency", "win_last", "run_id"}, true},
-				{"recent", []string{"win_last", "run_id"}, true},
-				{"started", []string{"started_at", "run_id"}, true},
-				{"label", []string{"label", "run_id"}, false},
-			},
-			scan: func(r *sql.Rows, sink core.RowSink) error {
-				var x core.Run
-				if err := scanRun(agentScanner{r, &x.Agent}, &x); err != nil {
-					return err
-				}
-				sink.Run(&x)
-				return nil
-			},
-		}, true
-	case core.EntityApproval:
-		return &winTable{
-			table: "approvals", id: "id", cols: approvalCols + ", " + agentCol("session"),
-			agentSession: "session",
-			hay:          []string{"id", "status", "tool", "command", "session", "scope", "decided_by"},
-			sorts: []winSort{
-				{"urgency", []string{"win_pending", "requested_at", "id"}, true},
-				{"recent", []string{"requested_at", "id"}, true},
-				{"tool", []string{"tool", "id"}, false},
-			},
-			scan: func(r *sql.Rows, sink core.RowSink) error {
-				var a core.Approval
-				if err := scanApproval(agentScanner{r, &a.Agent}, &a); err != nil {
-					return err
-				}
-				sink.Approval(&a)
-				return nil
-			},
-		}, true
-	case core.EntityJob:
-		return &winTable{
-			table: "jobs", id: "id", cols: jobCols,
-			hay: []string{"id", "status", "command", "session"},
-			sorts: []winSort{
-				{"urgency", []string{"win_urgency", "created_at", "id"}, true},
-				{"recent", []string{"created_at", "id"}, true},
-				{"command", []string{"command", "id"}, false},
-			},
-			scan: func(r *sql.Rows, sink core.RowSink) error {
-				var j core.Job
-				if err := scanJob(r, &j); err != nil {
-					return err
-				}
-				sink.Job(&j)
-				return nil
-			},
-		}, true
-	case core.EntityNotification:
-		return &winTable{
-			table: "notifications", id: "id", cols: notificationCols,
-			hay: []string{"CAST(id AS TEXT)", "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)", "kind", "text",
-				"session", "subject_id"},
-			sorts: []winSort{
-				{"urgency", []string{"win_unread", "id"}, true},
-				{"recent", []string{"id"}, true},
-				{"kind", []string{"kind", "id"}, false},
-			},
-			scan: func(r *sql.Rows, sink core.RowSink) error {
-				var n core.Notification
-				if err := scanNotification(r, &n); err != nil {
-					return err
-				}
-				sink.Alert(&n)
-				return nil
-			},
-		}, true
-	}
-	return nil, false
 }
 
 // planned reports whether filter q reads through w's indexed filter
@@ -314,61 +209,48 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 	if err := t.filterAgents(w, q.Filter); err != nil {
 		return page, err
 	}
-	after := max(q.After, 0)
+	sel, err := t.windowSelect(w, s, q)
+	if err != nil {
+		return page, err
+	}
+	first := &firstRow{RowSink: sink}
+	found := true
+	if q.Anchor == "" && q.AnchorKey == "" {
+		page, err = t.readEdge(w, q, sel, first)
+	} else {
+		page, found, err = t.readAnchored(w, s, q, sel, first)
+	}
+	if err != nil || !found {
+		return page, err // a missing anchor: an empty window without a FirstKey
+	}
+	page.FirstKey, err = t.firstKey(w, s, first)
+	return page, err
+}
+
+// winSelect builds the statement that reads one side of a window: up to
+// limit rows from anchor (a sort key as anchorKey gives it; nil: from the
+// edge), backwards when reverse, including the anchor's own row when from.
+// It returns the SQL and its arguments, or the error of a plan's read.
+type winSelect func(anchor []any, reverse, from bool, limit int) (string, []any, error)
+
+// windowSelect chooses how Window reads w in sort s for q: selectWindow by
+// default; a filter plan when the filter is planned (w.planned), which in
+// label order may read names through the label order's index (plannedSelect);
+// and, on PostgreSQL, a trigram read sorted afterwards when few rows pass the
+// filter (pgFewMatches), whatever the planner would guess.
+func (t *tx) windowSelect(w *winTable, s winSort, q core.WindowQuery) (winSelect, error) {
 	sel := func(anchor []any, reverse, from bool, limit int) (string, []any, error) {
 		sq, args := w.selectWindow(t.db.dialect, s, q, anchor, reverse, from, limit)
 		return sq, args, nil
 	}
 	if w.planned(t.db.dialect, q.Filter) {
-		p, err := t.planFilter(w.filter, s, q.Filter, false, nil)
-		if err != nil {
-			return page, err
-		}
-		// In label order a text of three characters or more whose matches
-		// do not lie near the anchor finds names through the label order's
-		// own index (labelArm) and the other fields through a plan of
-		// their own (rest), whose index reads start from the trigrams
-		// rarest in every field (its own sample holds no names).
-		var grams []string
-		var rest *filterPlan
-		if w.filter == taskFilter && s.name == "label" && p.text == textScan && !p.noIndex {
-			if grams, err = t.nameGrams(q.Filter); err != nil {
-				return page, err
-			}
-		}
-		if grams != nil {
-			p.far = func() (int, error) {
-				if rest == nil {
-					if rest, err = t.planFilter(taskRestFilter, s, q.Filter, false, p.gramN); err != nil {
-						return 0, err
-					}
-				}
-				return textLabel, nil
-			}
-		}
-		sel = func(anchor []any, reverse, from bool, limit int) (string, []any, error) {
-			text, rows, err := t.sideText(w, p, s, anchor, reverse, from, limit)
-			if err != nil {
-				return "", nil, err
-			}
-			if text != textLabel {
-				sq, args := w.selectFiltered(p, text, s, anchor, reverse, from, limit, rows)
-				return sq, args, nil
-			}
-			if text, rows, err = t.sideText(w, rest, s, anchor, reverse, from, limit); err != nil {
-				return "", nil, err
-			}
-			t.db.labelReads.Add(1)
-			names, err := t.labelArm(q.Filter, grams, anchor, reverse, from, limit)
-			if err != nil {
-				return "", nil, err
-			}
-			sq, args := w.selectFiltered(rest, text, s, anchor, reverse, from, limit, append(rows, names...))
-			return sq, args, nil
+		var err error
+		if sel, err = t.plannedSelect(w, s, q.Filter); err != nil {
+			return nil, err
 		}
 	}
 	if few, err := t.pgFewMatches(w, q.Filter); err != nil {
-		return page, err
+		return nil, err
 	} else if few {
 		// Few rows pass: read them through the trigram index and sort
 		// them, whatever the planner would guess (see pgFewMatches).
@@ -377,58 +259,119 @@ func (t *tx) Window(q core.WindowQuery, sink core.RowSink) (core.WindowPage, err
 			return sq, args, nil
 		}
 	}
-	first := &firstRow{RowSink: sink}
-	sink = first
-	if q.Anchor == "" && q.AnchorKey == "" {
-		// The first rows, or (End) the last ones read backwards.
-		sq, args, err := sel(nil, q.End, false, after+1)
+	return sel, nil
+}
+
+// plannedSelect is the winSelect of a planned filter: each side of the window
+// picks its own text strategy (sideText). In label order a text of three
+// characters or more whose matches do not lie near the anchor finds names
+// through the label order's own index (labelArm) and the other fields through
+// a plan of their own (rest, planned on first use), whose index reads start
+// from the trigrams rarest in every field (its own sample holds no names).
+func (t *tx) plannedSelect(w *winTable, s winSort, filter string) (winSelect, error) {
+	p, err := t.planFilter(w.filter, s, filter, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	var grams []string
+	var rest *filterPlan
+	if w.filter == taskFilter && s.name == "label" && p.text == textScan && !p.noIndex {
+		if grams, err = t.nameGrams(filter); err != nil {
+			return nil, err
+		}
+	}
+	if grams != nil {
+		p.far = func() (int, error) {
+			if rest == nil {
+				var err error
+				if rest, err = t.planFilter(taskRestFilter, s, filter, false, p.gramN); err != nil {
+					return 0, err
+				}
+			}
+			return textLabel, nil
+		}
+	}
+	return func(anchor []any, reverse, from bool, limit int) (string, []any, error) {
+		text, rows, err := t.sideText(w, p, s, anchor, reverse, from, limit)
 		if err != nil {
-			return page, err
+			return "", nil, err
 		}
-		n, more, err := t.readWindow(w, sq, args, after, q.End, sink)
+		if text != textLabel {
+			sq, args := w.selectFiltered(p, text, s, anchor, reverse, from, limit, rows)
+			return sq, args, nil
+		}
+		if text, rows, err = t.sideText(w, rest, s, anchor, reverse, from, limit); err != nil {
+			return "", nil, err
+		}
+		t.db.labelReads.Add(1)
+		names, err := t.labelArm(filter, grams, anchor, reverse, from, limit)
 		if err != nil {
-			return page, err
+			return "", nil, err
 		}
-		page.Rows = n
-		if q.End {
-			page.MoreBefore = more
-		} else {
-			page.MoreAfter = more
-		}
-		page.FirstKey, err = t.firstKey(w, s, first)
+		sq, args := w.selectFiltered(rest, text, s, anchor, reverse, from, limit, append(rows, names...))
+		return sq, args, nil
+	}, nil
+}
+
+// readEdge reads a window without an anchor into sink: the first q.After rows,
+// or with q.End the last ones read backwards. The page's Rows and MoreAfter
+// (MoreBefore with End) are set; FirstKey is left to Window.
+func (t *tx) readEdge(w *winTable, q core.WindowQuery, sel winSelect, sink core.RowSink) (core.WindowPage, error) {
+	var page core.WindowPage
+	after := max(q.After, 0)
+	sq, args, err := sel(nil, q.End, false, after+1)
+	if err != nil {
 		return page, err
 	}
+	n, more, err := t.readWindow(w, sq, args, after, q.End, sink)
+	if err != nil {
+		return page, err
+	}
+	page.Rows = n
+	if q.End {
+		page.MoreBefore = more
+	} else {
+		page.MoreAfter = more
+	}
+	return page, nil
+}
+
+// readAnchored reads a window around q's anchor (AnchorKey, else the row
+// Anchor names) into sink: q.Before rows before it, read backwards, then the
+// anchor's row and q.After rows after it. Rows counts both sides. found is
+// false, with an empty page and no error, when the anchor row no longer exists.
+func (t *tx) readAnchored(w *winTable, s winSort, q core.WindowQuery, sel winSelect, sink core.RowSink) (page core.WindowPage, found bool, err error) {
 	var key []any
 	if q.AnchorKey != "" {
 		if key, err = decodeKey(q.AnchorKey, len(s.keys)); err != nil {
-			return page, err
+			return page, false, err
 		}
 	} else if key, err = t.anchorKey(w, s, q.Anchor); err != nil || key == nil {
-		return page, err // a missing anchor: an empty window
+		return page, false, err
 	}
 	if q.Before > 0 {
 		sq, args, err := sel(key, true, false, q.Before+1)
 		if err != nil {
-			return page, err
+			return page, false, err
 		}
 		n, more, err := t.readWindow(w, sq, args, q.Before, true, sink)
 		if err != nil {
-			return page, err
+			return page, false, err
 		}
 		page.Before, page.MoreBefore = n, more
 	}
+	after := max(q.After, 0)
 	sq, args, err := sel(key, false, true, after+1)
 	if err != nil {
-		return page, err
+		return page, false, err
 	}
 	n, more, err := t.readWindow(w, sq, args, after, false, sink)
 	if err != nil {
-		return page, err
+		return page, false, err
 	}
 	page.Rows = page.Before + n
 	page.MoreAfter = more
-	page.FirstKey, err = t.firstKey(w, s, first)
-	return page, err
+	return page, true, nil
 }
 
 // pgFewMatches is how many rows passing a task filter PostgreSQL reads

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/internal/sqlq"
+	"github.com/clawpit/clawpit/store/sqlite"
 )
 
 // filterIDs is every task id passing filter in the urgency order, read
@@ -277,7 +279,7 @@ func registryAt(t *testing.T, at, n int, row func(i int) (id, label string)) (st
 	t.Cleanup(func() { raw.Close() })
 	names, _ := migrations()
 	for _, name := range names[:at] {
-		body, _ := migrationFS.ReadFile("migrations/" + name)
+		body, _ := sqlite.MigrationSQL(name)
 		if _, err := raw.Exec(string(body)); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -463,7 +465,7 @@ func TestInterruptedReadKeepsTransaction(t *testing.T) {
 		start := time.Now()
 		// Rows stream (each Next returns), so a deadline that lands
 		// before the first step still ends the read at the next row.
-		_, err := queryColumn[int64](c, tx.tx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 2000000000) SELECT i FROM n")
+		_, err := sqlq.QueryColumn[int64](c, tx.tx, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 2000000000) SELECT i FROM n")
 		if err == nil || c.Err() == nil {
 			t.Fatalf("a read of 2,000,000,000 rows was not interrupted (err %v)", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/sqlite"
 	"github.com/clawpit/clawpit/store/storetest"
 )
 
@@ -456,7 +457,7 @@ func TestWindowMigrationAtomic(t *testing.T) {
 	}
 	last := names[prev]
 	for _, name := range names[:prev] {
-		body, _ := migrationFS.ReadFile("migrations/" + name)
+		body, _ := sqlite.MigrationSQL(name)
 		if _, err := raw.Exec(string(body)); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

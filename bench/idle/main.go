@@ -23,8 +23,9 @@
 //
 // Both builds run on registries seeded by this tree's store, at its schema
 // version; a build older than the last schema migration refuses them, so a
-// -base that predates the last commit touching store/migrations or
-// store/pgmigrations is refused up front, naming that commit.
+// -base that predates the last commit touching store/sqlite/migrations or
+// store/postgres/migrations (store/migrations and store/pgmigrations
+// before) is refused up front, naming that commit.
 //
 // Needs git, tmux and ssh. Bounds: console < 0.5% of a core and < 100 B/s;
 // 20 idle SSH sessions < 1.5% in total.
@@ -147,7 +148,7 @@ func baseRev(rev string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("-base %s: %w", rev, err)
 	}
-	mig, err := git("log", "-1", "--format=%h", "--", "store/migrations", "store/pgmigrations")
+	mig, err := git("log", "-1", "--format=%h", "--", "store/migrations", "store/pgmigrations", "store/sqlite/migrations", "store/postgres/migrations")
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,6 @@
 //go:build !sqlite_fts5 || libsqlite3
 
-package store
+package sqlite
 
 // fts5Compiled is false without the sqlite_fts5 tag, or with a system
 // SQLite (libsqlite3), whose options only the library knows: Open asks it

@@ -1,4 +1,11 @@
-package store
+// Package postgres is the PostgreSQL storage engine under package store
+// (README "Many hosts: PostgreSQL"): opening a registry (its own
+// migrations, in migrations/), the write transactions' policy (REPEATABLE
+// READ, retried after a serialization failure), change detection through
+// LISTEN/NOTIFY, and PostgreSQL's errors mapped to core's sentinels. The
+// queries themselves are store's, written once and rewritten for
+// PostgreSQL there; this package runs none of them.
+package postgres
 
 import (
 	"context"
@@ -14,13 +21,13 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/internal/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
-// PostgreSQL registry (README "Many hosts: PostgreSQL"): the same *DB, the same queries (rewritten
-// by pgSQL), its own migrations. What differs from SQLite:
+// What differs from SQLite:
 //
 //   - Update is REPEATABLE READ, with no registry-wide lock (issue 30):
 //     writers of different rows run in parallel; a transaction that writes
@@ -33,8 +40,8 @@ import (
 //     NOTIFY in its own transaction (delivered only if it commits); a
 //     dedicated connection listens and DataVersion counts what it heard.
 
-//go:embed pgmigrations/*.sql
-var pgMigrationFS embed.FS
+//go:embed migrations/*.sql
+var migrationFS embed.FS
 
 // pgVersionTable holds the schema version (PostgreSQL has no user_version).
 const pgVersionTable = "clawpit_schema_version"
@@ -46,7 +53,7 @@ func IsPostgresURL(s string) bool {
 }
 
 // RedactURL returns a PostgreSQL URL with its password replaced by "xxxxx",
-// for messages and DB.Path; anything unparsable is returned as "postgres://…".
+// for messages and Engine.Name; anything unparsable is returned as "postgres://…".
 func RedactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -58,14 +65,41 @@ func RedactURL(s string) string {
 	return u.String()
 }
 
-// pgState is what a PostgreSQL DB has beyond the shared pools.
-type pgState struct {
-	cfg     *pgx.ConnConfig
-	key     int64  // advisory lock key of this registry (database + schema)
-	channel string // NOTIFY channel of this registry
+// Options tune Open; store.Options carries them.
+type Options struct {
+	// MustExist refuses a database that holds no clawpit schema.
+	MustExist bool
+	// ReadOnly makes every write transaction READ ONLY and migrates nothing.
+	ReadOnly bool
+	// ListenURL is a direct connection for LISTEN ("" : the registry's URL).
+	ListenURL string
+	// BusyTimeoutMs is the lock timeout and the retry bound, in
+	// milliseconds (must be positive).
+	BusyTimeoutMs int
+	// RegistryLock makes every write transaction take the registry-wide
+	// advisory lock (writers serialised, READ COMMITTED): bench/pg's
+	// "before".
+	RegistryLock bool
+	// OnChange is called (from the listener's goroutine) after each change
+	// heard and each change of the listener's connection; nil: nothing.
+	OnChange func()
+}
+
+// Engine is an open PostgreSQL registry (driver.Engine). Safe for
+// concurrent use.
+type Engine struct {
+	name  string // the password-redacted URL
+	write *sql.DB
+	read  *sql.DB
+	key   int64 // advisory lock key of this registry (database + schema)
+	// channel is the registry's NOTIFY channel.
+	channel string
 	busyMs  int
-	// registryLock: Update takes the advisory lock (Options.PGRegistryLock).
+	// registryLock: Update takes the advisory lock (Options.RegistryLock).
 	registryLock bool
+	// trgm: the registry has the task filter's trigram index (migration
+	// 0011 skips it where pg_trgm cannot be created).
+	trgm bool
 
 	// readOnly: Options.ReadOnly; every Update transaction is READ ONLY
 	// (a startup parameter would do it once, but poolers refuse those).
@@ -83,7 +117,7 @@ type pgState struct {
 	version  int64
 	lostErr  error // set while the listener is disconnected
 	started  bool
-	mode     ChangeMode
+	mode     driver.ChangeMode
 	changed  chan struct{} // closed and replaced when version moves (live mode)
 	stop     context.CancelFunc
 	done     chan struct{}
@@ -93,36 +127,23 @@ type pgState struct {
 	notifyFn func(ctx context.Context, payload string) error
 	// pingFn checks that the registry itself (the write pool) answers.
 	pingFn func(ctx context.Context) error
-	hints  *hintHub // the DB's: told of every version bump (ChangeHints)
+	// onChange is Options.OnChange: told of every version bump.
+	onChange func()
 }
 
-// ChangeMode is how a registry handle learns of other processes' writes
-// (DB.ChangeMode): the console's header shows the PostgreSQL ones.
-type ChangeMode string
-
-const (
-	// ChangeData is SQLite's PRAGMA data_version, polled (one host).
-	ChangeData ChangeMode = "data_version"
-	// ChangeLive is PostgreSQL's LISTEN/NOTIFY: a write on any host is
-	// heard within milliseconds.
-	ChangeLive ChangeMode = "live"
-	// ChangePolling is PostgreSQL without a working LISTEN (the registry is
-	// reached through a pooler in transaction mode and no --listen-db names
-	// a direct connection, or LISTEN failed): DataVersion moves every
-	// PollInterval whether or not anything changed, so readers re-read.
-	ChangePolling ChangeMode = "polling"
-)
+var _ driver.Engine = (*Engine)(nil)
 
 // PollInterval is how often DataVersion moves on a PostgreSQL registry
-// without a working LISTEN (ChangePolling).
+// without a working LISTEN (driver.driver.ChangePolling).
 const PollInterval = time.Second
 
-// openPG opens the PostgreSQL registry at rawURL. Errors: core.ErrInvalid
-// for a URL pgx cannot parse, core.ErrNotFound when MustExist or ReadOnly
-// and the database holds no clawpit schema, core.ErrNewerSchema,
-// core.ErrReadOnly, and a wrapped error naming the (password-redacted) URL
-// when the server cannot be reached.
-func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
+// Open opens the PostgreSQL registry at rawURL, migrating its schema
+// forward unless opt.ReadOnly. Errors: core.ErrInvalid for a URL pgx
+// cannot parse, core.ErrNotFound when MustExist or ReadOnly and the
+// database holds no clawpit schema, core.ErrNewerSchema, core.ErrReadOnly,
+// and a wrapped error naming the (password-redacted) URL when the server
+// cannot be reached.
+func Open(ctx context.Context, rawURL string, opt Options) (*Engine, error) {
 	name := RedactURL(rawURL)
 	cfg, err := pgx.ParseConfig(rawURL)
 	if err != nil {
@@ -131,17 +152,9 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
-	listenCfg := cfg
-	if opt.ListenURL != "" {
-		if !IsPostgresURL(opt.ListenURL) {
-			return nil, core.Invalidf("--listen-db %s: not a PostgreSQL URL (postgres://…)", RedactURL(opt.ListenURL))
-		}
-		if listenCfg, err = pgx.ParseConfig(opt.ListenURL); err != nil {
-			return nil, core.Invalidf("--listen-db %s: %v", RedactURL(opt.ListenURL), err)
-		}
-		if listenCfg.ConnectTimeout == 0 {
-			listenCfg.ConnectTimeout = 10 * time.Second
-		}
+	listenCfg, err := parseListenURL(cfg, opt.ListenURL)
+	if err != nil {
+		return nil, err
 	}
 	// pgx prepares and caches statements by default; after five runs
 	// PostgreSQL may plan a cached one once for any parameters, and the
@@ -153,10 +166,6 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	// PgBouncer refuse. A URL that sets default_query_exec_mode wins.
 	if !strings.Contains(rawURL, "default_query_exec_mode") {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
-	}
-	busy := BusyTimeoutMs
-	if opt.BusyTimeoutMs > 0 {
-		busy = opt.BusyTimeoutMs
 	}
 	// The write pool sends each statement in one round trip (exec mode:
 	// an unnamed statement, its parameter types taken from the Go values,
@@ -175,39 +184,129 @@ func openPG(ctx context.Context, rawURL string, opt Options) (*DB, error) {
 	read := stdlib.OpenDB(*cfg)
 	read.SetMaxOpenConns(4)
 	read.SetMaxIdleConns(2)
-	db := &DB{path: name, write: write, read: read, dialect: dialectPostgres}
-	fail := func(err error) (*DB, error) {
-		db.Close()
-		return nil, fmt.Errorf("open registry %s: %w", name, mapErr(err))
-	}
-	var schema sql.NullString
-	var key int64
-	if err := write.QueryRowContext(ctx,
-		"SELECT current_schema(), hashtextextended('clawpit:' || current_database() || '.' || COALESCE(current_schema(), ''), 0)").
-		Scan(&schema, &key); err != nil {
-		return fail(err)
-	}
-	if !schema.Valid {
-		return fail(core.NotFoundf("no schema of the search_path exists in %s", name))
-	}
-	st := &pgState{cfg: cfg, key: key, channel: pgChannel(schema.String), busyMs: busy, registryLock: opt.PGRegistryLock,
-		readOnly: opt.ReadOnly, listenCfg: listenCfg, probe: listenProbe, pollEvery: PollInterval, hints: &db.hints}
-	st.listenFn = st.connectListener
-	st.notifyFn = func(ctx context.Context, payload string) error {
-		_, err := write.ExecContext(ctx, "SELECT pg_notify($1, $2)", st.channel, payload)
+	e := &Engine{name: name, write: write, read: read, busyMs: opt.BusyTimeoutMs, registryLock: opt.RegistryLock,
+		readOnly: opt.ReadOnly, listenCfg: listenCfg, probe: listenProbe, pollEvery: PollInterval, onChange: opt.OnChange}
+	e.listenFn = e.connectListener
+	e.notifyFn = func(ctx context.Context, payload string) error {
+		_, err := write.ExecContext(ctx, "SELECT pg_notify($1, $2)", e.channel, payload)
 		return err
 	}
-	st.pingFn = write.PingContext
-	db.pg = st
-	if err := db.initPG(ctx, opt); err != nil {
-		return fail(err)
+	e.pingFn = write.PingContext
+	if err := e.init(ctx, opt); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("open registry %s: %w", name, mapErr(err))
+	}
+	return e, nil
+}
+
+// parseListenURL is the listener's configuration: listenURL's, or cfg
+// when listenURL is "". Errors: core.ErrInvalid naming --listen-db.
+func parseListenURL(cfg *pgx.ConnConfig, listenURL string) (*pgx.ConnConfig, error) {
+	if listenURL == "" {
+		return cfg, nil
+	}
+	if !IsPostgresURL(listenURL) {
+		return nil, core.Invalidf("--listen-db %s: not a PostgreSQL URL (postgres://…)", RedactURL(listenURL))
+	}
+	lc, err := pgx.ParseConfig(listenURL)
+	if err != nil {
+		return nil, core.Invalidf("--listen-db %s: %v", RedactURL(listenURL), err)
+	}
+	if lc.ConnectTimeout == 0 {
+		lc.ConnectTimeout = 10 * time.Second
+	}
+	return lc, nil
+}
+
+// init reads the registry's schema and lock key, migrates, and learns
+// whether the trigram index exists.
+func (e *Engine) init(ctx context.Context, opt Options) error {
+	var schema sql.NullString
+	if err := e.write.QueryRowContext(ctx,
+		"SELECT current_schema(), hashtextextended('clawpit:' || current_database() || '.' || COALESCE(current_schema(), ''), 0)").
+		Scan(&schema, &e.key); err != nil {
+		return err
+	}
+	if !schema.Valid {
+		return core.NotFoundf("no schema of the search_path exists in %s", e.name)
+	}
+	e.channel = pgChannel(schema.String)
+	if err := e.migrate(ctx, opt); err != nil {
+		return err
 	}
 	// The trigram index exists only where the role could create pg_trgm
-	// (pgmigrations 0011): without it a rare text is not read through one.
-	if err := write.QueryRowContext(ctx, "SELECT to_regclass('tasks_filter_trgm') IS NOT NULL").Scan(&db.pgTrgm); err != nil {
-		return fail(err)
+	// (migration 0011): without it a rare text is not read through one.
+	return e.write.QueryRowContext(ctx, "SELECT to_regclass('tasks_filter_trgm') IS NOT NULL").Scan(&e.trgm)
+}
+
+// Name is the password-redacted URL.
+func (e *Engine) Name() string { return e.name }
+
+// Dialect is driver.Postgres.
+func (e *Engine) Dialect() driver.Dialect { return driver.Postgres }
+
+// Write is the write pool: four connections, statements sent in exec mode.
+func (e *Engine) Write() *sql.DB { return e.write }
+
+// Read is the read pool: four connections, statements described then run.
+func (e *Engine) Read() *sql.DB { return e.read }
+
+// Trigram reports whether the registry has the task filter's trigram
+// index (tasks_filter_trgm; absent where pg_trgm could not be created).
+func (e *Engine) Trigram() bool { return e.trgm }
+
+// Channel is the registry's NOTIFY channel (pgChannel).
+func (e *Engine) Channel() string { return e.channel }
+
+// Update runs attempt as a REPEATABLE READ transaction with no
+// registry-wide lock, again after a serialization failure (retry); with
+// Options.RegistryLock, once at READ COMMITTED (Began takes the lock).
+func (e *Engine) Update(ctx context.Context, attempt func(*sql.TxOptions) error) error {
+	if e.registryLock {
+		return attempt(&sql.TxOptions{ReadOnly: e.readOnly})
 	}
-	return db, nil
+	return e.retry(ctx, func() error {
+		return attempt(&sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: e.readOnly})
+	})
+}
+
+// Began sets tx's lock timeout to the busy timeout, and takes the
+// registry-wide advisory lock with Options.RegistryLock.
+func (e *Engine) Began(ctx context.Context, tx *sql.Tx) error {
+	if e.registryLock {
+		return e.LockWriter(ctx, tx)
+	}
+	return e.setBusy(ctx, tx)
+}
+
+// Committing queues the change notification in tx when it wrote.
+func (e *Engine) Committing(ctx context.Context, tx *sql.Tx, wrote bool) error {
+	if !wrote {
+		return nil
+	}
+	return e.Notify(ctx, tx)
+}
+
+// Committed does nothing on PostgreSQL.
+func (e *Engine) Committed(context.Context) {}
+
+// ViewOptions: REPEATABLE READ READ ONLY, one snapshot for the whole
+// View, as SQLite's read transaction.
+func (e *Engine) ViewOptions() *sql.TxOptions {
+	return &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead}
+}
+
+// DataVersion is the number of change notifications heard (dataVersion).
+func (e *Engine) DataVersion(ctx context.Context) (int64, error) { return e.dataVersion(ctx) }
+
+// ChangedAfter returns a channel closed once the version is past since;
+// nil unless the handle listens (driver.driver.ChangeLive).
+func (e *Engine) ChangedAfter(since int64) <-chan struct{} { return e.changedAfter(since) }
+
+// Close stops the listener and closes both pools.
+func (e *Engine) Close() error {
+	e.close()
+	return errors.Join(e.write.Close(), e.read.Close())
 }
 
 // pgChannel is the NOTIFY channel of the registry in schema: one per schema,
@@ -224,59 +323,61 @@ func pgChannel(schema string) string {
 	return c
 }
 
-// PGSchemaVersion is the PostgreSQL schema version this build writes.
-func PGSchemaVersion() int {
-	n, _ := pgMigrations()
+// SchemaVersion is the PostgreSQL schema version this build writes.
+func SchemaVersion() int {
+	n, _ := Migrations()
 	return len(n)
 }
 
-func pgMigrations() ([]string, error) { return migrationNames(pgMigrationFS, "pgmigrations") }
+// Migrations lists this engine's migration files in the order they
+// apply; store checks each has its SQLite twin.
+func Migrations() ([]string, error) { return driver.MigrationNames(migrationFS, "migrations") }
 
-// initPG refuses a newer schema and applies forward-only migrations, each
+// migrate refuses a newer schema and applies forward-only migrations, each
 // in its own transaction under the registry's writer lock (so hosts
 // starting at once migrate exactly once).
-func (db *DB) initPG(ctx context.Context, opt Options) error {
-	names, err := pgMigrations()
+func (e *Engine) migrate(ctx context.Context, opt Options) error {
+	names, err := Migrations()
 	if err != nil {
 		return err
 	}
 	// Fast path, one round trip: the schema is current (every open but the
 	// first after an upgrade). Otherwise migrate under the writer lock.
 	var v sql.NullInt64
-	err = db.write.QueryRowContext(ctx, "SELECT version FROM "+pgVersionTable).Scan(&v)
+	err = e.write.QueryRowContext(ctx, "SELECT version FROM "+pgVersionTable).Scan(&v)
 	switch {
-	case pgCode(err) == "42P01": // undefined_table: a database without clawpit
+	case Code(err) == "42P01": // undefined_table: a database without clawpit
 		v.Valid = false
 	case err != nil && !errors.Is(err, sql.ErrNoRows):
 		return err
 	}
 	if !v.Valid && (opt.MustExist || opt.ReadOnly) {
-		return core.NotFoundf("no clawpit registry in %s (no %s table)", db.path, pgVersionTable)
+		return core.NotFoundf("no clawpit registry in %s (no %s table)", e.name, pgVersionTable)
 	}
 	if v.Valid && int(v.Int64) == len(names) {
 		return nil
 	}
 	for {
-		done, err := db.migrateOnePG(ctx, names, opt.ReadOnly)
+		done, err := e.migrateOne(ctx, names, opt.ReadOnly)
 		if err != nil || done {
 			return err
 		}
 	}
 }
 
-// migrateOnePG applies the next migration, if any; done when the schema is
+// migrateOne applies the next migration, if any; done when the schema is
 // current.
-func (db *DB) migrateOnePG(ctx context.Context, names []string, readOnly bool) (done bool, err error) {
-	tx, err := db.write.BeginTx(ctx, nil)
+func (e *Engine) migrateOne(ctx context.Context, names []string, readOnly bool) (done bool, err error) {
+	tx, err := e.write.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
 	}
 	defer tx.Rollback()
-	if err := db.pg.lockWriter(ctx, tx); err != nil {
+	if err := e.LockWriter(ctx, tx); err != nil {
 		return false, err
 	}
 	if !readOnly {
-		if err := refuseForeignPG(ctx, tx, db.path); err != nil {
+		if err := refuseForeignPG(ctx, tx, e.name); err != nil {
 			return false, err
 		}
 		if _, err := tx.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+pgVersionTable+" (version INTEGER NOT NULL)"); err != nil {
@@ -299,7 +400,7 @@ func (db *DB) migrateOnePG(ctx context.Context, names []string, readOnly bool) (
 	if readOnly {
 		return false, fmt.Errorf("%w: schema version %d needs migrating to %d, which a read-only open cannot do", core.ErrReadOnly, v, len(names))
 	}
-	body, err := pgMigrationFS.ReadFile("pgmigrations/" + names[v])
+	body, err := migrationFS.ReadFile("migrations/" + names[v])
 	if err != nil {
 		return false, err
 	}
@@ -312,39 +413,39 @@ func (db *DB) migrateOnePG(ctx context.Context, names []string, readOnly bool) (
 	return false, tx.Commit()
 }
 
-// lockWriter serialises migrations of one registry (hosts starting at once
+// LockWriter serialises migrations of one registry (hosts starting at once
 // migrate exactly once): a transaction-scoped advisory lock, released at
 // commit, so it holds through a pooler in transaction mode. It waits at most
 // the busy timeout (lock_timeout), then fails with SQLSTATE 55P03, which
-// mapErr turns into core.ErrBusy. Update takes no such lock (retry).
-func (p *pgState) lockWriter(ctx context.Context, tx *sql.Tx) error {
+// MapErr turns into core.ErrBusy. Update takes no such lock (retry).
+func (e *Engine) LockWriter(ctx context.Context, tx *sql.Tx) error {
 	// One round trip: set_config(…, true) is SET LOCAL, evaluated before
 	// the lock is requested (left to right in a one-row SELECT list).
 	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock($2)",
-		fmt.Sprintf("%dms", p.busyMs), p.key)
+		fmt.Sprintf("%dms", e.busyMs), e.key)
 	return err
 }
 
 // setBusy makes the busy timeout tx's lock_timeout: a row lock another
 // writer holds is waited for at most that long (SET LOCAL: it ends with
 // the transaction, so it holds through a pooler in transaction mode).
-func (p *pgState) setBusy(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true)", fmt.Sprintf("%dms", p.busyMs))
+func (e *Engine) setBusy(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true)", fmt.Sprintf("%dms", e.busyMs))
 	return err
 }
 
 // retry runs attempt until it succeeds, fails with anything but a
 // serialization failure or deadlock (isSerializationFailure: the attempt
 // was rolled back, so running it again is safe), or the busy timeout (ms)
-// has passed; then the last failure is returned, and mapErr reports it as
+// has passed; then the last failure is returned, and MapErr reports it as
 // core.ErrBusy, as SQLite's busy timeout is. Between runs it sleeps a
 // random 0..d, d doubling from 2 ms to 100 ms, so writers that collided do
 // not collide again in step. The bound is time, not a count of runs: with
 // many writers of one hot row (a run's heartbeat from eight hooks) a writer
 // can lose a dozen rounds in a row in under a second, and each round some
 // writer commits, so waiting on is progress, not a livelock.
-func (p *pgState) retry(ctx context.Context, attempt func() error) error {
-	deadline := time.Now().Add(time.Duration(p.busyMs) * time.Millisecond)
+func (e *Engine) retry(ctx context.Context, attempt func() error) error {
+	deadline := time.Now().Add(time.Duration(e.busyMs) * time.Millisecond)
 	d := 2 * time.Millisecond
 	for n := 1; ; n++ {
 		err := attempt()
@@ -372,7 +473,7 @@ func isSerializationFailure(err error) bool {
 	if errors.Is(err, pgx.ErrTxCommitRollback) {
 		return true
 	}
-	switch pgCode(err) {
+	switch Code(err) {
 	case "40001", "40P01", "25P02":
 		return true
 	}
@@ -385,21 +486,21 @@ func isSerializationFailure(err error) bool {
 	return false
 }
 
-// notify queues the registry's change notification in tx: listeners hear
+// Notify queues the registry's change notification in tx: listeners hear
 // it when, and only if, tx commits.
-func (p *pgState) notify(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, "SELECT pg_notify($1, '')", p.channel)
+func (e *Engine) Notify(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, "SELECT pg_notify($1, '')", e.channel)
 	return err
 }
 
 // connectListener opens a connection to listenCfg and LISTENs on the
 // registry's channel.
-func (p *pgState) connectListener(ctx context.Context) (*pgx.Conn, error) {
-	c, err := pgx.ConnectConfig(ctx, p.listenCfg.Copy())
+func (e *Engine) connectListener(ctx context.Context) (*pgx.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, e.listenCfg.Copy())
 	if err != nil {
 		return nil, err
 	}
-	if _, err := c.Exec(ctx, "LISTEN "+pgx.Identifier{p.channel}.Sanitize()); err != nil {
+	if _, err := c.Exec(ctx, "LISTEN "+pgx.Identifier{e.channel}.Sanitize()); err != nil {
 		c.Close(context.Background())
 		return nil, err
 	}
@@ -411,19 +512,19 @@ func (p *pgState) connectListener(ctx context.Context) (*pgx.Conn, error) {
 const listenProbe = 2 * time.Second
 
 // probeListener reports whether c, just LISTENing, hears a notification
-// sent from another connection (the write pool), within p.probe. Through a
+// sent from another connection (the write pool), within e.probe. Through a
 // pooler in transaction mode the LISTEN ran on a server connection that
 // went back to the pool when it returned, so nothing reaches c: false.
-func (p *pgState) probeListener(ctx context.Context, c *pgx.Conn) bool {
+func (e *Engine) probeListener(ctx context.Context, c *pgx.Conn) bool {
 	b := make([]byte, 8)
 	for i := range b {
 		b[i] = byte('a' + rand.N(26))
 	}
 	token := "probe:" + string(b)
-	if err := p.notifyFn(ctx, token); err != nil {
+	if err := e.notifyFn(ctx, token); err != nil {
 		return false
 	}
-	wctx, cancel := context.WithTimeout(ctx, p.probe)
+	wctx, cancel := context.WithTimeout(ctx, e.probe)
 	defer cancel()
 	for {
 		n, err := c.WaitForNotification(wctx)
@@ -439,27 +540,27 @@ func (p *pgState) probeListener(ctx context.Context, c *pgx.Conn) bool {
 // dataVersion returns the number of change notifications heard. The first
 // call decides the mode: it connects the listener (to Options.ListenURL,
 // else the registry's URL) and checks that it hears a probe notification
-// (ChangeLive; synchronously: a change committed after it returns is
+// (driver.ChangeLive; synchronously: a change committed after it returns is
 // counted). When the listener cannot connect or LISTEN fails while the
 // registry answers, or the probe is not heard (a pooler), the handle polls
-// instead for good (ChangePolling): the version moves every pollEvery. When
+// instead for good (driver.ChangePolling): the version moves every pollEvery. When
 // the registry itself does not answer, it returns the error (wrapping
 // core.ErrUnavailable) and decides at a later call. Later calls return at
 // once. While a live listener is disconnected it returns the error, and the
 // listener reconnects with backoff (100 ms doubling to 5 s); each
 // reconnection counts as a change, since notifications sent meanwhile were
 // lost.
-func (p *pgState) dataVersion(ctx context.Context) (int64, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !p.started {
-		c, err := p.listenFn(ctx)
-		if err != nil && (ctx.Err() != nil || p.pingFn(ctx) != nil) {
+func (e *Engine) dataVersion(ctx context.Context) (int64, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.started {
+		c, err := e.listenFn(ctx)
+		if err != nil && (ctx.Err() != nil || e.pingFn(ctx) != nil) {
 			// The registry itself is out of reach (or the caller gave
 			// up): say so, and decide at a later call.
 			return 0, fmt.Errorf("listen for registry changes: %w", mapErr(err))
 		}
-		heard := err == nil && p.probeListener(ctx, c)
+		heard := err == nil && e.probeListener(ctx, c)
 		if err == nil && !heard && ctx.Err() != nil {
 			c.Close(context.Background())
 			return 0, fmt.Errorf("listen for registry changes: %w", ctx.Err())
@@ -467,9 +568,9 @@ func (p *pgState) dataVersion(ctx context.Context) (int64, error) {
 		switch {
 		case heard:
 			lctx, cancel := context.WithCancel(context.Background())
-			p.mode, p.stop, p.done = ChangeLive, cancel, make(chan struct{})
-			p.changed = make(chan struct{})
-			go p.listen(lctx, c)
+			e.mode, e.stop, e.done = driver.ChangeLive, cancel, make(chan struct{})
+			e.changed = make(chan struct{})
+			go e.listen(lctx, c)
 		default:
 			if c != nil {
 				// UNLISTEN: the pooled server connection that ran LISTEN
@@ -477,62 +578,62 @@ func (p *pgState) dataVersion(ctx context.Context) (int64, error) {
 				c.Exec(ctx, "UNLISTEN *")
 				c.Close(context.Background())
 			}
-			p.mode = ChangePolling
+			e.mode = driver.ChangePolling
 		}
-		p.started = true
+		e.started = true
 	}
-	if p.mode == ChangePolling {
-		return time.Now().UnixNano() / int64(p.pollEvery), nil
+	if e.mode == driver.ChangePolling {
+		return time.Now().UnixNano() / int64(e.pollEvery), nil
 	}
-	return p.version, p.lostErr
+	return e.version, e.lostErr
 }
 
-// changeMode returns the mode the first dataVersion chose ("" before it).
-func (p *pgState) changeMode() ChangeMode {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.mode
+// ChangeMode returns the mode the first dataVersion chose ("" before it).
+func (e *Engine) ChangeMode() driver.ChangeMode {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.mode
 }
 
 // changedAfter returns a channel closed once the version is past since; nil
-// unless the handle listens (ChangeLive).
-func (p *pgState) changedAfter(since int64) <-chan struct{} {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.mode != ChangeLive {
+// unless the handle listens (driver.ChangeLive).
+func (e *Engine) changedAfter(since int64) <-chan struct{} {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.mode != driver.ChangeLive {
 		return nil
 	}
-	if p.version != since {
+	if e.version != since {
 		c := make(chan struct{})
 		close(c)
 		return c
 	}
-	return p.changed
+	return e.changed
 }
 
-// bump counts one change and wakes changedAfter's waiters; p.mu held.
-func (p *pgState) bump() {
-	p.version++
-	if p.changed != nil {
-		close(p.changed)
-		p.changed = make(chan struct{})
+// bump counts one change and wakes changedAfter's waiters; e.mu held.
+func (e *Engine) bump() {
+	e.version++
+	if e.changed != nil {
+		close(e.changed)
+		e.changed = make(chan struct{})
 	}
 }
 
 // listen counts notifications on c until ctx ends, reconnecting when the
 // connection drops.
-func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
-	defer close(p.done)
+func (e *Engine) listen(ctx context.Context, c *pgx.Conn) {
+	defer close(e.done)
 	backoff := 100 * time.Millisecond
 	for {
 		if c == nil {
 			var err error
-			c, err = p.listenFn(ctx)
+			c, err = e.listenFn(ctx)
 			if err != nil {
 				if ctx.Err() != nil {
 					return
 				}
-				p.setLost(err)
+				e.setLost(err)
 				select {
 				case <-ctx.Done():
 					return
@@ -542,21 +643,21 @@ func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
 				continue
 			}
 			backoff = 100 * time.Millisecond
-			p.mu.Lock()
-			p.bump()
-			p.lostErr = nil
-			p.mu.Unlock()
-			p.hint()
+			e.mu.Lock()
+			e.bump()
+			e.lostErr = nil
+			e.mu.Unlock()
+			e.hint()
 		}
 		n, err := c.WaitForNotification(ctx)
 		if err == nil && strings.HasPrefix(n.Payload, "probe:") {
 			continue // another handle's probe (probeListener), not a change
 		}
 		if err == nil {
-			p.mu.Lock()
-			p.bump()
-			p.mu.Unlock()
-			p.hint()
+			e.mu.Lock()
+			e.bump()
+			e.mu.Unlock()
+			e.hint()
 			continue
 		}
 		c.Close(context.Background())
@@ -564,43 +665,39 @@ func (p *pgState) listen(ctx context.Context, c *pgx.Conn) {
 		if ctx.Err() != nil {
 			return
 		}
-		p.setLost(err)
+		e.setLost(err)
 	}
 }
 
 // hint tells ChangeHints' subscribers the version moved or the
-// connection changed (nil hub in tests that build a pgState by hand).
-func (p *pgState) hint() {
-	if p.hints != nil {
-		p.hints.broadcast()
+// connection changed (Options.OnChange; nil in tests that build an
+// Engine by hand).
+func (e *Engine) hint() {
+	if e.onChange != nil {
+		e.onChange()
 	}
 }
 
-func (p *pgState) setLost(err error) {
-	p.mu.Lock()
-	p.lostErr = fmt.Errorf("%w: lost the connection to the PostgreSQL registry, reconnecting: %v", core.ErrUnavailable, err)
-	p.mu.Unlock()
-	p.hint()
+func (e *Engine) setLost(err error) {
+	e.mu.Lock()
+	e.lostErr = fmt.Errorf("%w: lost the connection to the PostgreSQL registry, reconnecting: %v", core.ErrUnavailable, err)
+	e.mu.Unlock()
+	e.hint()
 }
 
 // close stops the listener and waits for it.
-func (p *pgState) close() {
-	p.mu.Lock()
-	stop, done := p.stop, p.done
-	p.mu.Unlock()
+func (e *Engine) close() {
+	e.mu.Lock()
+	stop, done := e.stop, e.done
+	e.mu.Unlock()
 	if stop != nil {
 		stop()
 		<-done
 	}
 }
 
-// ErrUnreachable wraps errors of a PostgreSQL registry that cannot be
-// reached (connection refused or lost): the command fails with exit 1 and
-// this sentence; the daemon and the console retry.
-var ErrUnreachable = core.ErrUnavailable
-
-// pgCode is the SQLSTATE of a PostgreSQL error, "" for anything else.
-func pgCode(err error) string {
+// Code is the SQLSTATE of a PostgreSQL error ("23505"), "" for anything else.
+func Code(err error) string {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		return pe.Code
@@ -608,13 +705,16 @@ func pgCode(err error) string {
 	return ""
 }
 
-// mapPGErr maps PostgreSQL errors to core's sentinels; nil when err is not
-// one (mapErr goes on with SQLite's).
-func mapPGErr(err error) error {
-	if errors.Is(err, core.ErrBusy) || errors.Is(err, core.ErrReadOnly) || errors.Is(err, ErrUnreachable) {
+// MapErr maps PostgreSQL errors to core's sentinels, keeping the original
+// text: lock and serialization failures to core.ErrBusy, a write in a read
+// only transaction to core.ErrReadOnly, an unreachable server to
+// core.ErrUnavailable. nil when err is not one of those (store goes on with
+// SQLite's).
+func MapErr(err error) error {
+	if errors.Is(err, core.ErrBusy) || errors.Is(err, core.ErrReadOnly) || errors.Is(err, core.ErrUnavailable) {
 		return err // mapped already
 	}
-	switch pgCode(err) {
+	switch Code(err) {
 	case "":
 	case "55P03", "40P01", "40001": // lock_not_available, deadlock, serialization
 		// %w twice: retry finds the SQLSTATE through a caller's wrapping.
@@ -627,7 +727,7 @@ func mapPGErr(err error) error {
 	var ce *pgconn.ConnectError
 	var ne net.Error
 	if errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) {
-		return fmt.Errorf("%w (PostgreSQL): %w", ErrUnreachable, err)
+		return fmt.Errorf("%w (PostgreSQL): %w", core.ErrUnavailable, err)
 	}
 	return nil
 }
@@ -653,13 +753,21 @@ func refuseForeignPG(ctx context.Context, tx *sql.Tx, name string) error {
 		"clawpit changed nothing (give --db a database or schema of its own)", name, schema, objects, pgVersionTable)
 }
 
-// changeNote is the console header's word for the mode (tui.ChangeNoter).
-func (p *pgState) changeNote() string {
-	switch p.changeMode() {
-	case ChangeLive:
+// ChangeNote is the console header's word for the mode (tui.ChangeNoter).
+func (e *Engine) ChangeNote() string {
+	switch e.ChangeMode() {
+	case driver.ChangeLive:
 		return "live"
-	case ChangePolling:
-		return "polling " + p.pollEvery.String()
+	case driver.ChangePolling:
+		return "polling " + e.pollEvery.String()
 	}
 	return ""
+}
+
+// mapErr is MapErr, or err itself when MapErr has nothing to say.
+func mapErr(err error) error {
+	if e := MapErr(err); e != nil {
+		return e
+	}
+	return err
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"bytes"
@@ -154,15 +154,15 @@ func refuseForeign(abs, why string) error {
 
 // stampAppID marks the registry with AppID (PRAGMA application_id) when it
 // is not yet: a new registry, or one made before registries were marked.
-func (db *DB) stampAppID(ctx context.Context) error {
+func (e *Engine) stampAppID(ctx context.Context) error {
 	var id int64
-	if err := db.write.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
+	if err := e.write.QueryRowContext(ctx, "PRAGMA application_id").Scan(&id); err != nil {
 		return mapErr(err)
 	}
 	if id == AppID {
 		return nil
 	}
-	if _, err := db.write.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", AppID)); err != nil {
+	if _, err := e.write.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", AppID)); err != nil {
 		return fmt.Errorf("mark the registry (application_id): %w", mapErr(err))
 	}
 	return nil

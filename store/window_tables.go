@@ -1,0 +1,153 @@
+package store
+
+// Each entity's window table: its columns, sorts and filter fields
+// (winTableOf), one constructor per entity.
+
+import (
+	"database/sql"
+
+	"github.com/clawpit/clawpit/core"
+)
+
+// winTableOf returns a fresh description of how entity's windows are read
+// (fresh because agents is set per query), false for an entity without
+// windows.
+func winTableOf(entity string) (*winTable, bool) {
+	switch entity {
+	case core.EntityTask:
+		return taskWindow(), true
+	case core.EntityRun:
+		return runWindow(), true
+	case core.EntityApproval:
+		return approvalWindow(), true
+	case core.EntityJob:
+		return jobWindow(), true
+	case core.EntityNotification:
+		return notificationWindow(), true
+	}
+	return nil, false
+}
+
+// taskWindow reads tasks: searched by id, status, runtime, name, session,
+// delivery status and error (on PostgreSQL through pgTaskHay), filtered by the
+// owner session's agent, sorted by urgency, recency, creation or label.
+func taskWindow() *winTable {
+	return &winTable{
+		table: "tasks", id: "id", cols: taskCols + ", " + agentCol("owner_session"), filter: taskFilter,
+		agentSession: "owner_session",
+		hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
+			"delivery_status", "error"},
+		pgHay: pgTaskHay, pgChars: pgTaskChars,
+		sorts: []winSort{
+			{"urgency", []string{"win_urgency", "win_last", "id"}, true},
+			{"recent", []string{"win_last", "id"}, true},
+			{"created", []string{"created_at", "id"}, true},
+			{"label", []string{taskName, "id"}, false},
+		},
+		scan: func(r *sql.Rows, sink core.RowSink) error {
+			var t core.Task
+			if err := scanTask(agentScanner{r, &t.Agent}, &t); err != nil {
+				return err
+			}
+			sink.Task(&t)
+			return nil
+		},
+	}
+}
+
+// runWindow reads runs: searched by id, the status the console shows
+// (waiting, running, ended or the outcome), label, child session, ended reason
+// and error, filtered by the requester's agent, sorted by urgency, recency,
+// start or label.
+func runWindow() *winTable {
+	return &winTable{
+		table: "runs", id: "run_id", cols: runCols + ", " + agentCol("requester_session"),
+		agentSession: "requester_session",
+		hay: []string{"run_id", `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)`,
+			"label", "child_session", "ended_reason", "error"},
+		sorts: []winSort{
+			{"urgency", []string{"win_urgency", "win_last", "run_id"}, true},
+			{"recent", []string{"win_last", "run_id"}, true},
+			{"started", []string{"started_at", "run_id"}, true},
+			{"label", []string{"label", "run_id"}, false},
+		},
+		scan: func(r *sql.Rows, sink core.RowSink) error {
+			var x core.Run
+			if err := scanRun(agentScanner{r, &x.Agent}, &x); err != nil {
+				return err
+			}
+			sink.Run(&x)
+			return nil
+		},
+	}
+}
+
+// approvalWindow reads approvals: searched by id, status, tool, command,
+// session, scope and decider, filtered by the session's agent, pending first
+// in urgency order, else by recency or tool.
+func approvalWindow() *winTable {
+	return &winTable{
+		table: "approvals", id: "id", cols: approvalCols + ", " + agentCol("session"),
+		agentSession: "session",
+		hay:          []string{"id", "status", "tool", "command", "session", "scope", "decided_by"},
+		sorts: []winSort{
+			{"urgency", []string{"win_pending", "requested_at", "id"}, true},
+			{"recent", []string{"requested_at", "id"}, true},
+			{"tool", []string{"tool", "id"}, false},
+		},
+		scan: func(r *sql.Rows, sink core.RowSink) error {
+			var a core.Approval
+			if err := scanApproval(agentScanner{r, &a.Agent}, &a); err != nil {
+				return err
+			}
+			sink.Approval(&a)
+			return nil
+		},
+	}
+}
+
+// jobWindow reads background jobs: searched by id, status, command and
+// session (no agent filter), sorted by urgency, recency or command.
+func jobWindow() *winTable {
+	return &winTable{
+		table: "jobs", id: "id", cols: jobCols,
+		hay: []string{"id", "status", "command", "session"},
+		sorts: []winSort{
+			{"urgency", []string{"win_urgency", "created_at", "id"}, true},
+			{"recent", []string{"created_at", "id"}, true},
+			{"command", []string{"command", "id"}, false},
+		},
+		scan: func(r *sql.Rows, sink core.RowSink) error {
+			var j core.Job
+			if err := scanJob(r, &j); err != nil {
+				return err
+			}
+			sink.Job(&j)
+			return nil
+		},
+	}
+}
+
+// notificationWindow reads notifications: searched by id, read state, kind,
+// text, session and subject, unread first in urgency order, else by recency
+// or kind.
+func notificationWindow() *winTable {
+	return &winTable{
+		table: "notifications", id: "id", cols: notificationCols,
+		hay: []string{"CAST(id AS TEXT)", "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)", "kind", "text",
+			"session", "subject_id"},
+		sorts: []winSort{
+			{"urgency", []string{"win_unread", "id"}, true},
+			{"recent", []string{"id"}, true},
+			{"kind", []string{"kind", "id"}, false},
+		},
+		scan: func(r *sql.Rows, sink core.RowSink) error {
+			var n core.Notification
+			if err := scanNotification(r, &n); err != nil {
+				return err
+			}
+			sink.Alert(&n)
+			return nil
+		},
+	}
+}
