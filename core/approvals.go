@@ -30,17 +30,7 @@ const DefaultApprovalPoll = 100 * time.Millisecond
 // the recorded decision. Errors: ErrInvalid for a missing session, tool or command, or a negative
 // ExpiresIn.
 func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Actor) (*Approval, error) {
-	switch {
-	case na.Session == "":
-		return nil, Invalidf("approval request needs a session")
-	case strings.TrimSpace(na.Tool) == "":
-		return nil, Invalidf("approval request needs a tool")
-	case strings.TrimSpace(na.Command) == "":
-		return nil, Invalidf("approval request needs a non-empty command")
-	case na.ExpiresIn < 0:
-		return nil, Invalidf("approval expiry %s is negative", na.ExpiresIn)
-	}
-	if err := checkIDs("session id", na.Session); err != nil {
+	if err := checkNewApproval(na); err != nil {
 		return nil, err
 	}
 	// Redact first (docs/contract.md "Background jobs: Live, redacted log", bench/README.md): the pattern, and so any grant made from
@@ -83,27 +73,11 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 				return fmt.Errorf("find grant for %s %q: %w", na.Tool, pattern, err)
 			}
 		}
-		if g != nil {
-			a.Status = ApprovalApproved
-			a.Scope = g.Scope
-			a.DecidedBy = "grant:" + g.ID
-			a.DecidedAt = now
-			a.Reason = fmt.Sprintf("matched %s grant %s (%s %q)", g.Scope, g.ID, g.Tool, g.Pattern)
-			a.CleanupAfter = now.Add(r.th.Retention)
-		}
-		// R6: a pending approval bound to a running run holds one wait.
 		var run *Run
-		if g == nil && a.RunID != "" {
-			got, err := tx.GetRun(a.RunID)
-			switch {
-			case errors.Is(err, ErrNotFound):
-				// bound to a run we do not know: nothing to pause
-			case err != nil:
-				return fmt.Errorf("run %s: %w", a.RunID, err)
-			case holdsWait(a, got):
-				run = got
-				a.HoldsWait = true
-			}
+		if g != nil {
+			r.decideByGrant(a, g, now)
+		} else if run, err = waitingRun(tx, a); err != nil {
+			return err
 		}
 		if err := tx.InsertApproval(a); err != nil {
 			return wrapWrite("approval", a.ID, err)
@@ -132,6 +106,55 @@ func (r *Registry) RequestApproval(ctx context.Context, na NewApproval, actor Ac
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkNewApproval refuses a request an operator could not decide on: no
+// session, tool or command, a negative expiry, or a session id with
+// characters ids may not hold. Errors: ErrInvalid naming the field.
+func checkNewApproval(na NewApproval) error {
+	switch {
+	case na.Session == "":
+		return Invalidf("approval request needs a session")
+	case strings.TrimSpace(na.Tool) == "":
+		return Invalidf("approval request needs a tool")
+	case strings.TrimSpace(na.Command) == "":
+		return Invalidf("approval request needs a non-empty command")
+	case na.ExpiresIn < 0:
+		return Invalidf("approval expiry %s is negative", na.ExpiresIn)
+	}
+	return checkIDs("session id", na.Session)
+}
+
+// decideByGrant approves a at once, as grant g decided: its scope, who
+// decided ("grant:<id>"), when, and why.
+func (r *Registry) decideByGrant(a *Approval, g *Grant, now Timestamp) {
+	a.Status = ApprovalApproved
+	a.Scope = g.Scope
+	a.DecidedBy = "grant:" + g.ID
+	a.DecidedAt = now
+	a.Reason = fmt.Sprintf("matched %s grant %s (%s %q)", g.Scope, g.ID, g.Tool, g.Pattern)
+	a.CleanupAfter = now.Add(r.th.Retention)
+}
+
+// waitingRun is the run a pending approval pauses (docs/contract.md: a
+// pending approval bound to a running run holds one wait), with
+// a.HoldsWait set; nil when a names no run, a run not in the registry, or
+// one that holds no wait for it.
+func waitingRun(tx Tx, a *Approval) (*Run, error) {
+	if a.RunID == "" {
+		return nil, nil
+	}
+	got, err := tx.GetRun(a.RunID)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return nil, nil // bound to a run we do not know: nothing to pause
+	case err != nil:
+		return nil, fmt.Errorf("run %s: %w", a.RunID, err)
+	case holdsWait(a, got):
+		a.HoldsWait = true
+		return got, nil
+	}
+	return nil, nil
 }
 
 // replayedCall finds the approval of the tool call na repeats: the same
