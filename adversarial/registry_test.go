@@ -195,7 +195,7 @@ func registryPreMarkDB(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	dir := filepath.Join(e2e.ModuleRoot(), "store", "migrations")
+	dir := filepath.Join(e2e.ModuleRoot(), "store", "sqlite", "migrations")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)

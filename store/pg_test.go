@@ -47,7 +47,7 @@ func TestMigrationsOnBothStores(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(lite) != fmt.Sprint(pg) {
-		t.Errorf("store/migrations %v and store/postgres/migrations %v differ: port each schema change to both", lite, pg)
+		t.Errorf("store/sqlite/migrations %v and store/postgres/migrations %v differ: port each schema change to both", lite, pg)
 	}
 }
 

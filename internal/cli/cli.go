@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
@@ -32,6 +33,9 @@ const (
 // registry, opened lazily by the first command that needs it.
 type app struct {
 	dbPath string
+	// gateBusy is the last "registry busy" error a gated hook's retries saw
+	// (decideRetrying), so a hook that answers at its deadline says why.
+	gateBusy atomic.Pointer[string]
 	// listenDB is --listen-db (env CLAWPIT_LISTEN_DB): a direct PostgreSQL
 	// connection for LISTEN when --db goes through a pooler.
 	listenDB string

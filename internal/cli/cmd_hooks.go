@@ -757,6 +757,8 @@ func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.P
 		if err == nil || !registryBusy(err) {
 			return d, err
 		}
+		why := err.Error()
+		a.gateBusy.Store(&why)
 		t := time.NewTimer(gateRetry)
 		select {
 		case <-ctx.Done():

@@ -466,6 +466,10 @@ func (a *app) runGatedAs(ctx context.Context, start time.Time, cfg claude.Config
 	case <-done:
 	case <-t.C:
 		err := errors.New("no answer from the registry within " + claude.FormatDuration(cfg.ApprovalTimeout+hookAnswerMargin))
+		if why := a.gateBusy.Load(); why != nil {
+			// Its last try was still waiting on the registry's lock.
+			err = fmt.Errorf("%w: the registry stayed busy (%s)", err, *why)
+		}
 		answer(claude.DenyError(err), err)
 		a.abandonDB = true // a transaction may still hang: exit without waiting for it
 	}
