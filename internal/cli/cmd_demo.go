@@ -28,6 +28,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/demo"
+	"github.com/clawpit/clawpit/maintain"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 	"github.com/spf13/cobra"
@@ -399,16 +400,10 @@ func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSetti
 		go func() { defer close(done); n.Run(nctx) }()
 		defer func() { cancel(); <-done }()
 	}
-	sw := core.NewSweeper(reg, jobs)
-	tick := func(d time.Duration) <-chan time.Time {
-		if d <= 0 {
-			return nil
-		}
-		return time.NewTicker(d).C
-	}
-	sweeps, watch := tick(set.sweepInterval), tick(set.watchdogInterval)
 	began := time.Now()
-	report := func(rep *core.SweepReport, err error) {
+	svc := maintain.New(maintain.NewSweeper(reg, jobs, set.schedule()), set.schedule())
+	svc.Report = func(p maintain.Pass[*core.SweepReport]) {
+		rep, err := p.Result, p.Err
 		el := time.Since(began).Seconds()
 		switch {
 		case err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded):
@@ -423,16 +418,8 @@ func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSetti
 			}
 		}
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-sweeps:
-			report(sw.Sweep(ctx, false))
-		case <-watch:
-			report(sw.Watchdog(ctx))
-		}
-	}
+	svc.Run(ctx)
+	return nil
 }
 
 // helperContext is the context of a helper process: cancelled by SIGINT or
