@@ -381,9 +381,9 @@ func demoExecutable(dir string, tempDir bool) (string, func()) {
 	return "clawpit", func() { os.Setenv("PATH", oldPath); drop() }
 }
 
-// runDemoHeadless runs the embedded sweeper and watchdog (as the console
-// would) until ctx is done or --duration has passed, logging every sweep that
-// changed something.
+// runDemoHeadless runs the maintenance service (maintain.Service: a sweep
+// at once, then the demo's sweep and watchdog intervals) until ctx is done
+// or --duration has passed, printing every pass that changed something.
 func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSettings, reg *core.Registry, jobs *supervisor.Jobs) error {
 	if o.duration > 0 {
 		var cancel context.CancelFunc
