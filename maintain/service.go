@@ -33,15 +33,15 @@ type Pass[R any] struct {
 	Err    error // the pass's error; Result may still hold a partial report
 }
 
-// Service runs a process's maintenance on its schedule: a sweep at once
+// Service runs a process's maintenance on its Schedule: a sweep at once
 // when Run starts, then one every Settings.SweepInterval, and a watchdog
 // pass every Settings.WatchdogInterval (the first one interval after the
 // start). Passes run one at a time, in one goroutine: a watchdog pass that
-// falls due during a sweep runs after it, and a tick missed while a pass
-// ran is dropped, not queued (time.Ticker's rule), so a slow registry is
-// never swept back to back. There is no jitter: two processes' sweeps
-// that coincide are safe (every write is conditional) and cost one
-// raced action at most.
+// falls due during a sweep runs after it, and a pass that overran its
+// interval is followed by one more at once, not by the ones it missed, so
+// a slow registry is never swept back to back. There is no jitter: two
+// processes' sweeps that coincide are safe (every write is conditional)
+// and cost one raced action at most.
 //
 // R is what a pass reports: *core.SweepReport for a core.Sweeper (New),
 // or a caller's summary of it (the SSH server's console maintenance).
@@ -87,24 +87,26 @@ func (s *Service[R]) Run(ctx context.Context) {
 		clock = realClock{}
 	}
 	work := context.WithoutCancel(ctx)
-	sweepC, stopSweep := tick(clock, s.Settings.SweepInterval)
-	defer stopSweep()
-	watchC, stopWatch := tick(clock, s.Settings.WatchdogInterval)
-	defer stopWatch()
-	if s.Settings.SweepInterval > 0 && ctx.Err() == nil {
-		s.pass(work, KindSweep)
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-sweepC:
-			if ctx.Err() == nil { // select picks at random among ready cases
-				s.pass(work, KindSweep)
+	sched := NewSchedule(s.Settings, clock.Now())
+	for ctx.Err() == nil {
+		for _, k := range []Kind{KindSweep, KindWatchdog} {
+			if ctx.Err() == nil && sched.Start(k, clock.Now()) {
+				s.pass(work, k)
+				sched.Done(k)
 			}
-		case <-watchC:
-			if ctx.Err() == nil {
-				s.pass(work, KindWatchdog)
+		}
+		at, ok := sched.wake()
+		if !ok {
+			<-ctx.Done()
+			return
+		}
+		if wait := at.Sub(clock.Now()); wait > 0 {
+			t := clock.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C():
 			}
 		}
 	}
@@ -126,34 +128,25 @@ func (s *Service[R]) pass(ctx context.Context, k Kind) {
 	}
 }
 
-// tick is a ticker of clock every d, or a nil channel (never) when d is
-// not positive.
-func tick(clock Clock, d time.Duration) (<-chan time.Time, func()) {
-	if d <= 0 {
-		return nil, func() {}
-	}
-	t := clock.NewTicker(d)
-	return t.C(), t.Stop
-}
-
-// Clock makes the service's tickers.
+// Clock tells the service the time and makes its timers.
 type Clock interface {
-	// NewTicker returns a ticker that ticks every d (d > 0), dropping
-	// ticks a slow reader misses, as time.NewTicker does.
-	NewTicker(d time.Duration) Ticker
+	Now() time.Time
+	// NewTimer returns a timer that fires once, d (> 0) from now.
+	NewTimer(d time.Duration) Timer
 }
 
-// Ticker is a running ticker of a Clock.
-type Ticker interface {
+// Timer is a running timer of a Clock.
+type Timer interface {
 	C() <-chan time.Time
 	Stop()
 }
 
 type realClock struct{}
 
-func (realClock) NewTicker(d time.Duration) Ticker { return realTicker{time.NewTicker(d)} }
+func (realClock) Now() time.Time                 { return time.Now() }
+func (realClock) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
 
-type realTicker struct{ t *time.Ticker }
+type realTimer struct{ t *time.Timer }
 
-func (r realTicker) C() <-chan time.Time { return r.t.C }
-func (r realTicker) Stop()               { r.t.Stop() }
+func (r realTimer) C() <-chan time.Time { return r.t.C }
+func (r realTimer) Stop()               { r.t.Stop() }

@@ -11,54 +11,84 @@ import (
 	"github.com/clawpit/clawpit/core"
 )
 
-// fakeClock's tickers fire only when the test advances it. A tick is sent
-// unbuffered: Advance returns once Run has taken it, so each step of a
-// test is deterministic.
+// fakeClock's timers fire only when the test advances it. A firing is
+// sent unbuffered, and Advance then waits for Run to set its next timer:
+// each step of a test is deterministic.
 type fakeClock struct {
 	t       *testing.T
 	mu      sync.Mutex
-	now     time.Duration
-	tickers []*fakeTicker
+	now     time.Time
+	timers  []*fakeTimer
+	created int
 }
 
-type fakeTicker struct {
+type fakeTimer struct {
 	c       chan time.Time
-	every   time.Duration
-	next    time.Duration
+	at      time.Time
 	stopped bool
 	clock   *fakeClock
 }
 
-func (c *fakeClock) NewTicker(d time.Duration) Ticker {
+func newFakeClock(t *testing.T) *fakeClock {
+	return &fakeClock{t: t, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) NewTimer(d time.Duration) Timer {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if d <= 0 {
-		c.t.Errorf("NewTicker(%s): the service asked for a ticker of a disabled interval", d)
+		c.t.Errorf("NewTimer(%s): want a positive duration", d)
 	}
-	tk := &fakeTicker{c: make(chan time.Time), every: d, next: c.now + d, clock: c}
-	c.tickers = append(c.tickers, tk)
-	return tk
+	tm := &fakeTimer{c: make(chan time.Time), at: c.now.Add(d), clock: c}
+	c.timers = append(c.timers, tm)
+	c.created++
+	return tm
 }
 
-func (tk *fakeTicker) C() <-chan time.Time { return tk.c }
-func (tk *fakeTicker) Stop() {
-	tk.clock.mu.Lock()
-	tk.stopped = true
-	tk.clock.mu.Unlock()
+func (tm *fakeTimer) C() <-chan time.Time { return tm.c }
+func (tm *fakeTimer) Stop() {
+	tm.clock.mu.Lock()
+	tm.stopped = true
+	tm.clock.mu.Unlock()
 }
 
-// Advance moves the clock by d and delivers each tick that falls due, in
-// time order, waiting for Run to take it.
+// waitTimers waits until Run has set n timers in all.
+func (c *fakeClock) waitTimers(n int) {
+	c.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c.mu.Lock()
+		have := c.created
+		c.mu.Unlock()
+		if have >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("Run set %d timers, want %d", have, n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Advance moves the clock by d, firing each timer that falls due, in time
+// order; after each it waits for Run to set its next one.
 func (c *fakeClock) Advance(d time.Duration) {
+	c.t.Helper()
 	c.mu.Lock()
-	end := c.now + d
+	end := c.now.Add(d)
 	c.mu.Unlock()
 	for {
 		c.mu.Lock()
-		var due *fakeTicker
-		for _, tk := range c.tickers {
-			if !tk.stopped && tk.next <= end && (due == nil || tk.next < due.next) {
-				due = tk
+		var due *fakeTimer
+		for _, tm := range c.timers {
+			if !tm.stopped && !tm.at.After(end) && (due == nil || tm.at.Before(due.at)) {
+				due = tm
 			}
 		}
 		if due == nil {
@@ -66,44 +96,26 @@ func (c *fakeClock) Advance(d time.Duration) {
 			c.mu.Unlock()
 			return
 		}
-		c.now = due.next
-		due.next += due.every
+		c.now = due.at
+		due.stopped = true // fires once
+		created := c.created
 		c.mu.Unlock()
 		select {
-		case due.c <- time.Time{}.Add(c.now):
+		case due.c <- due.at:
 		case <-time.After(5 * time.Second):
-			c.t.Fatalf("at %s: Run did not take the tick of its %s ticker", c.now, due.every)
+			c.t.Fatalf("at %s: Run did not take its timer", due.at)
 		}
+		c.waitTimers(created + 1)
 	}
 }
 
-// waitTickers waits until Run has made its n tickers: a tick can only
-// be delivered to a ticker that exists.
-func (c *fakeClock) waitTickers(n int) {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		c.mu.Lock()
-		have := len(c.tickers)
-		c.mu.Unlock()
-		if have >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("Run made %d tickers, want %d", have, n)
-		}
-		time.Sleep(time.Millisecond)
+// timersAtStart is how many timers Run has set once its first passes
+// are done: one, unless both kinds are disabled.
+func timersAtStart(set Settings) int {
+	if set.SweepInterval > 0 || set.WatchdogInterval > 0 {
+		return 1
 	}
-}
-
-// tickers is how many tickers a service on set makes.
-func tickers(set Settings) int {
-	n := 0
-	for _, d := range []time.Duration{set.SweepInterval, set.WatchdogInterval} {
-		if d > 0 {
-			n++
-		}
-	}
-	return n
+	return 0
 }
 
 // recorder collects what the service did, in order.
@@ -171,7 +183,7 @@ func TestServiceSchedule(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			clock := &fakeClock{t: t}
+			clock := newFakeClock(t)
 			rec := &recorder{}
 			svc := &Service[string]{
 				Sweep:       func(context.Context) (string, error) { return "swept", nil },
@@ -189,7 +201,7 @@ func TestServiceSchedule(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})
 			go func() { defer close(done); svc.Run(ctx) }()
-			clock.waitTickers(tickers(tc.set))
+			clock.waitTimers(timersAtStart(tc.set))
 			var want []string
 			for _, st := range tc.steps {
 				clock.Advance(st.advance)
@@ -208,7 +220,7 @@ func TestServiceSchedule(t *testing.T) {
 // TestServiceStopFinishesThePass: stopping lets the pass in progress
 // finish on a context that is not cancelled, then nothing more runs.
 func TestServiceStopFinishesThePass(t *testing.T) {
-	clock := &fakeClock{t: t}
+	clock := newFakeClock(t)
 	rec := &recorder{}
 	entered, release := make(chan struct{}), make(chan struct{})
 	var passErr error
@@ -239,7 +251,7 @@ func TestServiceStopFinishesThePass(t *testing.T) {
 	if passErr != nil {
 		t.Errorf("the sweep in progress saw its context end (%v): a stop must let it finish", passErr)
 	}
-	clock.Advance(time.Hour) // tickers stopped: no tick is delivered
+	clock.Advance(time.Hour) // the timer was stopped: nothing fires
 	if got := rec.snapshot(); !slices.Equal(got, []string{"sweep"}) {
 		t.Errorf("events %q, want just the first sweep", got)
 	}
@@ -252,7 +264,7 @@ func TestServiceStoppedBeforeStart(t *testing.T) {
 		Sweep:    func(context.Context) (int, error) { ran = true; return 0, nil },
 		Watchdog: func(context.Context) (int, error) { ran = true; return 0, nil },
 		Settings: Settings{SweepInterval: time.Minute, WatchdogInterval: time.Second},
-		Clock:    &fakeClock{t: t},
+		Clock:    newFakeClock(t),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -265,7 +277,7 @@ func TestServiceStoppedBeforeStart(t *testing.T) {
 // TestServiceReportsErrors: a failed pass is reported with its partial
 // result and the schedule goes on.
 func TestServiceReportsErrors(t *testing.T) {
-	clock := &fakeClock{t: t}
+	clock := newFakeClock(t)
 	boom := errors.New("database is locked")
 	var mu sync.Mutex
 	var got []Pass[string]
@@ -286,7 +298,7 @@ func TestServiceReportsErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); svc.Run(ctx) }()
-	clock.waitTickers(1)
+	clock.waitTimers(1)
 	clock.Advance(time.Minute)
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
 		mu.Lock()
