@@ -96,8 +96,8 @@ func TestOnlyTheServiceBuildsSweepers(t *testing.T) {
 // a watchdog pass (a method named Sweep or Watchdog, any case): a process
 // that sweeps periodically runs maintain.Service. core, which implements
 // the passes (and loops over a sweep's batches), is not a scheduler.
-// The console's model (tui) schedules its sweeps with Bubble Tea ticks
-// rather than a loop; docs/architecture.md says why it keeps them.
+// The console's model (tui) has no loop: it runs its passes as Bubble Tea
+// commands when its maintain.Schedule says they are due.
 func TestNoOwnSweepLoop(t *testing.T) {
 	var bad []string
 	walkCode(t, func(dir string, fset *token.FileSet, f *ast.File) {

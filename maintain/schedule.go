@@ -85,9 +85,10 @@ func (s *Schedule) Next(k Kind) time.Time {
 	return s.nextWatch
 }
 
-// wake is the earliest time a pass not running is due, and false when
-// none can become due (both kinds disabled or running).
-func (s *Schedule) wake() (time.Time, bool) {
+// Wake is the earliest time a pass not running is due (maybe past), and
+// false when none can become due (both kinds disabled or running): when
+// the process should next look at the schedule.
+func (s *Schedule) Wake() (time.Time, bool) {
 	var at time.Time
 	ok := false
 	for _, k := range []Kind{KindSweep, KindWatchdog} {

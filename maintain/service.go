@@ -95,7 +95,7 @@ func (s *Service[R]) Run(ctx context.Context) {
 				sched.Done(k)
 			}
 		}
-		at, ok := sched.wake()
+		at, ok := sched.Wake()
 		if !ok {
 			<-ctx.Done()
 			return

@@ -191,10 +191,9 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 	opts.Source = feed.NewPricedStoreSource(reg.Store(), prices)
 	opts.Actions = reg
 	opts.Jobs = jobs
-	// The console's periodic sweeps are still scheduled by its own model
-	// (tui: the header counts down to the next one and the status line
-	// reports each); its sweeper is configured from the same schedule as
-	// every other process's (docs/architecture.md "Maintenance").
+	// The console's model runs the passes on maintain.Schedule, the
+	// timetable of every process; its sweeper is configured from the same
+	// schedule (docs/architecture.md "Maintenance").
 	sw := maintain.NewSweeper(reg, jobs, maintain.Settings{SweepInterval: set.sweepInterval, WatchdogInterval: set.watchdogInterval})
 	// Hook events spooled while the registry was busy go in before the
 	// first load, and before each periodic sweep.
