@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain"
 )
 
 // actionMsg reports an action's outcome for the status line.
@@ -453,8 +454,7 @@ func (m *Model) onSweep(msg sweepMsg) tea.Cmd {
 	now := m.ctx.now()
 	switch msg.kind {
 	case sweepWatchdog:
-		m.watching = false
-		m.nextWatchdog = now.Add(m.opts.WatchdogInterval)
+		m.sched.Done(maintain.KindWatchdog)
 		switch {
 		case msg.err != nil && isBusy(msg.err):
 			m.setStatus("database busy, retrying…", lvlWarn)
@@ -465,8 +465,7 @@ func (m *Model) onSweep(msg sweepMsg) tea.Cmd {
 		}
 		return m.startLoad(false)
 	case sweepPeriodic:
-		m.sweeping = false
-		m.nextSweep = now.Add(m.opts.SweepInterval)
+		m.sched.Done(maintain.KindSweep)
 	case sweepApply:
 		if _, ok := m.dialog.(*planDialog); ok {
 			m.dialog = nil

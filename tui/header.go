@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain"
 )
 
 // headerCounts are the header's numbers (README "The console").
@@ -223,7 +224,7 @@ func (m *Model) sweepText() string {
 	now := m.ctx.now()
 	var s string
 	switch {
-	case m.sweeping:
+	case m.sched.Running(maintain.KindSweep):
 		s = "sweeping…"
 	case m.lastSweepAt == 0:
 		s = "no sweep yet"
@@ -232,7 +233,7 @@ func (m *Model) sweepText() string {
 	default:
 		s = "swept " + m.sweptAgo(now) + ": " + m.lastSweep.Short
 	}
-	if !m.sweeping {
+	if !m.sched.Running(maintain.KindSweep) {
 		s += th.Muted.Render(" · next " + m.sweepCountdown(now))
 	}
 	return s
@@ -265,7 +266,8 @@ func (m *Model) sweptAgo(now core.Timestamp) string {
 // so "next 1m" reads until 50 s are left, then "50s" … "10s"; it notes when
 // that text next changes.
 func (m *Model) sweepCountdown(now core.Timestamp) string {
-	left := m.nextSweep.Sub(now)
+	next := core.TS(m.sched.Next(maintain.KindSweep))
+	left := next.Sub(now)
 	if left <= 0 {
 		return countdown(0)
 	}
@@ -277,7 +279,7 @@ func (m *Model) sweepCountdown(now core.Timestamp) string {
 		step = time.Minute
 	}
 	q := (left + step - 1) / step
-	m.ctx.noteChange(now, m.nextSweep.Add(-(q-1)*step))
+	m.ctx.noteChange(now, next.Add(-(q-1)*step))
 	return countdown(q * step)
 }
 

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain"
 	"github.com/clawpit/clawpit/themes"
 )
 
@@ -107,14 +108,13 @@ type Model struct {
 	countedAt core.Timestamp
 	spent     core.UsageSummary // every agent's last 24 h, as of the last load (the header's "spent 24h")
 
-	// Embedded sweeper and watchdog.
-	sweeping     bool
-	watching     bool
+	// Embedded sweeper and watchdog: when each pass is due and whether one
+	// runs, on the maintenance timetable every process keeps
+	// (maintain.Schedule).
+	sched        *maintain.Schedule
 	lastSweep    SweepResult
 	lastSweepAt  core.Timestamp
 	lastSweepErr error
-	nextSweep    core.Timestamp
-	nextWatchdog core.Timestamp
 
 	status statusLine
 
@@ -190,8 +190,7 @@ func New(opts Options) *Model {
 	// The embedded sweeper's first sweep runs as the console opens, not an
 	// interval later: what is due (an approval past its expiry, a task past
 	// its grace) is recorded before the operator acts on it.
-	m.nextSweep = now
-	m.nextWatchdog = now.Add(opts.WatchdogInterval)
+	m.sched = maintain.NewSchedule(maintain.Settings{SweepInterval: opts.SweepInterval, WatchdogInterval: opts.WatchdogInterval}, now.Time())
 	m.dirty = true
 	m.resize()
 	return m
@@ -353,12 +352,10 @@ func (m *Model) onTick() tea.Cmd {
 	}
 	cmds = append(cmds, m.recounts(now)...)
 	if mt := m.opts.Maintenance; mt != nil && !m.ctx.ReadOnly {
-		if m.opts.SweepInterval > 0 && !m.sweeping && now >= m.nextSweep {
-			m.sweeping = true
+		if m.sched.Start(maintain.KindSweep, now.Time()) {
 			cmds = append(cmds, sweepCmd(m.bg, sweepPeriodic, func(ctx context.Context) (SweepResult, error) { return mt.Sweep(ctx) }))
 		}
-		if m.opts.WatchdogInterval > 0 && !m.watching && now >= m.nextWatchdog {
-			m.watching = true
+		if m.sched.Start(maintain.KindWatchdog, now.Time()) {
 			cmds = append(cmds, sweepCmd(m.bg, sweepWatchdog, mt.Watchdog))
 		}
 	}

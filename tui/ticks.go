@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -241,11 +242,8 @@ func (m *Model) nextTick(now core.Timestamp) core.Timestamp {
 		at(l.recountAt())
 	}
 	if m.opts.Maintenance != nil && !m.ctx.ReadOnly {
-		if m.opts.SweepInterval > 0 && !m.sweeping {
-			at(m.nextSweep)
-		}
-		if m.opts.WatchdogInterval > 0 && !m.watching {
-			at(m.nextWatchdog)
+		if due, ok := m.sched.Wake(); ok {
+			at(core.TS(due))
 		}
 	}
 	return next
@@ -280,7 +278,7 @@ type quietState struct {
 }
 
 func (m *Model) quietState() quietState {
-	return quietState{status: m.status, busy: m.busy, offline: m.offline, sweeping: m.sweeping,
+	return quietState{status: m.status, busy: m.busy, offline: m.offline, sweeping: m.sched.Running(maintain.KindSweep),
 		headerKnwn: m.headerKnown, counts: m.counts, flashUntil: m.flashUntil}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/themes"
@@ -190,10 +191,10 @@ func (a *app) consoleOptions(ctx context.Context, set consoleSettings) (tui.Opti
 	opts.Source = feed.NewPricedStoreSource(reg.Store(), prices)
 	opts.Actions = reg
 	opts.Jobs = jobs
-	sw := core.NewSweeper(reg, jobs)
-	if set.sweepInterval > 0 {
-		sw.HostStaleAfter = 2 * set.sweepInterval // another host is "not sweeping" after two of ours
-	}
+	// The console's model runs the passes on maintain.Schedule, the
+	// timetable of every process; its sweeper is configured from the same
+	// schedule (docs/architecture.md "Maintenance").
+	sw := maintain.NewSweeper(reg, jobs, maintain.Settings{SweepInterval: set.sweepInterval, WatchdogInterval: set.watchdogInterval})
 	// Hook events spooled while the registry was busy go in before the
 	// first load, and before each periodic sweep.
 	a.foldHookSpool(ctx, reg, time.Second, nil)

@@ -28,6 +28,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/demo"
+	"github.com/clawpit/clawpit/maintain"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 	"github.com/spf13/cobra"
@@ -380,9 +381,9 @@ func demoExecutable(dir string, tempDir bool) (string, func()) {
 	return "clawpit", func() { os.Setenv("PATH", oldPath); drop() }
 }
 
-// runDemoHeadless runs the embedded sweeper and watchdog (as the console
-// would) until ctx is done or --duration has passed, logging every sweep that
-// changed something.
+// runDemoHeadless runs the maintenance service (maintain.Service: a sweep
+// at once, then the demo's sweep and watchdog intervals) until ctx is done
+// or --duration has passed, printing every pass that changed something.
 func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSettings, reg *core.Registry, jobs *supervisor.Jobs) error {
 	if o.duration > 0 {
 		var cancel context.CancelFunc
@@ -399,16 +400,10 @@ func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSetti
 		go func() { defer close(done); n.Run(nctx) }()
 		defer func() { cancel(); <-done }()
 	}
-	sw := core.NewSweeper(reg, jobs)
-	tick := func(d time.Duration) <-chan time.Time {
-		if d <= 0 {
-			return nil
-		}
-		return time.NewTicker(d).C
-	}
-	sweeps, watch := tick(set.sweepInterval), tick(set.watchdogInterval)
 	began := time.Now()
-	report := func(rep *core.SweepReport, err error) {
+	svc := maintain.New(maintain.NewSweeper(reg, jobs, set.schedule()), set.schedule())
+	svc.Report = func(p maintain.Pass[*core.SweepReport]) {
+		rep, err := p.Result, p.Err
 		el := time.Since(began).Seconds()
 		switch {
 		case err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded):
@@ -423,16 +418,8 @@ func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSetti
 			}
 		}
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-sweeps:
-			report(sw.Sweep(ctx, false))
-		case <-watch:
-			report(sw.Watchdog(ctx))
-		}
-	}
+	svc.Run(ctx)
+	return nil
 }
 
 // helperContext is the context of a helper process: cancelled by SIGINT or

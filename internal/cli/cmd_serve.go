@@ -11,6 +11,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/internal/serve"
+	"github.com/clawpit/clawpit/maintain"
 	"github.com/clawpit/clawpit/themes"
 	"github.com/clawpit/clawpit/tui"
 	"github.com/spf13/cobra"
@@ -168,7 +169,7 @@ func runServe(cmd *cobra.Command, a *app, f *serveFlags) error {
 	if idle == 0 {
 		idle = -1 // never
 	}
-	srv, err := serve.New(reg, jobs, tui.SweeperMaintenance(core.NewSweeper(reg, jobs)), serve.Config{
+	srv, err := serve.New(reg, jobs, tui.SweeperMaintenance(maintain.NewSweeper(reg, jobs, sweep.schedule())), serve.Config{
 		HostKey: hk, MaxSessions: f.maxSessions, IdleTimeout: idle,
 		MaxStartups: startups, LoginGraceTime: f.loginGrace,
 		SweepInterval: sweep.sweepInterval, WatchdogInterval: sweep.watchdogInterval,

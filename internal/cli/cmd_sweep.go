@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/termtext"
@@ -67,6 +68,13 @@ type sweepSettings struct {
 	watchdogInterval time.Duration // 0 disables the watchdog
 	notifyCmd        string
 	busyTimeout      time.Duration // 0 = the store default
+}
+
+// schedule is the maintenance service's schedule of set (package
+// maintain derives the sweeper's settings from it, the same way for the
+// daemon, serve, the console and the demo).
+func (set sweepSettings) schedule() maintain.Settings {
+	return maintain.Settings{SweepInterval: set.sweepInterval, WatchdogInterval: set.watchdogInterval}
 }
 
 // resolveSweepSettings merges the defaults, the config file's [sweep] table
@@ -235,7 +243,9 @@ func runSweepOnce(cmd *cobra.Command, a *app) error {
 	if !dryRun {
 		a.foldHookSpool(cmd.Context(), reg, 5*time.Second, func(l string) { fmt.Fprintln(a.stderr, "clawpit: "+l) })
 	}
-	rep, err := core.NewSweeper(reg, jobs).Sweep(cmd.Context(), dryRun)
+	// A one-shot sweep has no interval of its own: the zero schedule
+	// (other hosts are judged by the default HostStaleAfter).
+	rep, err := maintain.NewSweeper(reg, jobs, maintain.Settings{}).Sweep(cmd.Context(), dryRun)
 	if rep != nil {
 		if perr := a.printSweepReport(rep); perr != nil && err == nil {
 			err = perr
@@ -312,11 +322,8 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	if err != nil {
 		return err
 	}
-	sw := core.NewSweeper(reg, jobs)
-	if set.sweepInterval > 0 {
-		// Another host is reported as not sweeping after two of our intervals.
-		sw.HostStaleAfter = 2 * set.sweepInterval
-	}
+	sched := set.schedule()
+	sw := maintain.NewSweeper(reg, jobs, sched)
 	log.Info("clawpit daemon started", "db", reg.Store().Path(), "host", jobs.Host(), "sweep_interval", set.sweepInterval.String(),
 		"watchdog_interval", set.watchdogInterval.String(), "notify_cmd", set.notifyCmd,
 		"grace", set.th.Grace.String(), "retention", set.th.Retention.String())
@@ -327,26 +334,20 @@ func runDaemon(cmd *cobra.Command, a *app) error {
 	if err != nil {
 		return err
 	}
-	// Work already started finishes even after the signal: the sweep runs on
-	// a context the signal does not cancel, and the loop checks ctx between runs.
-	d := &daemon{a: a, work: context.WithoutCancel(ctx), reg: reg, sw: sw, log: log, report: &daemonLog{log: log}}
+	// Work already started finishes even after the signal: the service runs
+	// each pass on a context the signal does not cancel, and checks ctx
+	// between passes.
+	d := &daemon{work: context.WithoutCancel(ctx), log: log, report: &daemonLog{log: log}}
 	d.collector, _ = reg.Store().(labelCollector)
-	sweepC, watchC := ticker(set.sweepInterval), ticker(set.watchdogInterval)
-	if set.sweepInterval > 0 {
-		d.sweep()
+	svc := maintain.New(sw, sched)
+	svc.BeforeSweep = func(ctx context.Context) {
+		a.foldHookSpool(ctx, reg, 5*time.Second, func(l string) { log.Warn(l) })
 	}
-	for {
-		select {
-		case <-ctx.Done():
-			<-notifierDone
-			log.Info("clawpit daemon stopped")
-			return nil
-		case <-sweepC:
-			d.sweep()
-		case <-watchC:
-			d.watchdog()
-		}
-	}
+	svc.Report = d.pass
+	svc.Run(ctx)
+	<-notifierDone
+	log.Info("clawpit daemon stopped")
+	return nil
 }
 
 // daemonLogger is the daemon's log on stderr: text lines, or JSON lines
@@ -399,34 +400,28 @@ func startNotifier(ctx context.Context, reg *core.Registry, notifyCmd string, lo
 	return done, nil
 }
 
-// ticker ticks every d, or never (a nil channel) when d is not positive.
-func ticker(d time.Duration) <-chan time.Time {
-	if d <= 0 {
-		return nil
-	}
-	return time.NewTicker(d).C
-}
-
-// daemon is the daemon's periodic work on reg, run on work (a context the
-// signal does not cancel): sweeps and watchdog passes, reported on report,
-// and the label order index where the store keeps one (collector).
+// daemon is the daemon's reporting of its maintenance passes on log,
+// and the label order index it maintains after each sweep where the store
+// keeps one (collector), on work (a context the signal does not cancel).
 type daemon struct {
-	a         *app
 	work      context.Context
-	reg       *core.Registry
-	sw        *core.Sweeper
 	log       *slog.Logger
 	report    *daemonLog
 	collector labelCollector // nil: the store keeps no label order index
 	marked    int            // buckets the label index could not split, as last logged
 }
 
-// sweep folds the hook events spooled while the registry was busy (in
-// order), sweeps, and maintains the label order index.
-func (d *daemon) sweep() {
-	d.a.foldHookSpool(d.work, d.reg, 5*time.Second, func(l string) { d.log.Warn(l) })
-	rep, err := d.sw.Sweep(d.work, false)
-	d.report.report(rep, err)
+// pass reports one pass of the maintenance service: every sweep (then the
+// label order index is maintained), a watchdog pass only when it failed or
+// acted.
+func (d *daemon) pass(p maintain.Pass[*core.SweepReport]) {
+	if p.Kind == maintain.KindWatchdog {
+		if p.Err != nil || len(p.Result.Actions) > 0 {
+			d.report.report(p.Result, p.Err)
+		}
+		return
+	}
+	d.report.report(p.Result, p.Err)
 	if d.collector != nil {
 		d.maintainLabels()
 	}
@@ -447,14 +442,6 @@ func (d *daemon) maintainLabels() {
 				"filtering in label order reads more rows there", "buckets", n)
 		}
 		d.marked = n
-	}
-}
-
-// watchdog runs a watchdog pass and reports it when it failed or acted.
-func (d *daemon) watchdog() {
-	rep, err := d.sw.Watchdog(d.work)
-	if err != nil || len(rep.Actions) > 0 {
-		d.report.report(rep, err)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/ssh"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain"
 	"github.com/clawpit/clawpit/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -273,36 +274,30 @@ func (s *Server) drain(errc <-chan error) error {
 	return nil
 }
 
-// maintain runs the server's one embedded sweeper and watchdog.
+// maintain runs the server's one embedded sweeper and watchdog on the
+// maintenance service's schedule (the first sweep as the server starts),
+// logging the passes that failed or wrote.
 func (s *Server) maintain(ctx context.Context) {
 	if s.maint == nil || (s.cfg.SweepInterval <= 0 && s.cfg.WatchdogInterval <= 0) {
 		return
 	}
-	tick := func(d time.Duration) <-chan time.Time {
-		if d <= 0 {
-			return nil
-		}
-		return time.Tick(d)
-	}
-	sweep, watch := tick(s.cfg.SweepInterval), tick(s.cfg.WatchdogInterval)
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-sweep:
-			if r, err := s.maint.Sweep(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("sweep failed", "err", err)
-			} else if r.Wrote {
-				s.log.Info("swept", "result", r.Short)
+	svc := &maintain.Service[tui.SweepResult]{
+		Sweep:    s.maint.Sweep,
+		Watchdog: s.maint.Watchdog,
+		Settings: maintain.Settings{SweepInterval: s.cfg.SweepInterval, WatchdogInterval: s.cfg.WatchdogInterval},
+		Report: func(p maintain.Pass[tui.SweepResult]) {
+			what, done := "sweep", "swept"
+			if p.Kind == maintain.KindWatchdog {
+				what, done = "watchdog", "watchdog"
 			}
-		case <-watch:
-			if r, err := s.maint.Watchdog(ctx); err != nil && ctx.Err() == nil {
-				s.log.Warn("watchdog failed", "err", err)
-			} else if r.Wrote {
-				s.log.Info("watchdog", "result", r.Short)
+			if p.Err != nil {
+				s.log.Warn(what+" failed", "err", p.Err)
+			} else if p.Result.Wrote {
+				s.log.Info(done, "result", p.Result.Short)
 			}
-		}
+		},
 	}
+	svc.Run(ctx)
 }
 
 // Sessions is the number of open sessions.

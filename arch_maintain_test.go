@@ -1,0 +1,135 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// The maintenance rule of docs/architecture.md ("Maintenance"): one
+// service (package maintain) schedules the sweeps of every process and
+// builds every sweeper, so no command keeps a sweep loop or a sweeper
+// configuration of its own.
+
+// walkCode calls fn with every non-test .go file of the module, parsed
+// whole, and its directory relative to the root (slash-separated, "." for
+// the root). Directories Go skips and nested modules are left out.
+func walkCode(t *testing.T, fn func(dir string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if path != "." {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		fn(filepath.ToSlash(filepath.Dir(path)), fset, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// maintenanceExempt: the service itself, and the benchmarks, which
+// measure one sweeper's passes back to back on purpose.
+func maintenanceExempt(dir string) bool {
+	return dir == "maintain" || dir == "bench" || strings.HasPrefix(dir, "bench/")
+}
+
+// TestOnlyTheServiceBuildsSweepers: core.NewSweeper is called by package
+// maintain alone (maintain.NewSweeper), so a setting derived from the
+// schedule (HostStaleAfter) cannot be forgotten by one process.
+func TestOnlyTheServiceBuildsSweepers(t *testing.T) {
+	var bad []string
+	found := false
+	walkCode(t, func(dir string, fset *token.FileSet, f *ast.File) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok || sel.Sel.Name != "NewSweeper" {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); !ok || x.Name != "core" {
+				return true
+			}
+			if dir == "maintain" {
+				found = true
+			} else if !maintenanceExempt(dir) {
+				bad = append(bad, fset.Position(sel.Pos()).String()+": core.NewSweeper outside package maintain (use maintain.NewSweeper)")
+			}
+			return true
+		})
+	})
+	if !found {
+		t.Fatal("package maintain calls no core.NewSweeper: run from the module's root")
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
+
+// TestNoOwnSweepLoop: outside package maintain, no loop calls a sweep or
+// a watchdog pass (a method named Sweep or Watchdog, any case): a process
+// that sweeps periodically runs maintain.Service. core, which implements
+// the passes (and loops over a sweep's batches), is not a scheduler.
+// The console's model (tui) has no loop: it runs its passes as Bubble Tea
+// commands when its maintain.Schedule says they are due.
+func TestNoOwnSweepLoop(t *testing.T) {
+	var bad []string
+	walkCode(t, func(dir string, fset *token.FileSet, f *ast.File) {
+		if maintenanceExempt(dir) || dir == "core" {
+			return
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			var body *ast.BlockStmt
+			switch l := n.(type) {
+			case *ast.ForStmt:
+				body = l.Body
+			case *ast.RangeStmt:
+				body = l.Body
+			default:
+				return true
+			}
+			ast.Inspect(body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if ok && (strings.EqualFold(sel.Sel.Name, "Sweep") || strings.EqualFold(sel.Sel.Name, "Watchdog")) {
+					bad = append(bad, fset.Position(call.Pos()).String()+": a loop calls ."+sel.Sel.Name+": schedule maintenance with maintain.Service")
+				}
+				return true
+			})
+			return false // the inner walk has seen nested loops
+		})
+	})
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
