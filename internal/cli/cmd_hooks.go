@@ -743,6 +743,7 @@ const gateRetry = 50 * time.Millisecond
 // until ctx ends: then the answer is deny with the last error. Any other
 // failure is a deny at once.
 func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.Payload) (claude.Decision, error) {
+	var locked error // the last "still locked" the retries saw
 	for {
 		d, err := a.decideOnce(ctx, cfg, p)
 		if err != nil && cfg.Outside(p.ToolName) && claude.IsBudgetUnread(err) {
@@ -756,6 +757,13 @@ func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.P
 		}
 		if err == nil || !registryBusy(err) {
 			return d, err
+		}
+		if errors.Is(err, core.ErrBusy) {
+			locked = err
+		} else if locked != nil && ctx.Err() != nil {
+			// The deadline cut short a try that was waiting on the lock:
+			// the lock is the reason, not the deadline.
+			err = locked
 		}
 		why := err.Error()
 		a.gateBusy.Store(&why)
