@@ -2,9 +2,12 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/internal/labelindex"
 )
 
@@ -102,4 +105,68 @@ func (t *tx) nameGrams(q string) ([]string, error) {
 		return nil, mapErr(err)
 	}
 	return rarest(grams, n, maxTrigrams), nil
+}
+
+// IndexRebuild is what RebuildIndexes did: the tasks it indexed (every
+// task, in the filter's trigram index and the label order's name index)
+// and how long it held the write lock (ms).
+type IndexRebuild struct {
+	Engine string `json:"engine"` // "sqlite", or "postgres" (nothing to do)
+	Tasks  int64  `json:"tasks"`
+	Ms     int64  `json:"ms"`
+}
+
+// RebuildIndexes rebuilds the SQLite registry's own indexes of tasks from
+// the tasks table alone, in one write transaction: the filter's trigram
+// indexes (migration 0009: tasks_fts, tasks_error_fts) and the label
+// order's name index (migration 0014), then checks the label index's
+// invariants before committing. For a registry whose indexes no longer
+// match its rows: a VACUUM by a SQLite that renumbered rowids, a restore of
+// a partial copy, a write by another program with the triggers dropped.
+// Writers wait for it (about 10 s per million tasks). On PostgreSQL it does
+// nothing: its indexes are PostgreSQL's own (REINDEX). Errors: core.ErrReadOnly
+// on a registry opened read-only; the database's, mapped.
+func (db *DB) RebuildIndexes(ctx context.Context) (IndexRebuild, error) {
+	if db.lite == nil {
+		return IndexRebuild{Engine: "postgres"}, nil
+	}
+	if db.full {
+		return IndexRebuild{}, fmt.Errorf("%w: the registry was opened for reading only (its disk is full)", core.ErrReadOnly)
+	}
+	start := time.Now()
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return IndexRebuild{}, mapErr(err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`INSERT INTO tasks_fts(tasks_fts) VALUES ('delete-all')`,
+		`INSERT INTO tasks_error_fts(tasks_error_fts) VALUES ('delete-all')`,
+		// The same rows migration 0009's triggers write.
+		`INSERT INTO tasks_fts(rowid, id, runtime, name, session)
+		 SELECT rowid, id || char(1, 1), runtime || char(1, 1),
+		   coalesce(nullif(label, ''), nullif(kind, ''), task) || char(1, 1),
+		   coalesce(nullif(child_session, ''), owner_session, '') || char(1, 1)
+		 FROM tasks`,
+		`INSERT INTO tasks_error_fts(rowid, error) SELECT rowid, error || char(1, 1) FROM tasks WHERE error != ''`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return IndexRebuild{}, fmt.Errorf("rebuild the filter index: %w", mapErr(err))
+		}
+	}
+	sizes := db.labelSizes()
+	if err := labelindex.Rebuild(ctx, tx, sizes); err != nil {
+		return IndexRebuild{}, fmt.Errorf("rebuild the label order index: %w", mapErr(err))
+	}
+	if err := labelindex.Check(ctx, tx, false, sizes); err != nil {
+		return IndexRebuild{}, fmt.Errorf("the rebuilt label order index fails its check (nothing was changed): %w", err)
+	}
+	var n int64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tasks`).Scan(&n); err != nil {
+		return IndexRebuild{}, mapErr(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return IndexRebuild{}, mapErr(err)
+	}
+	return IndexRebuild{Engine: "sqlite", Tasks: n, Ms: time.Since(start).Milliseconds()}, nil
 }

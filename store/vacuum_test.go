@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/store/internal/labelindex"
 )
 
 // TestVacuumKeepsTaskRowids: the label order's name index and the filter's
@@ -85,5 +86,72 @@ func TestVacuumKeepsTaskRowids(t *testing.T) {
 	}
 	if got := find("urgency", "task 4"); fmt.Sprint(got) != fmt.Sprint(byText) || len(got) == 0 {
 		t.Fatalf("filter after VACUUM: %v, before %v", got, byText)
+	}
+}
+
+// TestRebuildIndexes: indexes that point at the wrong rows (here: every
+// task moved to another rowid behind the triggers' back, as a VACUUM that
+// renumbered would) make the filter miss; RebuildIndexes makes both the
+// filter's and the label order's indexes true again, and says how many
+// tasks it indexed.
+func TestRebuildIndexes(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	if db.lite == nil {
+		if r, err := db.RebuildIndexes(ctx); err != nil || r.Engine != "postgres" || r.Tasks != 0 {
+			t.Fatalf("RebuildIndexes on PostgreSQL: %+v, %v; want nothing done", r, err)
+		}
+		return
+	}
+	update(t, db, func(tx core.Tx) error {
+		for i := range 300 {
+			if err := tx.InsertTask(labelTask(fmt.Sprintf("t%04d", i), fmt.Sprintf("weekly %s %d", []string{"report", "audit"}[i%2], i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	find := func(sort, filter string) []string {
+		var got idSink
+		if err := db.View(ctx, func(tx core.Tx) error {
+			_, err := tx.(core.WindowTx).Window(core.WindowQuery{Entity: core.EntityTask, Sort: sort, Filter: filter, After: 1000}, &got)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got.ids
+	}
+	wantAudit, wantLabel := len(find("urgency", "audit")), len(find("label", "weekly report"))
+	if wantAudit != 150 || wantLabel != 150 {
+		t.Fatalf("before: %d audits, %d reports; want 150 each", wantAudit, wantLabel)
+	}
+	// Move every task to a new rowid: the triggers fire on none of it.
+	if _, err := db.write.ExecContext(ctx, `UPDATE tasks SET rowid = rowid + 100000`); err != nil {
+		t.Fatal(err)
+	}
+	// What the indexes find, read from them directly (a table this small
+	// is filtered without them).
+	indexed := func() (fts int, labelErr error) {
+		if err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM tasks_fts JOIN tasks ON tasks.rowid = tasks_fts.rowid
+			WHERE tasks_fts MATCH '"aud" AND "udi" AND "dit"' AND tasks.label LIKE '%audit%'`).Scan(&fts); err != nil {
+			t.Fatal(err)
+		}
+		return fts, labelindex.Check(ctx, db.read, false, db.labelSizes())
+	}
+	if n, err := indexed(); n != 0 || err == nil {
+		t.Fatalf("with every rowid moved the trigram index still finds %d audits and the label index checks %v: the test breaks nothing", n, err)
+	}
+	r, err := db.RebuildIndexes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Engine != "sqlite" || r.Tasks != 300 {
+		t.Fatalf("RebuildIndexes: %+v, want 300 tasks on sqlite", r)
+	}
+	if n, err := indexed(); n != wantAudit || err != nil {
+		t.Fatalf("after the rebuild the trigram index finds %d audits (want %d); the label index: %v", n, wantAudit, err)
+	}
+	if got, gotLabel := len(find("urgency", "audit")), len(find("label", "weekly report")); got != wantAudit || gotLabel != wantLabel {
+		t.Fatalf("after the rebuild: %d audits, %d reports; want %d, %d", got, gotLabel, wantAudit, wantLabel)
 	}
 }

@@ -36,6 +36,7 @@ func registryCommands(a *app) []*cobra.Command {
 		runCommand(a),
 		approvalCommand(a),
 		grantCommand(a),
+		maintenanceCommand(a),
 	}
 }
 
