@@ -93,10 +93,12 @@ func usageWhere(f core.UsageFilter) ([]string, []any) {
 // GetBudget returns the spec stored under key (core.BudgetSpec's JSON) and
 // who set it when; found false when none is.
 func (t *tx) GetBudget(key string) (core.BudgetRecord, bool, error) {
-	b, err := findRow(t, "SELECT "+budgetCols+" FROM budgets WHERE key = ?", []any{key}, scanBudget)
+	b, err := findRow(t, "SELECT spec, set_by, set_at FROM budgets WHERE key = ?", []any{key},
+		func(r rowScanner, b *core.BudgetRecord) error { return r.Scan(&b.Spec, &b.SetBy, &b.SetAt) })
 	if b == nil {
 		return core.BudgetRecord{Key: key}, false, err
 	}
+	b.Key = key
 	return *b, true, nil
 }
 
