@@ -17,8 +17,10 @@ import (
 	"github.com/clawpit/clawpit/supervisor"
 )
 
-// want is what Shape's documentation promises for sh, counted the way the
-// documentation states it (by each row's number i), not from the SQL.
+// want is the rows Build writes for sh by kind and status, counted in Go
+// row by row (each row's number i) from the rules Shape documents and the
+// splits of decided approvals (1 in 5 denied) and finished jobs (1 in 4
+// failed): an independent count, not a reading of the SQL.
 func want(sh p1data.Shape) map[string]int {
 	w := map[string]int{}
 	for i := 1; i <= sh.Terminal; i++ {
