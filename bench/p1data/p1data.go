@@ -5,14 +5,14 @@
 // Every kind of row starts as one template written through the store's own
 // statements (core.Tx's Insert methods, in one store.Update). The template
 // is then replicated inside SQLite, INSERT … SELECT over a recursive CTE in
-// one transaction, so a million-task registry builds in about a minute
-// (bench/README.md P1) instead of a million inserts through the store: the copy
-// overrides only the columns that vary from row to row (ids, statuses,
+// one transaction, so a million-task registry builds in minutes
+// (bench/README.md P1) instead of a million inserts through the store: the
+// copy overrides only the columns that vary from row to row (ids, statuses,
 // times, the ids other rows point at) and takes every other column from the
 // template, by the table's own column list (PRAGMA table_info). A column a
 // migration adds is therefore carried with the value the store writes,
-// without a change here; an override naming a column the table no longer
-// has fails the build.
+// without a change here; an override naming a column the table no longer has
+// fails the build.
 package p1data
 
 import (
