@@ -1,11 +1,6 @@
 package store
 
-import (
-	"database/sql"
-	"errors"
-
-	"github.com/clawpit/clawpit/core"
-)
+import "github.com/clawpit/clawpit/core"
 
 const grantCols = "id, tool, pattern, scope, session, created_by, created_at"
 
@@ -60,16 +55,7 @@ func (t *tx) ListGrants() ([]core.Grant, error) {
 // FindGrant returns the oldest grant for tool and pattern that is scope
 // always, or scope session for session; nil, nil when none matches.
 func (t *tx) FindGrant(tool, pattern, session string) (*core.Grant, error) {
-	var g core.Grant
-	err := scanGrant(t.queryRow(
-		"SELECT "+grantCols+` FROM grants WHERE tool = ? AND pattern = ?
+	return findRow(t, "SELECT "+grantCols+` FROM grants WHERE tool = ? AND pattern = ?
 		 AND (scope = 'always' OR (scope = 'session' AND session = ? AND session <> ''))
-		 ORDER BY created_at, id LIMIT 1`, tool, pattern, session), &g)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	return &g, nil
+		 ORDER BY created_at, id LIMIT 1`, []any{tool, pattern, session}, scanGrant)
 }

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"database/sql"
-	"errors"
 	"fmt"
 
 	"github.com/clawpit/clawpit/core"
@@ -79,15 +77,15 @@ func (t *tx) ListOperators() ([]core.Operator, error) {
 // OperatorByFingerprint returns the operator holding the key fp; wrapped
 // core.ErrNotFound when none does.
 func (t *tx) OperatorByFingerprint(fp string) (*core.Operator, error) {
-	var name string
-	err := t.tx.QueryRowContext(t.ctx, t.sql("SELECT operator FROM operator_keys WHERE fingerprint = ?"), fp).Scan(&name)
-	if errors.Is(err, sql.ErrNoRows) {
+	name, err := findRow(t, "SELECT operator FROM operator_keys WHERE fingerprint = ?", []any{fp},
+		func(r rowScanner, s *string) error { return r.Scan(s) })
+	if err != nil {
+		return nil, fmt.Errorf("operator key %s: %w", fp, err)
+	}
+	if name == nil {
 		return nil, core.NotFoundf("no operator with key %s", fp)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("operator key %s: %w", fp, mapErr(err))
-	}
-	return t.GetOperator(name)
+	return t.GetOperator(*name)
 }
 
 var _ core.OperatorTx = (*tx)(nil)

@@ -289,10 +289,21 @@ func notFound(entity, id string) error {
 // getRow runs q (which selects one row by id) and scans it; no row is a
 // wrapped core.ErrNotFound naming entity and id.
 func getRow[T any](t *tx, entity, id, q string, scan func(rowScanner, *T) error) (*T, error) {
+	v, err := findRow(t, q, []any{id}, scan)
+	if v == nil && err == nil {
+		return nil, notFound(entity, id)
+	}
+	return v, err
+}
+
+// findRow runs q (which selects at most one row) and scans it; nil, nil
+// when there is no row, for the reads where absence is an answer, not an
+// error (a grant that does not match, a file never read).
+func findRow[T any](t *tx, q string, args []any, scan func(rowScanner, *T) error) (*T, error) {
 	var v T
-	if err := scan(t.queryRow(q, id), &v); err != nil {
+	if err := scan(t.queryRow(q, args...), &v); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
-			return nil, notFound(entity, id)
+			return nil, nil
 		}
 		return nil, mapErr(err)
 	}

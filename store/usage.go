@@ -1,8 +1,6 @@
 package store
 
 import (
-	"database/sql"
-	"errors"
 	"strings"
 
 	"github.com/clawpit/clawpit/core"
@@ -95,21 +93,24 @@ func usageWhere(f core.UsageFilter) ([]string, []any) {
 // GetBudget returns the spec stored under key (core.BudgetSpec's JSON) and
 // who set it when; found false when none is.
 func (t *tx) GetBudget(key string) (core.BudgetRecord, bool, error) {
-	b := core.BudgetRecord{Key: key}
-	err := t.queryRow("SELECT spec, set_by, set_at FROM budgets WHERE key = ?", key).Scan(&b.Spec, &b.SetBy, &b.SetAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return b, false, nil
+	b, err := findRow(t, "SELECT spec, set_by, set_at FROM budgets WHERE key = ?", []any{key},
+		func(r rowScanner, b *core.BudgetRecord) error { return r.Scan(&b.Spec, &b.SetBy, &b.SetAt) })
+	if b == nil {
+		return core.BudgetRecord{Key: key}, false, err
 	}
-	if err != nil {
-		return b, false, mapErr(err)
-	}
-	return b, true, nil
+	b.Key = key
+	return *b, true, nil
+}
+
+const budgetCols = "key, spec, set_by, set_at"
+
+func scanBudget(r rowScanner, b *core.BudgetRecord) error {
+	return r.Scan(&b.Key, &b.Spec, &b.SetBy, &b.SetAt)
 }
 
 // ListBudgets returns every budget row, by key.
 func (t *tx) ListBudgets() ([]core.BudgetRecord, error) {
-	return queryAll(t, "SELECT key, spec, set_by, set_at FROM budgets ORDER BY key", nil,
-		func(r rowScanner, b *core.BudgetRecord) error { return r.Scan(&b.Key, &b.Spec, &b.SetBy, &b.SetAt) })
+	return queryAll(t, "SELECT "+budgetCols+" FROM budgets ORDER BY key", nil, scanBudget)
 }
 
 // PutBudget stores b under its key, replacing what was there.
@@ -128,17 +129,11 @@ const usageSourceCols = `path, session, run_id, read_offset, head, last_message,
 
 // GetUsageSource returns how far path has been read; nil, nil when never.
 func (t *tx) GetUsageSource(path string) (*core.UsageSource, error) {
-	var s core.UsageSource
-	err := t.queryRow("SELECT "+usageSourceCols+" FROM usage_sources WHERE path = ?", path).Scan(
-		&s.Path, &s.Session, &s.RunID, &s.Offset, &s.Head, &s.LastMessage, &s.LastModel, &s.Last.Input,
-		&s.Last.Output, &s.Last.CacheWrite, &s.Last.CacheRead, &s.Note, &s.ReadAt)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, mapErr(err)
-	}
-	return &s, nil
+	return findRow(t, "SELECT "+usageSourceCols+" FROM usage_sources WHERE path = ?", []any{path},
+		func(r rowScanner, s *core.UsageSource) error {
+			return r.Scan(&s.Path, &s.Session, &s.RunID, &s.Offset, &s.Head, &s.LastMessage, &s.LastModel, &s.Last.Input,
+				&s.Last.Output, &s.Last.CacheWrite, &s.Last.CacheRead, &s.Note, &s.ReadAt)
+		})
 }
 
 // PutUsageSource stores s, replacing the row of its path.
