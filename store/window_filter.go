@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/internal/sqlq"
+	"github.com/clawpit/clawpit/view"
 )
 
 // The task filter on SQLite reads through migration 0009's trigram indexes
@@ -153,8 +154,8 @@ var taskFilter = &ftsFilter{
 		values: []string{string(core.TaskRunning), string(core.TaskQueued), string(core.TaskLost), string(core.TaskFailed),
 			string(core.TaskTimedOut), string(core.TaskCancelled), string(core.TaskSucceeded)},
 		classIndex: "tasks_status_ended",
-		// As migration 0007's win_urgency.
-		urgency: map[string]int{"running": 6, "queued": 5, "lost": 4, "failed": 3, "timed_out": 2, "cancelled": 1, "succeeded": 0},
+		// As migration 0007's win_urgency (store/view_test.go checks it).
+		urgency: view.TaskUrgencies(),
 	}, {
 		col: "delivery_status",
 		values: []string{string(core.DeliveryPending), string(core.DeliveryDelivered), string(core.DeliverySessionQueued),
