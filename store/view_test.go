@@ -2,6 +2,9 @@ package store
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
@@ -149,5 +152,32 @@ func testMigrationsRankAsTheView(t *testing.T) {
 	}
 	for id, g := range all("notifications", read("SELECT dedup_key, win_unread, 0, '' FROM notifications"), len(alerts)) {
 		check("notifications.win_unread", id, g.urgency, view.AlertUrgency(alerts[id].DeliveredAt))
+	}
+}
+
+// TestPGTaskHayIsTheViews: PostgreSQL's one-text task filter (pgTaskHay)
+// joins exactly the view's task fields, in its order, and migrations 0011
+// and 0013 index that expression term for term (else the filter reads
+// without its indexes).
+func TestPGTaskHayIsTheViews(t *testing.T) {
+	var parts []string
+	for _, f := range view.SQLFields(core.EntityTask) {
+		if f == taskName { // as the migrations wrote it: one NULL would void the whole text
+			f = "coalesce(" + f + ", '')"
+		}
+		parts = append(parts, f)
+	}
+	want := `((` + strings.Join(parts, ` || chr(1) || `) + `) COLLATE "C")`
+	if pgTaskHay != want {
+		t.Fatalf("pgTaskHay\n%s\nthe view's fields\n%s", pgTaskHay, want)
+	}
+	for _, m := range []string{"0011_pg_task_filter_trgm.sql", "0013_pg_task_filter_chars.sql"} {
+		b, err := os.ReadFile(filepath.Join("postgres", "migrations", m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), want) {
+			t.Errorf("migration %s does not index the view's task fields %s", m, want)
+		}
 	}
 }

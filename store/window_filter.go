@@ -148,7 +148,8 @@ var taskFilter = &ftsFilter{
 	table: "tasks",
 	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", nil},
 		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
-	text: []string{"id", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
+	// The fields the enum arms leave to the text (view.Fields).
+	text: view.SQLFields(core.EntityTask, "status", "delivery_status"),
 	enums: []*enumArm{{
 		col: "status",
 		values: []string{string(core.TaskRunning), string(core.TaskQueued), string(core.TaskLost), string(core.TaskFailed),
@@ -175,7 +176,7 @@ var taskRestFilter = &ftsFilter{
 	table: taskFilter.table,
 	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", []string{"id", "runtime", "session"}},
 		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
-	text:       []string{"id", "runtime", "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
+	text:       view.SQLFields(core.EntityTask, "status", "delivery_status", taskName),
 	enums:      taskFilter.enums,
 	agent:      taskFilter.agent,
 	urgencyCol: taskFilter.urgencyCol,

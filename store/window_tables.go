@@ -54,9 +54,8 @@ func taskWindow() *winTable {
 	return &winTable{
 		table: "tasks", id: "id", cols: taskCols + ", " + agentCol("owner_session"), filter: taskFilter,
 		agentSession: "owner_session",
-		hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
-			"delivery_status", "error"},
-		pgHay: pgTaskHay, pgChars: pgTaskChars,
+		hay:          view.SQLFields(core.EntityTask),
+		pgHay:        pgTaskHay, pgChars: pgTaskChars,
 		sorts: winSorts(core.EntityTask, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var t core.Task
@@ -69,17 +68,17 @@ func taskWindow() *winTable {
 	}
 }
 
-// runWindow reads runs: searched by id, the status the console shows
-// (waiting, running, ended or the outcome), label, child session, ended reason
-// and error, filtered by the requester's agent, sorted by urgency, recency,
-// start or label.
+// runWindow reads runs: searched by id, the state the console shows
+// (waiting, running, ended or the outcome), label, child session and
+// reason (the ended reason and the error, joined as the REASON column
+// shows them), filtered by the requester's agent, sorted by urgency,
+// recency, start or label.
 func runWindow() *winTable {
 	return &winTable{
 		table: "runs", id: "run_id", cols: runCols + ", " + agentCol("requester_session"),
 		agentSession: "requester_session",
-		hay: []string{"run_id", `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)`,
-			"label", "child_session", "ended_reason", "error"},
-		sorts: winSorts(core.EntityRun, "run_id"),
+		hay:          view.SQLFields(core.EntityRun),
+		sorts:        winSorts(core.EntityRun, "run_id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var x core.Run
 			if err := scanRun(agentScanner{r, &x.Agent}, &x); err != nil {
@@ -98,7 +97,7 @@ func approvalWindow() *winTable {
 	return &winTable{
 		table: "approvals", id: "id", cols: approvalCols + ", " + agentCol("session"),
 		agentSession: "session",
-		hay:          []string{"id", "status", "tool", "command", "session", "scope", "decided_by"},
+		hay:          view.SQLFields(core.EntityApproval),
 		sorts:        winSorts(core.EntityApproval, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var a core.Approval
@@ -111,12 +110,12 @@ func approvalWindow() *winTable {
 	}
 }
 
-// jobWindow reads background jobs: searched by id, status, command and
-// session (no agent filter), sorted by urgency, recency or command.
+// jobWindow reads background jobs: searched by id, status, command,
+// session and host (no agent filter), sorted by urgency, recency or command.
 func jobWindow() *winTable {
 	return &winTable{
 		table: "jobs", id: "id", cols: jobCols,
-		hay:   []string{"id", "status", "command", "session"},
+		hay:   view.SQLFields(core.EntityJob),
 		sorts: winSorts(core.EntityJob, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var j core.Job
@@ -135,8 +134,7 @@ func jobWindow() *winTable {
 func notificationWindow() *winTable {
 	return &winTable{
 		table: "notifications", id: "id", cols: notificationCols,
-		hay: []string{"CAST(id AS TEXT)", "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)", "kind", "text",
-			"session", "subject_id"},
+		hay:   view.SQLFields(core.EntityNotification),
 		sorts: winSorts(core.EntityNotification, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var n core.Notification

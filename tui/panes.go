@@ -259,9 +259,12 @@ var taskSpec = &listSpec[taskRow]{
 		return append(dst, r.shortID(), string(r.status), string(r.runtime), r.agent, r.name, r.session,
 			string(r.delivery), r.err, r.spent, c.age(now, r.last), c.age(now, r.created))
 	},
-	hay: func(r *taskRow, dst []byte) []byte {
-		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.agent, r.name, r.session, string(r.delivery), r.err)
-	},
+	hay: hayOf(core.EntityTask, map[string]func(*taskRow) string{
+		"id": func(r *taskRow) string { return r.id }, "status": func(r *taskRow) string { return string(r.status) },
+		"runtime": func(r *taskRow) string { return string(r.runtime) }, "agent": func(r *taskRow) string { return r.agent },
+		"name": func(r *taskRow) string { return r.name }, "session": func(r *taskRow) string { return r.session },
+		"delivery": func(r *taskRow) string { return string(r.delivery) }, "error": func(r *taskRow) string { return r.err },
+	}),
 	target: func(r *taskRow) Target {
 		return Target{Kind: feed.KindTask, ID: r.id, Short: r.shortID(), Status: string(r.status),
 			Session: r.session, RunID: r.runID, Name: r.name}
@@ -297,9 +300,11 @@ var runSpec = &listSpec[runRow]{
 		return append(dst, r.id, r.state, r.agent, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
 			r.spent, c.age(now, r.last()), c.age(now, r.started))
 	},
-	hay: func(r *runRow, dst []byte) []byte {
-		return appendWords(dst, r.id, r.state, r.agent, r.label, r.child, r.reason)
-	},
+	hay: hayOf(core.EntityRun, map[string]func(*runRow) string{
+		"run": func(r *runRow) string { return r.id }, "state": func(r *runRow) string { return r.state },
+		"agent": func(r *runRow) string { return r.agent }, "label": func(r *runRow) string { return r.label },
+		"child session": func(r *runRow) string { return r.child }, "reason": func(r *runRow) string { return r.reason },
+	}),
 	target: func(r *runRow) Target {
 		return Target{Kind: feed.KindRun, ID: r.id, Short: r.id, Status: r.state, Session: r.child, RunID: r.id, Name: r.label}
 	},
@@ -342,9 +347,12 @@ var approvalSpec = &listSpec[approvalRow]{
 		return append(dst, r.id, string(st), r.tool, r.command, r.agent, r.session, string(r.scope), r.decidedBy,
 			exp, c.age(now, r.requested))
 	},
-	hay: func(r *approvalRow, dst []byte) []byte {
-		return appendWords(dst, r.id, string(r.status), r.tool, r.command, r.agent, r.session, string(r.scope), r.decidedBy)
-	},
+	hay: hayOf(core.EntityApproval, map[string]func(*approvalRow) string{
+		"id": func(r *approvalRow) string { return r.id }, "status": func(r *approvalRow) string { return string(r.status) },
+		"tool": func(r *approvalRow) string { return r.tool }, "command": func(r *approvalRow) string { return r.command },
+		"agent": func(r *approvalRow) string { return r.agent }, "session": func(r *approvalRow) string { return r.session },
+		"scope": func(r *approvalRow) string { return string(r.scope) }, "decided by": func(r *approvalRow) string { return r.decidedBy },
+	}),
 	target: func(r *approvalRow) Target {
 		return Target{Kind: feed.KindApproval, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
 			RunID: r.runID, Name: r.tool + ": " + r.command, Tool: r.tool, Pattern: r.pattern, Hidden: r.hidden,
@@ -386,9 +394,11 @@ var jobSpec = &listSpec[jobRow]{
 		}
 		return append(dst, r.id, string(r.status), r.exit, r.command, r.session, r.host, ran, r.tree, c.age(now, r.created))
 	},
-	hay: func(r *jobRow, dst []byte) []byte {
-		return appendWords(dst, r.id, string(r.status), r.command, r.session, r.host)
-	},
+	hay: hayOf(core.EntityJob, map[string]func(*jobRow) string{
+		"id": func(r *jobRow) string { return r.id }, "status": func(r *jobRow) string { return string(r.status) },
+		"command": func(r *jobRow) string { return r.command }, "session": func(r *jobRow) string { return r.session },
+		"host": func(r *jobRow) string { return r.host },
+	}),
 	target: func(r *jobRow) Target {
 		return Target{Kind: feed.KindJob, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
 			LogPath: r.logPath, Name: r.command}
@@ -422,9 +432,11 @@ var alertSpec = &listSpec[alertRow]{
 	cells: func(r *alertRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.idStr, r.state(), r.kind, r.text, r.session, c.taskPrefix(r.subject), c.age(now, r.created))
 	},
-	hay: func(r *alertRow, dst []byte) []byte {
-		return appendWords(dst, r.idStr, r.state(), r.kind, r.text, r.session, r.subject)
-	},
+	hay: hayOf(core.EntityNotification, map[string]func(*alertRow) string{
+		"id": func(r *alertRow) string { return r.idStr }, "state": (*alertRow).state, "kind": func(r *alertRow) string { return r.kind },
+		"text": func(r *alertRow) string { return r.text }, "session": func(r *alertRow) string { return r.session },
+		"subject": func(r *alertRow) string { return r.subject },
+	}),
 	target: func(r *alertRow) Target {
 		return Target{Kind: feed.KindAlert, ID: r.idStr, Short: r.idStr, Status: r.state(), Session: r.session, Name: r.text}
 	},
@@ -438,18 +450,6 @@ var agentNames = []string{"claude", "codex", "gemini"}
 // registry's text is data), clipped to 40 bytes, interned when it is one
 // clawpit records.
 func agentName(a string) string { return intern(oneLine(clip(a, 40)), agentNames) }
-
-// appendWords appends the words separated by a byte no query can contain
-// across words (a newline: queries are one line).
-func appendWords(dst []byte, words ...string) []byte {
-	for i, w := range words {
-		if i > 0 {
-			dst = append(dst, '\n')
-		}
-		dst = append(dst, w...)
-	}
-	return dst
-}
 
 // clip caps s at n bytes (before sanitising, so huge fields cost little),
 // at a rune boundary (a cut rune would show as invalid bytes).

@@ -99,3 +99,42 @@ func sameSet[T comparable](a, b []T) bool {
 	}
 	return true
 }
+
+// TestFields: every pane's fields have names of their own; the panes that
+// show an agent (tasks, runs, approvals) search it, through the session
+// (no SQL), and the others do not; SQLFields leaves out the agent and the
+// columns asked.
+func TestFields(t *testing.T) {
+	agents := map[string]bool{core.EntityTask: true, core.EntityRun: true, core.EntityApproval: true,
+		core.EntityJob: false, core.EntityNotification: false}
+	for e, hasAgent := range agents {
+		fs := Fields(e)
+		seen := map[string]bool{}
+		n := 0
+		for _, f := range fs {
+			if seen[f.Name] {
+				t.Errorf("%s: field %q twice", e, f.Name)
+			}
+			seen[f.Name] = true
+			if (f.SQL == "") != (f.Name == FieldAgent) {
+				t.Errorf("%s: field %+v", e, f)
+			}
+			if f.SQL != "" {
+				n++
+			}
+		}
+		if seen[FieldAgent] != hasAgent {
+			t.Errorf("%s: searches the agent %v, want %v", e, seen[FieldAgent], hasAgent)
+		}
+		if got := SQLFields(e); len(got) != n {
+			t.Errorf("%s: SQLFields %v", e, got)
+		}
+	}
+	if got := SQLFields(core.EntityTask, "status", "error"); slices.Contains(got, "status") || slices.Contains(got, "error") ||
+		len(got) != len(SQLFields(core.EntityTask))-2 {
+		t.Errorf("SQLFields without status and error: %v", got)
+	}
+	if Fields("session") != nil {
+		t.Error("an entity without a pane has fields")
+	}
+}
