@@ -151,9 +151,8 @@ var taskFilter = &ftsFilter{
 	// The fields the enum arms leave to the text (view.Fields).
 	text: view.SQLFields(core.EntityTask, "status", "delivery_status"),
 	enums: []*enumArm{{
-		col: "status",
-		values: []string{string(core.TaskRunning), string(core.TaskQueued), string(core.TaskLost), string(core.TaskFailed),
-			string(core.TaskTimedOut), string(core.TaskCancelled), string(core.TaskSucceeded)},
+		col:        "status",
+		values:     taskStatusValues(),
 		classIndex: "tasks_status_ended",
 		// As migration 0007's win_urgency (store/view_test.go checks it).
 		urgency: view.TaskUrgencies(),
@@ -167,6 +166,17 @@ var taskFilter = &ftsFilter{
 	urgencyCol: "win_urgency",
 	sortIndex: map[string]string{"urgency": "tasks_win_urgency", "recent": "tasks_win_recent",
 		"created": "tasks_win_created", "label": "tasks_win_label"},
+}
+
+// taskStatusValues is every task status, most urgent first
+// (view.TaskUrgencyOrder).
+func taskStatusValues() []string {
+	o := view.TaskUrgencyOrder()
+	out := make([]string, len(o))
+	for i, s := range o {
+		out[i] = string(s)
+	}
+	return out
 }
 
 // taskRestFilter is taskFilter without the name: in label order the name
