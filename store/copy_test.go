@@ -72,7 +72,7 @@ func TestCopyToPostgres(t *testing.T) {
 	}
 	read := func(db *DB) map[string]any {
 		out := map[string]any{}
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			var err error
 			get := func(k string, v any, e error) {
 				out[k] = v
@@ -151,7 +151,7 @@ func TestCopyToPostgresStampsLegacyJobs(t *testing.T) {
 	if _, err := CopyToPostgres(ctx, src, dst, "old-box"); err != nil {
 		t.Fatal(err)
 	}
-	readTx(t, dst, func(tx core.Tx) error {
+	view(t, dst, func(tx core.Tx) error {
 		for id, want := range map[string]string{"aaaaaaaaaaaa": "old-box", "bbbbbbbbbbbb": "other"} {
 			j, err := tx.GetJob(id)
 			if err != nil {

@@ -179,7 +179,7 @@ func TestReadOnlyOpen(t *testing.T) {
 		if !errors.Is(err, core.ErrReadOnly) {
 			t.Fatalf("write through a read-only open: err = %v, want ErrReadOnly", err)
 		}
-		readTx(t, ro, func(tx core.Tx) error {
+		view(t, ro, func(tx core.Tx) error {
 			s, err := tx.GetSession("s1")
 			if err != nil {
 				return err
@@ -231,7 +231,7 @@ func TestWritesInsideViewFail(t *testing.T) {
 				}
 			})
 		}
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			s, err := tx.GetSession("s1")
 			if err != nil {
 				return err
@@ -292,7 +292,7 @@ func TestDataVersionSeesOtherConnections(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Reads do not change it.
-		readTx(t, other, func(tx core.Tx) error { _, err := tx.ListTasks(core.TaskFilter{}); return err })
+		view(t, other, func(tx core.Tx) error { _, err := tx.ListTasks(core.TaskFilter{}); return err })
 		if v, _ := watcher.DataVersion(ctx); v != v0 {
 			t.Errorf("data_version changed without a write: %d → %d", v0, v)
 		}
@@ -368,7 +368,7 @@ func TestConcurrentWritersAcrossHandles(t *testing.T) {
 		for err := range errs {
 			t.Errorf("concurrent write: %v", err)
 		}
-		readTx(t, dbs[1], func(tx core.Tx) error {
+		view(t, dbs[1], func(tx core.Tx) error {
 			r, err := tx.GetRun("r1")
 			if err != nil {
 				return err
@@ -426,7 +426,7 @@ func TestBusyPastTimeout(t *testing.T) {
 			return tx.InsertSession(&core.Session{ID: "s1", State: core.SessionActive, CreatedAt: 1})
 		})
 		// Readers are not blocked by a writer in WAL mode.
-		readTx(t, impatient, func(tx core.Tx) error { _, err := tx.ListSessions(core.SessionFilter{}); return err })
+		view(t, impatient, func(tx core.Tx) error { _, err := tx.ListSessions(core.SessionFilter{}); return err })
 		close(release)
 		if !errors.Is(err, core.ErrBusy) {
 			t.Errorf("err = %v, want ErrBusy", err)

@@ -49,7 +49,7 @@ func fullJob() *core.Job {
 func roundTrip[T any](t *testing.T, db *DB, v *T, insert func(core.Tx, *T) error, get func(core.Tx) (*T, error)) {
 	t.Helper()
 	update(t, db, func(tx core.Tx) error { return insert(tx, v) })
-	readTx(t, db, func(tx core.Tx) error {
+	view(t, db, func(tx core.Tx) error {
 		got, err := get(tx)
 		if err != nil {
 			return err
@@ -133,7 +133,7 @@ func TestRoundTripZeroValuesAreNull(t *testing.T) {
 		// A nil argv is stored as an empty JSON array and reads back empty.
 		j := &core.Job{ID: "j0", Session: "s", Status: core.JobPending, CreatedAt: 1}
 		update(t, db, func(tx core.Tx) error { return tx.InsertJob(j) })
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			got, err := tx.GetJob("j0")
 			if err != nil {
 				return err
@@ -232,8 +232,8 @@ func TestConditionalUpdates(t *testing.T) {
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				var first, second any
-				readTx(t, db, func(tx core.Tx) (err error) { first, err = c.get(tx); return })
-				readTx(t, db, func(tx core.Tx) (err error) { second, err = c.get(tx); return })
+				view(t, db, func(tx core.Tx) (err error) { first, err = c.get(tx); return })
+				view(t, db, func(tx core.Tx) (err error) { second, err = c.get(tx); return })
 				update(t, db, func(tx core.Tx) error { return c.update(tx, first) })
 				if got := c.rev(first); got != 2 {
 					t.Errorf("Rev after update = %d, want 2", got)
@@ -246,7 +246,7 @@ func TestConditionalUpdates(t *testing.T) {
 					t.Errorf("failed update changed Rev to %d", got)
 				}
 				var stored any
-				readTx(t, db, func(tx core.Tx) (err error) { stored, err = c.get(tx); return })
+				view(t, db, func(tx core.Tx) (err error) { stored, err = c.get(tx); return })
 				if !reflect.DeepEqual(stored, first) {
 					t.Errorf("stored row %+v, want the first update %+v", stored, first)
 				}
@@ -338,7 +338,7 @@ func TestGrants(t *testing.T) {
 		})
 		find := func(tool, pattern, session string) string {
 			var id string
-			readTx(t, db, func(tx core.Tx) error {
+			view(t, db, func(tx core.Tx) error {
 				g, err := tx.FindGrant(tool, pattern, session)
 				if g != nil {
 					id = g.ID
@@ -368,7 +368,7 @@ func TestGrants(t *testing.T) {
 		if err := db.Update(context.Background(), func(tx core.Tx) error { return tx.DeleteGrant("g2") }); !errors.Is(err, core.ErrNotFound) {
 			t.Errorf("delete twice: err = %v, want ErrNotFound", err)
 		}
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			gs, err := tx.ListGrants()
 			var ids []string
 			for _, g := range gs {

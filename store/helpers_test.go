@@ -44,8 +44,8 @@ func update(t testing.TB, db *DB, fn func(core.Tx) error) {
 	}
 }
 
-// readTx runs fn in a read transaction and fails the test on error.
-func readTx(t *testing.T, db *DB, fn func(core.Tx) error) {
+// view runs fn in a read transaction and fails the test on error.
+func view(t *testing.T, db *DB, fn func(core.Tx) error) {
 	t.Helper()
 	if err := db.View(context.Background(), fn); err != nil {
 		t.Fatalf("View: %v", err)

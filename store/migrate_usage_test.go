@@ -59,7 +59,7 @@ func TestMigrationCarriesUsageOutsideWindows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	readTx(t, db, func(tx core.Tx) error {
+	view(t, db, func(tx core.Tx) error {
 		hour, err := tx.SumUsage(core.UsageFilter{Since: core.TS(time.Now().Add(-time.Hour))})
 		if err != nil {
 			return err

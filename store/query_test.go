@@ -188,7 +188,7 @@ func TestListFiltersAndOrder(t *testing.T) {
 		})
 		ids := func(get func(core.Tx) ([]string, error)) []string {
 			var out []string
-			readTx(t, db, func(tx core.Tx) (err error) { out, err = get(tx); return })
+			view(t, db, func(tx core.Tx) (err error) { out, err = get(tx); return })
 			return out
 		}
 		taskIDs := func(f core.TaskFilter) []string {
@@ -320,7 +320,7 @@ func TestNotifications(t *testing.T) {
 
 		list := func(f core.NotificationFilter) []core.Notification {
 			var out []core.Notification
-			readTx(t, db, func(tx core.Tx) (err error) { out, err = tx.ListNotifications(f); return })
+			view(t, db, func(tx core.Tx) (err error) { out, err = tx.ListNotifications(f); return })
 			return out
 		}
 		all := list(core.NotificationFilter{})
@@ -376,7 +376,7 @@ func TestEvents(t *testing.T) {
 			}
 			return nil
 		})
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			got, err := tx.Events(core.EntityTask, "t1")
 			if err != nil {
 				return err
@@ -426,7 +426,7 @@ func TestResolveIDNonASCIIPrefix(t *testing.T) {
 			}
 			return nil
 		})
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			_, err := tx.ResolveID(core.EntitySession, "ses¿")
 			var amb *core.AmbiguousError
 			if !errors.As(err, &amb) || amb.Count != 3 {

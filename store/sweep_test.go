@@ -192,7 +192,7 @@ func TestSweepStampAndPruneAreConditional(t *testing.T) {
 			return ok
 		}
 		var rows []core.RetentionRow
-		readTx(t, db, func(tx core.Tx) (err error) {
+		view(t, db, func(tx core.Tx) (err error) {
 			rows, err = tx.SweepUnstamped(core.EntityTask, 0)
 			return err
 		})
@@ -214,7 +214,7 @@ func TestSweepStampAndPruneAreConditional(t *testing.T) {
 		if !sweepWrite(func(s core.Tx) (bool, error) { return prune1(s, core.EntityTask, k.ID, 2, 100) }) {
 			t.Fatal("due prune did not apply")
 		}
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			if _, err := tx.GetTask(k.ID); err == nil {
 				t.Error("pruned task still present")
 			}
@@ -289,7 +289,7 @@ func TestSweepBatchedWrites(t *testing.T) {
 				t.Fatalf("mark %s: applied=%v, want %v", m.ID, ok[i], want)
 			}
 		}
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			k, err := tx.GetTask("t-0000")
 			if err != nil {
 				return err
@@ -330,7 +330,7 @@ func TestSweepBatchedWrites(t *testing.T) {
 			ok, err = tx.SweepPrune(core.EntityTask, keys, 100)
 			return err
 		})
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			for i, k := range keys {
 				want := k.Rev == 2
 				_, err := tx.GetTask(k.ID)

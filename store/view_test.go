@@ -9,7 +9,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/storetest"
-	"github.com/clawpit/clawpit/view"
+	views "github.com/clawpit/clawpit/view" // package view (the tests hold a helper named view)
 )
 
 // TestMigrationsRankAsTheView: migration 0007's generated columns, read
@@ -135,23 +135,23 @@ func testMigrationsRankAsTheView(t *testing.T) {
 	}
 	for id, g := range all("tasks", read("SELECT id, win_urgency, win_last, win_name FROM tasks"), len(tasks)) {
 		k := tasks[id]
-		check("tasks.win_urgency", id, g.urgency, view.TaskUrgency(k.Status))
-		check("tasks.win_last", id, g.last, int64(view.TaskLast(k)))
-		check("tasks.win_name", id, g.name, view.TaskName(k))
+		check("tasks.win_urgency", id, g.urgency, views.TaskUrgency(k.Status))
+		check("tasks.win_last", id, g.last, int64(views.TaskLast(k)))
+		check("tasks.win_name", id, g.name, views.TaskName(k))
 	}
 	for id, g := range all("runs", read("SELECT run_id, win_urgency, win_last, '' FROM runs"), len(runs)) {
 		r := runs[id]
-		check("runs.win_urgency", id+" ("+view.RunState(r)+")", g.urgency, view.RunUrgency(view.RunState(r)))
-		check("runs.win_last", id, g.last, int64(view.RunLast(r.EndedAt, r.LastProgressAt, r.StartedAt)))
+		check("runs.win_urgency", id+" ("+views.RunState(r)+")", g.urgency, views.RunUrgency(views.RunState(r)))
+		check("runs.win_last", id, g.last, int64(views.RunLast(r.EndedAt, r.LastProgressAt, r.StartedAt)))
 	}
 	for id, g := range all("jobs", read("SELECT id, win_urgency, 0, '' FROM jobs"), len(jobs)) {
-		check("jobs.win_urgency", id, g.urgency, view.JobUrgency(jobs[id].Status))
+		check("jobs.win_urgency", id, g.urgency, views.JobUrgency(jobs[id].Status))
 	}
 	for id, g := range all("approvals", read("SELECT id, win_pending, 0, '' FROM approvals"), len(approvals)) {
-		check("approvals.win_pending", id, g.urgency, view.ApprovalUrgency(approvals[id].Status))
+		check("approvals.win_pending", id, g.urgency, views.ApprovalUrgency(approvals[id].Status))
 	}
 	for id, g := range all("notifications", read("SELECT dedup_key, win_unread, 0, '' FROM notifications"), len(alerts)) {
-		check("notifications.win_unread", id, g.urgency, view.AlertUrgency(alerts[id].DeliveredAt))
+		check("notifications.win_unread", id, g.urgency, views.AlertUrgency(alerts[id].DeliveredAt))
 	}
 }
 
@@ -161,7 +161,7 @@ func testMigrationsRankAsTheView(t *testing.T) {
 // without its indexes).
 func TestPGTaskHayIsTheViews(t *testing.T) {
 	var parts []string
-	for _, f := range view.SQLFields(core.EntityTask) {
+	for _, f := range views.SQLFields(core.EntityTask) {
 		if f == taskName { // as the migrations wrote it: one NULL would void the whole text
 			f = "coalesce(" + f + ", '')"
 		}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/internal/sqlq"
-	"github.com/clawpit/clawpit/view"
+	views "github.com/clawpit/clawpit/view" // package view (the tests hold a helper named view)
 )
 
 // The task filter on SQLite reads through migration 0009's trigram indexes
@@ -149,13 +149,13 @@ var taskFilter = &ftsFilter{
 	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", nil},
 		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
 	// The fields the enum arms leave to the text (view.Fields).
-	text: view.SQLFields(core.EntityTask, "status", "delivery_status"),
+	text: views.SQLFields(core.EntityTask, "status", "delivery_status"),
 	enums: []*enumArm{{
 		col:        "status",
 		values:     taskStatusValues(),
 		classIndex: "tasks_status_ended",
 		// As migration 0007's win_urgency (store/view_test.go checks it).
-		urgency: view.TaskUrgencies(),
+		urgency: views.TaskUrgencies(),
 	}, {
 		col: "delivery_status",
 		values: []string{string(core.DeliveryPending), string(core.DeliveryDelivered), string(core.DeliverySessionQueued),
@@ -171,7 +171,7 @@ var taskFilter = &ftsFilter{
 // taskStatusValues is every task status, most urgent first
 // (view.TaskUrgencyOrder).
 func taskStatusValues() []string {
-	o := view.TaskUrgencyOrder()
+	o := views.TaskUrgencyOrder()
 	out := make([]string, len(o))
 	for i, s := range o {
 		out[i] = string(s)
@@ -186,7 +186,7 @@ var taskRestFilter = &ftsFilter{
 	table: taskFilter.table,
 	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", []string{"id", "runtime", "session"}},
 		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
-	text:       view.SQLFields(core.EntityTask, "status", "delivery_status", taskName),
+	text:       views.SQLFields(core.EntityTask, "status", "delivery_status", taskName),
 	enums:      taskFilter.enums,
 	agent:      taskFilter.agent,
 	urgencyCol: taskFilter.urgencyCol,

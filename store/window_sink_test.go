@@ -33,9 +33,9 @@ func testWindowSinkMayRead(t *testing.T) {
 	for _, q := range []core.WindowQuery{{Entity: core.EntityTask, After: 10}, {Entity: core.EntityTask, End: true, After: 10},
 		{Entity: core.EntityTask, Sort: "label", After: 50}} {
 		var plain idSink
-		readTx(t, db, func(tx core.Tx) error { _, err := tx.(core.WindowTx).Window(q, &plain); return err })
+		view(t, db, func(tx core.Tx) error { _, err := tx.(core.WindowTx).Window(q, &plain); return err })
 		s := &readingSink{}
-		readTx(t, db, func(tx core.Tx) error {
+		view(t, db, func(tx core.Tx) error {
 			s.tx = tx
 			_, err := tx.(core.WindowTx).Window(q, s)
 			return err

@@ -7,7 +7,7 @@ import (
 	"database/sql"
 
 	"github.com/clawpit/clawpit/core"
-	"github.com/clawpit/clawpit/view"
+	views "github.com/clawpit/clawpit/view" // package view (the tests hold a helper named view)
 )
 
 // winTableOf returns a fresh description of how entity's windows are read
@@ -34,7 +34,7 @@ func winTableOf(entity string) (*winTable, bool) {
 // every order is total and one row-value comparison seeks to an anchor.
 func winSorts(entity, id string) []winSort {
 	var out []winSort
-	for _, s := range view.Sorts(entity) {
+	for _, s := range views.Sorts(entity) {
 		keys := make([]string, 0, len(s.Keys)+1)
 		for _, k := range s.Keys {
 			keys = append(keys, k.Column)
@@ -54,7 +54,7 @@ func taskWindow() *winTable {
 	return &winTable{
 		table: "tasks", id: "id", cols: taskCols + ", " + agentCol("owner_session"), filter: taskFilter,
 		agentSession: "owner_session",
-		hay:          view.SQLFields(core.EntityTask),
+		hay:          views.SQLFields(core.EntityTask),
 		pgHay:        pgTaskHay, pgChars: pgTaskChars,
 		sorts: winSorts(core.EntityTask, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
@@ -77,7 +77,7 @@ func runWindow() *winTable {
 	return &winTable{
 		table: "runs", id: "run_id", cols: runCols + ", " + agentCol("requester_session"),
 		agentSession: "requester_session",
-		hay:          view.SQLFields(core.EntityRun),
+		hay:          views.SQLFields(core.EntityRun),
 		sorts:        winSorts(core.EntityRun, "run_id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var x core.Run
@@ -97,7 +97,7 @@ func approvalWindow() *winTable {
 	return &winTable{
 		table: "approvals", id: "id", cols: approvalCols + ", " + agentCol("session"),
 		agentSession: "session",
-		hay:          view.SQLFields(core.EntityApproval),
+		hay:          views.SQLFields(core.EntityApproval),
 		sorts:        winSorts(core.EntityApproval, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var a core.Approval
@@ -115,7 +115,7 @@ func approvalWindow() *winTable {
 func jobWindow() *winTable {
 	return &winTable{
 		table: "jobs", id: "id", cols: jobCols,
-		hay:   view.SQLFields(core.EntityJob),
+		hay:   views.SQLFields(core.EntityJob),
 		sorts: winSorts(core.EntityJob, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var j core.Job
@@ -134,7 +134,7 @@ func jobWindow() *winTable {
 func notificationWindow() *winTable {
 	return &winTable{
 		table: "notifications", id: "id", cols: notificationCols,
-		hay:   view.SQLFields(core.EntityNotification),
+		hay:   views.SQLFields(core.EntityNotification),
 		sorts: winSorts(core.EntityNotification, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var n core.Notification

@@ -394,7 +394,7 @@ func testHeaderCountsUseIndexes(t *testing.T) {
 		}
 	}
 	var c core.HeaderCounts
-	readTx(t, db, func(tx core.Tx) error {
+	view(t, db, func(tx core.Tx) error {
 		var err error
 		c, err = tx.(core.WindowTx).HeaderCounts(1995)
 		return err
