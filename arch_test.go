@@ -137,6 +137,25 @@ func TestFeedKnowsNoScreen(t *testing.T) {
 	}
 }
 
+// TestViewLiesBelowConsoleAndStore: package view, which declares each
+// entity's sorts, ranks and searchable fields for the console and the store
+// alike, imports of clawpit's only core and nothing of a screen or of SQL.
+func TestViewLiesBelowConsoleAndStore(t *testing.T) {
+	const viewPkg = modulePath + "/view"
+	imps, ok := moduleImports(t, false)[viewPkg]
+	if !ok {
+		t.Fatal("no package view")
+	}
+	for _, imp := range imps {
+		switch {
+		case strings.HasPrefix(imp, "github.com/charmbracelet/"), strings.HasPrefix(imp, "charm.land/"), imp == "database/sql":
+			t.Errorf("view imports %s (a screen or SQL)", imp)
+		case inRoom(imp, modulePath) && imp != modulePath+"/core":
+			t.Errorf("view imports %s (of clawpit's, only core)", imp)
+		}
+	}
+}
+
 // TestOnlyTheSupervisorControlsProcesses: process control (system calls,
 // starting processes, signals) lives in package supervisor; core, which
 // holds the rules and the registry, imports none of it, so that a rule can

@@ -24,7 +24,7 @@ type WindowTx interface {
 // WindowQuery selects a window of one table's rows.
 type WindowQuery struct {
 	Entity string // EntityTask, EntityRun, EntityApproval, EntityJob or EntityNotification
-	Sort   string // a sort key of the entity (WindowSorts), "" = the first (urgency)
+	Sort   string // a sort of the entity (package view declares them: view.SortNames), "" = the first (urgency)
 	// Filter is a case-insensitive substring (ASCII folding) over the row's
 	// searchable text: the fields the console shows. "" = every row.
 	Filter string
@@ -73,22 +73,4 @@ type HeaderCounts struct {
 	Failed           int64 // tasks and jobs failed or timed out since the cutoff
 	Lost             int64 // tasks and jobs lost since the cutoff
 	Unread           int64 // notifications not yet delivered
-}
-
-// WindowSorts returns the sort keys entity's windows offer, in the console's
-// order (the first is the default), nil for an unknown entity.
-func WindowSorts(entity string) []string {
-	switch entity {
-	case EntityTask:
-		return []string{"urgency", "recent", "created", "label"}
-	case EntityRun:
-		return []string{"urgency", "recent", "started", "label"}
-	case EntityApproval:
-		return []string{"urgency", "recent", "tool"}
-	case EntityJob:
-		return []string{"urgency", "recent", "command"}
-	case EntityNotification:
-		return []string{"urgency", "recent", "kind"}
-	}
-	return nil
 }

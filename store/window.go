@@ -556,9 +556,14 @@ func (t *tx) readWindow(w *winTable, query string, args []any, limit int, revers
 		return 0, false, mapErr(err)
 	}
 	defer rows.Close()
+	// Rows read backwards are kept to be sent in window order. On
+	// PostgreSQL every window is kept until its rows are closed: a sink
+	// may read in the same transaction (the console's feed reads each
+	// task's and run's usage), and a connection serves one result at a
+	// time there.
 	var buf *bufSink
 	out := sink
-	if reversed {
+	if reversed || t.db.dialect == dialectPostgres {
 		buf = &bufSink{}
 		out = buf
 	}
@@ -577,13 +582,17 @@ func (t *tx) readWindow(w *winTable, query string, args []any, limit int, revers
 	if err := rows.Err(); err != nil {
 		return n, false, mapErr(err)
 	}
+	if err := rows.Close(); err != nil {
+		return n, false, mapErr(err)
+	}
 	if buf != nil {
-		buf.replay(sink)
+		buf.replay(sink, reversed)
 	}
 	return n, more, nil
 }
 
-// bufSink keeps rows read backwards, to send them in window order.
+// bufSink keeps a window's rows, to send them in window order (rows read
+// backwards reversed) once the query's rows are closed.
 type bufSink struct{ rows []func(core.RowSink) }
 
 func (b *bufSink) Task(x *core.Task) {
@@ -607,8 +616,10 @@ func (b *bufSink) Alert(x *core.Notification) {
 	b.rows = append(b.rows, func(s core.RowSink) { s.Alert(&c) })
 }
 
-func (b *bufSink) replay(sink core.RowSink) {
-	slices.Reverse(b.rows)
+func (b *bufSink) replay(sink core.RowSink, reversed bool) {
+	if reversed {
+		slices.Reverse(b.rows)
+	}
 	for _, f := range b.rows {
 		f(sink)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/internal/sqlq"
+	views "github.com/clawpit/clawpit/view" // package view (the tests hold a helper named view)
 )
 
 // The task filter on SQLite reads through migration 0009's trigram indexes
@@ -147,14 +148,14 @@ var taskFilter = &ftsFilter{
 	table: "tasks",
 	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", nil},
 		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
-	text: []string{"id", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
+	// The fields the enum arms leave to the text (view.Fields).
+	text: views.SQLFields(core.EntityTask, "status", "delivery_status"),
 	enums: []*enumArm{{
-		col: "status",
-		values: []string{string(core.TaskRunning), string(core.TaskQueued), string(core.TaskLost), string(core.TaskFailed),
-			string(core.TaskTimedOut), string(core.TaskCancelled), string(core.TaskSucceeded)},
+		col:        "status",
+		values:     taskStatusValues(),
 		classIndex: "tasks_status_ended",
-		// As migration 0007's win_urgency.
-		urgency: map[string]int{"running": 6, "queued": 5, "lost": 4, "failed": 3, "timed_out": 2, "cancelled": 1, "succeeded": 0},
+		// As migration 0007's win_urgency (store/view_test.go checks it).
+		urgency: views.TaskUrgencies(),
 	}, {
 		col: "delivery_status",
 		values: []string{string(core.DeliveryPending), string(core.DeliveryDelivered), string(core.DeliverySessionQueued),
@@ -167,6 +168,17 @@ var taskFilter = &ftsFilter{
 		"created": "tasks_win_created", "label": "tasks_win_label"},
 }
 
+// taskStatusValues is every task status, most urgent first
+// (view.TaskUrgencyOrder).
+func taskStatusValues() []string {
+	o := views.TaskUrgencyOrder()
+	out := make([]string, len(o))
+	for i, s := range o {
+		out[i] = string(s)
+	}
+	return out
+}
+
 // taskRestFilter is taskFilter without the name: in label order the name
 // arm reads the label order's own index (labelArm), and this filter the
 // other fields.
@@ -174,7 +186,7 @@ var taskRestFilter = &ftsFilter{
 	table: taskFilter.table,
 	indexes: []ftsIndex{{"tasks_fts", "tasks_fts_vocab", []string{"id", "runtime", "session"}},
 		{"tasks_error_fts", "tasks_error_fts_vocab", nil}},
-	text:       []string{"id", "runtime", "coalesce(nullif(child_session, ''), owner_session, '')", "error"},
+	text:       views.SQLFields(core.EntityTask, "status", "delivery_status", taskName),
 	enums:      taskFilter.enums,
 	agent:      taskFilter.agent,
 	urgencyCol: taskFilter.urgencyCol,

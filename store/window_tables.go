@@ -7,6 +7,7 @@ import (
 	"database/sql"
 
 	"github.com/clawpit/clawpit/core"
+	views "github.com/clawpit/clawpit/view" // package view (the tests hold a helper named view)
 )
 
 // winTableOf returns a fresh description of how entity's windows are read
@@ -28,6 +29,24 @@ func winTableOf(entity string) (*winTable, bool) {
 	return nil, false
 }
 
+// winSorts is entity's sorts (view.Sorts) as windows read them: each key's
+// column, then the id column (unless the last key is the id already), so
+// every order is total and one row-value comparison seeks to an anchor.
+func winSorts(entity, id string) []winSort {
+	var out []winSort
+	for _, s := range views.Sorts(entity) {
+		keys := make([]string, 0, len(s.Keys)+1)
+		for _, k := range s.Keys {
+			keys = append(keys, k.Column)
+		}
+		if keys[len(keys)-1] != id {
+			keys = append(keys, id)
+		}
+		out = append(out, winSort{name: s.Name, keys: keys, desc: s.Desc})
+	}
+	return out
+}
+
 // taskWindow reads tasks: searched by id, status, runtime, name, session,
 // delivery status and error (on PostgreSQL through pgTaskHay), filtered by the
 // owner session's agent, sorted by urgency, recency, creation or label.
@@ -35,15 +54,9 @@ func taskWindow() *winTable {
 	return &winTable{
 		table: "tasks", id: "id", cols: taskCols + ", " + agentCol("owner_session"), filter: taskFilter,
 		agentSession: "owner_session",
-		hay: []string{"id", "status", "runtime", taskName, "coalesce(nullif(child_session, ''), owner_session, '')",
-			"delivery_status", "error"},
-		pgHay: pgTaskHay, pgChars: pgTaskChars,
-		sorts: []winSort{
-			{"urgency", []string{"win_urgency", "win_last", "id"}, true},
-			{"recent", []string{"win_last", "id"}, true},
-			{"created", []string{"created_at", "id"}, true},
-			{"label", []string{taskName, "id"}, false},
-		},
+		hay:          views.SQLFields(core.EntityTask),
+		pgHay:        pgTaskHay, pgChars: pgTaskChars,
+		sorts: winSorts(core.EntityTask, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var t core.Task
 			if err := scanTask(agentScanner{r, &t.Agent}, &t); err != nil {
@@ -55,22 +68,17 @@ func taskWindow() *winTable {
 	}
 }
 
-// runWindow reads runs: searched by id, the status the console shows
-// (waiting, running, ended or the outcome), label, child session, ended reason
-// and error, filtered by the requester's agent, sorted by urgency, recency,
-// start or label.
+// runWindow reads runs: searched by id, the state the console shows
+// (waiting, running, ended or the outcome), label, child session and
+// reason (the ended reason and the error, joined as the REASON column
+// shows them), filtered by the requester's agent, sorted by urgency,
+// recency, start or label.
 func runWindow() *winTable {
 	return &winTable{
 		table: "runs", id: "run_id", cols: runCols + ", " + agentCol("requester_session"),
 		agentSession: "requester_session",
-		hay: []string{"run_id", `(CASE WHEN ended_at IS NULL AND pending_approval_waits > 0 THEN 'waiting' WHEN ended_at IS NULL THEN 'running' WHEN outcome = '' THEN 'ended' ELSE outcome END)`,
-			"label", "child_session", "ended_reason", "error"},
-		sorts: []winSort{
-			{"urgency", []string{"win_urgency", "win_last", "run_id"}, true},
-			{"recent", []string{"win_last", "run_id"}, true},
-			{"started", []string{"started_at", "run_id"}, true},
-			{"label", []string{"label", "run_id"}, false},
-		},
+		hay:          views.SQLFields(core.EntityRun),
+		sorts:        winSorts(core.EntityRun, "run_id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var x core.Run
 			if err := scanRun(agentScanner{r, &x.Agent}, &x); err != nil {
@@ -89,12 +97,8 @@ func approvalWindow() *winTable {
 	return &winTable{
 		table: "approvals", id: "id", cols: approvalCols + ", " + agentCol("session"),
 		agentSession: "session",
-		hay:          []string{"id", "status", "tool", "command", "session", "scope", "decided_by"},
-		sorts: []winSort{
-			{"urgency", []string{"win_pending", "requested_at", "id"}, true},
-			{"recent", []string{"requested_at", "id"}, true},
-			{"tool", []string{"tool", "id"}, false},
-		},
+		hay:          views.SQLFields(core.EntityApproval),
+		sorts:        winSorts(core.EntityApproval, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var a core.Approval
 			if err := scanApproval(agentScanner{r, &a.Agent}, &a); err != nil {
@@ -106,17 +110,13 @@ func approvalWindow() *winTable {
 	}
 }
 
-// jobWindow reads background jobs: searched by id, status, command and
-// session (no agent filter), sorted by urgency, recency or command.
+// jobWindow reads background jobs: searched by id, status, command,
+// session and host (no agent filter), sorted by urgency, recency or command.
 func jobWindow() *winTable {
 	return &winTable{
 		table: "jobs", id: "id", cols: jobCols,
-		hay: []string{"id", "status", "command", "session"},
-		sorts: []winSort{
-			{"urgency", []string{"win_urgency", "created_at", "id"}, true},
-			{"recent", []string{"created_at", "id"}, true},
-			{"command", []string{"command", "id"}, false},
-		},
+		hay:   views.SQLFields(core.EntityJob),
+		sorts: winSorts(core.EntityJob, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var j core.Job
 			if err := scanJob(r, &j); err != nil {
@@ -134,13 +134,8 @@ func jobWindow() *winTable {
 func notificationWindow() *winTable {
 	return &winTable{
 		table: "notifications", id: "id", cols: notificationCols,
-		hay: []string{"CAST(id AS TEXT)", "(CASE WHEN delivered_at IS NULL THEN 'unread' ELSE 'read' END)", "kind", "text",
-			"session", "subject_id"},
-		sorts: []winSort{
-			{"urgency", []string{"win_unread", "id"}, true},
-			{"recent", []string{"id"}, true},
-			{"kind", []string{"kind", "id"}, false},
-		},
+		hay:   views.SQLFields(core.EntityNotification),
+		sorts: winSorts(core.EntityNotification, "id"),
 		scan: func(r *sql.Rows, sink core.RowSink) error {
 			var n core.Notification
 			if err := scanNotification(r, &n); err != nil {

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/view"
 )
 
 // bigSource is the fixture plus n generated tasks: most finished, some
@@ -172,7 +173,7 @@ func BenchmarkDelta(b *testing.B) {
 		} else {
 			row.status = core.TaskSucceeded
 		}
-		row.rank = uint8(rank(taskRank, row.status))
+		row.urgency = int8(view.TaskUrgency(row.status))
 		applyCounted(m.tasks, []taskRow{row}, nil, m.ctx.now()-day, &m.counts)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/termtext"
+	"github.com/clawpit/clawpit/view"
 )
 
 // pane is one of the five tables. Each is a component in soft-serve's sense:
@@ -46,7 +47,7 @@ type pane interface {
 
 // taskRow is a task as the Tasks pane keeps it: only what it shows, sanitised.
 type taskRow struct {
-	rank     uint8 // urgency: running, queued, lost, failed, timed_out, cancelled, succeeded
+	urgency  int8  // view.TaskUrgency: running 6, queued, lost, failed, timed_out, cancelled, succeeded 0
 	idn      uint8 // characters of id shown: its shortest unique prefix (set by the table)
 	id       string
 	status   core.TaskStatus
@@ -64,16 +65,9 @@ type taskRow struct {
 }
 
 func taskRowOf(t *core.Task) taskRow {
-	name := t.Label
-	if name == "" {
-		name = t.Kind
-	}
-	if name == "" {
-		name = t.Task
-	}
-	name = clip(name, 200)
+	name := clip(view.TaskName(t), 200)
 	return taskRow{
-		rank:     uint8(rank(taskRank, t.Status)),
+		urgency:  int8(view.TaskUrgency(t.Status)),
 		id:       oneLine(t.ID),
 		status:   intern(t.Status, core.TaskStatuses),
 		runtime:  intern(t.Runtime, core.Runtimes),
@@ -84,7 +78,7 @@ func taskRowOf(t *core.Task) taskRow {
 		runID:    oneLine(t.RunID),
 		err:      oneLine(clip(t.Error, 300)),
 		created:  t.CreatedAt,
-		last:     max(t.LastActivity(), t.EndedAt),
+		last:     view.TaskLast(t),
 		ended:    t.EndedAt,
 		spent:    feed.SpentText(t.Spent),
 	}
@@ -101,7 +95,7 @@ func (r *taskRow) shortID() string {
 
 // runRow is a subagent run as the Runs pane keeps it.
 type runRow struct {
-	rank                        uint8 // urgency: waiting, running, error/timeout, other ends, ok
+	urgency                     int8 // view.RunUrgency: waiting 4, running, error/timeout, other ends, ok 0
 	id, label, child, requester string
 	agent                       string // the requester session's agent (core.Run.Agent)
 	state                       string // running | waiting | the outcome
@@ -112,22 +106,14 @@ type runRow struct {
 }
 
 func runRowOf(r *core.Run) runRow {
-	state := string(r.Outcome)
-	switch {
-	case r.Running() && r.PendingApprovalWaits > 0:
-		state = "waiting"
-	case r.Running():
-		state = "running"
-	case state == "":
-		state = "ended"
-	}
+	state := view.RunState(r)
 	reason := r.EndedReason
 	if r.Error != "" {
 		reason = joinNonEmpty(": ", reason, r.Error)
 	}
 	return runRow{
-		rank: uint8(rank(runRank, state)),
-		id:   oneLine(r.RunID), label: oneLine(r.Label), child: oneLine(r.ChildSession),
+		urgency: int8(view.RunUrgency(state)),
+		id:      oneLine(r.RunID), label: oneLine(r.Label), child: oneLine(r.ChildSession),
 		requester: oneLine(r.RequesterSession), agent: agentName(r.Agent), state: internStr(state), waits: r.PendingApprovalWaits,
 		started: r.StartedAt, progress: r.LastProgressAt, ended: r.EndedAt, reason: oneLine(clip(reason, 300)),
 		spent: feed.SpentText(r.Spent),
@@ -135,7 +121,7 @@ func runRowOf(r *core.Run) runRow {
 }
 
 // last is when the run last did something: its end, else its last progress.
-func (r *runRow) last() core.Timestamp { return core.Coalesce(r.ended, r.progress, r.started) }
+func (r *runRow) last() core.Timestamp { return view.RunLast(r.ended, r.progress, r.started) }
 
 // approvalRow is an approval as the Approvals pane keeps it.
 type approvalRow struct {
@@ -164,7 +150,7 @@ func approvalRowOf(a *core.Approval) approvalRow {
 
 // jobRow is a background job as the Jobs pane keeps it.
 type jobRow struct {
-	rank                          uint8 // urgency: running, pending, lost, failed, timed_out, cancelled, reaped, completed
+	urgency                       int8 // view.JobUrgency: running 7, pending, lost, failed, timed_out, cancelled, reaped, completed 0
 	id, session, command, logPath string
 	host                          string // the supervisor's host (README "Many hosts: PostgreSQL")
 	status                        core.JobStatus
@@ -184,8 +170,8 @@ func jobRowOf(j *core.Job) jobRow {
 		code = &c
 	}
 	return jobRow{
-		rank: uint8(rank(jobRank, j.Status)),
-		id:   oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(shortArgv(j.Command)), 500)),
+		urgency: int8(view.JobUrgency(j.Status)),
+		id:      oneLine(j.ID), session: oneLine(j.Session), command: oneLine(clip(core.CommandLine(shortArgv(j.Command)), 500)),
 		logPath: j.LogPath, status: intern(j.Status, core.JobStatuses), exit: exit, exitCode: code,
 		host:       oneLine(j.Host),
 		captureErr: oneLine(clip(j.CaptureError, 300)), tree: treeCell(j.Containment),
@@ -242,32 +228,6 @@ func (a *alertRow) state() string {
 
 // ---- specs ------------------------------------------------------------
 
-var taskRank = rankOf([]core.TaskStatus{core.TaskRunning, core.TaskQueued, core.TaskLost, core.TaskFailed,
-	core.TaskTimedOut, core.TaskCancelled, core.TaskSucceeded})
-
-var jobRank = rankOf([]core.JobStatus{core.JobRunning, core.JobPending, core.JobLost, core.JobFailed,
-	core.JobTimedOut, core.JobCancelled, core.JobReaped, core.JobCompleted})
-
-var runRank = map[string]int{"waiting": 0, "running": 1, "error": 2, "timeout": 2, "killed": 3,
-	"reset": 3, "deleted": 3, "ended": 3, "ok": 4}
-
-func rankOf[T comparable](order []T) map[T]int {
-	m := make(map[T]int, len(order))
-	for i, s := range order {
-		m[s] = i
-	}
-	return m
-}
-
-func rank[T comparable](m map[T]int, s T) int {
-	if r, ok := m[s]; ok {
-		return r
-	}
-	return len(m)
-}
-
-func newest(a, b core.Timestamp) int { return cmp.Compare(b, a) }
-
 var taskSpec = &listSpec[taskRow]{
 	kind:  feed.KindTask,
 	title: "Tasks",
@@ -286,14 +246,12 @@ var taskSpec = &listSpec[taskRow]{
 	},
 	statusCol: 1,
 	tally:     tallyTask,
-	sorts: []sortKey[taskRow]{
-		{"urgency", func(a, b *taskRow) int {
-			return cmp.Or(cmp.Compare(a.rank, b.rank), newest(a.last, b.last))
-		}},
-		{"recent", func(a, b *taskRow) int { return newest(a.last, b.last) }},
-		{"created", func(a, b *taskRow) int { return newest(a.created, b.created) }},
-		{"label", func(a, b *taskRow) int { return strings.Compare(a.name, b.name) }},
-	},
+	sorts: sortsOf(core.EntityTask, map[string]func(a, b *taskRow) int{
+		view.KeyUrgency: func(a, b *taskRow) int { return cmp.Compare(a.urgency, b.urgency) },
+		view.KeyLast:    func(a, b *taskRow) int { return cmp.Compare(a.last, b.last) },
+		view.KeyCreated: func(a, b *taskRow) int { return cmp.Compare(a.created, b.created) },
+		view.KeyName:    func(a, b *taskRow) int { return strings.Compare(a.name, b.name) },
+	}),
 	id:     func(r *taskRow) string { return r.id },
 	prefix: func(r *taskRow) *uint8 { return &r.idn },
 	status: func(r *taskRow) string { return string(r.status) },
@@ -301,9 +259,12 @@ var taskSpec = &listSpec[taskRow]{
 		return append(dst, r.shortID(), string(r.status), string(r.runtime), r.agent, r.name, r.session,
 			string(r.delivery), r.err, r.spent, c.age(now, r.last), c.age(now, r.created))
 	},
-	hay: func(r *taskRow, dst []byte) []byte {
-		return appendWords(dst, r.id, string(r.status), string(r.runtime), r.agent, r.name, r.session, string(r.delivery), r.err)
-	},
+	hay: hayOf(core.EntityTask, map[string]func(*taskRow) string{
+		"id": func(r *taskRow) string { return r.id }, "status": func(r *taskRow) string { return string(r.status) },
+		"runtime": func(r *taskRow) string { return string(r.runtime) }, "agent": func(r *taskRow) string { return r.agent },
+		"name": func(r *taskRow) string { return r.name }, "session": func(r *taskRow) string { return r.session },
+		"delivery": func(r *taskRow) string { return string(r.delivery) }, "error": func(r *taskRow) string { return r.err },
+	}),
 	target: func(r *taskRow) Target {
 		return Target{Kind: feed.KindTask, ID: r.id, Short: r.shortID(), Status: string(r.status),
 			Session: r.session, RunID: r.runID, Name: r.name}
@@ -327,23 +288,23 @@ var runSpec = &listSpec[runRow]{
 	},
 	statusCol: 1,
 	tally:     tallyRun,
-	sorts: []sortKey[runRow]{
-		{"urgency", func(a, b *runRow) int {
-			return cmp.Or(cmp.Compare(a.rank, b.rank), newest(a.last(), b.last()))
-		}},
-		{"recent", func(a, b *runRow) int { return newest(a.last(), b.last()) }},
-		{"started", func(a, b *runRow) int { return newest(a.started, b.started) }},
-		{"label", func(a, b *runRow) int { return strings.Compare(a.label, b.label) }},
-	},
+	sorts: sortsOf(core.EntityRun, map[string]func(a, b *runRow) int{
+		view.KeyUrgency: func(a, b *runRow) int { return cmp.Compare(a.urgency, b.urgency) },
+		view.KeyLast:    func(a, b *runRow) int { return cmp.Compare(a.last(), b.last()) },
+		view.KeyStarted: func(a, b *runRow) int { return cmp.Compare(a.started, b.started) },
+		view.KeyLabel:   func(a, b *runRow) int { return strings.Compare(a.label, b.label) },
+	}),
 	id:     func(r *runRow) string { return r.id },
 	status: func(r *runRow) string { return r.state },
 	cells: func(r *runRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.id, r.state, r.agent, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
 			r.spent, c.age(now, r.last()), c.age(now, r.started))
 	},
-	hay: func(r *runRow, dst []byte) []byte {
-		return appendWords(dst, r.id, r.state, r.agent, r.label, r.child, r.reason)
-	},
+	hay: hayOf(core.EntityRun, map[string]func(*runRow) string{
+		"run": func(r *runRow) string { return r.id }, "state": func(r *runRow) string { return r.state },
+		"agent": func(r *runRow) string { return r.agent }, "label": func(r *runRow) string { return r.label },
+		"child session": func(r *runRow) string { return r.child }, "reason": func(r *runRow) string { return r.reason },
+	}),
 	target: func(r *runRow) Target {
 		return Target{Kind: feed.KindRun, ID: r.id, Short: r.id, Status: r.state, Session: r.child, RunID: r.id, Name: r.label}
 	},
@@ -366,14 +327,13 @@ var approvalSpec = &listSpec[approvalRow]{
 	},
 	statusCol: 1,
 	tally:     tallyApproval,
-	sorts: []sortKey[approvalRow]{
-		{"urgency", func(a, b *approvalRow) int {
-			return cmp.Or(cmp.Compare(boolRank(a.status == core.ApprovalPending), boolRank(b.status == core.ApprovalPending)),
-				newest(a.requested, b.requested))
-		}},
-		{"recent", func(a, b *approvalRow) int { return newest(a.requested, b.requested) }},
-		{"tool", func(a, b *approvalRow) int { return strings.Compare(a.tool, b.tool) }},
-	},
+	sorts: sortsOf(core.EntityApproval, map[string]func(a, b *approvalRow) int{
+		view.KeyPending: func(a, b *approvalRow) int {
+			return cmp.Compare(view.ApprovalUrgency(a.status), view.ApprovalUrgency(b.status))
+		},
+		view.KeyRequested: func(a, b *approvalRow) int { return cmp.Compare(a.requested, b.requested) },
+		view.KeyTool:      func(a, b *approvalRow) int { return strings.Compare(a.tool, b.tool) },
+	}),
 	id:     func(r *approvalRow) string { return r.id },
 	status: func(r *approvalRow) string { return string(r.status) },
 	cells: func(r *approvalRow, c *Context, now core.Timestamp, dst []string) []string {
@@ -387,9 +347,12 @@ var approvalSpec = &listSpec[approvalRow]{
 		return append(dst, r.id, string(st), r.tool, r.command, r.agent, r.session, string(r.scope), r.decidedBy,
 			exp, c.age(now, r.requested))
 	},
-	hay: func(r *approvalRow, dst []byte) []byte {
-		return appendWords(dst, r.id, string(r.status), r.tool, r.command, r.agent, r.session, string(r.scope), r.decidedBy)
-	},
+	hay: hayOf(core.EntityApproval, map[string]func(*approvalRow) string{
+		"id": func(r *approvalRow) string { return r.id }, "status": func(r *approvalRow) string { return string(r.status) },
+		"tool": func(r *approvalRow) string { return r.tool }, "command": func(r *approvalRow) string { return r.command },
+		"agent": func(r *approvalRow) string { return r.agent }, "session": func(r *approvalRow) string { return r.session },
+		"scope": func(r *approvalRow) string { return string(r.scope) }, "decided by": func(r *approvalRow) string { return r.decidedBy },
+	}),
 	target: func(r *approvalRow) Target {
 		return Target{Kind: feed.KindApproval, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
 			RunID: r.runID, Name: r.tool + ": " + r.command, Tool: r.tool, Pattern: r.pattern, Hidden: r.hidden,
@@ -414,13 +377,11 @@ var jobSpec = &listSpec[jobRow]{
 	statusCol: 1,
 	tally:     tallyJob,
 	openLog:   true,
-	sorts: []sortKey[jobRow]{
-		{"urgency", func(a, b *jobRow) int {
-			return cmp.Or(cmp.Compare(a.rank, b.rank), newest(a.created, b.created))
-		}},
-		{"recent", func(a, b *jobRow) int { return newest(a.created, b.created) }},
-		{"command", func(a, b *jobRow) int { return strings.Compare(a.command, b.command) }},
-	},
+	sorts: sortsOf(core.EntityJob, map[string]func(a, b *jobRow) int{
+		view.KeyUrgency: func(a, b *jobRow) int { return cmp.Compare(a.urgency, b.urgency) },
+		view.KeyCreated: func(a, b *jobRow) int { return cmp.Compare(a.created, b.created) },
+		view.KeyCommand: func(a, b *jobRow) int { return strings.Compare(a.command, b.command) },
+	}),
 	id:     func(r *jobRow) string { return r.id },
 	status: func(r *jobRow) string { return string(r.status) },
 	cells: func(r *jobRow, c *Context, now core.Timestamp, dst []string) []string {
@@ -433,9 +394,11 @@ var jobSpec = &listSpec[jobRow]{
 		}
 		return append(dst, r.id, string(r.status), r.exit, r.command, r.session, r.host, ran, r.tree, c.age(now, r.created))
 	},
-	hay: func(r *jobRow, dst []byte) []byte {
-		return appendWords(dst, r.id, string(r.status), r.command, r.session, r.host)
-	},
+	hay: hayOf(core.EntityJob, map[string]func(*jobRow) string{
+		"id": func(r *jobRow) string { return r.id }, "status": func(r *jobRow) string { return string(r.status) },
+		"command": func(r *jobRow) string { return r.command }, "session": func(r *jobRow) string { return r.session },
+		"host": func(r *jobRow) string { return r.host },
+	}),
 	target: func(r *jobRow) Target {
 		return Target{Kind: feed.KindJob, ID: r.id, Short: r.id, Status: string(r.status), Session: r.session,
 			LogPath: r.logPath, Name: r.command}
@@ -456,22 +419,24 @@ var alertSpec = &listSpec[alertRow]{
 	},
 	statusCol: 1,
 	tally:     tallyAlert,
-	sorts: []sortKey[alertRow]{
-		{"urgency", func(a, b *alertRow) int {
-			return cmp.Or(cmp.Compare(boolRank(a.delivered == 0), boolRank(b.delivered == 0)), cmp.Compare(b.id, a.id))
-		}},
-		{"recent", func(a, b *alertRow) int { return cmp.Compare(b.id, a.id) }},
-		{"kind", func(a, b *alertRow) int { return strings.Compare(a.kind, b.kind) }},
-	},
+	sorts: sortsOf(core.EntityNotification, map[string]func(a, b *alertRow) int{
+		view.KeyUnread: func(a, b *alertRow) int {
+			return cmp.Compare(view.AlertUrgency(a.delivered), view.AlertUrgency(b.delivered))
+		},
+		view.KeyID:   func(a, b *alertRow) int { return cmp.Compare(a.id, b.id) },
+		view.KeyKind: func(a, b *alertRow) int { return strings.Compare(a.kind, b.kind) },
+	}),
 	dim:    func(r *alertRow) bool { return r.delivered != 0 },
 	id:     func(r *alertRow) string { return r.idStr },
 	status: func(r *alertRow) string { return r.state() },
 	cells: func(r *alertRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.idStr, r.state(), r.kind, r.text, r.session, c.taskPrefix(r.subject), c.age(now, r.created))
 	},
-	hay: func(r *alertRow, dst []byte) []byte {
-		return appendWords(dst, r.idStr, r.state(), r.kind, r.text, r.session, r.subject)
-	},
+	hay: hayOf(core.EntityNotification, map[string]func(*alertRow) string{
+		"id": func(r *alertRow) string { return r.idStr }, "state": (*alertRow).state, "kind": func(r *alertRow) string { return r.kind },
+		"text": func(r *alertRow) string { return r.text }, "session": func(r *alertRow) string { return r.session },
+		"subject": func(r *alertRow) string { return r.subject },
+	}),
 	target: func(r *alertRow) Target {
 		return Target{Kind: feed.KindAlert, ID: r.idStr, Short: r.idStr, Status: r.state(), Session: r.session, Name: r.text}
 	},
@@ -485,26 +450,6 @@ var agentNames = []string{"claude", "codex", "gemini"}
 // registry's text is data), clipped to 40 bytes, interned when it is one
 // clawpit records.
 func agentName(a string) string { return intern(oneLine(clip(a, 40)), agentNames) }
-
-// boolRank orders true before false.
-func boolRank(b bool) int {
-	if b {
-		return 0
-	}
-	return 1
-}
-
-// appendWords appends the words separated by a byte no query can contain
-// across words (a newline: queries are one line).
-func appendWords(dst []byte, words ...string) []byte {
-	for i, w := range words {
-		if i > 0 {
-			dst = append(dst, '\n')
-		}
-		dst = append(dst, w...)
-	}
-	return dst
-}
 
 // clip caps s at n bytes (before sanitising, so huge fields cost little),
 // at a rune boundary (a cut rune would show as invalid bytes).

@@ -31,6 +31,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store"
+	"github.com/clawpit/clawpit/view"
 )
 
 // firstID keeps the first task id a window sends (the cursor's row).
@@ -49,7 +50,7 @@ func (s *firstID) Alert(*core.Notification) {}
 func main() {
 	path := flag.String("db", "/tmp/clawpit-p9/10000000.db", "registry (built by bench/p9)")
 	queries := flag.String("q", "task 4242,sess-4242,failed,zzz,cron", "queries, comma-separated")
-	sorts := flag.String("sorts", strings.Join(core.WindowSorts(core.EntityTask), ","), "sorts, comma-separated")
+	sorts := flag.String("sorts", strings.Join(view.SortNames(core.EntityTask), ","), "sorts, comma-separated")
 	passes := flag.Int("passes", 2, "passes, each on a fresh open")
 	narrow := flag.Bool("narrow", true, "read a lengthened query from the previous window's first row when that window began at the top (as the console does); false: always around it")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of every pass to this file")

@@ -69,6 +69,7 @@ import (
 	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/tui"
+	"github.com/clawpit/clawpit/view"
 	_ "github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -84,8 +85,8 @@ func main() {
 	sorts := flag.String("sorts", "urgency", "the Tasks pane's orders the filter keystrokes are timed in, comma-separated (urgency, recent, created, label)")
 	flag.Parse()
 	for _, s := range strings.Split(*sorts, ",") {
-		if !slices.Contains(core.WindowSorts(core.EntityTask), s) {
-			fmt.Fprintf(os.Stderr, "p9: -sorts: %q is not a Tasks order (%s)\n", s, strings.Join(core.WindowSorts(core.EntityTask), ", "))
+		if !slices.Contains(view.SortNames(core.EntityTask), s) {
+			fmt.Fprintf(os.Stderr, "p9: -sorts: %q is not a Tasks order (%s)\n", s, strings.Join(view.SortNames(core.EntityTask), ", "))
 			os.Exit(2)
 		}
 	}
@@ -512,7 +513,7 @@ func measure(path string, keys, writes int, sorts []string) (result, error) {
 	d.send(key('g', "g"))
 	d.drain(100 * time.Millisecond)
 	r.Filter = map[string]float64{}
-	all := core.WindowSorts(core.EntityTask)
+	all := view.SortNames(core.EntityTask)
 	at := 0 // the pane's order: all[at]; `s` moves to the next
 	for _, sort := range sorts {
 		for ; all[at] != sort; at = (at + 1) % len(all) {
