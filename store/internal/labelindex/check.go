@@ -20,6 +20,25 @@ import (
 // production check.
 func Check(ctx context.Context, x Execer, settled bool, s Sizes) error {
 	s = s.Resolved()
+	if err := CheckKeys(ctx, x); err != nil {
+		return err
+	}
+	keys, err := currentKeys(ctx, x)
+	if err != nil {
+		return err
+	}
+	if !settled {
+		return nil
+	}
+	return checkSettled(ctx, x, len(keys), s)
+}
+
+// CheckKeys is Check's part that two SQL statements answer (about a
+// second per million tasks): every task not queued is keyed by its own
+// rowid in the bucket its name and id fall in, and bucket ids rise with
+// their bounds. Errors: the first invariant broken, with a sample of the
+// tasks it fails for; the database's.
+func CheckKeys(ctx context.Context, x Execer) error {
 	var bad int
 	var sample string
 	if err := x.QueryRowContext(ctx, `SELECT count(*), coalesce(group_concat(t.id), '') FROM tasks AS t
@@ -40,14 +59,7 @@ func Check(ctx context.Context, x Execer, settled bool, s Sizes) error {
 	if unordered > 0 {
 		return fmt.Errorf("%d buckets out of order", unordered)
 	}
-	keys, err := currentKeys(ctx, x)
-	if err != nil {
-		return err
-	}
-	if !settled {
-		return nil
-	}
-	return checkSettled(ctx, x, len(keys), s)
+	return nil
 }
 
 // currentKeys checks that every current key (its task not queued) is in
