@@ -17,8 +17,8 @@ func maintenanceCommand(a *app) *cobra.Command {
 		Short: "Rebuild the Tasks filter's and label order's indexes from the tasks (SQLite)",
 		Long: `Rebuild the SQLite registry's indexes of tasks from the tasks table alone:
 the Tasks filter's trigram indexes and the label order's name index, in
-one transaction (writers wait for it: about 15 s per million tasks), the
-every task checked keyed in its bucket before it commits.
+one transaction (writers wait for it: about 15 s per million tasks); it
+checks that every task is keyed in its bucket before it commits.
 
 Run it when the Tasks filter misses or mislabels rows: after a VACUUM by a
 SQLite that renumbered the tasks' row ids, a restore of a partial copy, or
