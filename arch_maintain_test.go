@@ -4,9 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -22,36 +19,7 @@ import (
 // the root). Directories Go skips and nested modules are left out.
 func walkCode(t *testing.T, fn func(dir string, fset *token.FileSet, f *ast.File)) {
 	t.Helper()
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			if path != "." {
-				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		fn(filepath.ToSlash(filepath.Dir(path)), fset, f)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	walkGoFiles(t, false, parser.SkipObjectResolution, fn)
 }
 
 // maintenanceExempt: the service itself, and the benchmarks, which

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -26,39 +27,16 @@ const modulePath = "github.com/clawpit/clawpit"
 // imports only.
 func moduleImports(t *testing.T, tests bool) map[string][]string {
 	t.Helper()
-	fset := token.NewFileSet()
 	out := map[string][]string{}
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			if path != "." {
-				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
-					return filepath.SkipDir
-				}
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || !tests && strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
-		if err != nil {
-			return err
-		}
+	walkGoFiles(t, tests, parser.ImportsOnly, func(dir string, _ *token.FileSet, f *ast.File) {
 		pkg := modulePath
-		if dir := filepath.ToSlash(filepath.Dir(path)); dir != "." {
+		if dir != "." {
 			pkg += "/" + dir
 		}
 		for _, spec := range f.Imports {
 			imp, err := strconv.Unquote(spec.Path.Value)
 			if err != nil {
-				return err
+				t.Fatal(err)
 			}
 			if !slices.Contains(out[pkg], imp) {
 				out[pkg] = append(out[pkg], imp)
@@ -67,11 +45,7 @@ func moduleImports(t *testing.T, tests bool) map[string][]string {
 		if _, ok := out[pkg]; !ok {
 			out[pkg] = nil
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, ok := out[modulePath+"/tui"]; !ok {
 		t.Fatal("the walk found no package tui: run from the module's root")
 	}
@@ -175,5 +149,43 @@ func TestOnlyTheSupervisorControlsProcesses(t *testing.T) {
 		case inRoom(imp, modulePath+"/supervisor"):
 			t.Errorf("core imports %s: the supervisor lies above core", imp)
 		}
+	}
+}
+
+// walkGoFiles calls fn with every .go file of the module (test files too
+// when tests), parsed with mode, and its directory relative to the root
+// (slash-separated, "." for the root). testdata, hidden and _ directories
+// and nested modules (third_party/…) are left out.
+func walkGoFiles(t *testing.T, tests bool, mode parser.Mode, fn func(dir string, fset *token.FileSet, f *ast.File)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != "." && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if path != "." {
+				if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || !tests && strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, mode)
+		if err != nil {
+			return err
+		}
+		fn(filepath.ToSlash(filepath.Dir(path)), fset, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
