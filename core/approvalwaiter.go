@@ -88,7 +88,6 @@ func (waiterRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 	if ap == nil || ap.ExpiresAt != 0 && b.now >= ap.ExpiresAt {
 		return false, err
 	}
-	err = s.reg.resolveApproval(b.tx, ap, approvalDecision{to: ApprovalCancelled, reason: b.acts[i].Reason, decidedBy: string(ActorSweeper)},
-		ActorSweeper, b.now, nil)
+	err = s.reg.CancelApprovalTx(b.tx, ap, ActorSweeper, b.acts[i].Reason, b.now)
 	return err == nil, err
 }

@@ -32,7 +32,7 @@ func (expiryRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 	if ap == nil || ap.ExpiresAt == 0 || b.now < ap.ExpiresAt {
 		return false, err
 	}
-	res, err := s.reg.expireApproval(b.tx, ap, b.now)
+	res, err := s.reg.ExpireApprovalTx(b.tx, ap, b.now)
 	return res.Applied, err
 }
 

@@ -91,5 +91,5 @@ func (s *Sweeper) touchHost(ctx context.Context, p *Plan) error {
 	if p.touchHost == "" {
 		return nil
 	}
-	return s.reg.store.Update(ctx, func(tx Tx) error { return tx.TouchHost(p.touchHost, p.Now) })
+	return s.reg.Store().Update(ctx, func(tx Tx) error { return tx.TouchHost(p.touchHost, p.Now) })
 }

@@ -43,3 +43,43 @@ func WrapWrite(what, id string, err error) error { return wrapWrite(what, id, er
 // without error, so a rule that fires again never notifies twice). The
 // caller sets n.CreatedAt. Errors: an empty DedupKey; the Store's, wrapped.
 func Notify(tx Tx, n *Notification) error { return notify(tx, n) }
+
+// The registry operations the maintenance rules (package maintain/sweep)
+// apply inside their own write transaction: each is the function the
+// registry's own use case runs, so a change made by a sweep is checked,
+// journaled and notified exactly as one asked for by a runtime or an
+// operator.
+
+// ExpireApprovalTx is ExpireApproval for an approval already read in tx: a
+// pending approval past its expires_at becomes expired (actor sweeper),
+// releases its wait and raises its approval_expired notification. Refused
+// (journaled, Result.Applied false): not pending, no expiry, not yet due
+// at now (ms). Errors: the Store's, wrapped.
+func (r *Registry) ExpireApprovalTx(tx Tx, a *Approval, now Timestamp) (Result, error) {
+	return r.expireApproval(tx, a, now)
+}
+
+// CancelApprovalTx decides a pending approval read in tx as cancelled by
+// actor, for reason, at now (ms): decided_at, decided_by, cleanup_after,
+// the journal row and the release of the wait it holds, as every decision
+// of the registry. The caller checks it is still pending. Errors: the
+// Store's, wrapped.
+func (r *Registry) CancelApprovalTx(tx Tx, a *Approval, actor Actor, reason string, now Timestamp) error {
+	return r.resolveApproval(tx, a, approvalDecision{to: ApprovalCancelled, reason: reason, decidedBy: string(actor)}, actor, now, nil)
+}
+
+// SetTaskStatusTx moves a task read in tx to status to through the
+// transition rule (CanTransitionTask), by actor, for reason, at now (ms):
+// a refusal is journaled and returned as Result.Applied false; an allowed
+// terminal change stamps ended_at and cleanup_after (docs/contract.md
+// "Retention"). edit (may be nil) changes more fields, only when the
+// transition is allowed. t is updated in place. Errors: the Store's,
+// wrapped.
+func (r *Registry) SetTaskStatusTx(tx Tx, t *Task, to TaskStatus, reason string, edit func(*Task), actor Actor, now Timestamp) (Result, error) {
+	return r.setTaskStatus(tx, t, taskChange{to: to, reason: reason, edit: edit}, actor, now)
+}
+
+// TaskName is how notification texts name a task: its label, else its id,
+// shown exactly (termtext.Exact) so a control in it can neither hide the
+// text around it nor start a line of its own.
+func TaskName(t *Task) string { return taskName(t) }

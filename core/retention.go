@@ -91,7 +91,7 @@ func (stampRule) apply(_ *Sweeper, b *applyTx, i int) (bool, error) {
 	if err != nil || !ok || a.Entity == EntityNotification {
 		return ok, err
 	}
-	return true, journal(b.tx, b.now, a.Entity, a.ID, a.From, a.To, ActorSweeper, "retention: "+a.Reason, true)
+	return true, Journal(b.tx, b.now, a.Entity, a.ID, a.From, a.To, ActorSweeper, "retention: "+a.Reason, true)
 }
 
 // pruneRule is the R8 prune in Apply and the report.

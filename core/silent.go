@@ -12,7 +12,7 @@ import (
 
 // silentText is the task_silent notification text (docs/contract.md "Silent scheduled tasks").
 func silentText(t *Task) string {
-	return fmt.Sprintf("Scheduled task %s produced no output and was marked %s", taskName(t), t.Status)
+	return fmt.Sprintf("Scheduled task %s produced no output and was marked %s", TaskName(t), t.Status)
 }
 
 // silent plans R7.
@@ -57,5 +57,5 @@ func (silentRule) apply(_ *Sweeper, b *applyTx, i int) (bool, error) {
 		return false, err
 	}
 	st := string(t.Status)
-	return true, journal(b.tx, b.now, EntityTask, t.ID, st, st, ActorSweeper, "task_silent notification: "+text, true)
+	return true, Journal(b.tx, b.now, EntityTask, t.ID, st, st, ActorSweeper, "task_silent notification: "+text, true)
 }

@@ -168,7 +168,7 @@ func (s *Sweeper) removeAll(p string) error {
 	return os.RemoveAll(p)
 }
 
-func (s *Sweeper) now() Timestamp { return TS(s.reg.clock.Now()) }
+func (s *Sweeper) now() Timestamp { return TS(s.reg.Clock().Now()) }
 
 // Sweep runs one sweep: Plan, then (unless dryRun) Apply. A dry run writes
 // nothing at all. Within one process Sweep is single-flight: a call made

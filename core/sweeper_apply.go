@@ -121,7 +121,7 @@ func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, prunes map[int
 	for from < end {
 		next := from
 		b := &applyTx{}
-		err := s.reg.store.Update(ctx, func(tx Tx) error {
+		err := s.reg.Store().Update(ctx, func(tx Tx) error {
 			// The write lock is held from here (BEGIN IMMEDIATE) to commit.
 			// fn runs again after a PostgreSQL serialization failure
 			// (Store.Update): what the failed attempt decided is planned again.

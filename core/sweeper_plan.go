@@ -52,7 +52,7 @@ func (s *Sweeper) plan(ctx context.Context, watchdogOnly bool) (*Plan, error) {
 	started := time.Now()
 	p := &Plan{Now: s.now(), watchdogOnly: watchdogOnly}
 	b := &swPlanner{
-		s: s, p: p, th: s.reg.th, limit: s.maxPerRule(),
+		s: s, p: p, th: s.reg.Thresholds(), limit: s.maxPerRule(),
 		endedRuns: map[string]RunOutcome{}, lostJobs: map[string]bool{},
 		handled: map[string]bool{}, pruned: map[string]bool{},
 	}
@@ -62,7 +62,7 @@ func (s *Sweeper) plan(ctx context.Context, watchdogOnly bool) (*Plan, error) {
 			return nil, fmt.Errorf("sweep plan: job liveness: %w", err)
 		}
 	}
-	err := s.reg.store.View(ctx, func(tx Tx) error {
+	err := s.reg.Store().View(ctx, func(tx Tx) error {
 		if err := b.watchdog(tx); err != nil {
 			return fmt.Errorf("watchdog: %w", err)
 		}

@@ -79,7 +79,7 @@ func (s *Sweeper) classify(row *ActiveTaskRow, now Timestamp, ov *swPlanner) (ru
 	if !hasRef {
 		return "", "", 0
 	}
-	if now.Sub(row.ActivityAt) <= s.reg.th.Grace {
+	if now.Sub(row.ActivityAt) <= s.reg.Thresholds().Grace {
 		return "", "", 0
 	}
 	return RuleGraceLost, "backing session missing", max(row.ActivityAt, floor)
@@ -147,7 +147,7 @@ func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 		if end == 0 {
 			end = endAt
 		}
-		cleanup := end.Add(s.reg.th.TaskRetention(TaskLost))
+		cleanup := end.Add(s.reg.Thresholds().TaskRetention(TaskLost))
 		if p, ok := b.prunes[k]; ok && b.acts[p].Result == ActionPlanned && cleanup <= b.now {
 			drops = append(drops, RowKey{ID: row.ID, Rev: row.Rev})
 			dropped = append(dropped, j)

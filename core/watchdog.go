@@ -109,11 +109,11 @@ func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error)
 	run.EndedAt = now
 	run.Outcome = OutcomeTimeout
 	run.EndedReason = a.Reason
-	run.CleanupAfter = now.Add(s.reg.th.Retention)
+	run.CleanupAfter = now.Add(s.reg.Thresholds().Retention)
 	if err := tx.UpdateRun(run); err != nil {
-		return false, wrapWrite("run", run.RunID, err)
+		return false, WrapWrite("run", run.RunID, err)
 	}
-	if err := journal(tx, now, EntityRun, run.RunID, "running", string(OutcomeTimeout), ActorWatchdog, a.Reason, true); err != nil {
+	if err := Journal(tx, now, EntityRun, run.RunID, "running", string(OutcomeTimeout), ActorWatchdog, a.Reason, true); err != nil {
 		return false, err
 	}
 	name := run.Label
@@ -124,7 +124,7 @@ func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error)
 	if session == "" {
 		session = run.ChildSession
 	}
-	return true, notify(tx, &Notification{
+	return true, Notify(tx, &Notification{
 		Session: session, Kind: NotifyRunTimedOut, SubjectID: run.RunID,
 		Text:     fmt.Sprintf("Sub-agent run %s timed out: %s", termtext.Exact(name, 0), termtext.Exact(a.Reason, 0)),
 		DedupKey: "run_timed_out:" + run.RunID, CreatedAt: now,
@@ -144,7 +144,6 @@ func (s *Sweeper) applyTaskTimeout(tx Tx, a *Action, now Timestamp) (bool, error
 		return false, nil
 	}
 	reason := a.Reason
-	res, err := s.reg.setTaskStatus(tx, t, taskChange{to: TaskTimedOut, reason: reason,
-		edit: func(t *Task) { t.Error = reason }}, ActorWatchdog, now)
+	res, err := s.reg.SetTaskStatusTx(tx, t, TaskTimedOut, reason, func(t *Task) { t.Error = reason }, ActorWatchdog, now)
 	return res.Applied, err
 }
