@@ -33,3 +33,16 @@ func (th Thresholds) TaskRetention(s TaskStatus) time.Duration {
 	}
 	return th.Retention
 }
+
+// RetentionFor is how long a finished row of entity is kept after its end
+// (docs/contract.md "Retention"). status matters for tasks only (TaskRetention); jobs keep
+// JobRetention, every other entity Retention.
+func (th Thresholds) RetentionFor(entity, status string) time.Duration {
+	switch entity {
+	case EntityTask:
+		return th.TaskRetention(TaskStatus(status))
+	case EntityJob:
+		return th.JobRetention
+	}
+	return th.Retention
+}

@@ -94,7 +94,7 @@ func TestNotifierClaimRace(t *testing.T) {
 // until its lease ends, then another notifier delivers the notification (at
 // least once across crashes).
 func TestNotifierClaimLease(t *testing.T) {
-	f := newSwFixture(t)
+	f := newRegFixture(t)
 	nt := swNotify(f, core.NotifyJobLost, "job-1")
 	ok, err := f.reg.ClaimNotification(f.ctx, nt.ID, "dead-host:1:x", time.Minute)
 	if err != nil || !ok {

@@ -13,7 +13,7 @@ import (
 )
 
 // swNotify stores one notification directly.
-func swNotify(f *swFixture, kind core.NotificationKind, subject string) core.Notification {
+func swNotify(f *regFixture, kind core.NotificationKind, subject string) core.Notification {
 	f.t.Helper()
 	n := core.Notification{Session: "ops", Kind: kind, SubjectID: subject, Text: "about " + subject,
 		DedupKey: string(kind) + ":" + subject, CreatedAt: f.now()}
@@ -21,7 +21,7 @@ func swNotify(f *swFixture, kind core.NotificationKind, subject string) core.Not
 	return n
 }
 
-func swUndelivered(f *swFixture) []core.Notification {
+func swUndelivered(f *regFixture) []core.Notification {
 	f.t.Helper()
 	ns, err := f.reg.ListNotifications(f.ctx, core.NotificationFilter{UndeliveredOnly: true})
 	f.must(err)
@@ -31,7 +31,7 @@ func swUndelivered(f *swFixture) []core.Notification {
 // TestNotifierDelivers: the command gets each notification's JSON on stdin
 // once; exit 0 marks it delivered, a failure leaves it for a later pass.
 func TestNotifierDelivers(t *testing.T) {
-	f := newSwFixture(t)
+	f := newRegFixture(t)
 	out := t.TempDir()
 	a := swNotify(f, core.NotifyTaskSilent, "task-a")
 	swNotify(f, core.NotifyRunTimedOut, "run-b")
@@ -80,7 +80,7 @@ func TestNotifierDelivers(t *testing.T) {
 // TestNotifierRunAndFollow: Run delivers new notifications as they are
 // created; FollowNotifications reports only those after its cursor.
 func TestNotifierRunAndFollow(t *testing.T) {
-	f := newSwFixture(t)
+	f := newRegFixture(t)
 	swNotify(f, core.NotifyTaskSilent, "old")
 	cursor, err := core.LastNotificationID(f.ctx, f.db)
 	f.must(err)

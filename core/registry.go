@@ -241,3 +241,11 @@ func wrapWrite(what, id string, err error) error {
 	}
 	return fmt.Errorf("write %s %s: %w", what, id, err)
 }
+
+// plural is "1 <one>" or "<n> <many>", for counts in texts.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 )
 
@@ -46,7 +47,7 @@ func simulate(t *testing.T, seed uint64, d time.Duration) *simRun {
 	if err := sim.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sw := core.NewSweeper(reg, nil)
+	sw := sweep.New(reg, nil)
 	const step = 500 * time.Millisecond
 	for el := step; el <= d; el += step {
 		clock.Advance(step)
@@ -194,7 +195,7 @@ func TestPendingApprovalAlways(t *testing.T) {
 	if err := sim.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	sw := core.NewSweeper(reg, nil)
+	sw := sweep.New(reg, nil)
 	for el := time.Second; el <= 240*time.Second; el += time.Second {
 		clock.Advance(time.Second)
 		sim.Step(ctx)

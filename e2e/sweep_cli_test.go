@@ -16,17 +16,18 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 )
 
 // sweepJSON is the --json report of a sweep.
 type sweepJSON struct {
-	Mode       string         `json:"mode"`
-	StartedAt  core.Timestamp `json:"started_at"`
-	DurationMs int64          `json:"duration_ms"`
-	Counts     map[string]int `json:"counts"`
-	Actions    []core.Action  `json:"actions"`
-	Findings   []core.Finding `json:"findings"`
+	Mode       string          `json:"mode"`
+	StartedAt  core.Timestamp  `json:"started_at"`
+	DurationMs int64           `json:"duration_ms"`
+	Counts     map[string]int  `json:"counts"`
+	Actions    []sweep.Action  `json:"actions"`
+	Findings   []sweep.Finding `json:"findings"`
 }
 
 // withConfig runs the binary with XDG_CONFIG_HOME pointing at a config.toml

@@ -5,15 +5,16 @@
 // that a setting derived from the interval (HostStaleAfter) is the same
 // in every process, the console and `clawpit sweep` included.
 //
-// The rules themselves (what one sweep plans and applies) stay in core
-// (core.Sweeper): they are written with core's unexported write helpers,
-// inside the registry's transactions. This package only decides when.
+// The rules themselves (what one sweep plans and applies) are package
+// maintain/sweep (sweep.Sweeper); this package decides when they run and
+// builds the sweeper they run in.
 package maintain
 
 import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // Settings is the schedule of a process's maintenance.
@@ -42,10 +43,10 @@ func (s Settings) HostStaleAfter() time.Duration {
 // NewSweeper returns the sweeper over reg (jobs may be nil: job liveness
 // is then skipped) configured from set. Every process builds its sweeper
 // here, so the settings derived from the schedule are applied the same
-// way everywhere (arch_test.go checks no other package calls
-// core.NewSweeper).
-func NewSweeper(reg *core.Registry, jobs core.JobLiveness, set Settings) *core.Sweeper {
-	sw := core.NewSweeper(reg, jobs)
+// way everywhere (arch_maintain_test.go checks no other package calls
+// sweep.New).
+func NewSweeper(reg *core.Registry, jobs core.JobLiveness, set Settings) *sweep.Sweeper {
+	sw := sweep.New(reg, jobs)
 	sw.HostStaleAfter = set.HostStaleAfter()
 	return sw
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // Kind names what one pass of the service was.
@@ -12,8 +12,8 @@ type Kind uint8
 
 // The kinds of pass.
 const (
-	KindSweep    Kind = iota + 1 // a full sweep (core.Sweeper.Sweep)
-	KindWatchdog                 // a watchdog pass (core.Sweeper.Watchdog)
+	KindSweep    Kind = iota + 1 // a full sweep (sweep.Sweeper.Sweep)
+	KindWatchdog                 // a watchdog pass (sweep.Sweeper.Watchdog)
 )
 
 func (k Kind) String() string {
@@ -43,7 +43,7 @@ type Pass[R any] struct {
 // processes' sweeps that coincide are safe (every write is conditional)
 // and cost one raced action at most.
 //
-// R is what a pass reports: *core.SweepReport for a core.Sweeper (New),
+// R is what a pass reports: *sweep.Report for a sweep.Sweeper (New),
 // or a caller's summary of it (the SSH server's console maintenance).
 // The zero Service is not usable: Sweep and Watchdog must be set.
 type Service[R any] struct {
@@ -68,11 +68,11 @@ type Service[R any] struct {
 }
 
 // New returns the service of sweeper sw on schedule set, its passes
-// reported as *core.SweepReport. Build sw with NewSweeper(…, set) so that
+// reported as *sweep.Report. Build sw with NewSweeper(…, set) so that
 // its settings follow the same schedule.
-func New(sw *core.Sweeper, set Settings) *Service[*core.SweepReport] {
-	return &Service[*core.SweepReport]{
-		Sweep:    func(ctx context.Context) (*core.SweepReport, error) { return sw.Sweep(ctx, false) },
+func New(sw *sweep.Sweeper, set Settings) *Service[*sweep.Report] {
+	return &Service[*sweep.Report]{
+		Sweep:    func(ctx context.Context) (*sweep.Report, error) { return sw.Sweep(ctx, false) },
 		Watchdog: sw.Watchdog,
 		Settings: set,
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clawpit/clawpit/bench/p1data"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
 	"github.com/clawpit/clawpit/supervisor"
@@ -65,7 +66,7 @@ func TestPGSweepReadsThroughIndexes(t *testing.T) {
 		reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
 		jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{Dir: t.TempDir()})
 		reg.SetJobController(jobs)
-		if _, err := core.NewSweeper(reg, jobs).Sweep(ctx, dry); err != nil {
+		if _, err := sweep.New(reg, jobs).Sweep(ctx, dry); err != nil {
 			t.Fatal(err)
 		}
 		db.Close() // a backend's table statistics are flushed when it exits

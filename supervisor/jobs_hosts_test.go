@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
 	"github.com/clawpit/clawpit/supervisor"
@@ -21,7 +22,7 @@ type hostSide struct {
 	db   *store.DB
 	reg  *core.Registry
 	jobs *supervisor.Jobs
-	sw   *core.Sweeper
+	sw   *sweep.Sweeper
 }
 
 func newHostSide(t *testing.T, loc, host string) *hostSide {
@@ -41,7 +42,7 @@ func newHostSide(t *testing.T, loc, host string) *hostSide {
 		SupervisorEnv: []string{envHelperSupervisor + "=1"},
 	})
 	reg.SetJobController(jobs)
-	return &hostSide{db: db, reg: reg, jobs: jobs, sw: core.NewSweeper(reg, jobs)}
+	return &hostSide{db: db, reg: reg, jobs: jobs, sw: sweep.New(reg, jobs)}
 }
 
 func (h *hostSide) job(t *testing.T, id string) *core.Job {
@@ -89,7 +90,7 @@ func TestJobLostOnlyByItsHost(t *testing.T) {
 		j := waitJob(t, a, job.ID, "running", func(j *core.Job) bool { return j.Status == core.JobRunning && j.PGID > 1 })
 		t.Cleanup(func() { _ = supervisor.SignalGroup(j.PGID, syscall.SIGKILL) })
 
-		sweepB := func() *core.SweepReport {
+		sweepB := func() *sweep.Report {
 			t.Helper()
 			rep, err := b.sw.Sweep(ctx, false)
 			if err != nil {
@@ -120,7 +121,7 @@ func TestJobLostOnlyByItsHost(t *testing.T) {
 		rep := sweepB()
 		found := false
 		for _, f := range rep.Findings {
-			if f.Kind == core.FindingHostSilent && f.ID == "host-a" && strings.Contains(f.Detail, "never swept") {
+			if f.Kind == sweep.FindingHostSilent && f.ID == "host-a" && strings.Contains(f.Detail, "never swept") {
 				found = true
 			}
 		}

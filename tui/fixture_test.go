@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/themes"
 	"github.com/clawpit/clawpit/tui/logview"
 )
@@ -380,13 +381,13 @@ func (f *fakeMaint) Watchdog(context.Context) (SweepResult, error) {
 
 func testPlan() *Plan {
 	// Built from a core report so the goldens show the real lines.
-	rep := &core.SweepReport{Mode: core.ModeDryRun, Actions: []core.Action{
+	rep := &sweep.Report{Mode: sweep.ModeDryRun, Actions: []sweep.Action{
 		{Rule: "early_lost", Entity: "task", ID: "0193a0b1-0002-7000-8000-000000000002", From: "queued", To: "lost",
-			Reason: "backing session missing for 2m (grace 60s)", Result: core.ActionPlanned},
-		{Rule: "retention_stamp", Entity: "task", ID: "0193a0b1-0005-7000-8000-000000000005", To: "2026-11-26T09:59:00.000Z", Reason: "cleanup_after", Result: core.ActionPlanned},
-		{Rule: "retention_stamp", Entity: "run", ID: "run-00aa", To: "2026-11-29T05:00:00.000Z", Reason: "cleanup_after", Result: core.ActionPlanned},
-	}, Findings: []core.Finding{
-		{Kind: "stale_queued", Severity: core.SeverityWarning, Entity: "task", ID: "0193a0b1-0002-7000-8000-000000000002", Detail: "queued for 3m"},
+			Reason: "backing session missing for 2m (grace 60s)", Result: sweep.ActionPlanned},
+		{Rule: "retention_stamp", Entity: "task", ID: "0193a0b1-0005-7000-8000-000000000005", To: "2026-11-26T09:59:00.000Z", Reason: "cleanup_after", Result: sweep.ActionPlanned},
+		{Rule: "retention_stamp", Entity: "run", ID: "run-00aa", To: "2026-11-29T05:00:00.000Z", Reason: "cleanup_after", Result: sweep.ActionPlanned},
+	}, Findings: []sweep.Finding{
+		{Kind: "stale_queued", Severity: sweep.SeverityWarning, Entity: "task", ID: "0193a0b1-0002-7000-8000-000000000002", Detail: "queued for 3m"},
 	}}
 	return &Plan{Summary: "3 actions planned: 1 lost · 2 stamped; audit: 0 errors · 1 warning", Lines: reportLines(rep)}
 }

@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // SweeperMaintenance adapts the core sweeper to the console's Maintenance.
-func SweeperMaintenance(s *core.Sweeper) Maintenance { return sweeperMaint{s} }
+func SweeperMaintenance(s *sweep.Sweeper) Maintenance { return sweeperMaint{s} }
 
-type sweeperMaint struct{ s *core.Sweeper }
+type sweeperMaint struct{ s *sweep.Sweeper }
 
 func (m sweeperMaint) Plan(ctx context.Context) (*Plan, error) {
 	p, err := m.s.Plan(ctx)
@@ -31,7 +31,7 @@ func (m sweeperMaint) Plan(ctx context.Context) (*Plan, error) {
 }
 
 func (m sweeperMaint) Apply(ctx context.Context, p *Plan) (SweepResult, error) {
-	cp, ok := p.Raw.(*core.Plan)
+	cp, ok := p.Raw.(*sweep.Plan)
 	if !ok {
 		return SweepResult{}, fmt.Errorf("not a sweeper plan: %T", p.Raw)
 	}
@@ -50,13 +50,13 @@ func (m sweeperMaint) Watchdog(ctx context.Context) (SweepResult, error) {
 }
 
 // resultOf summarises a report for the header and the status line.
-func resultOf(rep *core.SweepReport) SweepResult {
+func resultOf(rep *sweep.Report) SweepResult {
 	if rep == nil {
 		return SweepResult{}
 	}
 	r := SweepResult{Text: rep.Summary(), Lines: reportLines(rep)}
 	for _, a := range rep.Actions {
-		if a.Result == core.ActionApplied {
+		if a.Result == sweep.ActionApplied {
 			r.Wrote = true
 		}
 	}
@@ -67,7 +67,7 @@ func resultOf(rep *core.SweepReport) SweepResult {
 // reportLines are the sweeper's own report lines, one line each, with ids
 // cut to the shortest prefix that tells the lines' rows apart (at least as
 // long as the panes' short ids).
-func reportLines(rep *core.SweepReport) []string {
+func reportLines(rep *sweep.Report) []string {
 	lines := rep.Lines(minPrefix)
 	for i, l := range lines {
 		lines[i] = oneLine(l)
@@ -77,7 +77,7 @@ func reportLines(rep *core.SweepReport) []string {
 
 // countsText lists the non-zero counts: "3 lost · 12 pruned"; "nothing to do"
 // when all are zero (raced counts only when asked).
-func countsText(c core.SweepCounts, raced bool) string {
+func countsText(c sweep.Counts, raced bool) string {
 	var parts []string
 	add := func(n int, what string) {
 		if n > 0 {
@@ -100,7 +100,7 @@ func countsText(c core.SweepCounts, raced bool) string {
 	return strings.Join(parts, " · ")
 }
 
-func auditText(c core.SweepCounts) string {
+func auditText(c sweep.Counts) string {
 	if c.Errors == 0 && c.Warnings == 0 {
 		return ""
 	}

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/tui/logview"
 )
 
@@ -912,12 +913,12 @@ func TestStatusExpires(t *testing.T) {
 // millisecond share their first 13 characters; the dialog's lines still
 // name three different ids, each a prefix the CLI resolves.
 func TestMaintenanceLinesTellRowsApart(t *testing.T) {
-	var acts []core.Action
+	var acts []sweep.Action
 	for _, id := range []string{"01a209ad-9e23-7000-8000-0000000000a1", "01a209ad-9e23-7000-8000-0000000000b2", "01a209ad-9e23-7fff-8000-0000000000c3"} {
-		acts = append(acts, core.Action{Rule: core.RuleEarlyLost, Entity: core.EntityTask, ID: id, From: "running", To: "lost",
-			Reason: "subagent run ended (killed)", Result: core.ActionPlanned})
+		acts = append(acts, sweep.Action{Rule: sweep.RuleEarlyLost, Entity: core.EntityTask, ID: id, From: "running", To: "lost",
+			Reason: "subagent run ended (killed)", Result: sweep.ActionPlanned})
 	}
-	lines := reportLines(&core.SweepReport{Mode: core.ModeDryRun, Actions: acts})
+	lines := reportLines(&sweep.Report{Mode: sweep.ModeDryRun, Actions: acts})
 	seen := map[string]bool{}
 	for i, l := range lines {
 		id := strings.Fields(l)[2]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
 )
@@ -192,7 +193,7 @@ func testStoreSourcePrune(t *testing.T, over int) {
 	// Past retention, a sweep (another process, say) prunes the finished
 	// task with its journal: no event tells the console.
 	r.clk.Advance(8 * 24 * time.Hour)
-	rep := must[*core.SweepReport](t)(core.NewSweeper(r.reg, nil).Sweep(ctx, false))
+	rep := must[*sweep.Report](t)(sweep.New(r.reg, nil).Sweep(ctx, false))
 	if rep.Counts.Pruned == 0 {
 		t.Fatalf("nothing pruned: %s", rep.Text())
 	}

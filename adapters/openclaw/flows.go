@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // Task-flow thresholds: OpenClaw 2026.9.6 task-flow-registry.audit.ts
@@ -272,7 +272,7 @@ func (d *DB) previewFlows(ctx context.Context, tx *sql.Tx, now int64, c *Preview
 		for _, t := range linked {
 			pending = pending || t.pending()
 		}
-		act := core.Action{Entity: EntityFlow, ID: f.ID, From: f.Status, Result: core.ActionPlanned}
+		act := sweep.Action{Entity: EntityFlow, ID: f.ID, From: f.Status, Result: sweep.ActionPlanned}
 		switch {
 		case f.SyncMode == "task_mirrored" && f.terminal() && f.EndedAt.Valid && f.EndedAt.Int64 >= f.CreatedAt && f.UpdatedAt > f.EndedAt.Int64:
 			act.Rule, act.To, act.Reason = RuleFlowReconcile, f.Status, "updated_at "+msText(f.UpdatedAt)+" after it ended: set back to ended_at "+msText(f.EndedAt.Int64)
@@ -284,7 +284,7 @@ func (d *DB) previewFlows(ctx context.Context, tx *sql.Tx, now int64, c *Preview
 			act.Rule, act.To, act.Reason = RuleFlowReconcile, "cancelled", "cancel requested "+msText(f.CancelRequestedAt.Int64)+" and no linked task is still active"
 			c.FlowReconciled++
 		case f.terminal() && now-f.terminalAt() >= FlowRetentionMs && !pending:
-			act.Rule, act.To, act.Reason = core.RulePrune, "deleted", "ended "+msText(f.terminalAt())+", past the 7-day flow retention"
+			act.Rule, act.To, act.Reason = sweep.RulePrune, "deleted", "ended "+msText(f.terminalAt())+", past the 7-day flow retention"
 			c.FlowPruned++
 		default:
 			return nil

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -87,7 +87,7 @@ func TestAuditGolden(t *testing.T) {
 func TestPreviewGolden(t *testing.T) {
 	d := openShapes(t)
 	var b strings.Builder
-	c, err := d.Preview(context.Background(), Options{Now: fixtureNow}, func(a core.Action) error {
+	c, err := d.Preview(context.Background(), Options{Now: fixtureNow}, func(a sweep.Action) error {
 		fmt.Fprintf(&b, "%s %s %s: %s → %s — %s\n", a.Rule, a.Entity, a.ID, a.From, a.To, a.Reason)
 		return nil
 	})

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // PreviewCounts are the numbers `openclaw tasks maintenance --json` prints
@@ -23,7 +24,7 @@ type PreviewCounts struct {
 }
 
 // Rules of OpenClaw's maintenance that clawpit's own sweep does not have
-// (the others are core.RuleGraceLost, core.RulePrune, core.RuleStamp).
+// (the others are sweep.RuleGraceLost, sweep.RulePrune, sweep.RuleStamp).
 const (
 	// RuleCronRecover: an active or lost cron task takes the status of an
 	// earlier-created finished row of the same job and run.
@@ -40,13 +41,13 @@ const EntityFlow = "flow"
 // row for row, the way OpenClaw 2026.9.6's previewTaskRegistryMaintenance
 // and previewTaskFlowRegistryMaintenance decide it: each task gets at most
 // one action, the first of cron recovery (RuleCronRecover), lost after its
-// grace (core.RuleGraceLost), prune (core.RulePrune: past its effective
+// grace (sweep.RuleGraceLost), prune (sweep.RulePrune: past its effective
 // cleanup time, or beyond the newest 2,000 finished rows of its cron job),
-// cleanup stamp (core.RuleStamp); then each task flow at most one
-// (RuleFlowReconcile or core.RulePrune, entity "flow"). It reads one
+// cleanup stamp (sweep.RuleStamp); then each task flow at most one
+// (RuleFlowReconcile or sweep.RulePrune, entity "flow"). It reads one
 // snapshot (one read transaction) through OpenClaw's indexes; it never
 // writes. An error from emit stops the preview and is returned.
-func (d *DB) Preview(ctx context.Context, o Options, emit func(core.Action) error) (PreviewCounts, error) {
+func (d *DB) Preview(ctx context.Context, o Options, emit func(sweep.Action) error) (PreviewCounts, error) {
 	var c PreviewCounts
 	err := d.readTx(ctx, func(tx *sql.Tx) error {
 		active, err := queryTasks(ctx, tx, taskSelect+` WHERE status IN ('queued','running') ORDER BY created_at, task_id`)
@@ -64,7 +65,7 @@ func (d *DB) Preview(ctx context.Context, o Options, emit func(core.Action) erro
 // PreviewAndAudit is Preview then Audit over one snapshot (one read
 // transaction), reading the active rows once: what `clawpit openclaw
 // maintenance` prints.
-func (d *DB) PreviewAndAudit(ctx context.Context, o Options, emit func(core.Action) error) (PreviewCounts, *AuditReport, error) {
+func (d *DB) PreviewAndAudit(ctx context.Context, o Options, emit func(sweep.Action) error) (PreviewCounts, *AuditReport, error) {
 	var c PreviewCounts
 	var rep *AuditReport
 	err := d.readTx(ctx, func(tx *sql.Tx) error {
@@ -89,10 +90,10 @@ func (d *DB) PreviewAndAudit(ctx context.Context, o Options, emit func(core.Acti
 type lister struct {
 	max    int
 	listed map[string]int
-	emit   func(core.Action) error
+	emit   func(sweep.Action) error
 }
 
-func (l *lister) add(a core.Action) error {
+func (l *lister) add(a sweep.Action) error {
 	if l.max > 0 && l.listed[a.Rule] >= l.max {
 		return nil
 	}
@@ -100,7 +101,7 @@ func (l *lister) add(a core.Action) error {
 	return l.emit(a)
 }
 
-func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task, emit func(core.Action) error, b *backing) (PreviewCounts, error) {
+func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task, emit func(sweep.Action) error, b *backing) (PreviewCounts, error) {
 	var c PreviewCounts
 	now, grace := o.now(), o.grace()
 	l := &lister{max: o.MaxActions, listed: map[string]int{}, emit: emit}
@@ -121,8 +122,8 @@ func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task
 			continue
 		}
 		c.Reconciled++
-		if err := l.add(core.Action{Rule: core.RuleGraceLost, Entity: core.EntityTask, ID: t.TaskID,
-			From: t.Status, To: "lost", Reason: b.lostError(ctx, t), Result: core.ActionPlanned}); err != nil {
+		if err := l.add(sweep.Action{Rule: sweep.RuleGraceLost, Entity: core.EntityTask, ID: t.TaskID,
+			From: t.Status, To: "lost", Reason: b.lostError(ctx, t), Result: sweep.ActionPlanned}); err != nil {
 			return c, err
 		}
 	}
@@ -149,15 +150,15 @@ func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task
 			} else if !t.CleanupAfter.Valid {
 				reason = "ended " + msText(t.TerminalAt()) + ", past retention, no cleanup_after"
 			}
-			return l.add(core.Action{Rule: core.RulePrune, Entity: core.EntityTask, ID: t.TaskID, From: t.Status, To: "deleted",
-				Reason: reason, Result: core.ActionPlanned})
+			return l.add(sweep.Action{Rule: sweep.RulePrune, Entity: core.EntityTask, ID: t.TaskID, From: t.Status, To: "deleted",
+				Reason: reason, Result: sweep.ActionPlanned})
 		}
 		if t.CleanupAfter.Valid {
 			return nil
 		}
 		c.CleanupStamped++
-		return l.add(core.Action{Rule: core.RuleStamp, Entity: core.EntityTask, ID: t.TaskID, From: t.Status, To: t.Status,
-			Reason: "cleanup_after = " + msText(resolveCleanup(t, o)), Result: core.ActionPlanned})
+		return l.add(sweep.Action{Rule: sweep.RuleStamp, Entity: core.EntityTask, ID: t.TaskID, From: t.Status, To: t.Status,
+			Reason: "cleanup_after = " + msText(resolveCleanup(t, o)), Result: sweep.ActionPlanned})
 	}
 	// Terminal rows that can have an action: lost ones (idx_task_runs_status),
 	// the rest when cleanup_after is due or absent (idx_task_runs_cleanup_after);
@@ -181,8 +182,8 @@ func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task
 	for _, id := range sortedKeys(overflow) {
 		c.Pruned++
 		t := overflow[id]
-		if err := l.add(core.Action{Rule: core.RulePrune, Entity: core.EntityTask, ID: id, From: t.Status, To: "deleted",
-			Reason: "beyond the newest 2,000 finished runs of cron job " + t.SourceID, Result: core.ActionPlanned}); err != nil {
+		if err := l.add(sweep.Action{Rule: sweep.RulePrune, Entity: core.EntityTask, ID: id, From: t.Status, To: "deleted",
+			Reason: "beyond the newest 2,000 finished runs of cron job " + t.SourceID, Result: sweep.ActionPlanned}); err != nil {
 			return c, err
 		}
 	}
@@ -192,10 +193,10 @@ func (d *DB) previewTx(ctx context.Context, tx *sql.Tx, o Options, active []Task
 	return c, nil
 }
 
-func recoverAction(t *Task, row *Task) core.Action {
-	return core.Action{Rule: RuleCronRecover, Entity: core.EntityTask, ID: t.TaskID, From: t.Status, To: row.Status,
+func recoverAction(t *Task, row *Task) sweep.Action {
+	return sweep.Action{Rule: RuleCronRecover, Entity: core.EntityTask, ID: t.TaskID, From: t.Status, To: row.Status,
 		Reason: "cron job " + strings.TrimSpace(t.SourceID) + " has finished row " + row.TaskID + " for this run (" + row.Status + ")",
-		Result: core.ActionPlanned}
+		Result: sweep.ActionPlanned}
 }
 
 // retentionFor is task-retention.ts resolveTaskRetentionMs: 24 h for a lost

@@ -18,6 +18,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // snapshot is the state directory as bytes: every file's name, size and
@@ -92,7 +93,7 @@ func readEverything(t *testing.T, dir string) {
 	if _, err := d2.Audit(ctx, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d2.Preview(ctx, Options{}, func(core.Action) error { return nil }); err != nil {
+	if _, err := d2.Preview(ctx, Options{}, func(sweep.Action) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 }

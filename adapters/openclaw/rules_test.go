@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // Every hand-made shape against OpenClaw 2026.9.6's rules as its dist/
@@ -37,7 +37,7 @@ func TestShapesAgainstOpenClawRules(t *testing.T) {
 	d := openShapes(t)
 	ctx := context.Background()
 	actions := map[string]string{}
-	if _, err := d.Preview(ctx, Options{Now: fixtureNow}, func(a core.Action) error {
+	if _, err := d.Preview(ctx, Options{Now: fixtureNow}, func(a sweep.Action) error {
 		actions[a.ID] = a.Rule
 		return nil
 	}); err != nil {
@@ -60,7 +60,7 @@ func TestShapesAgainstOpenClawRules(t *testing.T) {
 		{"t-queued-fresh", "", nil, "queued 1 min, session exists: inside every window"},
 		{"t-queued-stale", "", []string{"warn stale_queued"}, "cli without run identity, session exists → backed; queued 20 min ≥ 10"},
 		{"t-running-backed-stale", "", []string{"error stale_running"}, "session exists → backed; running 45 min ≥ 30"},
-		{"t-running-orphan", core.RuleGraceLost, []string{"warn lost"}, "session gone, idle 40 min ≥ 5: lost; audited as lost, retained (cleanupAfter ahead)"},
+		{"t-running-orphan", sweep.RuleGraceLost, []string{"warn lost"}, "session gone, idle 40 min ≥ 5: lost; audited as lost, retained (cleanupAfter ahead)"},
 		{"t-running-grace", "", nil, "session gone but idle 2 min < 5-min grace"},
 		{"t-90444-subagent", "", []string{"error run_ended_task_active"}, "#90444: run killed 10 min ago, session still in the store → OpenClaw keeps it running; clawpit flags it"},
 		{"t-90444-cli", "", []string{"error run_ended_task_active", "warn inconsistent_timestamps"}, "#90444 cli peer: cli is backed in the CLI process; its ended_at before started_at is normalized to started_at, leaving active_ended"},
@@ -71,14 +71,14 @@ func TestShapesAgainstOpenClawRules(t *testing.T) {
 		{"t-active-ended", "", []string{"warn inconsistent_timestamps"}, "active_ended"},
 		{"t-yield-owner", "", []string{"error stale_running"}, "backed; running 35 min; detail is the yield guidance (task-retained-yield-guidance.ts isRetainedYieldOwner)"},
 		{"t-succeeded-stamped", "", nil, "cleanupAfter ahead"},
-		{"t-succeeded-nocleanup", core.RuleStamp, []string{"warn missing_cleanup"}, "ended 1 d ago < 7 d: stamp endedAt + 7 d"},
-		{"t-failed-old-nocleanup", core.RulePrune, []string{"warn missing_cleanup"}, "ended 8 d ago ≥ 7 d, no cleanupAfter: prune"},
-		{"t-cancelled-due", core.RulePrune, nil, "cleanupAfter an hour ago"},
+		{"t-succeeded-nocleanup", sweep.RuleStamp, []string{"warn missing_cleanup"}, "ended 1 d ago < 7 d: stamp endedAt + 7 d"},
+		{"t-failed-old-nocleanup", sweep.RulePrune, []string{"warn missing_cleanup"}, "ended 8 d ago ≥ 7 d, no cleanupAfter: prune"},
+		{"t-cancelled-due", sweep.RulePrune, nil, "cleanupAfter an hour ago"},
 		{"t-timed-out-delivery-failed", "", []string{"warn delivery_failed"}, "delivery failed, notify done_only"},
 		{"t-failed-delivery-silent", "", nil, "delivery failed but notify silent"},
 		{"t-lost-retained", "", []string{"warn lost"}, "lost 2 h ago, cleanupAfter ahead"},
-		{"t-lost-expired", core.RulePrune, []string{"error lost"}, "cleanupAfter 5 d ahead, but a lost task is pruned at endedAt + 24 h, passed"},
-		{"t-lost-due", core.RulePrune, []string{"error lost"}, "cleanupAfter passed: pruned; not retained"},
+		{"t-lost-expired", sweep.RulePrune, []string{"error lost"}, "cleanupAfter 5 d ahead, but a lost task is pruned at endedAt + 24 h, passed"},
+		{"t-lost-due", sweep.RulePrune, []string{"error lost"}, "cleanupAfter passed: pruned; not retained"},
 		{"t-start-before-created", "", nil, "normalized on load: createdAt becomes startedAt"},
 		{"t-end-before-start", "", nil, "normalized on load: endedAt becomes startedAt"},
 		{"t-end-before-created", "", nil, "normalized on load: createdAt becomes endedAt"},
@@ -138,13 +138,13 @@ func FuzzPresentationCommand(f *testing.F) {
 func TestPreviewMaxActions(t *testing.T) {
 	d := openShapes(t)
 	ctx := context.Background()
-	all, err := d.Preview(ctx, Options{Now: fixtureNow}, func(core.Action) error { return nil })
+	all, err := d.Preview(ctx, Options{Now: fixtureNow}, func(sweep.Action) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, limit := range []int{1, 2, 100} {
 		per := map[string]int{}
-		got, err := d.Preview(ctx, Options{Now: fixtureNow, MaxActions: limit}, func(a core.Action) error {
+		got, err := d.Preview(ctx, Options{Now: fixtureNow, MaxActions: limit}, func(a sweep.Action) error {
 			per[a.Rule]++
 			return nil
 		})
@@ -154,8 +154,8 @@ func TestPreviewMaxActions(t *testing.T) {
 		if got != all {
 			t.Errorf("limit %d: counts %+v, unlimited %+v", limit, got, all)
 		}
-		want := map[string]int{core.RuleGraceLost: min(limit, all.Reconciled), core.RulePrune: min(limit, all.Pruned),
-			core.RuleStamp: min(limit, all.CleanupStamped)}
+		want := map[string]int{sweep.RuleGraceLost: min(limit, all.Reconciled), sweep.RulePrune: min(limit, all.Pruned),
+			sweep.RuleStamp: min(limit, all.CleanupStamped)}
 		for r, n := range want {
 			if per[r] != n {
 				t.Errorf("limit %d: %d %s listed, want %d", limit, per[r], r, n)

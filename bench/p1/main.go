@@ -36,6 +36,7 @@ import (
 
 	"github.com/clawpit/clawpit/bench/p1data"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 )
@@ -291,9 +292,9 @@ func measureOne(path string, runs int, first bool) error {
 	reg := core.NewRegistry(lt, core.SystemClock{}, core.DefaultThresholds())
 	jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{})
 	reg.SetJobController(jobs)
-	sw := core.NewSweeper(reg, jobs)
+	sw := sweep.New(reg, jobs)
 	r.OpenMs = ms(time.Since(t0))
-	timed := func(dry bool) (sample, *core.SweepReport, error) {
+	timed := func(dry bool) (sample, *sweep.Report, error) {
 		c, t := cpuTime(), time.Now()
 		rep, err := sw.Sweep(ctx, dry)
 		return sample{WallMs: ms(time.Since(t)), CPUMs: ms(cpuTime() - c)}, rep, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clawpit/clawpit/bench/p1data"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 )
@@ -198,7 +199,7 @@ func TestBuildReadsBack(t *testing.T) {
 			reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
 			jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{Dir: t.TempDir()})
 			reg.SetJobController(jobs)
-			rep, err := core.NewSweeper(reg, jobs).Sweep(ctx, true)
+			rep, err := sweep.New(reg, jobs).Sweep(ctx, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +211,7 @@ func TestBuildReadsBack(t *testing.T) {
 				if !slices.Contains(due, a.ID) {
 					t.Errorf("dry sweep: %s %s %s → %s: only the due tasks have work", a.Rule, a.Entity, a.ID, a.To)
 				}
-				if a.Rule == core.RuleGraceLost {
+				if a.Rule == sweep.RuleGraceLost {
 					lost = append(lost, a.ID)
 				}
 			}

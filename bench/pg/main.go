@@ -26,6 +26,7 @@ import (
 
 	"github.com/clawpit/clawpit/bench/p1data"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
 	"github.com/clawpit/clawpit/supervisor"
@@ -165,7 +166,7 @@ func measure(ctx context.Context, loc, bin string, runs int) ([]row, error) {
 	reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
 	jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{Dir: filepath.Join(os.TempDir(), "clawpit-bench-jobs")})
 	reg.SetJobController(jobs)
-	sw := core.NewSweeper(reg, jobs)
+	sw := sweep.New(reg, jobs)
 	var out []row
 
 	// P1: the first applied sweep does the due work; then steady sweeps.
@@ -335,7 +336,7 @@ func concurrentSweeps(terminal, active, due, n int, base string) error {
 		src.Close()
 		dst.Close()
 		admin.Exec("SET search_path = " + schema + "; ANALYZE")
-		sws := make([]*core.Sweeper, k)
+		sws := make([]*sweep.Sweeper, k)
 		for i := range sws {
 			db, err := store.Open(ctx, u, store.Options{MustExist: true})
 			if err != nil {
@@ -345,10 +346,10 @@ func concurrentSweeps(terminal, active, due, n int, base string) error {
 			reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
 			jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{Host: fmt.Sprintf("host-%d", i), Dir: filepath.Join(dir, "jobs")})
 			reg.SetJobController(jobs)
-			sws[i] = core.NewSweeper(reg, jobs)
+			sws[i] = sweep.New(reg, jobs)
 		}
 		type res struct {
-			rep *core.SweepReport
+			rep *sweep.Report
 			err error
 		}
 		out := make(chan res, k)
@@ -370,7 +371,7 @@ func concurrentSweeps(terminal, active, due, n int, base string) error {
 			}
 			raced += r.rep.Counts.Raced
 			for _, a := range r.rep.Actions {
-				if a.Result == core.ActionApplied {
+				if a.Result == sweep.ActionApplied {
 					applied++
 				}
 			}

@@ -29,6 +29,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/demo"
 	"github.com/clawpit/clawpit/maintain"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 	"github.com/spf13/cobra"
@@ -402,7 +403,7 @@ func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSetti
 	}
 	began := time.Now()
 	svc := maintain.New(maintain.NewSweeper(reg, jobs, set.schedule()), set.schedule())
-	svc.Report = func(p maintain.Pass[*core.SweepReport]) {
+	svc.Report = func(p maintain.Pass[*sweep.Report]) {
 		rep, err := p.Result, p.Err
 		el := time.Since(began).Seconds()
 		switch {
@@ -411,7 +412,7 @@ func runDemoHeadless(ctx context.Context, a *app, o *demoOptions, set sweepSetti
 		case rep != nil && len(rep.Actions) > 0:
 			fmt.Fprintf(a.stdout, "%7.1fs  %s\n", el, rep.Summary())
 			for _, act := range rep.Actions {
-				if act.Rule == core.RuleStamp {
+				if act.Rule == sweep.RuleStamp {
 					continue
 				}
 				fmt.Fprintf(a.stdout, "          %s %s %s: %s → %s  %s\n", act.Rule, act.Entity, act.ID, act.From, act.To, act.Reason)

@@ -16,6 +16,7 @@ import (
 	"github.com/clawpit/clawpit/adapters/openclaw"
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/termtext"
 	"github.com/clawpit/clawpit/themes"
 	"github.com/clawpit/clawpit/tui"
@@ -170,12 +171,12 @@ func codesInOrder(fs []openclaw.Finding) []string {
 }
 
 // sweepFinding maps an OpenClaw finding onto the sweep report's.
-func sweepFinding(f openclaw.Finding) core.Finding {
-	sev := core.SeverityWarning
+func sweepFinding(f openclaw.Finding) sweep.Finding {
+	sev := sweep.SeverityWarning
 	if f.Severity == openclaw.SevError {
-		sev = core.SeverityError
+		sev = sweep.SeverityError
 	}
-	return core.Finding{Kind: f.Code, Severity: sev, Entity: f.Entity, ID: f.ID, Detail: f.Detail}
+	return sweep.Finding{Kind: f.Code, Severity: sev, Entity: f.Entity, ID: f.ID, Detail: f.Detail}
 }
 
 func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error {
@@ -190,10 +191,10 @@ func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error 
 	if a.jsonOut {
 		return openclawMaintenanceJSON(cmd, a, d, o)
 	}
-	rep := &core.SweepReport{Mode: core.ModeDryRun, StartedAt: core.TS(start), Actions: []core.Action{}, Findings: []core.Finding{}}
+	rep := &sweep.Report{Mode: sweep.ModeDryRun, StartedAt: core.TS(start), Actions: []sweep.Action{}, Findings: []sweep.Finding{}}
 	// Text lists --limit actions per rule; the rest is counted by index.
 	o.MaxActions = f.limit
-	counts, audit, err := d.PreviewAndAudit(ctx, o, func(x core.Action) error {
+	counts, audit, err := d.PreviewAndAudit(ctx, o, func(x sweep.Action) error {
 		rep.Actions = append(rep.Actions, x)
 		return nil
 	})
@@ -205,15 +206,15 @@ func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error 
 		shown[x.Rule]++
 	}
 	more := map[string]int{
-		core.RuleGraceLost:         counts.Reconciled - shown[core.RuleGraceLost],
-		core.RulePrune:             counts.Pruned - shown[core.RulePrune],
-		core.RuleStamp:             counts.CleanupStamped - shown[core.RuleStamp],
+		sweep.RuleGraceLost:        counts.Reconciled - shown[sweep.RuleGraceLost],
+		sweep.RulePrune:            counts.Pruned - shown[sweep.RulePrune],
+		sweep.RuleStamp:            counts.CleanupStamped - shown[sweep.RuleStamp],
 		openclaw.RuleCronRecover:   counts.Recovered - shown[openclaw.RuleCronRecover],
 		openclaw.RuleFlowReconcile: counts.FlowReconciled - shown[openclaw.RuleFlowReconcile],
 	}
 	// Task and flow prunes share a rule: the listing limit is per rule.
-	more[core.RulePrune] += counts.FlowPruned
-	order := []string{openclaw.RuleCronRecover, core.RuleGraceLost, core.RulePrune, core.RuleStamp, openclaw.RuleFlowReconcile}
+	more[sweep.RulePrune] += counts.FlowPruned
+	order := []string{openclaw.RuleCronRecover, sweep.RuleGraceLost, sweep.RulePrune, sweep.RuleStamp, openclaw.RuleFlowReconcile}
 	perCode := map[string]int{}
 	for _, x := range audit.Findings {
 		perCode[x.Code]++
@@ -222,7 +223,7 @@ func runOpenclawMaintenance(cmd *cobra.Command, a *app, f *openclawFlags) error 
 		}
 	}
 	rep.DurationMs = time.Since(start).Milliseconds()
-	rep.Counts = core.SweepCounts{Lost: counts.Reconciled, Stamped: counts.CleanupStamped, Pruned: counts.Pruned,
+	rep.Counts = sweep.Counts{Lost: counts.Reconciled, Stamped: counts.CleanupStamped, Pruned: counts.Pruned,
 		Errors: audit.Summary.Errors, Warnings: audit.Summary.Warnings}
 	w := bufio.NewWriter(a.stdout)
 	fmt.Fprintf(w, "OpenClaw maintenance preview of %s (nothing applied): 'openclaw tasks maintenance --apply' would reconcile %d · recover %d · stamp %d · prune %d; task flows: reconcile %d · prune %d\n",
@@ -253,12 +254,12 @@ func openclawMaintenanceJSON(cmd *cobra.Command, a *app, d *openclaw.DB, o openc
 		Mode      string         `json:"mode"`
 		Path      string         `json:"path"`
 		StartedAt core.Timestamp `json:"started_at"`
-	}{core.ModeDryRun, d.Path, core.TS(o.Now)})
+	}{sweep.ModeDryRun, d.Path, core.TS(o.Now)})
 	head = termtext.EscapeJSON(head)
 	w.Write(head[:len(head)-1])
 	w.WriteString(`,"actions":[`)
 	n := 0
-	counts, audit, err := d.PreviewAndAudit(ctx, o, func(x core.Action) error {
+	counts, audit, err := d.PreviewAndAudit(ctx, o, func(x sweep.Action) error {
 		if n > 0 {
 			w.WriteByte(',')
 		}
@@ -270,18 +271,18 @@ func openclawMaintenanceJSON(cmd *cobra.Command, a *app, d *openclaw.DB, o openc
 		// reached stdout, and the exit status says it is incomplete.
 		return err
 	}
-	fs := make([]core.Finding, len(audit.Findings))
+	fs := make([]sweep.Finding, len(audit.Findings))
 	for i, x := range audit.Findings {
 		fs[i] = sweepFinding(x)
 	}
 	tail, _ := json.Marshal(struct {
-		Findings   []core.Finding         `json:"findings"`
-		Counts     core.SweepCounts       `json:"counts"`
+		Findings   []sweep.Finding        `json:"findings"`
+		Counts     sweep.Counts           `json:"counts"`
 		OpenClaw   openclaw.PreviewCounts `json:"openclaw"`
 		Audit      openclaw.AuditSummary  `json:"audit"`
 		Truncated  bool                   `json:"truncated"`
 		DurationMs int64                  `json:"duration_ms"`
-	}{fs, core.SweepCounts{Lost: counts.Reconciled, Stamped: counts.CleanupStamped, Pruned: counts.Pruned,
+	}{fs, sweep.Counts{Lost: counts.Reconciled, Stamped: counts.CleanupStamped, Pruned: counts.Pruned,
 		Errors: audit.Summary.Errors, Warnings: audit.Summary.Warnings}, counts, audit.Summary, false,
 		time.Since(o.Now).Milliseconds()})
 	w.WriteString("],")

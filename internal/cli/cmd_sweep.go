@@ -16,6 +16,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/maintain"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 	"github.com/clawpit/clawpit/termtext"
@@ -268,7 +269,7 @@ func sweepAbs(p string) string {
 	return p
 }
 
-func (a *app) printSweepReport(rep *core.SweepReport) error {
+func (a *app) printSweepReport(rep *sweep.Report) error {
 	if a.jsonOut {
 		return a.printJSON(rep)
 	}
@@ -414,7 +415,7 @@ type daemon struct {
 // pass reports one pass of the maintenance service: every sweep (then the
 // label order index is maintained), a watchdog pass only when it failed or
 // acted.
-func (d *daemon) pass(p maintain.Pass[*core.SweepReport]) {
+func (d *daemon) pass(p maintain.Pass[*sweep.Report]) {
 	if p.Kind == maintain.KindWatchdog {
 		if p.Err != nil || len(p.Result.Actions) > 0 {
 			d.report.report(p.Result, p.Err)
@@ -465,7 +466,7 @@ type daemonLog struct {
 	findings string
 }
 
-func (d *daemonLog) report(rep *core.SweepReport, err error) {
+func (d *daemonLog) report(rep *sweep.Report, err error) {
 	if err != nil {
 		d.log.Error("sweep failed", "err", err)
 	}
@@ -489,7 +490,7 @@ func (d *daemonLog) report(rep *core.SweepReport, err error) {
 		d.findings = k
 		for _, f := range rep.Findings {
 			lvl := slog.LevelWarn
-			if f.Severity == core.SeverityError {
+			if f.Severity == sweep.SeverityError {
 				lvl = slog.LevelError
 			}
 			d.log.Log(context.Background(), lvl, "audit finding", "kind", f.Kind, "entity", f.Entity, "id", f.ID, "detail", f.Detail)

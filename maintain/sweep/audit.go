@@ -1,9 +1,10 @@
-package core
+package sweep
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -15,7 +16,7 @@ import (
 // audit plans R10: findings are reported, never fixed. It describes the
 // registry as the plan leaves it: a row the plan marks lost or prunes is not
 // reported again.
-func (b *swPlanner) audit(tx Tx, active []ActiveTaskRow) error {
+func (b *swPlanner) audit(tx core.Tx, active []core.ActiveTaskRow) error {
 	now := b.p.Now
 	th := b.th
 	for i := range active {
@@ -24,17 +25,17 @@ func (b *swPlanner) audit(tx Tx, active []ActiveTaskRow) error {
 			continue
 		}
 		switch row.Status {
-		case TaskQueued:
+		case core.TaskQueued:
 			if age := now.Sub(row.ActivityAt); age >= th.StaleQueued {
-				b.find(FindingStaleQueued, SeverityWarning, EntityTask, row.ID,
+				b.find(FindingStaleQueued, SeverityWarning, core.EntityTask, row.ID,
 					fmt.Sprintf("queued for %s%s", termtext.Duration(age), backingNote(row)))
 			}
-		case TaskRunning:
-			since := Coalesce(row.StartedAt, row.CreatedAt)
+		case core.TaskRunning:
+			since := core.Coalesce(row.StartedAt, row.CreatedAt)
 			age := now.Sub(since)
 			runBacked := row.Run.Running() || row.SourceRun.Running() || (row.JobStatus.Active() && !b.lostJobs[row.SourceID])
 			if age >= th.StaleRunning && !runBacked {
-				b.find(FindingStaleRunning, SeverityWarning, EntityTask, row.ID,
+				b.find(FindingStaleRunning, SeverityWarning, core.EntityTask, row.ID,
 					fmt.Sprintf("running for %s, not backed by a running run or job%s", termtext.Duration(age), backingNote(row)))
 			}
 		}
@@ -44,7 +45,7 @@ func (b *swPlanner) audit(tx Tx, active []ActiveTaskRow) error {
 		return fmt.Errorf("delivery failures: %w", err)
 	}
 	for _, r := range failed {
-		if b.pruned[EntityTask+"/"+r.ID] {
+		if b.pruned[core.EntityTask+"/"+r.ID] {
 			continue
 		}
 		detail := "delivery failed"
@@ -54,9 +55,9 @@ func (b *swPlanner) audit(tx Tx, active []ActiveTaskRow) error {
 		if r.Label != "" {
 			detail = r.Label + ": " + detail
 		}
-		b.find(FindingDeliveryFailed, SeverityError, EntityTask, r.ID, detail)
+		b.find(FindingDeliveryFailed, SeverityError, core.EntityTask, r.ID, detail)
 	}
-	for _, ent := range []string{EntityTask, EntityApproval, EntityJob} {
+	for _, ent := range []string{core.EntityTask, core.EntityApproval, core.EntityJob} {
 		rows, err := tx.SweepMissingEnd(ent, b.limit)
 		if err != nil {
 			return fmt.Errorf("missing cleanup %s rows: %w", ent, err)
@@ -66,13 +67,13 @@ func (b *swPlanner) audit(tx Tx, active []ActiveTaskRow) error {
 				fmt.Sprintf("%s %s has no %s: cleanup_after cannot be computed", r.Status, ent, endColumn(ent)))
 		}
 	}
-	for _, ent := range []string{EntityTask, EntityRun, EntityApproval, EntityJob} {
+	for _, ent := range []string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityJob} {
 		rows, err := tx.SweepInconsistent(ent, b.limit)
 		if err != nil {
 			return fmt.Errorf("inconsistent %s rows: %w", ent, err)
 		}
 		for _, r := range rows {
-			if b.pruned[ent+"/"+r.ID] || (ent == EntityTask && b.handled[r.ID]) {
+			if b.pruned[ent+"/"+r.ID] || (ent == core.EntityTask && b.handled[r.ID]) {
 				continue
 			}
 			if detail := inconsistency(ent, r); detail != "" {
@@ -84,11 +85,11 @@ func (b *swPlanner) audit(tx Tx, active []ActiveTaskRow) error {
 }
 
 // backingNote says what a stale task names as its backing, for the finding.
-func backingNote(row *ActiveTaskRow) string {
+func backingNote(row *core.ActiveTaskRow) string {
 	if row.RunID == "" && !row.SourceRun.Exists && row.JobStatus == "" && row.ChildSession == "" && row.OwnerSession == "" {
 		return " (no run, job or session: never inferred lost)"
 	}
-	if row.Session == SessionActive {
+	if row.Session == core.SessionActive {
 		return " (its session is active)"
 	}
 	return ""
@@ -97,11 +98,11 @@ func backingNote(row *ActiveTaskRow) string {
 // endColumn names the end-time column of entity.
 func endColumn(entity string) string {
 	switch entity {
-	case EntityApproval:
+	case core.EntityApproval:
 		return "decided_at"
-	case EntityJob:
+	case core.EntityJob:
 		return "completed_at"
-	case EntityNotification:
+	case core.EntityNotification:
 		return "delivered_at"
 	}
 	return "ended_at"
@@ -110,11 +111,11 @@ func endColumn(entity string) string {
 // endVerb says what the end time of entity records.
 func endVerb(entity string) string {
 	switch entity {
-	case EntityApproval:
+	case core.EntityApproval:
 		return "decided"
-	case EntityJob:
+	case core.EntityJob:
 		return "completed"
-	case EntityNotification:
+	case core.EntityNotification:
 		return "delivered"
 	}
 	return "ended"
@@ -122,7 +123,7 @@ func endVerb(entity string) string {
 
 // createColumn names the other lifecycle columns of entity.
 func createColumn(entity string) string {
-	if entity == EntityApproval {
+	if entity == core.EntityApproval {
 		return "requested_at"
 	}
 	return "created_at"
@@ -130,7 +131,7 @@ func createColumn(entity string) string {
 
 // inconsistency describes what is wrong with a row's timestamps (docs/contract.md "Audit"),
 // or "" when nothing is.
-func inconsistency(entity string, r TimesRow) string {
+func inconsistency(entity string, r core.TimesRow) string {
 	var bad []string
 	if r.Started != 0 && r.Created != 0 && r.Started < r.Created {
 		bad = append(bad, "started_at before "+createColumn(entity))
@@ -152,12 +153,12 @@ func inconsistency(entity string, r TimesRow) string {
 // swActive reports whether status is a live (not finished) status of entity.
 func swActive(entity, status string) bool {
 	switch entity {
-	case EntityTask:
-		return TaskStatus(status).Active()
-	case EntityJob:
-		return JobStatus(status).Active()
-	case EntityApproval:
-		return status == string(ApprovalPending)
+	case core.EntityTask:
+		return core.TaskStatus(status).Active()
+	case core.EntityJob:
+		return core.JobStatus(status).Active()
+	case core.EntityApproval:
+		return status == string(core.ApprovalPending)
 	}
 	return false
 }

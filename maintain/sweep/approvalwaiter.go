@@ -1,6 +1,10 @@
-package core
+package sweep
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/clawpit/clawpit/core"
+)
 
 // Approval waiters, the step after approval expiry in a sweep: a pending
 // approval whose waiter (Approval.Waiter: the gated hook that answers its
@@ -12,28 +16,11 @@ import "fmt"
 // one will run. Other hosts' waiters are theirs to judge (their pids mean
 // nothing here), as with job liveness.
 
-// WaiterLiveness is the optional part of a JobLiveness that judges
-// approval waiters, processes on this host (*supervisor.Jobs has it, from
-// Linux's /proc). A sweep whose JobLiveness lacks it, or is nil, leaves
-// every waiter alone, as one where /proc does not say: core itself reads
-// no process table.
-type WaiterLiveness interface {
-	// Namespace names the boot and pid namespace of the calling process,
-	// "<boot_id> pid:[<inode>]": two processes see the same pids exactly
-	// when theirs are equal. ok is false when it cannot be told.
-	Namespace() (ns string, ok bool)
-	// WaiterGone reports whether w, a waiter in this namespace, has
-	// exited: no process has its pid, the one that has is a zombie, or it
-	// started at another time than w.Start (the pid was reused). A process
-	// that cannot be inspected for another reason is not gone.
-	WaiterGone(w Waiter) bool
-}
-
 // waiterScope is whose waiters this sweep judges and how: those on its host
 // (the jobs front end's, else HostName) in its boot and pid namespace. ok
 // is false where that cannot be told (see WaiterLiveness).
-func (s *Sweeper) waiterScope() (wl WaiterLiveness, host, ns string, ok bool) {
-	wl, ok = s.jobs.(WaiterLiveness)
+func (s *Sweeper) waiterScope() (wl core.WaiterLiveness, host, ns string, ok bool) {
+	wl, ok = s.jobs.(core.WaiterLiveness)
 	if !ok {
 		return nil, "", "", false
 	}
@@ -44,13 +31,13 @@ func (s *Sweeper) waiterScope() (wl WaiterLiveness, host, ns string, ok bool) {
 	if ho, hok := s.jobs.(hostOwner); hok && ho.Host() != "" {
 		return wl, ho.Host(), ns, true
 	}
-	return wl, HostName(), ns, true
+	return wl, core.HostName(), ns, true
 }
 
 // waiters plans the rule. An approval already due for expiry is left to
 // the expiry step; a waiter in another namespace (a container sharing the
 // host's name, the host before a reboot) to its expiry.
-func (b *swPlanner) waiters(tx Tx) error {
+func (b *swPlanner) waiters(tx core.Tx) error {
 	wl, host, ns, ok := b.s.waiterScope()
 	if !ok {
 		return nil
@@ -64,21 +51,21 @@ func (b *swPlanner) waiters(tx Tx) error {
 		if a.Waiter.NS != ns || a.ExpiresAt != 0 && b.p.Now >= a.ExpiresAt || !wl.WaiterGone(a.Waiter) {
 			continue
 		}
-		b.add(Action{Rule: RuleApprovalWaiter, Entity: EntityApproval, ID: a.ID, From: string(a.Status), To: string(ApprovalCancelled),
+		b.add(Action{Rule: RuleApprovalWaiter, Entity: core.EntityApproval, ID: a.ID, From: string(a.Status), To: string(core.ApprovalCancelled),
 			Reason: waiterGoneReason(a.Waiter), rev: a.Rev})
 	}
 	return nil
 }
 
 // waiterGoneReason is the recorded reason of a withdrawn approval.
-func waiterGoneReason(w Waiter) string {
+func waiterGoneReason(w core.Waiter) string {
 	return fmt.Sprintf("the hook waiting for it is gone (process %d on %s exited before a decision)", w.PID, w.Host)
 }
 
 // waiterRule is the rule in Apply and the report.
 type waiterRule struct{}
 
-func (waiterRule) count(c *SweepCounts, _ *Action) { c.Withdrawn++ }
+func (waiterRule) count(c *Counts, _ *Action) { c.Withdrawn++ }
 
 // apply cancels the approval when it is unchanged since the plan, still
 // pending and not yet due for expiry (expiry then takes it). The waiter is
@@ -88,6 +75,6 @@ func (waiterRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 	if ap == nil || ap.ExpiresAt != 0 && b.now >= ap.ExpiresAt {
 		return false, err
 	}
-	err = s.reg.CancelApprovalTx(b.tx, ap, ActorSweeper, b.acts[i].Reason, b.now)
+	err = s.reg.CancelApprovalTx(b.tx, ap, core.ActorSweeper, b.acts[i].Reason, b.now)
 	return err == nil, err
 }

@@ -1,4 +1,4 @@
-package core_test
+package sweep_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 )
 
@@ -99,7 +100,7 @@ func TestSweepConcurrentProcesses(t *testing.T) {
 
 	// One final sweep, then the invariants.
 	reg := core.NewRegistry(db, core.SystemClock{}, stressThresholds())
-	rep, err := core.NewSweeper(reg, nil).Sweep(ctx, false)
+	rep, err := sweep.New(reg, nil).Sweep(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,12 +170,12 @@ func TestSweepStressHelper(t *testing.T) {
 	done := func() bool { return time.Now().UnixMilli() >= until }
 	switch role {
 	case "sweeper":
-		sw := core.NewSweeper(reg, nil)
+		sw := sweep.New(reg, nil)
 		sw.BatchSize = 1 + rng.IntN(8) // small batches: more interleaving
-		var c core.SweepCounts
+		var c sweep.Counts
 		n := 0
 		for !done() {
-			var rep *core.SweepReport
+			var rep *sweep.Report
 			if rng.IntN(3) == 0 {
 				rep, err = sw.Watchdog(ctx)
 			} else {

@@ -1,10 +1,10 @@
-package core
+package sweep
 
 import (
 	"fmt"
 	"path/filepath"
-	"time"
 
+	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -15,25 +15,13 @@ import (
 // (a failed delete keeps the row for a later sweep). The sweep stamps a
 // missing cleanup_after and prunes rows past it, with their journal.
 
-// retentionFor is how long a finished row of entity is kept after its end
-// (docs/contract.md "Retention"). status matters for tasks only.
-func (th Thresholds) retentionFor(entity, status string) time.Duration {
-	switch entity {
-	case EntityTask:
-		return th.TaskRetention(TaskStatus(status))
-	case EntityJob:
-		return th.JobRetention
-	}
-	return th.Retention
-}
-
 // swRetentionEntities are the tables retention covers (docs/contract.md "Retention"), in the
 // order they are stamped and pruned.
-var swRetentionEntities = []string{EntityTask, EntityRun, EntityApproval, EntityNotification, EntityJob}
+var swRetentionEntities = []string{core.EntityTask, core.EntityRun, core.EntityApproval, core.EntityNotification, core.EntityJob}
 
 // retention plans R8: stamp cleanup_after where it is missing (and prune at
 // once when that stamp is already past), then prune rows past cleanup_after.
-func (b *swPlanner) retention(tx Tx) error {
+func (b *swPlanner) retention(tx core.Tx) error {
 	now := b.p.Now
 	for _, ent := range swRetentionEntities {
 		rows, err := tx.SweepUnstamped(ent, b.limit)
@@ -42,7 +30,7 @@ func (b *swPlanner) retention(tx Tx) error {
 		}
 		b.capped(len(rows))
 		for _, r := range rows {
-			keep := b.th.retentionFor(ent, r.Status)
+			keep := b.th.RetentionFor(ent, r.Status)
 			cleanup := r.EndAt.Add(keep)
 			dep := b.add(Action{Rule: RuleStamp, Entity: ent, ID: r.ID, From: "cleanup_after=none", To: "cleanup_after=" + cleanup.String(),
 				Reason: fmt.Sprintf("%s, %s %s, kept %s", r.Status, endVerb(ent), r.EndAt, termtext.Duration(keep)), rev: r.Rev, at: cleanup})
@@ -69,7 +57,7 @@ func (b *swPlanner) retention(tx Tx) error {
 			b.add(Action{Rule: RulePrune, Entity: ent, ID: r.ID, From: r.Status, To: "pruned",
 				Reason: "cleanup_after " + r.CleanupAfter.String() + " passed", rev: r.Rev, logPath: r.LogPath})
 		}
-		if ent == EntityTask {
+		if ent == core.EntityTask {
 			for _, a := range b.lostPrunes {
 				b.add(a)
 			}
@@ -81,23 +69,23 @@ func (b *swPlanner) retention(tx Tx) error {
 // stampRule is the R8 stamp in Apply and the report.
 type stampRule struct{}
 
-func (stampRule) count(c *SweepCounts, _ *Action) { c.Stamped++ }
+func (stampRule) count(c *Counts, _ *Action) { c.Stamped++ }
 
 // apply stamps cleanup_after when the row is unchanged and still unstamped,
 // and journals it (notifications keep no journal).
 func (stampRule) apply(_ *Sweeper, b *applyTx, i int) (bool, error) {
 	a := &b.acts[i]
 	ok, err := b.tx.SweepStamp(a.Entity, a.ID, a.rev, a.at)
-	if err != nil || !ok || a.Entity == EntityNotification {
+	if err != nil || !ok || a.Entity == core.EntityNotification {
 		return ok, err
 	}
-	return true, Journal(b.tx, b.now, a.Entity, a.ID, a.From, a.To, ActorSweeper, "retention: "+a.Reason, true)
+	return true, core.Journal(b.tx, b.now, a.Entity, a.ID, a.From, a.To, core.ActorSweeper, "retention: "+a.Reason, true)
 }
 
 // pruneRule is the R8 prune in Apply and the report.
 type pruneRule struct{}
 
-func (pruneRule) count(c *SweepCounts, _ *Action) { c.Pruned++ }
+func (pruneRule) count(c *Counts, _ *Action) { c.Pruned++ }
 
 // apply deletes the rows of the run of planned prunes of one entity from
 // acts[i] on (up to maxRun) that are unchanged and still due, in one
@@ -107,11 +95,11 @@ func (pruneRule) count(c *SweepCounts, _ *Action) { c.Pruned++ }
 func (pruneRule) apply(_ *Sweeper, b *applyTx, i int) (bool, error) {
 	ent := b.acts[i].Entity
 	idx := b.run(i, func(a *Action) bool { return a.Rule == RulePrune && a.Entity == ent })
-	var keys []RowKey
+	var keys []core.RowKey
 	var keyed []int // indexes into idx of keys
 	for j, k := range idx {
 		if a := &b.acts[k]; b.depApplied(a) {
-			keys = append(keys, RowKey{ID: a.ID, Rev: a.rev})
+			keys = append(keys, core.RowKey{ID: a.ID, Rev: a.rev})
 			keyed = append(keyed, j)
 		}
 	}
@@ -136,12 +124,12 @@ func (pruneRule) apply(_ *Sweeper, b *applyTx, i int) (bool, error) {
 func (s *Sweeper) removeJobLogs(acts []Action, findings []Finding) []Finding {
 	for i := range acts {
 		a := &acts[i]
-		if a.Rule != RulePrune || a.Entity != EntityJob || a.logPath == "" || a.Result != ActionPlanned {
+		if a.Rule != RulePrune || a.Entity != core.EntityJob || a.logPath == "" || a.Result != ActionPlanned {
 			continue
 		}
 		if err := s.removeJobLog(a.ID, a.logPath); err != nil {
 			a.Result = ActionFailed
-			findings = append(findings, Finding{Kind: FindingPruneFailed, Severity: SeverityError, Entity: EntityJob, ID: a.ID,
+			findings = append(findings, Finding{Kind: FindingPruneFailed, Severity: SeverityError, Entity: core.EntityJob, ID: a.ID,
 				Detail: "log directory not deleted, row kept: " + err.Error()})
 		}
 	}

@@ -1,4 +1,4 @@
-package core
+package sweep
 
 import (
 	"fmt"
@@ -8,13 +8,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/termtext"
 )
 
 // SweepCounts sums a sweep (docs/contract.md "Maintenance" report). In a dry run the action counts
 // are what the plan would do; once applied, what it did (raced actions are
 // counted under Raced only).
-type SweepCounts struct {
+type Counts struct {
 	Lost     int `json:"lost"`      // tasks (R5) and jobs (J8) marked lost
 	TimedOut int `json:"timed_out"` // runs ended by the watchdog (R6); their mirrored tasks are listed as actions
 	Expired  int `json:"expired"`   // approvals expired (R9)
@@ -32,15 +33,15 @@ type SweepCounts struct {
 // SweepReport is the result of a sweep or a watchdog pass. JSON (docs/contract.md "Maintenance"):
 // {mode, started_at, duration_ms, counts{…}, actions[…], findings[…]} plus
 // truncated, and step "watchdog" for a watchdog pass.
-type SweepReport struct {
-	Mode       string      `json:"mode"` // "applied" or "dry_run"
-	Step       string      `json:"step,omitempty"`
-	StartedAt  Timestamp   `json:"started_at"`
-	DurationMs int64       `json:"duration_ms"`
-	Counts     SweepCounts `json:"counts"`
-	Actions    []Action    `json:"actions"`
-	Findings   []Finding   `json:"findings"`
-	Truncated  bool        `json:"truncated"`
+type Report struct {
+	Mode       string         `json:"mode"` // "applied" or "dry_run"
+	Step       string         `json:"step,omitempty"`
+	StartedAt  core.Timestamp `json:"started_at"`
+	DurationMs int64          `json:"duration_ms"`
+	Counts     Counts         `json:"counts"`
+	Actions    []Action       `json:"actions"`
+	Findings   []Finding      `json:"findings"`
+	Truncated  bool           `json:"truncated"`
 }
 
 // Report modes.
@@ -52,21 +53,21 @@ const (
 // DryRun is the report of p as a dry run: what applying it would do,
 // counted as the applied report counts (docs/contract.md "Maintenance"). The console shows it
 // before the operator applies a plan.
-func (p *Plan) DryRun() *SweepReport {
+func (p *Plan) DryRun() *Report {
 	acts := append([]Action(nil), p.Actions...)
 	return report(p, ModeDryRun, acts, append([]Finding(nil), p.Findings...), p.planTime)
 }
 
 // report sums acts and findings into a report; each action is counted by
 // its rule (sweepRule.count).
-func report(p *Plan, mode string, acts []Action, findings []Finding, took time.Duration) *SweepReport {
+func report(p *Plan, mode string, acts []Action, findings []Finding, took time.Duration) *Report {
 	if acts == nil {
 		acts = []Action{}
 	}
 	if findings == nil {
 		findings = []Finding{}
 	}
-	rep := &SweepReport{Mode: mode, StartedAt: p.Now, DurationMs: took.Milliseconds(),
+	rep := &Report{Mode: mode, StartedAt: p.Now, DurationMs: took.Milliseconds(),
 		Actions: acts, Findings: findings, Truncated: p.Truncated}
 	if p.watchdogOnly {
 		rep.Step = "watchdog"
@@ -107,7 +108,7 @@ func plural(n int, one, many string) string {
 // out · 0 expired (· 2 withdrawn, when any) · 1 silent · 4 stamped · 12 pruned · 0 raced; audit: 1 error
 // · 2 warnings" ("Sweep dry run in …" for a dry run; "Watchdog applied in …:
 // 1 timed out · 0 raced" for a watchdog pass).
-func (r *SweepReport) Summary() string {
+func (r *Report) Summary() string {
 	mode := "applied"
 	if r.Mode == ModeDryRun {
 		mode = "dry run"
@@ -134,7 +135,7 @@ const maxReportLine = 2048
 // " [failed]" when it did not apply) and one per finding ("  audit <severity>
 // <kind> <entity> <id>: <detail>"), each sanitised to one line of at most
 // maxReportLine runes (termtext.Line). It ends with a newline.
-func (r *SweepReport) Text() string {
+func (r *Report) Text() string {
 	var b strings.Builder
 	b.WriteString(r.Summary())
 	b.WriteByte('\n')
@@ -154,7 +155,7 @@ const truncatedNote = "(more due rows than one sweep takes: the rest is left for
 // 0 each id is cut to the shortest prefix that tells it apart from every
 // other id in the lines, but at least minID characters (the console's short
 // ids); 0 keeps full ids.
-func (r *SweepReport) Lines(minID int) []string {
+func (r *Report) Lines(minID int) []string {
 	var ids []string
 	for _, a := range r.Actions {
 		ids = append(ids, a.ID)

@@ -1,10 +1,12 @@
-package core
+package sweep
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // applyTx is one write transaction of Apply: the plan's actions, the
@@ -12,10 +14,10 @@ import (
 // taskLostRule and pruneRule write up to maxRun rows per statement — by
 // setting their Result in this transaction; Apply then skips them.
 type applyTx struct {
-	tx   Tx
+	tx   core.Tx
 	acts []Action
 	end  int // this window's actions end before acts[end]
-	now  Timestamp
+	now  core.Timestamp
 	// prunes maps a planned lost (its index in acts) to the prune of the
 	// same row planned after it (R8: already past its retention).
 	prunes map[int]int
@@ -71,7 +73,7 @@ func (b *applyTx) depApplied(a *Action) bool {
 // runtimes' writes interleave with a large apply (docs/contract.md "Maintenance", bench/README.md P1). A pruned
 // job's log directory is deleted before its window's transactions start
 // (docs/contract.md "Retention": a log that cannot be deleted keeps the row).
-func (s *Sweeper) apply(ctx context.Context, p *Plan) (*SweepReport, error) {
+func (s *Sweeper) apply(ctx context.Context, p *Plan) (*Report, error) {
 	started := time.Now()
 	acts := append([]Action(nil), p.Actions...)
 	findings := append([]Finding(nil), p.Findings...)
@@ -121,7 +123,7 @@ func (s *Sweeper) applyWindow(ctx context.Context, acts []Action, prunes map[int
 	for from < end {
 		next := from
 		b := &applyTx{}
-		err := s.reg.Store().Update(ctx, func(tx Tx) error {
+		err := s.reg.Store().Update(ctx, func(tx core.Tx) error {
 			// The write lock is held from here (BEGIN IMMEDIATE) to commit.
 			// fn runs again after a PostgreSQL serialization failure
 			// (Store.Update): what the failed attempt decided is planned again.

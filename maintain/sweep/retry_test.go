@@ -1,4 +1,4 @@
-package core_test
+package sweep_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // errRolledBack ends a discarded first attempt (retryingStore).
@@ -43,7 +44,7 @@ func TestSweepApplyRunTwice(t *testing.T) {
 	f.clock.Advance(2 * time.Hour) // past grace, within the lost retention
 	plan, err := f.sw.Plan(f.ctx)
 	f.must(err)
-	sw := core.NewSweeper(core.NewRegistry(retryingStore{f.db}, f.clock, f.th), nil)
+	sw := sweep.New(core.NewRegistry(retryingStore{f.db}, f.clock, f.th), nil)
 	rep, err := sw.Apply(f.ctx, plan)
 	f.must(err)
 	if c := rep.Counts; c.Lost != n || c.Raced != 0 {

@@ -1,29 +1,30 @@
-package core_test
+package sweep_test
 
 import (
 	"reflect"
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // TestSweepReportLines: the report's lines keep docs/contract.md "Maintenance"'s format, and short
 // ids are cut to the shortest prefix that still tells the rows apart (three
 // tasks created in the same millisecond share their first 13 characters).
 func TestSweepReportLines(t *testing.T) {
-	act := func(id string) core.Action {
-		return core.Action{Rule: core.RuleEarlyLost, Entity: core.EntityTask, ID: id, From: "running", To: "lost",
-			Reason: "subagent run ended (killed)", Result: core.ActionApplied}
+	act := func(id string) sweep.Action {
+		return sweep.Action{Rule: sweep.RuleEarlyLost, Entity: core.EntityTask, ID: id, From: "running", To: "lost",
+			Reason: "subagent run ended (killed)", Result: sweep.ActionApplied}
 	}
-	rep := &core.SweepReport{Mode: core.ModeApplied, Actions: []core.Action{
+	rep := &sweep.Report{Mode: sweep.ModeApplied, Actions: []sweep.Action{
 		act("01a209ad-9e23-7000-8000-00000000000a"),
 		act("01a209ad-9e23-7000-8000-00000000000b"),
 		act("01a209ad-9e23-7abc-8000-00000000000c"),
-		{Rule: core.RulePrune, Entity: core.EntityTask, ID: "01a209ad-9e23-7000-8000-00000000000a", From: "lost", To: "pruned",
-			Reason: "cleanup_after passed", Result: core.ActionRaced},
-		{Rule: core.RuleStamp, Entity: core.EntityRun, ID: "run-1", From: "cleanup_after=none", To: "cleanup_after=x",
-			Reason: "ok", Result: core.ActionPlanned},
-	}, Findings: []core.Finding{{Kind: core.FindingStaleQueued, Severity: core.SeverityWarning, Entity: core.EntityTask,
+		{Rule: sweep.RulePrune, Entity: core.EntityTask, ID: "01a209ad-9e23-7000-8000-00000000000a", From: "lost", To: "pruned",
+			Reason: "cleanup_after passed", Result: sweep.ActionRaced},
+		{Rule: sweep.RuleStamp, Entity: core.EntityRun, ID: "run-1", From: "cleanup_after=none", To: "cleanup_after=x",
+			Reason: "ok", Result: sweep.ActionPlanned},
+	}, Findings: []sweep.Finding{{Kind: sweep.FindingStaleQueued, Severity: sweep.SeverityWarning, Entity: core.EntityTask,
 		ID: "ff00aa11-0000", Detail: "queued for 11m"}}, Truncated: true}
 	for _, tc := range []struct {
 		minID int

@@ -1,4 +1,4 @@
-package core_test
+package sweep_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
 )
@@ -30,7 +31,7 @@ type swFixture struct {
 	clock *core.FakeClock
 	th    core.Thresholds
 	reg   *core.Registry
-	sw    *core.Sweeper
+	sw    *sweep.Sweeper
 }
 
 func newSwFixture(t testing.TB) *swFixture {
@@ -51,7 +52,7 @@ func (f *swFixture) open() {
 	}
 	f.db = db
 	f.reg = core.NewRegistry(db, f.clock, f.th)
-	f.sw = core.NewSweeper(f.reg, nil)
+	f.sw = sweep.New(f.reg, nil)
 }
 
 func (f *swFixture) restart() {
@@ -161,7 +162,7 @@ func (f *swFixture) notifications(kind core.NotificationKind) []core.Notificatio
 }
 
 // sweep applies one sweep and fails the test on error.
-func (f *swFixture) sweep() *core.SweepReport {
+func (f *swFixture) sweep() *sweep.Report {
 	f.t.Helper()
 	rep, err := f.sw.Sweep(f.ctx, false)
 	if err != nil {
@@ -171,8 +172,8 @@ func (f *swFixture) sweep() *core.SweepReport {
 }
 
 // actionsFor returns the report's actions about entity id.
-func actionsFor(rep *core.SweepReport, entity, id string) []core.Action {
-	var out []core.Action
+func actionsFor(rep *sweep.Report, entity, id string) []sweep.Action {
+	var out []sweep.Action
 	for _, a := range rep.Actions {
 		if a.Entity == entity && a.ID == id {
 			out = append(out, a)
@@ -181,8 +182,8 @@ func actionsFor(rep *core.SweepReport, entity, id string) []core.Action {
 	return out
 }
 
-func findingsFor(rep *core.SweepReport, kind, id string) []core.Finding {
-	var out []core.Finding
+func findingsFor(rep *sweep.Report, kind, id string) []sweep.Finding {
+	var out []sweep.Finding
 	for _, fd := range rep.Findings {
 		if fd.Kind == kind && fd.ID == id {
 			out = append(out, fd)
@@ -226,7 +227,7 @@ func TestSweepSeed000KillThenLateCompletion(t *testing.T) {
 			t.Errorf("%s: ended_at %s cleanup_after %s, want %s and +24h", tk.Label, got.EndedAt, got.CleanupAfter, killedAt)
 		}
 		acts := actionsFor(rep, core.EntityTask, tk.ID)
-		if len(acts) != 1 || acts[0].Rule != core.RuleEarlyLost || acts[0].Result != core.ActionApplied {
+		if len(acts) != 1 || acts[0].Rule != sweep.RuleEarlyLost || acts[0].Result != sweep.ActionApplied {
 			t.Errorf("%s: actions %+v", tk.Label, acts)
 		}
 		ev := f.events(core.EntityTask, tk.ID)
@@ -289,7 +290,7 @@ func TestSweepGraceLost(t *testing.T) {
 	for i, c := range cases {
 		ids[i] = f.task(c.nt, i%2 == 0).ID
 	}
-	check := func(at string, wantLost func(i int) bool) *core.SweepReport {
+	check := func(at string, wantLost func(i int) bool) *sweep.Report {
 		t.Helper()
 		rep := f.sweep()
 		for i, c := range cases {
@@ -311,14 +312,14 @@ func TestSweepGraceLost(t *testing.T) {
 		if got := f.get(ids[i]); got.Error != "backing session missing" {
 			t.Errorf("%s: error %q", c.name, got.Error)
 		}
-		if acts := actionsFor(rep, core.EntityTask, ids[i]); len(acts) != 1 || acts[0].Rule != core.RuleGraceLost {
+		if acts := actionsFor(rep, core.EntityTask, ids[i]); len(acts) != 1 || acts[0].Rule != sweep.RuleGraceLost {
 			t.Errorf("%s: actions %+v", c.name, acts)
 		}
 	}
 	f.clock.Advance(time.Hour)
 	rep = check("1h05m", func(i int) bool { return cases[i].lost })
 	noRef := ids[len(ids)-1] // never started: queued
-	if fs := findingsFor(rep, core.FindingStaleQueued, noRef); len(fs) != 1 || fs[0].Severity != core.SeverityWarning ||
+	if fs := findingsFor(rep, sweep.FindingStaleQueued, noRef); len(fs) != 1 || fs[0].Severity != sweep.SeverityWarning ||
 		!strings.Contains(fs[0].Detail, "never inferred lost") {
 		t.Errorf("no-backing task: findings %+v\n%s", fs, rep.Text())
 	}
@@ -513,8 +514,8 @@ func TestSweepRetention(t *testing.T) {
 	f.clock.Advance(30 * time.Hour)
 	rep := f.sweep()
 	acts := actionsFor(rep, core.EntityTask, stale.ID)
-	if len(acts) != 2 || acts[0].Rule != core.RuleGraceLost || acts[1].Rule != core.RulePrune ||
-		acts[0].Result != core.ActionApplied || acts[1].Result != core.ActionApplied || f.exists(core.EntityTask, stale.ID) {
+	if len(acts) != 2 || acts[0].Rule != sweep.RuleGraceLost || acts[1].Rule != sweep.RulePrune ||
+		acts[0].Result != sweep.ActionApplied || acts[1].Result != sweep.ActionApplied || f.exists(core.EntityTask, stale.ID) {
 		t.Fatalf("want lost then pruned in one sweep, got %+v\n%s", acts, rep.Text())
 	}
 
@@ -569,7 +570,7 @@ func TestSweepRetention(t *testing.T) {
 	if !f.exists(core.EntityJob, "bbbbbbbbbbbb") {
 		t.Error("job b pruned although its log could not be deleted")
 	}
-	if fs := findingsFor(rep, core.FindingPruneFailed, "bbbbbbbbbbbb"); len(fs) != 1 {
+	if fs := findingsFor(rep, sweep.FindingPruneFailed, "bbbbbbbbbbbb"); len(fs) != 1 {
 		t.Errorf("want a prune_failed finding:\n%s", rep.Text())
 	}
 	f.sw.RemoveAll = nil
@@ -644,7 +645,7 @@ func TestSweepDryRunWritesNothing(t *testing.T) {
 	v0, files0 := version(), files()
 	rep, err := f.sw.Sweep(f.ctx, true)
 	f.must(err)
-	if rep.Mode != core.ModeDryRun || !strings.HasPrefix(rep.Text(), "Sweep dry run in ") {
+	if rep.Mode != sweep.ModeDryRun || !strings.HasPrefix(rep.Text(), "Sweep dry run in ") {
 		t.Fatalf("mode %q text %q", rep.Mode, rep.Summary())
 	}
 	c := rep.Counts
@@ -652,7 +653,7 @@ func TestSweepDryRunWritesNothing(t *testing.T) {
 		t.Fatalf("dry run plan incomplete:\n%s", rep.Text())
 	}
 	for _, a := range rep.Actions {
-		if a.Result != core.ActionPlanned {
+		if a.Result != sweep.ActionPlanned {
 			t.Errorf("dry-run action %+v not marked planned", a)
 		}
 	}
@@ -687,8 +688,8 @@ func TestSweepRacedActions(t *testing.T) {
 	for _, a := range plan.Actions {
 		rules[a.Rule] = true
 	}
-	for _, r := range []string{core.RuleEarlyLost, core.RuleGraceLost, core.RuleWatchdog, core.RuleApprovalExpiry,
-		core.RuleSilentTask, core.RuleStamp, core.RulePrune} {
+	for _, r := range []string{sweep.RuleEarlyLost, sweep.RuleGraceLost, sweep.RuleWatchdog, sweep.RuleApprovalExpiry,
+		sweep.RuleSilentTask, sweep.RuleStamp, sweep.RulePrune} {
 		if !rules[r] {
 			t.Fatalf("plan lacks rule %s: %+v", r, plan.Actions)
 		}
@@ -765,14 +766,14 @@ func TestSweepAuditFindings(t *testing.T) {
 	f.clock.Advance(31 * time.Minute)
 	rep := f.sweep()
 	want := []struct{ kind, severity, id, detail string }{
-		{core.FindingStaleQueued, core.SeverityWarning, queued.ID, "queued for 31m"},
-		{core.FindingStaleRunning, core.SeverityWarning, running.ID, "running for 31m"},
-		{core.FindingInconsistentTimestamps, core.SeverityError, "time-travel", "started_at before created_at; ended_at before started_at"},
-		{core.FindingInconsistentTimestamps, core.SeverityError, "undead", "running with ended_at set"},
-		{core.FindingInconsistentTimestamps, core.SeverityError, "run-backwards", "ended_at before started_at"},
-		{core.FindingInconsistentTimestamps, core.SeverityError, "cccccccccccc", "running with completed_at set"},
-		{core.FindingDeliveryFailed, core.SeverityError, "undelivered", "delivery to session s failed"},
-		{core.FindingMissingCleanup, core.SeverityWarning, "endless", "has no ended_at"},
+		{sweep.FindingStaleQueued, sweep.SeverityWarning, queued.ID, "queued for 31m"},
+		{sweep.FindingStaleRunning, sweep.SeverityWarning, running.ID, "running for 31m"},
+		{sweep.FindingInconsistentTimestamps, sweep.SeverityError, "time-travel", "started_at before created_at; ended_at before started_at"},
+		{sweep.FindingInconsistentTimestamps, sweep.SeverityError, "undead", "running with ended_at set"},
+		{sweep.FindingInconsistentTimestamps, sweep.SeverityError, "run-backwards", "ended_at before started_at"},
+		{sweep.FindingInconsistentTimestamps, sweep.SeverityError, "cccccccccccc", "running with completed_at set"},
+		{sweep.FindingDeliveryFailed, sweep.SeverityError, "undelivered", "delivery to session s failed"},
+		{sweep.FindingMissingCleanup, sweep.SeverityWarning, "endless", "has no ended_at"},
 	}
 	for _, w := range want {
 		fs := findingsFor(rep, w.kind, w.id)
@@ -818,9 +819,9 @@ func (g *swGateStore) View(ctx context.Context, fn func(core.Tx) error) error {
 func TestSweepSingleFlight(t *testing.T) {
 	f := newSwFixture(t)
 	gate := &swGateStore{Store: f.db, entered: make(chan struct{}), release: make(chan struct{})}
-	sw := core.NewSweeper(core.NewRegistry(gate, f.clock, f.th), nil)
+	sw := sweep.New(core.NewRegistry(gate, f.clock, f.th), nil)
 	var wg sync.WaitGroup
-	reps := make([]*core.SweepReport, 2)
+	reps := make([]*sweep.Report, 2)
 	wg.Add(1)
 	go func() { defer wg.Done(); reps[0], _ = sw.Sweep(f.ctx, false) }()
 	<-gate.entered

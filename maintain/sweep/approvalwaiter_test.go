@@ -1,4 +1,4 @@
-package core_test
+package sweep_test
 
 import (
 	"os"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/supervisor"
 )
 
@@ -78,7 +79,7 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 	f.clock.Advance(2 * time.Minute)
 	// The supervisor's front end judges waiters (core.WaiterLiveness, from
 	// /proc); its host is this-host, read from CLAWPIT_HOST above.
-	sw := core.NewSweeper(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()}))
+	sw := sweep.New(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()}))
 
 	dry, err := sw.Sweep(f.ctx, true)
 	f.must(err)
@@ -156,7 +157,7 @@ func TestRepeatedToolCallTakesOverTheWait(t *testing.T) {
 	if again.ID != first.ID || again.Waiter != self || f.getApproval(first.ID).Waiter != self {
 		t.Fatalf("repeated request: %+v, stored waiter %+v; want the same approval waited by %+v", again, f.getApproval(first.ID).Waiter, self)
 	}
-	rep, err := core.NewSweeper(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.ctx, false)
+	rep, err := sweep.New(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.ctx, false)
 	f.must(err)
 	if rep.Counts.Withdrawn != 0 || f.getApproval(first.ID).Status != core.ApprovalPending {
 		t.Fatalf("sweep withdrew the approval its new asker waits for: %+v", rep.Counts)
@@ -176,12 +177,12 @@ func TestSweepWithoutWaiterJudgeLeavesWaiters(t *testing.T) {
 	gone := core.Waiter{Host: self.Host, PID: deadPID(t), Start: 1, NS: self.NS}
 	a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", Waiter: gone, ExpiresIn: time.Hour}, core.ActorRuntime)
 	f.must(err)
-	rep, err := core.NewSweeper(f.reg, nil).Sweep(f.ctx, false)
+	rep, err := sweep.New(f.reg, nil).Sweep(f.ctx, false)
 	f.must(err)
 	if rep.Counts.Withdrawn != 0 || f.getApproval(a.ID).Status != core.ApprovalPending {
 		t.Fatalf("a sweep without a judge withdrew %d approvals; status %s", rep.Counts.Withdrawn, f.getApproval(a.ID).Status)
 	}
-	rep, err = core.NewSweeper(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.ctx, false)
+	rep, err = sweep.New(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.ctx, false)
 	f.must(err)
 	if rep.Counts.Withdrawn != 1 || f.getApproval(a.ID).Status != core.ApprovalCancelled {
 		t.Fatalf("with the supervisor's judge: withdrew %d, status %s; want 1, cancelled", rep.Counts.Withdrawn, f.getApproval(a.ID).Status)

@@ -1,4 +1,4 @@
-package core_test
+package sweep_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/clawpit/clawpit/bench/p1data"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 )
@@ -37,7 +38,7 @@ func BenchmarkSweepP1(b *testing.B) {
 		}
 		reg := core.NewRegistry(db, core.SystemClock{}, core.DefaultThresholds())
 		jobs := supervisor.NewJobs(reg, supervisor.JobsOptions{})
-		sw := core.NewSweeper(reg, jobs)
+		sw := sweep.New(reg, jobs)
 		for _, dry := range []bool{true, false} {
 			mode := "applied"
 			if dry {

@@ -1,10 +1,12 @@
-package core
+package sweep
 
 import (
 	"context"
 	"os"
 	"sync"
 	"time"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // The maintenance sweeper (docs/contract.md "Maintenance"). One sweep evaluates, in order: job
@@ -64,11 +66,11 @@ type Action struct {
 	Reason string `json:"reason"`
 	Result string `json:"result"` // planned, applied, raced or failed
 
-	rev     int64     // revision planned against (conditional update)
-	dep     int       // 1-based index of the action that must apply first; 0 = none
-	at      Timestamp // lost: ended_at to stamp when unset; stamp: cleanup_after
-	job     *Job      // job_liveness: the job as LostJobs read it
-	logPath string    // prune of a job: its log file
+	rev     int64          // revision planned against (conditional update)
+	dep     int            // 1-based index of the action that must apply first; 0 = none
+	at      core.Timestamp // lost: ended_at to stamp when unset; stamp: cleanup_after
+	job     *core.Job      // job_liveness: the job as LostJobs read it
+	logPath string         // prune of a job: its log file
 }
 
 // Finding is one audit result (docs/contract.md "Audit"): reported, never fixed.
@@ -84,7 +86,7 @@ type Finding struct {
 type Plan struct {
 	// Now is the registry clock when planning started; every window is
 	// measured against it.
-	Now Timestamp
+	Now core.Timestamp
 	// Actions in docs/contract.md "Maintenance" order; dependent actions follow the one they need.
 	Actions []Action
 	// Findings of the audit (empty for a watchdog pass).
@@ -102,8 +104,8 @@ type Plan struct {
 // within one process Sweep is single-flight and Watchdog waits for a running
 // sweep; across processes every write is conditional.
 type Sweeper struct {
-	reg  *Registry
-	jobs JobLiveness
+	reg  *core.Registry
+	jobs core.JobLiveness
 
 	// BatchSize caps how many actions one write transaction applies
 	// (default 2,000), and BatchTime how long it may run before it commits
@@ -130,13 +132,13 @@ type Sweeper struct {
 type sweepCall struct {
 	done   chan struct{}
 	dryRun bool
-	rep    *SweepReport
+	rep    *Report
 	err    error
 }
 
 // NewSweeper returns a sweeper over reg using reg's clock and thresholds.
 // jobs may be nil: job liveness (J8) is then skipped.
-func NewSweeper(reg *Registry, jobs JobLiveness) *Sweeper {
+func New(reg *core.Registry, jobs core.JobLiveness) *Sweeper {
 	return &Sweeper{reg: reg, jobs: jobs}
 }
 
@@ -168,14 +170,14 @@ func (s *Sweeper) removeAll(p string) error {
 	return os.RemoveAll(p)
 }
 
-func (s *Sweeper) now() Timestamp { return TS(s.reg.Clock().Now()) }
+func (s *Sweeper) now() core.Timestamp { return core.TS(s.reg.Clock().Now()) }
 
 // Sweep runs one sweep: Plan, then (unless dryRun) Apply. A dry run writes
 // nothing at all. Within one process Sweep is single-flight: a call made
 // while a sweep of the same mode is running waits for it and returns its
 // report (shared: do not modify it); a call of the other mode waits its turn.
 // The report is returned with an error when applying failed part-way.
-func (s *Sweeper) Sweep(ctx context.Context, dryRun bool) (*SweepReport, error) {
+func (s *Sweeper) Sweep(ctx context.Context, dryRun bool) (*Report, error) {
 	s.flightMu.Lock()
 	if c := s.flight; c != nil && c.dryRun == dryRun {
 		s.flightMu.Unlock()
@@ -201,7 +203,7 @@ func (s *Sweeper) Sweep(ctx context.Context, dryRun bool) (*SweepReport, error) 
 	return c.rep, c.err
 }
 
-func (s *Sweeper) sweep(ctx context.Context, dryRun bool) (*SweepReport, error) {
+func (s *Sweeper) sweep(ctx context.Context, dryRun bool) (*Report, error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
 	p, err := s.plan(ctx, false)
@@ -226,9 +228,9 @@ func (s *Sweeper) Plan(ctx context.Context) (*Plan, error) {
 // transaction. An action whose row changed since p was built is skipped and
 // counted raced. It returns the report, and an error (with the partial report)
 // when a write failed; actions applied before the failure stay applied.
-func (s *Sweeper) Apply(ctx context.Context, p *Plan) (*SweepReport, error) {
+func (s *Sweeper) Apply(ctx context.Context, p *Plan) (*Report, error) {
 	if p == nil {
-		return nil, Invalidf("nil sweep plan")
+		return nil, core.Invalidf("nil sweep plan")
 	}
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
@@ -248,7 +250,7 @@ type sweepRule interface {
 	apply(s *Sweeper, b *applyTx, i int) (bool, error)
 	// count adds one action that took effect (in a dry run: that is
 	// planned) to the report's counts (docs/contract.md "Maintenance" report).
-	count(c *SweepCounts, a *Action)
+	count(c *Counts, a *Action)
 }
 
 // ruleOf returns the rule named by Action.Rule; nil for an unknown name.

@@ -1,8 +1,10 @@
-package core
+package sweep
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // Job liveness (docs/contract.md "Background jobs: Lost"), the first step of a sweep: a pending or running
@@ -11,22 +13,10 @@ import (
 // signal to any process group left behind — so this rule plans from its
 // answer and applies through it, outside the sweep's batched transactions.
 
-// JobLiveness finds and marks background jobs whose supervisor is gone (docs/contract.md "Background jobs: Lost"). *supervisor.Jobs implements it.
-type JobLiveness interface {
-	// LostJobs lists pending/running jobs whose supervisor is gone (pid dead,
-	// or pid reused: start time differs). Read-only.
-	LostJobs(ctx context.Context) ([]Job, error)
-	// MarkJobLost marks j lost if it is still active with the same Rev
-	// (conditional update + journal, actor sweeper), kills any process group
-	// it left behind, raises one job_lost notification naming the log path.
-	// Returns false (nil error) when it raced (row changed since LostJobs).
-	MarkJobLost(ctx context.Context, j Job, reason string) (bool, error)
-}
-
 // jobLostReasoner is the optional part of a JobLiveness that explains why a
 // job counts as lost (*supervisor.Jobs has it); the plan shows the reason.
 type jobLostReasoner interface {
-	JobLostReason(job *Job, now Timestamp) string
+	JobLostReason(job *core.Job, now core.Timestamp) string
 }
 
 // jobLiveness plans J8. A job it marks lost no longer backs its task in the
@@ -48,7 +38,7 @@ func (b *swPlanner) jobLiveness(ctx context.Context) error {
 			}
 		}
 		b.lostJobs[j.ID] = true
-		b.add(Action{Rule: RuleJobLiveness, Entity: EntityJob, ID: j.ID, From: string(j.Status), To: string(JobLost),
+		b.add(Action{Rule: RuleJobLiveness, Entity: core.EntityJob, ID: j.ID, From: string(j.Status), To: string(core.JobLost),
 			Reason: reason, rev: j.Rev, job: &j})
 	}
 	return nil
@@ -83,4 +73,4 @@ func (jobLivenessRule) apply(_ *Sweeper, b *applyTx, i int) (bool, error) {
 	return false, fmt.Errorf("job liveness %s is applied outside a batch", b.acts[i].ID)
 }
 
-func (jobLivenessRule) count(c *SweepCounts, _ *Action) { c.Lost++ }
+func (jobLivenessRule) count(c *Counts, _ *Action) { c.Lost++ }

@@ -1,6 +1,10 @@
-package core
+package sweep
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/clawpit/clawpit/core"
+)
 
 // Lost tasks (docs/contract.md "Lost work"), the third and fourth steps of a sweep. An active
 // (queued or running) task is marked lost: early, skipping the grace window,
@@ -13,7 +17,7 @@ import "fmt"
 // in the same sweep (R8).
 
 // lost plans R5 over the active tasks.
-func (b *swPlanner) lost(active []ActiveTaskRow) {
+func (b *swPlanner) lost(active []core.ActiveTaskRow) {
 	now := b.p.Now
 	for i := range active {
 		row := &active[i]
@@ -25,7 +29,7 @@ func (b *swPlanner) lost(active []ActiveTaskRow) {
 			continue
 		}
 		b.handled[row.ID] = true
-		dep := b.add(Action{Rule: rule, Entity: EntityTask, ID: row.ID, From: string(row.Status), To: string(TaskLost),
+		dep := b.add(Action{Rule: rule, Entity: core.EntityTask, ID: row.ID, From: string(row.Status), To: string(core.TaskLost),
 			Reason: reason, rev: row.Rev, at: endAt})
 		// R8: a row marked lost whose retention is already over goes in the
 		// same sweep. ended_at is kept when set, else stamped endAt.
@@ -33,11 +37,11 @@ func (b *swPlanner) lost(active []ActiveTaskRow) {
 		if end == 0 {
 			end = endAt
 		}
-		if cleanup := end.Add(b.th.TaskRetention(TaskLost)); cleanup <= now {
+		if cleanup := end.Add(b.th.TaskRetention(core.TaskLost)); cleanup <= now {
 			// Planned now, listed with the retention step (docs/contract.md "Maintenance" order),
 			// so the sweep's prunes are one run Apply deletes in batches.
-			b.pruned[EntityTask+"/"+row.ID] = true
-			b.lostPrunes = append(b.lostPrunes, Action{Rule: RulePrune, Entity: EntityTask, ID: row.ID, From: string(TaskLost), To: "pruned",
+			b.pruned[core.EntityTask+"/"+row.ID] = true
+			b.lostPrunes = append(b.lostPrunes, Action{Rule: RulePrune, Entity: core.EntityTask, ID: row.ID, From: string(core.TaskLost), To: "pruned",
 				Reason: "lost, cleanup_after " + cleanup.String() + " already passed", rev: row.Rev + 1, dep: dep})
 		}
 	}
@@ -49,7 +53,7 @@ func (b *swPlanner) lost(active []ActiveTaskRow) {
 // task gets when it has none: when its run ended (early), or its last sign of
 // life (grace). ov, when non-nil, is the plan's overlay of runs it ends and
 // jobs it marks lost.
-func (s *Sweeper) classify(row *ActiveTaskRow, now Timestamp, ov *swPlanner) (rule, reason string, endAt Timestamp) {
+func (s *Sweeper) classify(row *core.ActiveTaskRow, now core.Timestamp, ov *swPlanner) (rule, reason string, endAt core.Timestamp) {
 	run, src := row.Run, row.SourceRun
 	jobActive := row.JobStatus.Active()
 	if ov != nil {
@@ -64,12 +68,12 @@ func (s *Sweeper) classify(row *ActiveTaskRow, now Timestamp, ov *swPlanner) (ru
 		}
 	}
 	floor := max(row.CreatedAt, row.StartedAt)
-	for _, r := range []RunBacking{run, src} {
+	for _, r := range []core.RunBacking{run, src} {
 		if r.Exists && r.EndedAt != 0 {
 			return RuleEarlyLost, "subagent run ended (" + string(r.Outcome) + ")", max(r.EndedAt, floor)
 		}
 	}
-	backed := run.Running() || src.Running() || jobActive || row.Session == SessionActive
+	backed := run.Running() || src.Running() || jobActive || row.Session == core.SessionActive
 	if backed {
 		return "", "", 0
 	}
@@ -89,7 +93,7 @@ func (s *Sweeper) classify(row *ActiveTaskRow, now Timestamp, ov *swPlanner) (ru
 // count as lost.
 type taskLostRule struct{}
 
-func (taskLostRule) count(c *SweepCounts, _ *Action) { c.Lost++ }
+func (taskLostRule) count(c *Counts, _ *Action) { c.Lost++ }
 
 // isLostRule reports whether rule is one of R5's (early or grace lost).
 func isLostRule(rule string) bool { return rule == RuleEarlyLost || rule == RuleGraceLost }
@@ -119,15 +123,15 @@ func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	byID := make(map[string]*ActiveTaskRow, len(rows))
+	byID := make(map[string]*core.ActiveTaskRow, len(rows))
 	for k := range rows {
 		byID[rows[k].ID] = &rows[k]
 	}
 	var (
-		marks   []LostMark
+		marks   []core.LostMark
 		marked  []int // indexes into idx of the marks
-		evs     []Event
-		drops   []RowKey
+		evs     []core.Event
+		drops   []core.RowKey
 		dropped []int // indexes into idx of the drops
 	)
 	for j, k := range idx {
@@ -136,7 +140,7 @@ func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 		if row == nil || row.Rev != a.rev || !b.depApplied(a) {
 			continue
 		}
-		if ok, _ := CanTransitionTask(row.Status, TaskLost, ActorSweeper); !ok {
+		if ok, _ := core.CanTransitionTask(row.Status, core.TaskLost, core.ActorSweeper); !ok {
 			continue
 		}
 		rule, reason, endAt := s.classify(row, b.now, nil)
@@ -147,16 +151,16 @@ func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 		if end == 0 {
 			end = endAt
 		}
-		cleanup := end.Add(s.reg.Thresholds().TaskRetention(TaskLost))
+		cleanup := end.Add(s.reg.Thresholds().TaskRetention(core.TaskLost))
 		if p, ok := b.prunes[k]; ok && b.acts[p].Result == ActionPlanned && cleanup <= b.now {
-			drops = append(drops, RowKey{ID: row.ID, Rev: row.Rev})
+			drops = append(drops, core.RowKey{ID: row.ID, Rev: row.Rev})
 			dropped = append(dropped, j)
 			continue
 		}
-		marks = append(marks, LostMark{ID: row.ID, Rev: row.Rev, Reason: reason, EndedAt: end, CleanupAfter: cleanup})
+		marks = append(marks, core.LostMark{ID: row.ID, Rev: row.Rev, Reason: reason, EndedAt: end, CleanupAfter: cleanup})
 		marked = append(marked, j)
-		evs = append(evs, Event{At: b.now, Entity: EntityTask, EntityID: row.ID, From: string(row.Status), To: string(TaskLost),
-			Actor: ActorSweeper, Reason: reason, Applied: true})
+		evs = append(evs, core.Event{At: b.now, Entity: core.EntityTask, EntityID: row.ID, From: string(row.Status), To: string(core.TaskLost),
+			Actor: core.ActorSweeper, Reason: reason, Applied: true})
 	}
 	applied := make([]bool, len(idx))
 	if len(marks) > 0 {
@@ -164,7 +168,7 @@ func (taskLostRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		var journal []Event
+		var journal []core.Event
 		for m, j := range marked {
 			if ok[m] {
 				applied[j] = true

@@ -1,4 +1,4 @@
-package core
+package sweep
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/termtext"
 )
 
@@ -23,7 +24,7 @@ import (
 // Watchdog runs the R6 step alone — plan and apply — and returns its report
 // (the console and the daemon run it every 5 s, so a 60 s budget is enforced
 // within seconds). It waits for a sweep running in this process.
-func (s *Sweeper) Watchdog(ctx context.Context) (*SweepReport, error) {
+func (s *Sweeper) Watchdog(ctx context.Context) (*Report, error) {
 	s.runMu.Lock()
 	defer s.runMu.Unlock()
 	p, err := s.plan(ctx, true)
@@ -43,7 +44,7 @@ func budgetText(ms int64) string {
 // last_progress_at + budget < now ends with outcome timeout, and its mirrored
 // tasks (active, or lost — an authoritative timeout replaces the inference)
 // become timed_out.
-func (b *swPlanner) watchdog(tx Tx) error {
+func (b *swPlanner) watchdog(tx core.Tx) error {
 	now := b.p.Now
 	runs, err := tx.SweepOverdueRuns(now, b.limit)
 	if err != nil {
@@ -52,23 +53,23 @@ func (b *swPlanner) watchdog(tx Tx) error {
 	b.capped(len(runs))
 	for i := range runs {
 		r := &runs[i]
-		if !r.Running() || r.PendingApprovalWaits != 0 || r.LastProgressAt+Timestamp(r.InactivityBudgetMs) >= now {
+		if !r.Running() || r.PendingApprovalWaits != 0 || r.LastProgressAt+core.Timestamp(r.InactivityBudgetMs) >= now {
 			continue
 		}
 		reason := "no activity for " + budgetText(r.InactivityBudgetMs)
-		dep := b.add(Action{Rule: RuleWatchdog, Entity: EntityRun, ID: r.RunID, From: "running", To: string(OutcomeTimeout),
+		dep := b.add(Action{Rule: RuleWatchdog, Entity: core.EntityRun, ID: r.RunID, From: "running", To: string(core.OutcomeTimeout),
 			Reason: reason, rev: r.Rev})
-		b.endedRuns[r.RunID] = OutcomeTimeout
+		b.endedRuns[r.RunID] = core.OutcomeTimeout
 		mirrored, err := tx.MirroredTasks(r.RunID)
 		if err != nil {
 			return err
 		}
 		for _, t := range mirrored {
-			if ok, _ := CanTransitionTask(t.Status, TaskTimedOut, ActorWatchdog); !ok {
+			if ok, _ := core.CanTransitionTask(t.Status, core.TaskTimedOut, core.ActorWatchdog); !ok {
 				continue
 			}
 			b.handled[t.ID] = true
-			b.add(Action{Rule: RuleWatchdog, Entity: EntityTask, ID: t.ID, From: string(t.Status), To: string(TaskTimedOut),
+			b.add(Action{Rule: RuleWatchdog, Entity: core.EntityTask, ID: t.ID, From: string(t.Status), To: string(core.TaskTimedOut),
 				Reason: "run " + r.RunID + " timed out: " + reason, rev: t.Rev, dep: dep})
 		}
 	}
@@ -81,14 +82,14 @@ type watchdogRule struct{}
 
 func (watchdogRule) apply(s *Sweeper, b *applyTx, i int) (bool, error) {
 	a := &b.acts[i]
-	if a.Entity == EntityRun {
+	if a.Entity == core.EntityRun {
 		return s.applyRunTimeout(b.tx, a, b.now)
 	}
 	return s.applyTaskTimeout(b.tx, a, b.now)
 }
 
-func (watchdogRule) count(c *SweepCounts, a *Action) {
-	if a.Entity == EntityRun {
+func (watchdogRule) count(c *Counts, a *Action) {
+	if a.Entity == core.EntityRun {
 		c.TimedOut++
 	}
 }
@@ -96,9 +97,9 @@ func (watchdogRule) count(c *SweepCounts, a *Action) {
 // applyRunTimeout ends an idle run (docs/contract.md "The inactivity watchdog pauses for approvals") if it is still running, still
 // idle (same revision: no progress since the plan) and not waiting for an
 // approval; one run_timed_out notification for its requester session.
-func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error) {
+func (s *Sweeper) applyRunTimeout(tx core.Tx, a *Action, now core.Timestamp) (bool, error) {
 	run, err := tx.GetRun(a.ID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, core.ErrNotFound) {
 		return false, nil
 	} else if err != nil {
 		return false, err
@@ -107,13 +108,13 @@ func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error)
 		return false, nil
 	}
 	run.EndedAt = now
-	run.Outcome = OutcomeTimeout
+	run.Outcome = core.OutcomeTimeout
 	run.EndedReason = a.Reason
 	run.CleanupAfter = now.Add(s.reg.Thresholds().Retention)
 	if err := tx.UpdateRun(run); err != nil {
-		return false, WrapWrite("run", run.RunID, err)
+		return false, core.WrapWrite("run", run.RunID, err)
 	}
-	if err := Journal(tx, now, EntityRun, run.RunID, "running", string(OutcomeTimeout), ActorWatchdog, a.Reason, true); err != nil {
+	if err := core.Journal(tx, now, core.EntityRun, run.RunID, "running", string(core.OutcomeTimeout), core.ActorWatchdog, a.Reason, true); err != nil {
 		return false, err
 	}
 	name := run.Label
@@ -124,8 +125,8 @@ func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error)
 	if session == "" {
 		session = run.ChildSession
 	}
-	return true, Notify(tx, &Notification{
-		Session: session, Kind: NotifyRunTimedOut, SubjectID: run.RunID,
+	return true, core.Notify(tx, &core.Notification{
+		Session: session, Kind: core.NotifyRunTimedOut, SubjectID: run.RunID,
 		Text:     fmt.Sprintf("Sub-agent run %s timed out: %s", termtext.Exact(name, 0), termtext.Exact(a.Reason, 0)),
 		DedupKey: "run_timed_out:" + run.RunID, CreatedAt: now,
 	})
@@ -133,17 +134,17 @@ func (s *Sweeper) applyRunTimeout(tx Tx, a *Action, now Timestamp) (bool, error)
 
 // applyTaskTimeout moves one mirrored task of a timed-out run to timed_out
 // (docs/contract.md "The inactivity watchdog pauses for approvals") when the transition rule still allows it.
-func (s *Sweeper) applyTaskTimeout(tx Tx, a *Action, now Timestamp) (bool, error) {
+func (s *Sweeper) applyTaskTimeout(tx core.Tx, a *Action, now core.Timestamp) (bool, error) {
 	t, err := tx.GetTask(a.ID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, core.ErrNotFound) {
 		return false, nil
 	} else if err != nil {
 		return false, err
 	}
-	if ok, _ := CanTransitionTask(t.Status, TaskTimedOut, ActorWatchdog); !ok {
+	if ok, _ := core.CanTransitionTask(t.Status, core.TaskTimedOut, core.ActorWatchdog); !ok {
 		return false, nil
 	}
 	reason := a.Reason
-	res, err := s.reg.SetTaskStatusTx(tx, t, TaskTimedOut, reason, func(t *Task) { t.Error = reason }, ActorWatchdog, now)
+	res, err := s.reg.SetTaskStatusTx(tx, t, core.TaskTimedOut, reason, func(t *core.Task) { t.Error = reason }, core.ActorWatchdog, now)
 	return res.Applied, err
 }

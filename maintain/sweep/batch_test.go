@@ -1,4 +1,4 @@
-package core_test
+package sweep_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/maintain/sweep"
 )
 
 // txCounter is a core.Store that counts write transactions.
@@ -58,7 +59,7 @@ func TestSweepApplyInBatches(t *testing.T) {
 				winners[ids[i]] = true
 			}
 			cnt := &txCounter{Store: f.db}
-			sw := core.NewSweeper(core.NewRegistry(cnt, f.clock, f.th), nil)
+			sw := sweep.New(core.NewRegistry(cnt, f.clock, f.th), nil)
 			sw.BatchSize, sw.BatchTime = tc.batchSize, tc.batchTime
 			rep, err := sw.Apply(f.ctx, plan)
 			f.must(err)
@@ -81,8 +82,8 @@ func TestSweepApplyInBatches(t *testing.T) {
 				}
 			}
 			for _, a := range rep.Actions {
-				if want := core.ActionApplied; winners[a.ID] {
-					if a.Result != core.ActionRaced {
+				if want := sweep.ActionApplied; winners[a.ID] {
+					if a.Result != sweep.ActionRaced {
 						t.Errorf("%s %s: %s, want raced", a.Rule, a.ID, a.Result)
 					}
 				} else if a.Result != want {
@@ -195,7 +196,7 @@ func TestSweepLostAndPrunedInOneWrite(t *testing.T) {
 			plan, err := f.sw.Plan(f.ctx)
 			f.must(err)
 			fs := &failingStore{Store: f.db, failAt: tc.failAt}
-			sw := core.NewSweeper(core.NewRegistry(fs, f.clock, f.th), nil)
+			sw := sweep.New(core.NewRegistry(fs, f.clock, f.th), nil)
 			sw.BatchSize, sw.BatchTime = 10, tc.batchTime
 			rep, err := sw.Apply(f.ctx, plan)
 			if !errors.Is(err, errInjected) {
@@ -207,9 +208,9 @@ func TestSweepLostAndPrunedInOneWrite(t *testing.T) {
 			}
 			decided := map[string]int{}
 			for _, a := range rep.Actions {
-				if a.Result == core.ActionApplied {
+				if a.Result == sweep.ActionApplied {
 					decided[a.ID]++
-				} else if a.Result != core.ActionPlanned {
+				} else if a.Result != sweep.ActionPlanned {
 					t.Errorf("%s %s: %s, want planned", a.Rule, a.ID, a.Result)
 				}
 			}

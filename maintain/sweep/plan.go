@@ -1,9 +1,11 @@
-package core
+package sweep
 
 import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/clawpit/clawpit/core"
 )
 
 // The plan side of a sweep (docs/contract.md "Maintenance"): the rule steps in order over one read
@@ -18,13 +20,13 @@ import (
 type swPlanner struct {
 	s     *Sweeper
 	p     *Plan
-	th    Thresholds
+	th    core.Thresholds
 	limit int
 
-	endedRuns map[string]RunOutcome // runs the plan ends (watchdog)
-	lostJobs  map[string]bool       // jobs the plan marks lost
-	handled   map[string]bool       // task ids that already have a status action
-	pruned    map[string]bool       // "<entity>/<id>" the plan prunes
+	endedRuns map[string]core.RunOutcome // runs the plan ends (watchdog)
+	lostJobs  map[string]bool            // jobs the plan marks lost
+	handled   map[string]bool            // task ids that already have a status action
+	pruned    map[string]bool            // "<entity>/<id>" the plan prunes
 
 	lostPrunes []Action // prunes of tasks the plan marks lost, added by the retention step
 }
@@ -53,7 +55,7 @@ func (s *Sweeper) plan(ctx context.Context, watchdogOnly bool) (*Plan, error) {
 	p := &Plan{Now: s.now(), watchdogOnly: watchdogOnly}
 	b := &swPlanner{
 		s: s, p: p, th: s.reg.Thresholds(), limit: s.maxPerRule(),
-		endedRuns: map[string]RunOutcome{}, lostJobs: map[string]bool{},
+		endedRuns: map[string]core.RunOutcome{}, lostJobs: map[string]bool{},
 		handled: map[string]bool{}, pruned: map[string]bool{},
 	}
 	// J8 first: LostJobs reads through the jobs front end, outside our snapshot.
@@ -62,7 +64,7 @@ func (s *Sweeper) plan(ctx context.Context, watchdogOnly bool) (*Plan, error) {
 			return nil, fmt.Errorf("sweep plan: job liveness: %w", err)
 		}
 	}
-	err := s.reg.Store().View(ctx, func(tx Tx) error {
+	err := s.reg.Store().View(ctx, func(tx core.Tx) error {
 		if err := b.watchdog(tx); err != nil {
 			return fmt.Errorf("watchdog: %w", err)
 		}
@@ -70,7 +72,7 @@ func (s *Sweeper) plan(ctx context.Context, watchdogOnly bool) (*Plan, error) {
 			return nil
 		}
 		now := p.Now
-		active, err := tx.SweepActiveTasks(ActiveTaskFilter{
+		active, err := tx.SweepActiveTasks(core.ActiveTaskFilter{
 			IdleBefore:    now.Add(-b.th.Grace),
 			QueuedBefore:  now.Add(-b.th.StaleQueued),
 			RunningBefore: now.Add(-b.th.StaleRunning),
