@@ -20,7 +20,7 @@ import (
 // (history-independent); the full target is < 100 ms at 10,000 active over
 // 1,000,000 terminal.
 //
-//	go test -run XXX -bench BenchmarkSweepP1 ./core/
+//	go test -run XXX -tags sqlite_fts5 -bench BenchmarkSweepP1 ./maintain/sweep/
 func BenchmarkSweepP1(b *testing.B) {
 	ctx := context.Background()
 	start, err := supervisor.ProcStartTime(os.Getpid())

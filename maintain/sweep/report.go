@@ -12,7 +12,7 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// SweepCounts sums a sweep (docs/contract.md "Maintenance" report). In a dry run the action counts
+// Counts sums a sweep (docs/contract.md "Maintenance" report). In a dry run the action counts
 // are what the plan would do; once applied, what it did (raced actions are
 // counted under Raced only).
 type Counts struct {
@@ -30,7 +30,7 @@ type Counts struct {
 	Warnings  int `json:"warnings"` // audit findings of severity warning (R10)
 }
 
-// SweepReport is the result of a sweep or a watchdog pass. JSON (docs/contract.md "Maintenance"):
+// Report is the result of a sweep or a watchdog pass. JSON (docs/contract.md "Maintenance"):
 // {mode, started_at, duration_ms, counts{…}, actions[…], findings[…]} plus
 // truncated, and step "watchdog" for a watchdog pass.
 type Report struct {

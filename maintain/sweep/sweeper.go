@@ -136,7 +136,8 @@ type sweepCall struct {
 	err    error
 }
 
-// NewSweeper returns a sweeper over reg using reg's clock and thresholds.
+// New returns a sweeper over reg using reg's clock and thresholds; a
+// process builds it through maintain.NewSweeper.
 // jobs may be nil: job liveness (J8) is then skipped.
 func New(reg *core.Registry, jobs core.JobLiveness) *Sweeper {
 	return &Sweeper{reg: reg, jobs: jobs}
