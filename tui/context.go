@@ -153,7 +153,7 @@ type SweepResult struct {
 }
 
 // Maintenance is the embedded sweeper (docs/contract.md "Maintenance"). cmd_console adapts
-// *core.Sweeper to it.
+// *sweep.Sweeper to it.
 type Maintenance interface {
 	// Plan builds the maintenance plan without writing (the dry run of `m`).
 	Plan(ctx context.Context) (*Plan, error)
