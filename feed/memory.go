@@ -459,3 +459,20 @@ func AlertValues() view.Values[core.Notification] {
 		ID: func(n *core.Notification) any { return n.ID },
 	}
 }
+
+// ChangeNote is the wrapped Source's (ChangeNoter); "" when it has none.
+func (m *MemoryWindow) ChangeNote() string {
+	if n, ok := m.Source.(ChangeNoter); ok {
+		return n.ChangeNote()
+	}
+	return ""
+}
+
+// ChangeHints are the wrapped Source's (HintSource); ok false when it has
+// none.
+func (m *MemoryWindow) ChangeHints() (hints <-chan struct{}, cancel func(), ok bool) {
+	if h, ok := m.Source.(HintSource); ok {
+		return h.ChangeHints()
+	}
+	return nil, func() {}, false
+}
