@@ -189,13 +189,21 @@ func (m *Memory[R]) sortIndex(name string) (int, error) {
 // ordered returns the indexes of the rows passing filter (lower-cased), in
 // sort si's order.
 func (m *Memory[R]) ordered(si int, filter string) []int {
-	out := make([]int, 0, len(m.rows))
+	type keyed struct {
+		i   int
+		key []any
+	}
+	rows := make([]keyed, 0, len(m.rows))
 	for i := range m.rows {
 		if m.matches(i, filter) {
-			out = append(out, i)
+			rows = append(rows, keyed{i, m.keyOf(si, i)}) // read once, not per comparison
 		}
 	}
-	slices.SortFunc(out, func(a, b int) int { return m.compareKeys(si, m.keyOf(si, a), m.keyOf(si, b)) })
+	slices.SortFunc(rows, func(a, b keyed) int { return m.compareKeys(si, a.key, b.key) })
+	out := make([]int, len(rows))
+	for j, r := range rows {
+		out[j] = r.i
+	}
 	return out
 }
 

@@ -264,3 +264,19 @@ func TestMemoryWindowErrors(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMemoryWindow: one screen's window at the middle of 10,000
+// notifications (an OpenClaw console past its window threshold).
+func BenchmarkMemoryWindow(b *testing.B) {
+	m, err := view.NewMemory(core.EntityNotification, alertValues())
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Set(alerts(10_000, 1))
+	q := core.WindowQuery{Entity: core.EntityNotification, Anchor: "15007", Before: 40, After: 40}
+	for b.Loop() {
+		if _, err := m.Window(q, func(*core.Notification) {}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
