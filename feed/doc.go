@@ -6,7 +6,9 @@
 // spent and which agent it belongs to).
 //
 // The console (tui) consumes it; an adapter that shows another runtime's
-// registry in the console (adapters/openclaw) implements Source. feed
-// imports core and nothing of the screen (no Bubble Tea, no lipgloss, no
-// tui): what both the console and a feed need lives here or in core.
+// registry in the console (adapters/openclaw) implements Source;
+// NewMemoryWindow makes such a Source a WindowSource by answering windows
+// from a copy of its rows. feed imports core and view and nothing of the
+// screen (no Bubble Tea, no lipgloss, no tui): what both the console and a
+// feed need lives here, in view or in core.
 package feed

@@ -145,6 +145,19 @@ func testSearchParityEveryPane(t *testing.T) {
 		check(t, err)
 		return b
 	}
+	// The in-memory windows over the same rows (feed.MemoryWindow) select
+	// the same rows too.
+	mem := feed.NewMemoryWindow(r.src)
+	if _, err := mem.Load(ctx, feed.LoadRequest{Full: true}, newBatch()); err != nil {
+		t.Fatal(err)
+	}
+	memWindow := func(k feed.Kind, q string) *batch {
+		t.Helper()
+		b := newBatch()
+		_, err := mem.Window(ctx, feed.WindowRequest{Kind: k, Query: q, After: 1000}, b)
+		check(t, err)
+		return b
+	}
 	panes := []struct {
 		kind   feed.Kind
 		entity string
@@ -209,6 +222,11 @@ func testSearchParityEveryPane(t *testing.T) {
 			slices.Sort(want)
 			if !slices.Equal(got, want) {
 				t.Errorf("%s, %q: the store's filter selects %v, the pane's %v", p.table, q, got, want)
+			}
+			inMem := p.ids(memWindow(p.kind, q))
+			slices.Sort(inMem)
+			if !slices.Equal(inMem, want) {
+				t.Errorf("%s, %q: the memory window's filter selects %v, the pane's %v", p.table, q, inMem, want)
 			}
 		}
 	}

@@ -3,7 +3,8 @@
 // its urgency ranking and its searchable fields. The console (tui) derives
 // its comparators, rank lookups and in-memory search text from it; the store
 // derives its windows' sort keys, its filter's field lists and the urgency
-// weights of its filter plans. Migration 0007's generated columns (win_*)
+// weights of its filter plans. Memory answers the same window queries over
+// rows held in memory (small tables, tests, registries not clawpit's). Migration 0007's generated columns (win_*)
 // compute the same weights in SQL; store/view_test.go checks them against
 // this package on every engine.
 //

@@ -1,0 +1,478 @@
+package feed
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/view"
+)
+
+// MemoryWindow makes a Source that loads whole tables (a registry that is
+// not clawpit's, a test's fixed rows) a WindowSource: it keeps a copy of
+// every row its Loads bring and answers windows, counts and the header's
+// numbers from that copy, with the sorts and searchable fields of package
+// view (view.Memory), as the store answers them in SQL. Path, DataVersion
+// and Detail are the wrapped Source's. Safe for concurrent use (the
+// console reads windows while it loads).
+type MemoryWindow struct {
+	Source
+
+	mu     sync.Mutex
+	tasks  *memTable[core.Task]
+	runs   *memTable[core.Run]
+	apprs  *memTable[core.Approval]
+	jobs   *memTable[core.Job]
+	alerts *memTable[core.Notification]
+}
+
+// NewMemoryWindow wraps src (a Source that loads whole tables).
+func NewMemoryWindow(src Source) *MemoryWindow {
+	return &MemoryWindow{
+		Source: src,
+		tasks:  newMemTable(core.EntityTask, TaskValues(), func(t *core.Task) string { return t.ID }),
+		runs:   newMemTable(core.EntityRun, RunValues(), func(r *core.Run) string { return r.RunID }),
+		apprs:  newMemTable(core.EntityApproval, ApprovalValues(), func(a *core.Approval) string { return a.ID }),
+		jobs:   newMemTable(core.EntityJob, JobValues(), func(j *core.Job) string { return j.ID }),
+		alerts: newMemTable(core.EntityNotification, AlertValues(), func(n *core.Notification) string { return strconv.FormatInt(n.ID, 10) }),
+	}
+}
+
+// Load loads from the wrapped Source, keeps a copy of the rows and passes
+// them on to sink in the order they came, except a windowed kind's: a full
+// load withholds the rows of a table holding more than req.WindowOver rows
+// (every table when negative; LoadResult.Windowed), a delta load those of
+// req.Windowed's kinds (LoadResult.Touched, ChangeSink.Changed,
+// NewPending, NewFailed). Errors: the wrapped Load's.
+func (m *MemoryWindow) Load(ctx context.Context, req LoadRequest, sink Sink) (LoadResult, error) {
+	rec := &recordSink{}
+	// The wrapped Source sends every row (it may window on its own): the
+	// copy must hold them all.
+	whole := req
+	whole.WindowOver, whole.Windowed = 0, [NumKinds]bool{}
+	res, err := m.Source.Load(ctx, whole, rec)
+	if err != nil {
+		return res, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var windowed [NumKinds]bool
+	if res.Full {
+		m.tasks.reset()
+		m.runs.reset()
+		m.apprs.reset()
+		m.jobs.reset()
+		m.alerts.reset()
+		var n [NumKinds]int
+		for _, e := range rec.events {
+			n[e.kind]++
+		}
+		for k := range NumKinds {
+			windowed[k] = req.WindowOver < 0 || (req.WindowOver > 0 && n[k] > req.WindowOver)
+		}
+		res.Windowed = windowed
+	} else {
+		windowed = req.Windowed
+	}
+	changes, _ := sink.(ChangeSink)
+	for _, e := range rec.events {
+		if !res.Full && windowed[e.kind] {
+			m.countNews(e, &res)
+		}
+		m.keep(e)
+		switch {
+		case !windowed[e.kind]:
+			e.send(sink)
+		case !res.Full:
+			res.Touched[e.kind] = true
+			if changes != nil {
+				changes.Changed(e.kind, e.id)
+			}
+		}
+	}
+	return res, nil
+}
+
+// countNews counts, before e is kept, an approval that became pending and
+// a task that became failed, timed out or lost (LoadResult.NewPending,
+// NewFailed).
+func (m *MemoryWindow) countNews(e loadEvent, res *LoadResult) {
+	switch {
+	case e.appr != nil && e.appr.Status == core.ApprovalPending:
+		if old, ok := m.apprs.get(e.id); !ok || old.Status != core.ApprovalPending {
+			res.NewPending++
+		}
+	case e.task != nil && failedTask(e.task.Status):
+		if old, ok := m.tasks.get(e.id); !ok || !failedTask(old.Status) {
+			res.NewFailed++
+		}
+	}
+}
+
+func failedTask(s core.TaskStatus) bool {
+	return s == core.TaskFailed || s == core.TaskTimedOut || s == core.TaskLost
+}
+
+// keep records e in the copy.
+func (m *MemoryWindow) keep(e loadEvent) {
+	switch {
+	case e.gone:
+		switch e.kind {
+		case KindTask:
+			m.tasks.remove(e.id)
+		case KindRun:
+			m.runs.remove(e.id)
+		case KindApproval:
+			m.apprs.remove(e.id)
+		case KindJob:
+			m.jobs.remove(e.id)
+		case KindAlert:
+			m.alerts.remove(e.id)
+		}
+	case e.task != nil:
+		m.tasks.put(*e.task)
+	case e.run != nil:
+		m.runs.put(*e.run)
+	case e.appr != nil:
+		m.apprs.put(*e.appr)
+	case e.job != nil:
+		m.jobs.put(*e.job)
+	case e.alert != nil:
+		m.alerts.put(*e.alert)
+	}
+}
+
+// Window sends one window of the kept rows of req.Kind (as of the last
+// Load) to sink, in window order. Errors: core.ErrInvalid for a kind out
+// of range, an unknown sort or a malformed AnchorKey.
+func (m *MemoryWindow) Window(ctx context.Context, req WindowRequest, sink Sink) (WindowResult, error) {
+	if err := ctx.Err(); err != nil {
+		return WindowResult{}, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	q := core.WindowQuery{Entity: req.Kind.Entity(), Sort: req.Sort, Filter: req.Query, Anchor: req.Anchor,
+		AnchorKey: req.AnchorKey, Before: req.Before, After: req.After, End: req.End}
+	switch req.Kind {
+	case KindTask:
+		return m.tasks.window(q, req, sink.Task)
+	case KindRun:
+		return m.runs.window(q, req, sink.Run)
+	case KindApproval:
+		return m.apprs.window(q, req, sink.Approval)
+	case KindJob:
+		return m.jobs.window(q, req, sink.Job)
+	case KindAlert:
+		return m.alerts.window(q, req, sink.Alert)
+	}
+	return WindowResult{}, core.Invalidf("no windows of kind %d", req.Kind)
+}
+
+// Header counts the header's numbers in the kept rows, as the store does
+// (core.HeaderCounts): failures and losses ended at or after since.
+func (m *MemoryWindow) Header(ctx context.Context, since core.Timestamp) (core.HeaderCounts, error) {
+	var c core.HeaderCounts
+	if err := ctx.Err(); err != nil {
+		return c, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, a := range m.apprs.rows {
+		c.PendingApprovals += b2i(a.Status == core.ApprovalPending)
+	}
+	for _, t := range m.tasks.rows {
+		c.RunningTasks += b2i(t.Status == core.TaskRunning)
+		c.Failed += b2i((t.Status == core.TaskFailed || t.Status == core.TaskTimedOut) && t.EndedAt != 0 && t.EndedAt >= since)
+		c.Lost += b2i(t.Status == core.TaskLost && t.EndedAt != 0 && t.EndedAt >= since)
+	}
+	for _, r := range m.runs.rows {
+		c.RunningRuns += b2i(r.EndedAt == 0)
+	}
+	for _, j := range m.jobs.rows {
+		c.ActiveJobs += b2i(j.Status.Active())
+		c.Failed += b2i((j.Status == core.JobFailed || j.Status == core.JobTimedOut) && j.CompletedAt != 0 && j.CompletedAt >= since)
+		c.Lost += b2i(j.Status == core.JobLost && core.Coalesce(j.CompletedAt, j.CreatedAt) >= since)
+	}
+	for _, n := range m.alerts.rows {
+		c.Unread += b2i(n.DeliveredAt == 0)
+	}
+	return c, nil
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// memTable is one kind's kept rows, by id, and its view.Memory (rebuilt
+// when a window is read after a change).
+type memTable[R any] struct {
+	mem   *view.Memory[R]
+	id    func(*R) string
+	rows  []R
+	at    map[string]int // id → index in rows
+	dirty bool
+}
+
+func newMemTable[R any](entity string, v view.Values[R], id func(*R) string) *memTable[R] {
+	mem, err := view.NewMemory(entity, v)
+	if err != nil {
+		// The Values are this package's own: a mismatch with the view is a
+		// programming error that every test reaches.
+		panic(fmt.Sprintf("feed: %v", err))
+	}
+	return &memTable[R]{mem: mem, id: id, at: map[string]int{}}
+}
+
+func (t *memTable[R]) reset() {
+	t.rows, t.at, t.dirty = t.rows[:0], map[string]int{}, true
+}
+
+func (t *memTable[R]) get(id string) (R, bool) {
+	i, ok := t.at[id]
+	if !ok {
+		var zero R
+		return zero, false
+	}
+	return t.rows[i], true
+}
+
+func (t *memTable[R]) put(r R) {
+	id := t.id(&r)
+	if i, ok := t.at[id]; ok {
+		t.rows[i] = r
+	} else {
+		t.at[id] = len(t.rows)
+		t.rows = append(t.rows, r)
+	}
+	t.dirty = true
+}
+
+func (t *memTable[R]) remove(id string) {
+	i, ok := t.at[id]
+	if !ok {
+		return
+	}
+	last := len(t.rows) - 1
+	if i != last {
+		t.rows[i] = t.rows[last]
+		t.at[t.id(&t.rows[i])] = i
+	}
+	t.rows = t.rows[:last]
+	delete(t.at, id)
+	t.dirty = true
+}
+
+func (t *memTable[R]) window(q core.WindowQuery, req WindowRequest, send func(*R)) (WindowResult, error) {
+	if t.dirty {
+		// view.Memory keeps the slice it is given: hand it its own.
+		t.mem.Set(append([]R(nil), t.rows...))
+		t.dirty = false
+	}
+	var res WindowResult
+	var err error
+	if res.Page, err = t.mem.Window(q, send); err != nil {
+		return WindowResult{}, err
+	}
+	if req.Count {
+		res.Counted = true
+		res.Matched, res.Capped = t.mem.Count(req.Query, req.CountLimit)
+		if !req.MatchedOnly {
+			res.Total = int64(t.mem.Len())
+		}
+	}
+	return res, nil
+}
+
+// recordSink keeps a load's rows (copies) and gone ids in order.
+type recordSink struct{ events []loadEvent }
+
+// loadEvent is one row, or one gone id, of a load.
+type loadEvent struct {
+	kind  Kind
+	id    string
+	gone  bool
+	task  *core.Task
+	run   *core.Run
+	appr  *core.Approval
+	job   *core.Job
+	alert *core.Notification
+}
+
+func (e loadEvent) send(s Sink) {
+	switch {
+	case e.gone:
+		s.Gone(e.kind, e.id)
+	case e.task != nil:
+		s.Task(e.task)
+	case e.run != nil:
+		s.Run(e.run)
+	case e.appr != nil:
+		s.Approval(e.appr)
+	case e.job != nil:
+		s.Job(e.job)
+	case e.alert != nil:
+		s.Alert(e.alert)
+	}
+}
+
+func (r *recordSink) Task(t *core.Task) {
+	c := *t
+	r.events = append(r.events, loadEvent{kind: KindTask, id: c.ID, task: &c})
+}
+
+func (r *recordSink) Run(x *core.Run) {
+	c := *x
+	r.events = append(r.events, loadEvent{kind: KindRun, id: c.RunID, run: &c})
+}
+
+func (r *recordSink) Approval(a *core.Approval) {
+	c := *a
+	r.events = append(r.events, loadEvent{kind: KindApproval, id: c.ID, appr: &c})
+}
+
+func (r *recordSink) Job(j *core.Job) {
+	c := *j
+	r.events = append(r.events, loadEvent{kind: KindJob, id: c.ID, job: &c})
+}
+
+func (r *recordSink) Alert(n *core.Notification) {
+	c := *n
+	r.events = append(r.events, loadEvent{kind: KindAlert, id: strconv.FormatInt(c.ID, 10), alert: &c})
+}
+
+func (r *recordSink) Gone(kind Kind, id string) {
+	r.events = append(r.events, loadEvent{kind: kind, id: id, gone: true})
+}
+
+// TaskValues reads a task's sort keys and searchable fields as the store
+// does (tasks.win_*; view.Fields): a view.Memory of tasks.
+func TaskValues() view.Values[core.Task] {
+	return view.Values[core.Task]{
+		Keys: map[string]func(*core.Task) any{
+			view.KeyUrgency: func(t *core.Task) any { return int64(view.TaskUrgency(t.Status)) },
+			view.KeyLast:    func(t *core.Task) any { return int64(view.TaskLast(t)) },
+			view.KeyCreated: func(t *core.Task) any { return int64(t.CreatedAt) },
+			view.KeyName:    func(t *core.Task) any { return view.TaskName(t) },
+		},
+		Fields: map[string]func(*core.Task) string{
+			"id": func(t *core.Task) string { return t.ID }, "status": func(t *core.Task) string { return string(t.Status) },
+			"runtime": func(t *core.Task) string { return string(t.Runtime) }, view.FieldAgent: func(t *core.Task) string { return t.Agent },
+			"name": view.TaskName, "session": func(t *core.Task) string { return cmp.Or(t.ChildSession, t.OwnerSession) },
+			"delivery": func(t *core.Task) string { return string(t.DeliveryStatus) }, "error": func(t *core.Task) string { return t.Error },
+		},
+		ID: func(t *core.Task) any { return t.ID },
+	}
+}
+
+// RunValues: as TaskValues, for runs.
+func RunValues() view.Values[core.Run] {
+	return view.Values[core.Run]{
+		Keys: map[string]func(*core.Run) any{
+			view.KeyUrgency: func(r *core.Run) any { return int64(view.RunUrgency(view.RunState(r))) },
+			view.KeyLast:    func(r *core.Run) any { return int64(view.RunLast(r.EndedAt, r.LastProgressAt, r.StartedAt)) },
+			view.KeyStarted: func(r *core.Run) any { return int64(r.StartedAt) },
+			view.KeyLabel:   func(r *core.Run) any { return r.Label },
+		},
+		Fields: map[string]func(*core.Run) string{
+			"run": func(r *core.Run) string { return r.RunID }, "state": view.RunState,
+			view.FieldAgent: func(r *core.Run) string { return r.Agent }, "label": func(r *core.Run) string { return r.Label },
+			"child session": func(r *core.Run) string { return r.ChildSession },
+			"reason": func(r *core.Run) string {
+				switch {
+				case r.Error == "":
+					return r.EndedReason
+				case r.EndedReason == "":
+					return r.Error
+				}
+				return r.EndedReason + ": " + r.Error
+			},
+		},
+		ID: func(r *core.Run) any { return r.RunID },
+	}
+}
+
+// ApprovalValues: as TaskValues, for approvals.
+func ApprovalValues() view.Values[core.Approval] {
+	return view.Values[core.Approval]{
+		Keys: map[string]func(*core.Approval) any{
+			view.KeyPending:   func(a *core.Approval) any { return int64(view.ApprovalUrgency(a.Status)) },
+			view.KeyRequested: func(a *core.Approval) any { return int64(a.RequestedAt) },
+			view.KeyTool:      func(a *core.Approval) any { return a.Tool },
+		},
+		Fields: map[string]func(*core.Approval) string{
+			"id": func(a *core.Approval) string { return a.ID }, "status": func(a *core.Approval) string { return string(a.Status) },
+			"tool": func(a *core.Approval) string { return a.Tool }, "command": func(a *core.Approval) string { return a.Command },
+			view.FieldAgent: func(a *core.Approval) string { return a.Agent }, "session": func(a *core.Approval) string { return a.Session },
+			"scope": func(a *core.Approval) string { return string(a.Scope) }, "decided by": func(a *core.Approval) string { return a.DecidedBy },
+		},
+		ID: func(a *core.Approval) any { return a.ID },
+	}
+}
+
+// JobValues: as TaskValues, for jobs. The command sorts as the store's
+// column holds it (argv as a JSON array) and is searched as one line.
+func JobValues() view.Values[core.Job] {
+	return view.Values[core.Job]{
+		Keys: map[string]func(*core.Job) any{
+			view.KeyUrgency: func(j *core.Job) any { return int64(view.JobUrgency(j.Status)) },
+			view.KeyCreated: func(j *core.Job) any { return int64(j.CreatedAt) },
+			view.KeyCommand: func(j *core.Job) any {
+				b, _ := json.Marshal(j.Command) // a []string always encodes
+				return string(b)
+			},
+		},
+		Fields: map[string]func(*core.Job) string{
+			"id": func(j *core.Job) string { return j.ID }, "status": func(j *core.Job) string { return string(j.Status) },
+			"command": func(j *core.Job) string { return core.CommandLine(j.Command) },
+			"session": func(j *core.Job) string { return j.Session }, "host": func(j *core.Job) string { return j.Host },
+		},
+		ID: func(j *core.Job) any { return j.ID },
+	}
+}
+
+// AlertValues: as TaskValues, for notifications (ids are numbers).
+func AlertValues() view.Values[core.Notification] {
+	return view.Values[core.Notification]{
+		Keys: map[string]func(*core.Notification) any{
+			view.KeyUnread: func(n *core.Notification) any { return int64(view.AlertUrgency(n.DeliveredAt)) },
+			view.KeyID:     func(n *core.Notification) any { return n.ID },
+			view.KeyKind:   func(n *core.Notification) any { return string(n.Kind) },
+		},
+		Fields: map[string]func(*core.Notification) string{
+			"id": func(n *core.Notification) string { return strconv.FormatInt(n.ID, 10) },
+			"state": func(n *core.Notification) string {
+				if n.DeliveredAt == 0 {
+					return "unread"
+				}
+				return "read"
+			},
+			"kind": func(n *core.Notification) string { return string(n.Kind) }, "text": func(n *core.Notification) string { return n.Text },
+			"session": func(n *core.Notification) string { return n.Session }, "subject": func(n *core.Notification) string { return n.SubjectID },
+		},
+		ID: func(n *core.Notification) any { return n.ID },
+	}
+}
+
+// ChangeNote is the wrapped Source's (ChangeNoter); "" when it has none.
+func (m *MemoryWindow) ChangeNote() string {
+	if n, ok := m.Source.(ChangeNoter); ok {
+		return n.ChangeNote()
+	}
+	return ""
+}
+
+// ChangeHints are the wrapped Source's (HintSource); ok false when it has
+// none.
+func (m *MemoryWindow) ChangeHints() (hints <-chan struct{}, cancel func(), ok bool) {
+	if h, ok := m.Source.(HintSource); ok {
+		return h.ChangeHints()
+	}
+	return nil, func() {}, false
+}
