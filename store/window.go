@@ -184,14 +184,15 @@ func (w *winTable) selectWindow(d dialect, s winSort, q core.WindowQuery, anchor
 }
 
 // anchorArg is the anchor id as the table's id column compares it
-// (notifications have integer ids).
-func anchorArg(w *winTable, id string) any {
+// (notifications have integer ids); ok is false when no row can have it
+// (a notification id that is not an integer: PostgreSQL would refuse to
+// compare it, SQLite finds nothing).
+func anchorArg(w *winTable, id string) (arg any, ok bool) {
 	if w.table == "notifications" {
-		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-			return n
-		}
+		n, err := strconv.ParseInt(id, 10, 64)
+		return n, err == nil
 	}
-	return id
+	return id, true
 }
 
 // Window implements core.WindowTx: each side is one indexed range read of
@@ -530,13 +531,17 @@ func decodeKey(s string, n int) ([]any, error) {
 
 // anchorKey reads the anchor row's sort-key values; nil when it is gone.
 func (t *tx) anchorKey(w *winTable, s winSort, id string) ([]any, error) {
+	arg, ok := anchorArg(w, id)
+	if !ok {
+		return nil, nil // gone: no row has that id
+	}
 	vals := make([]any, len(s.keys))
 	ptrs := make([]any, len(s.keys))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
 	err := t.tx.QueryRowContext(t.ctx, t.db.dialectSQL("SELECT "+strings.Join(s.keys, ", ")+" FROM "+w.table+" WHERE "+w.id+" = ?"),
-		anchorArg(w, id)).Scan(ptrs...)
+		arg).Scan(ptrs...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
