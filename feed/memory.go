@@ -1,9 +1,7 @@
 package feed
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"sync"
@@ -34,11 +32,11 @@ type MemoryWindow struct {
 func NewMemoryWindow(src Source) *MemoryWindow {
 	return &MemoryWindow{
 		Source: src,
-		tasks:  newMemTable(core.EntityTask, TaskValues(), func(t *core.Task) string { return t.ID }),
-		runs:   newMemTable(core.EntityRun, RunValues(), func(r *core.Run) string { return r.RunID }),
-		apprs:  newMemTable(core.EntityApproval, ApprovalValues(), func(a *core.Approval) string { return a.ID }),
-		jobs:   newMemTable(core.EntityJob, JobValues(), func(j *core.Job) string { return j.ID }),
-		alerts: newMemTable(core.EntityNotification, AlertValues(), func(n *core.Notification) string { return strconv.FormatInt(n.ID, 10) }),
+		tasks:  newMemTable(core.EntityTask, view.TaskValues(), func(t *core.Task) string { return t.ID }),
+		runs:   newMemTable(core.EntityRun, view.RunValues(), func(r *core.Run) string { return r.RunID }),
+		apprs:  newMemTable(core.EntityApproval, view.ApprovalValues(), func(a *core.Approval) string { return a.ID }),
+		jobs:   newMemTable(core.EntityJob, view.JobValues(), func(j *core.Job) string { return j.ID }),
+		alerts: newMemTable(core.EntityNotification, view.AlertValues(), func(n *core.Notification) string { return strconv.FormatInt(n.ID, 10) }),
 	}
 }
 
@@ -349,115 +347,6 @@ func (r *recordSink) Alert(n *core.Notification) {
 
 func (r *recordSink) Gone(kind Kind, id string) {
 	r.events = append(r.events, loadEvent{kind: kind, id: id, gone: true})
-}
-
-// TaskValues reads a task's sort keys and searchable fields as the store
-// does (tasks.win_*; view.Fields): a view.Memory of tasks.
-func TaskValues() view.Values[core.Task] {
-	return view.Values[core.Task]{
-		Keys: map[string]func(*core.Task) any{
-			view.KeyUrgency: func(t *core.Task) any { return int64(view.TaskUrgency(t.Status)) },
-			view.KeyLast:    func(t *core.Task) any { return int64(view.TaskLast(t)) },
-			view.KeyCreated: func(t *core.Task) any { return int64(t.CreatedAt) },
-			view.KeyName:    func(t *core.Task) any { return view.TaskName(t) },
-		},
-		Fields: map[string]func(*core.Task) string{
-			"id": func(t *core.Task) string { return t.ID }, "status": func(t *core.Task) string { return string(t.Status) },
-			"runtime": func(t *core.Task) string { return string(t.Runtime) }, view.FieldAgent: func(t *core.Task) string { return t.Agent },
-			"name": view.TaskName, "session": func(t *core.Task) string { return cmp.Or(t.ChildSession, t.OwnerSession) },
-			"delivery": func(t *core.Task) string { return string(t.DeliveryStatus) }, "error": func(t *core.Task) string { return t.Error },
-		},
-		ID: func(t *core.Task) any { return t.ID },
-	}
-}
-
-// RunValues: as TaskValues, for runs.
-func RunValues() view.Values[core.Run] {
-	return view.Values[core.Run]{
-		Keys: map[string]func(*core.Run) any{
-			view.KeyUrgency: func(r *core.Run) any { return int64(view.RunUrgency(view.RunState(r))) },
-			view.KeyLast:    func(r *core.Run) any { return int64(view.RunLast(r.EndedAt, r.LastProgressAt, r.StartedAt)) },
-			view.KeyStarted: func(r *core.Run) any { return int64(r.StartedAt) },
-			view.KeyLabel:   func(r *core.Run) any { return r.Label },
-		},
-		Fields: map[string]func(*core.Run) string{
-			"run": func(r *core.Run) string { return r.RunID }, "state": view.RunState,
-			view.FieldAgent: func(r *core.Run) string { return r.Agent }, "label": func(r *core.Run) string { return r.Label },
-			"child session": func(r *core.Run) string { return r.ChildSession },
-			"reason": func(r *core.Run) string {
-				switch {
-				case r.Error == "":
-					return r.EndedReason
-				case r.EndedReason == "":
-					return r.Error
-				}
-				return r.EndedReason + ": " + r.Error
-			},
-		},
-		ID: func(r *core.Run) any { return r.RunID },
-	}
-}
-
-// ApprovalValues: as TaskValues, for approvals.
-func ApprovalValues() view.Values[core.Approval] {
-	return view.Values[core.Approval]{
-		Keys: map[string]func(*core.Approval) any{
-			view.KeyPending:   func(a *core.Approval) any { return int64(view.ApprovalUrgency(a.Status)) },
-			view.KeyRequested: func(a *core.Approval) any { return int64(a.RequestedAt) },
-			view.KeyTool:      func(a *core.Approval) any { return a.Tool },
-		},
-		Fields: map[string]func(*core.Approval) string{
-			"id": func(a *core.Approval) string { return a.ID }, "status": func(a *core.Approval) string { return string(a.Status) },
-			"tool": func(a *core.Approval) string { return a.Tool }, "command": func(a *core.Approval) string { return a.Command },
-			view.FieldAgent: func(a *core.Approval) string { return a.Agent }, "session": func(a *core.Approval) string { return a.Session },
-			"scope": func(a *core.Approval) string { return string(a.Scope) }, "decided by": func(a *core.Approval) string { return a.DecidedBy },
-		},
-		ID: func(a *core.Approval) any { return a.ID },
-	}
-}
-
-// JobValues: as TaskValues, for jobs. The command sorts as the store's
-// column holds it (argv as a JSON array) and is searched as one line.
-func JobValues() view.Values[core.Job] {
-	return view.Values[core.Job]{
-		Keys: map[string]func(*core.Job) any{
-			view.KeyUrgency: func(j *core.Job) any { return int64(view.JobUrgency(j.Status)) },
-			view.KeyCreated: func(j *core.Job) any { return int64(j.CreatedAt) },
-			view.KeyCommand: func(j *core.Job) any {
-				b, _ := json.Marshal(j.Command) // a []string always encodes
-				return string(b)
-			},
-		},
-		Fields: map[string]func(*core.Job) string{
-			"id": func(j *core.Job) string { return j.ID }, "status": func(j *core.Job) string { return string(j.Status) },
-			"command": func(j *core.Job) string { return core.CommandLine(j.Command) },
-			"session": func(j *core.Job) string { return j.Session }, "host": func(j *core.Job) string { return j.Host },
-		},
-		ID: func(j *core.Job) any { return j.ID },
-	}
-}
-
-// AlertValues: as TaskValues, for notifications (ids are numbers).
-func AlertValues() view.Values[core.Notification] {
-	return view.Values[core.Notification]{
-		Keys: map[string]func(*core.Notification) any{
-			view.KeyUnread: func(n *core.Notification) any { return int64(view.AlertUrgency(n.DeliveredAt)) },
-			view.KeyID:     func(n *core.Notification) any { return n.ID },
-			view.KeyKind:   func(n *core.Notification) any { return string(n.Kind) },
-		},
-		Fields: map[string]func(*core.Notification) string{
-			"id": func(n *core.Notification) string { return strconv.FormatInt(n.ID, 10) },
-			"state": func(n *core.Notification) string {
-				if n.DeliveredAt == 0 {
-					return "unread"
-				}
-				return "read"
-			},
-			"kind": func(n *core.Notification) string { return string(n.Kind) }, "text": func(n *core.Notification) string { return n.Text },
-			"session": func(n *core.Notification) string { return n.Session }, "subject": func(n *core.Notification) string { return n.SubjectID },
-		},
-		ID: func(n *core.Notification) any { return n.ID },
-	}
 }
 
 // ChangeNote is the wrapped Source's (ChangeNoter); "" when it has none.

@@ -14,46 +14,6 @@ import (
 	"github.com/clawpit/clawpit/view"
 )
 
-func alertValues() view.Values[core.Notification] {
-	return view.Values[core.Notification]{
-		Keys: map[string]func(*core.Notification) any{
-			view.KeyUnread: func(n *core.Notification) any { return int64(view.AlertUrgency(n.DeliveredAt)) },
-			view.KeyID:     func(n *core.Notification) any { return n.ID },
-			view.KeyKind:   func(n *core.Notification) any { return string(n.Kind) },
-		},
-		Fields: map[string]func(*core.Notification) string{
-			"id": func(n *core.Notification) string { return strconv.FormatInt(n.ID, 10) },
-			"state": func(n *core.Notification) string {
-				if n.DeliveredAt == 0 {
-					return "unread"
-				}
-				return "read"
-			},
-			"kind": func(n *core.Notification) string { return string(n.Kind) }, "text": func(n *core.Notification) string { return n.Text },
-			"session": func(n *core.Notification) string { return n.Session }, "subject": func(n *core.Notification) string { return n.SubjectID },
-		},
-		ID: func(n *core.Notification) any { return n.ID },
-	}
-}
-
-func taskValues() view.Values[core.Task] {
-	return view.Values[core.Task]{
-		Keys: map[string]func(*core.Task) any{
-			view.KeyUrgency: func(t *core.Task) any { return int64(view.TaskUrgency(t.Status)) },
-			view.KeyLast:    func(t *core.Task) any { return int64(view.TaskLast(t)) },
-			view.KeyCreated: func(t *core.Task) any { return int64(t.CreatedAt) },
-			view.KeyName:    func(t *core.Task) any { return view.TaskName(t) },
-		},
-		Fields: map[string]func(*core.Task) string{
-			"id": func(t *core.Task) string { return t.ID }, "status": func(t *core.Task) string { return string(t.Status) },
-			"runtime": func(t *core.Task) string { return string(t.Runtime) }, "agent": func(*core.Task) string { return "" },
-			"name": view.TaskName, "session": func(t *core.Task) string { return t.ChildSession },
-			"delivery": func(t *core.Task) string { return string(t.DeliveryStatus) }, "error": func(t *core.Task) string { return t.Error },
-		},
-		ID: func(t *core.Task) any { return t.ID },
-	}
-}
-
 // alerts are n notifications with few distinct kinds and delivery times,
 // so sorts tie often and the id must break them.
 func alerts(n int, seed uint64) []core.Notification {
@@ -122,7 +82,7 @@ func readWindow(t *testing.T, m *view.Memory[core.Notification], q core.WindowQu
 // anchor, side and edge) against the pane's whole order computed by hand.
 func TestMemoryWindowMatchesFullOrder(t *testing.T) {
 	rows := alerts(40, 3)
-	m, err := view.NewMemory(core.EntityNotification, alertValues())
+	m, err := view.NewMemory(core.EntityNotification, view.AlertValues())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +141,7 @@ func TestMemoryWindowMatchesFullOrder(t *testing.T) {
 // stays where it was when its first row moves (a notification delivered).
 func TestMemoryWindowAnchorKeyStays(t *testing.T) {
 	rows := []core.Notification{{ID: 1, Kind: "a"}, {ID: 2, Kind: "a"}, {ID: 3, Kind: "a"}, {ID: 4, Kind: "a"}}
-	m, err := view.NewMemory(core.EntityNotification, alertValues())
+	m, err := view.NewMemory(core.EntityNotification, view.AlertValues())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +162,7 @@ func TestMemoryWindowAnchorKeyStays(t *testing.T) {
 }
 
 func TestMemoryWindowMissingAnchorAndCount(t *testing.T) {
-	m, err := view.NewMemory(core.EntityTask, taskValues())
+	m, err := view.NewMemory(core.EntityTask, view.TaskValues())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,20 +195,20 @@ func TestMemoryWindowMissingAnchorAndCount(t *testing.T) {
 }
 
 func TestMemoryWindowErrors(t *testing.T) {
-	if _, err := view.NewMemory("session", taskValues()); !errors.Is(err, core.ErrInvalid) {
+	if _, err := view.NewMemory("session", view.TaskValues()); !errors.Is(err, core.ErrInvalid) {
 		t.Errorf("an entity without a view: %v", err)
 	}
-	v := taskValues()
+	v := view.TaskValues()
 	delete(v.Keys, view.KeyName)
 	if _, err := view.NewMemory(core.EntityTask, v); !errors.Is(err, core.ErrInvalid) || !strings.Contains(err.Error(), `"name"`) {
 		t.Errorf("a missing key: %v", err)
 	}
-	v = taskValues()
+	v = view.TaskValues()
 	delete(v.Fields, "error")
 	if _, err := view.NewMemory(core.EntityTask, v); !errors.Is(err, core.ErrInvalid) || !strings.Contains(err.Error(), `"error"`) {
 		t.Errorf("a missing field: %v", err)
 	}
-	m, err := view.NewMemory(core.EntityTask, taskValues())
+	m, err := view.NewMemory(core.EntityTask, view.TaskValues())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +228,7 @@ func TestMemoryWindowErrors(t *testing.T) {
 // BenchmarkMemoryWindow: one screen's window at the middle of 10,000
 // notifications (an OpenClaw console past its window threshold).
 func BenchmarkMemoryWindow(b *testing.B) {
-	m, err := view.NewMemory(core.EntityNotification, alertValues())
+	m, err := view.NewMemory(core.EntityNotification, view.AlertValues())
 	if err != nil {
 		b.Fatal(err)
 	}
