@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -102,20 +103,17 @@ func Pooled(t testing.TB, base, pooler string) (pooled, direct string) {
 	if err != nil {
 		t.Fatalf("%s: %v", Env, err)
 	}
-	for _, q := range []string{
-		"CREATE ROLE " + role + " LOGIN",
-		"GRANT CREATE ON DATABASE " + "\"" + dbName(t, base) + "\"" + " TO " + role,
-		"CREATE SCHEMA " + role + " AUTHORIZATION " + role,
-	} {
-		if _, err := admin.Exec(q); err != nil {
-			admin.Close()
-			t.Fatalf("create test role (%s): %s: %v", Env, q, err)
-		}
+	if err := aclTx(admin,
+		"CREATE ROLE "+role+" LOGIN",
+		"GRANT CREATE ON DATABASE "+"\""+dbName(t, base)+"\""+" TO "+role,
+		"CREATE SCHEMA "+role+" AUTHORIZATION "+role,
+	); err != nil {
+		admin.Close()
+		t.Fatalf("create test role (%s): %v", Env, err)
 	}
 	t.Cleanup(func() {
 		admin.Exec("DROP SCHEMA " + role + " CASCADE")
-		admin.Exec("REVOKE CREATE ON DATABASE " + "\"" + dbName(t, base) + "\"" + " FROM " + role)
-		admin.Exec("DROP ROLE " + role)
+		aclTx(admin, "REVOKE CREATE ON DATABASE "+"\""+dbName(t, base)+"\""+" FROM "+role, "DROP ROLE "+role)
 		admin.Close()
 	})
 	return withUser(t, pooler, role), withUser(t, base, role)
@@ -166,4 +164,27 @@ func Schema(t testing.TB, base string) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// aclLock is the advisory lock key test processes take around a change of
+// the database's privileges: two GRANTs on one database at once (two test
+// packages run in parallel) fail with "tuple concurrently updated".
+const aclLock = 0x636c617770697401
+
+// aclTx runs qs in one transaction holding aclLock.
+func aclTx(admin *sql.DB, qs ...string) error {
+	tx, err := admin.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("SELECT pg_advisory_xact_lock($1)", int64(aclLock)); err != nil {
+		return err
+	}
+	for _, q := range qs {
+		if _, err := tx.Exec(q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return tx.Commit()
 }
