@@ -3,6 +3,7 @@ package core
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -230,6 +231,33 @@ func resolve(tx Tx, entity, prefix string, m IDMatch) (string, error) {
 		return "", fmt.Errorf("%s %q: %w", entity, prefix, err)
 	}
 	return id, nil
+}
+
+// lookup reads the row id names, as resolve then get would: the row whose
+// id is exactly id in one read (hooks, the console and scripts pass whole
+// ids, and every hook event is a write: a fleet's registry saves a
+// statement on each), else the one row id is a prefix of. The whole id
+// is returned with the row; errors are resolve's, and get's wrapped as
+// "<entity> <id>: …".
+func lookup[T any](tx Tx, entity, id string, m IDMatch, get func(string) (*T, error)) (*T, string, error) {
+	if id != "" {
+		row, err := get(id)
+		if err == nil {
+			return row, id, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return nil, "", fmt.Errorf("%s %s: %w", entity, id, err)
+		}
+	}
+	full, err := resolve(tx, entity, id, m)
+	if err != nil {
+		return nil, "", err
+	}
+	row, err := get(full)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s %s: %w", entity, full, err)
+	}
+	return row, full, nil
 }
 
 // wrapWrite names the row a failed write was about. ErrConflict cannot

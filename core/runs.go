@@ -81,13 +81,9 @@ func (r *Registry) runOp(ctx context.Context, id string, fn func(tx Tx, run *Run
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityRun, id, r.match)
+		run, _, err := lookup(tx, EntityRun, id, r.match, tx.GetRun)
 		if err != nil {
 			return err
-		}
-		run, err := tx.GetRun(full)
-		if err != nil {
-			return fmt.Errorf("run %s: %w", full, err)
 		}
 		if res, err = fn(tx, run, r.now()); err != nil {
 			return err

@@ -182,13 +182,9 @@ func (r *Registry) taskOp(ctx context.Context, id string, fn func(tx Tx, t *Task
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		full, err := resolve(tx, EntityTask, id, r.match)
+		t, _, err := lookup(tx, EntityTask, id, r.match, tx.GetTask)
 		if err != nil {
 			return err
-		}
-		t, err := tx.GetTask(full)
-		if err != nil {
-			return fmt.Errorf("task %s: %w", full, err)
 		}
 		if res, err = fn(tx, t, r.now()); err != nil {
 			return err

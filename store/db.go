@@ -15,6 +15,7 @@ import (
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/internal/driver"
+	"github.com/clawpit/clawpit/store/internal/sqlq"
 	"github.com/clawpit/clawpit/store/postgres"
 	"github.com/clawpit/clawpit/store/sqlite"
 )
@@ -148,41 +149,24 @@ func (db *DB) Update(ctx context.Context, fn func(core.Tx) error) error {
 	if db.full {
 		return fmt.Errorf("%w: the registry's file system had no space left when it was opened (opened for reading only)", core.ErrDiskFull)
 	}
-	return db.eng.Update(ctx, func(opts *sql.TxOptions) error { return db.update(ctx, opts, fn) })
+	return db.eng.Update(ctx, func() error { return db.update(ctx, fn) })
 }
 
-// update is one attempt of Update, in a transaction begun with opts.
-func (db *DB) update(ctx context.Context, opts *sql.TxOptions, fn func(core.Tx) error) error {
-	sqlTx, err := db.write.BeginTx(ctx, opts)
+// update is one attempt of Update, in a transaction the engine begins.
+func (db *DB) update(ctx context.Context, fn func(core.Tx) error) error {
+	wtx, err := db.eng.Begin(ctx)
 	if err != nil {
-		return mapErr(err)
-	}
-	if err := db.eng.Began(ctx, sqlTx); err != nil {
-		sqlTx.Rollback()
 		return mapErr(err)
 	}
 	// Roll back on every path that does not commit, a panic in fn included:
 	// the write pool has a single connection, so a leaked transaction would
 	// block every later Update of this process.
-	committed := false
-	defer func() {
-		if !committed {
-			sqlTx.Rollback()
-		}
-	}()
-	t := &tx{ctx: ctx, tx: sqlTx, db: db}
+	defer wtx.Rollback()
+	t := &tx{ctx: ctx, tx: wtx, db: db}
 	if err := fn(t); err != nil {
 		return mapErr(err)
 	}
-	if err := db.eng.Committing(ctx, sqlTx, t.wrote); err != nil {
-		return mapErr(err)
-	}
-	if err := sqlTx.Commit(); err != nil {
-		return mapErr(err)
-	}
-	committed = true
-	db.eng.Committed(ctx)
-	return nil
+	return mapErr(wtx.Commit(ctx, t.wrote))
 }
 
 // View runs fn in a read-only transaction over one snapshot.
@@ -232,11 +216,19 @@ func mapErr(err error) error {
 	return sqlite.MapErr(err)
 }
 
-// tx implements core.Tx over one *sql.Tx. Methods live in files named after
+// txConn is what tx runs its statements on: a write transaction an engine
+// began (driver.WriteTx) or a read-only *sql.Tx.
+type txConn interface {
+	sqlq.Execer
+	PrepareContext(ctx context.Context, q string) (*sql.Stmt, error)
+}
+
+// tx implements core.Tx over one transaction (a write one the engine
+// began, or a read-only *sql.Tx). Methods live in files named after
 // what they hold (tasks.go, runs.go, ...).
 type tx struct {
 	ctx      context.Context
-	tx       *sql.Tx
+	tx       txConn // a driver.WriteTx, or a read-only *sql.Tx
 	readOnly bool
 	stmts    map[string]*sql.Stmt // prepared on first use (stmt)
 	db       *DB

@@ -67,6 +67,10 @@ func (t *tx) UpdateTask(k *core.Task) error {
 // the table's ~20 indexes, so a progress wrote 12 pages where 7 do (bench
 // P2). When the stored row cannot be read or is not at k.Rev, every
 // column is assigned and the rev condition decides, as before.
+//
+// PostgreSQL is not read first: it decides a heap-only update by comparing
+// the indexed columns' values, assigned or not, so the read would only add
+// a statement to every task write (a fleet's hook events: bench/pg -writers).
 func (t *tx) taskChanges(k *core.Task) (string, []any) {
 	// The columns UpdateTask may set, in taskArgs' order after the id.
 	cols := [...]string{"runtime", "kind", "status", "delivery_status", "notify_policy",
@@ -76,8 +80,10 @@ func (t *tx) taskChanges(k *core.Task) (string, []any) {
 		"ended_at", "cleanup_after", "activity_at"}
 	a := taskArgs(k)[1:]
 	var old []any
-	if cur, err := t.GetTask(k.ID); err == nil && cur.Rev == k.Rev {
-		old = taskArgs(cur)[1:]
+	if t.db.dialect != dialectPostgres {
+		if cur, err := t.GetTask(k.ID); err == nil && cur.Rev == k.Rev {
+			old = taskArgs(cur)[1:]
+		}
 	}
 	var b strings.Builder
 	args := make([]any, 0, len(a))

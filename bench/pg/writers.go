@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/clawpit/clawpit/core"
@@ -24,6 +26,10 @@ type writerResult struct {
 	p50, p99      time.Duration
 	samples       int // pg_locks samples taken during the run
 	advisoryWaits int // samples in which some backend waited on an advisory lock
+	// cores is how many CPUs the whole machine kept busy on average during
+	// the run (/proc/stat), client the share of this process (getrusage):
+	// the rest is PostgreSQL, plus whatever else the machine ran.
+	cores, client float64
 }
 
 func (r writerResult) perSecond() float64 { return float64(r.writes) / r.elapsed.Seconds() }
@@ -58,7 +64,8 @@ func concurrentWriters(ctx context.Context, base string, counts []int, d time.Du
 	}
 	defer admin.Close()
 	fmt.Printf("%d s per cell, each writer its own connection, ProgressTask on its own task\n", int(d.Seconds()))
-	fmt.Printf("%7s  %-28s  %-28s  %s\n", "writers", "before (advisory lock)", "after (row conflicts only)", "after/before")
+	fmt.Printf("%7s  %-28s  %-28s  %-28s  %s\n", "writers", "before (advisory lock)", "after (row conflicts only)", "after/before",
+		fmt.Sprintf("CPUs busy after (of %d; this process)", runtime.NumCPU()))
 	var one float64
 	for _, n := range counts {
 		var cells [2]writerResult
@@ -76,8 +83,8 @@ func concurrentWriters(ctx context.Context, base string, counts []int, d time.Du
 		if one > 0 {
 			scale = fmt.Sprintf("; %.1f× 1 writer", cells[1].perSecond()/one)
 		}
-		fmt.Printf("%7d  %-28s  %-28s  %.1f×%s\n", n, cellText(cells[0]), cellText(cells[1]),
-			cells[1].perSecond()/cells[0].perSecond(), scale)
+		fmt.Printf("%7d  %-28s  %-28s  %-28s  %.2f (%.2f)\n", n, cellText(cells[0]), cellText(cells[1]),
+			fmt.Sprintf("%.1f×%s", cells[1].perSecond()/cells[0].perSecond(), scale), cells[1].cores, cells[1].client)
 	}
 	return nil
 }
@@ -129,6 +136,7 @@ func writersOnce(ctx context.Context, admin *sql.DB, base string, n int, d time.
 	lat := make([][]time.Duration, n)
 	errs := make([]int, n)
 	var wg sync.WaitGroup
+	cpu0, self0 := machineCPU(), selfCPU()
 	start := time.Now()
 	deadline := start.Add(d)
 	for i := range regs {
@@ -150,6 +158,11 @@ func writersOnce(ctx context.Context, admin *sql.DB, base string, n int, d time.
 	}
 	wg.Wait()
 	r := writerResult{elapsed: time.Since(start)}
+	cpu1, self1 := machineCPU(), selfCPU()
+	if cpu1.total > cpu0.total {
+		r.cores = float64(runtime.NumCPU()) * float64(cpu1.busy-cpu0.busy) / float64(cpu1.total-cpu0.total)
+	}
+	r.client = (self1 - self0).Seconds() / r.elapsed.Seconds()
 	stop()
 	s := <-samples
 	r.samples, r.advisoryWaits = s[0], s[1]
@@ -188,4 +201,39 @@ func sampleAdvisoryWaits(ctx context.Context, admin *sql.DB) [2]int {
 			waited++
 		}
 	}
+}
+
+// cpuTicks is the machine's CPU time in clock ticks, all CPUs together.
+type cpuTicks struct{ busy, total int64 }
+
+// machineCPU reads the first line of /proc/stat: busy is every state but
+// idle and iowait. Zero when it cannot be read (not Linux).
+func machineCPU() cpuTicks {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return cpuTicks{}
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	var c cpuTicks
+	for i, v := range f[1:] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		if i >= 8 { // guest time is counted in user time already
+			break
+		}
+		c.total += n
+		if i != 3 && i != 4 { // idle, iowait
+			c.busy += n
+		}
+	}
+	return c
+}
+
+// selfCPU is this process's user and system CPU time so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -258,37 +258,143 @@ func (e *Engine) Trigram() bool { return e.trgm }
 // Channel is the registry's NOTIFY channel (pgChannel).
 func (e *Engine) Channel() string { return e.channel }
 
-// Update runs attempt as a REPEATABLE READ transaction with no
-// registry-wide lock, again after a serialization failure (retry); with
-// Options.RegistryLock, once at READ COMMITTED (Began takes the lock).
-func (e *Engine) Update(ctx context.Context, attempt func(*sql.TxOptions) error) error {
+// Update runs attempt (which begins its transaction with Begin) again
+// after a serialization failure (retry); with Options.RegistryLock, once.
+func (e *Engine) Update(ctx context.Context, attempt func() error) error {
 	if e.registryLock {
-		return attempt(&sql.TxOptions{ReadOnly: e.readOnly})
+		return attempt()
 	}
-	return e.retry(ctx, func() error {
-		return attempt(&sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: e.readOnly})
+	return e.retry(ctx, attempt)
+}
+
+// Begin opens a write transaction on a connection of the write pool: a
+// REPEATABLE READ transaction with no registry-wide lock whose
+// lock_timeout is the busy timeout (with Options.RegistryLock: READ
+// COMMITTED holding the registry-wide advisory lock), READ ONLY with
+// Options.ReadOnly. BEGIN and its SET LOCAL go in one round trip, and
+// Commit sends the change notification with COMMIT in one more: a task
+// write is then five round trips where it was eight (bench/pg -writers;
+// every hook event of a fleet is one). Both are simple-protocol
+// statements inside one transaction, so a pooler in transaction mode
+// keeps them on one server connection. Errors: the database's, unmapped.
+func (e *Engine) Begin(ctx context.Context) (driver.WriteTx, error) {
+	c, err := e.write.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mode := "ISOLATION LEVEL REPEATABLE READ"
+	lock := ""
+	if e.registryLock {
+		mode = "ISOLATION LEVEL READ COMMITTED"
+		lock = fmt.Sprintf("; SELECT pg_advisory_xact_lock(%d)", e.key)
+	}
+	if e.readOnly {
+		mode += " READ ONLY"
+	}
+	// No arguments: pgx sends it as one simple query, statements in order,
+	// the rest skipped after one fails.
+	q := fmt.Sprintf("BEGIN %s; SET LOCAL lock_timeout = %s%s", mode, quoteLiteral(fmt.Sprintf("%dms", e.busyMs)), lock)
+	w := &writeTx{conn: c, notify: "SELECT pg_notify(" + quoteLiteral(e.channel) + ", ''); COMMIT"}
+	if _, err := c.ExecContext(ctx, q); err != nil {
+		w.Rollback()
+		return nil, err
+	}
+	return w, nil
+}
+
+// writeTx is a write transaction on one connection of the write pool,
+// begun and ended by statements of its own (Begin), so that BEGIN carries
+// its SET LOCAL and COMMIT its NOTIFY: database/sql's Tx sends each alone.
+type writeTx struct {
+	conn   *sql.Conn
+	notify string // "SELECT pg_notify('<channel>', ''); COMMIT"
+	done   bool
+	stmts  []*sql.Stmt // prepared in the transaction, closed at its end
+}
+
+func (w *writeTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return w.conn.ExecContext(ctx, q, args...)
+}
+
+func (w *writeTx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return w.conn.QueryContext(ctx, q, args...)
+}
+
+func (w *writeTx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return w.conn.QueryRowContext(ctx, q, args...)
+}
+
+func (w *writeTx) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
+	st, err := w.conn.PrepareContext(ctx, q)
+	if err == nil {
+		w.stmts = append(w.stmts, st)
+	}
+	return st, err
+}
+
+// release closes the transaction's statements and returns the connection
+// to the pool.
+func (w *writeTx) release() error {
+	var errs []error
+	for _, st := range w.stmts {
+		errs = append(errs, st.Close())
+	}
+	return errors.Join(append(errs, w.conn.Close())...)
+}
+
+// Commit commits, queuing the registry's change notification in the same
+// round trip when wrote (listeners hear it when, and only if, the
+// transaction commits). Errors: the server's; pgx.ErrTxCommitRollback when
+// the server answered COMMIT with ROLLBACK (the transaction had failed).
+func (w *writeTx) Commit(ctx context.Context, wrote bool) error {
+	if w.done {
+		return sql.ErrTxDone
+	}
+	q := "COMMIT"
+	if wrote {
+		q = w.notify
+	}
+	err := w.conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("postgres: write connection is a %T, not pgx's", dc)
+		}
+		tag, err := c.Conn().Exec(ctx, q)
+		if err == nil && tag.String() != "COMMIT" {
+			err = pgx.ErrTxCommitRollback
+		}
+		return err
 	})
-}
-
-// Began sets tx's lock timeout to the busy timeout, and takes the
-// registry-wide advisory lock with Options.RegistryLock.
-func (e *Engine) Began(ctx context.Context, tx *sql.Tx) error {
-	if e.registryLock {
-		return e.LockWriter(ctx, tx)
+	if err != nil {
+		// A failed statement left the transaction open (a COMMIT that
+		// never ran) or the connection broken; Rollback ends either.
+		w.Rollback()
+		return err
 	}
-	return e.setBusy(ctx, tx)
+	w.done = true
+	return w.release()
 }
 
-// Committing queues the change notification in tx when it wrote.
-func (e *Engine) Committing(ctx context.Context, tx *sql.Tx, wrote bool) error {
-	if !wrote {
+// Rollback rolls the transaction back and returns the connection to the
+// pool; a connection that cannot roll back is closed, not reused (pgx's
+// ResetSession refuses one still in a transaction). Nothing after Commit.
+func (w *writeTx) Rollback() error {
+	if w.done {
 		return nil
 	}
-	return e.Notify(ctx, tx)
+	w.done = true
+	// Not the caller's context: a cancelled one must still end the
+	// transaction on the server.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := w.conn.ExecContext(ctx, "ROLLBACK")
+	return errors.Join(err, w.release())
 }
 
-// Committed does nothing on PostgreSQL.
-func (e *Engine) Committed(context.Context) {}
+// quoteLiteral quotes s as a PostgreSQL string literal (standard strings:
+// a quote doubled; the texts quoted are clawpit's own, a channel name and
+// a duration, never a runtime's).
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // ViewOptions: REPEATABLE READ READ ONLY, one snapshot for the whole
 // View, as SQLite's read transaction.
@@ -423,14 +529,6 @@ func (e *Engine) LockWriter(ctx context.Context, tx *sql.Tx) error {
 	// the lock is requested (left to right in a one-row SELECT list).
 	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true), pg_advisory_xact_lock($2)",
 		fmt.Sprintf("%dms", e.busyMs), e.key)
-	return err
-}
-
-// setBusy makes the busy timeout tx's lock_timeout: a row lock another
-// writer holds is waited for at most that long (SET LOCAL: it ends with
-// the transaction, so it holds through a pooler in transaction mode).
-func (e *Engine) setBusy(ctx context.Context, tx *sql.Tx) error {
-	_, err := tx.ExecContext(ctx, "SELECT set_config('lock_timeout', $1, true)", fmt.Sprintf("%dms", e.busyMs))
 	return err
 }
 

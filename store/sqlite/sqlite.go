@@ -351,29 +351,53 @@ func (e *Engine) ViewOptions() *sql.TxOptions { return &sql.TxOptions{ReadOnly: 
 // (or waits for store's file-system hints).
 func (e *Engine) ChangedAfter(int64) <-chan struct{} { return nil }
 
-// Began does nothing: BEGIN IMMEDIATE already holds the write lock.
-func (e *Engine) Began(context.Context, *sql.Tx) error { return nil }
-
 // Update runs attempt once: the write pool's single connection begins
 // IMMEDIATE transactions, so writers wait for the lock (the busy timeout)
 // instead of failing on a stale snapshot.
-func (e *Engine) Update(ctx context.Context, attempt func(*sql.TxOptions) error) error {
-	return attempt(nil)
+func (e *Engine) Update(ctx context.Context, attempt func() error) error {
+	return attempt()
 }
 
-// Committing indexes the tasks this transaction inserted or renamed in the
-// label order's name index (migration 0014), before the commit makes them
-// visible.
-func (e *Engine) Committing(ctx context.Context, tx *sql.Tx, wrote bool) error {
-	_, err := labelindex.Fold(ctx, labelindex.CachedTx{Tx: tx, Cache: &e.stmts}, e.labelSizes())
-	return err
-}
-
-// Committed prepares the label index's statements after the second commit.
-func (e *Engine) Committed(ctx context.Context) {
-	if e.commits.Add(1) > 1 {
-		e.stmts.Warm(ctx, e.write)
+// Begin begins an IMMEDIATE transaction (the write pool's connections
+// are opened with _txlock=immediate): it holds the registry's write lock,
+// waiting for it up to the busy timeout. Errors: SQLite's, unmapped.
+func (e *Engine) Begin(ctx context.Context) (driver.WriteTx, error) {
+	tx, err := e.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
 	}
+	return &writeTx{Tx: tx, e: e}, nil
+}
+
+// writeTx is a write transaction of the single writer.
+type writeTx struct {
+	*sql.Tx
+	e *Engine
+}
+
+// Commit indexes the tasks this transaction inserted or renamed in the
+// label order's name index (migration 0014), before the commit makes them
+// visible, then commits; after the second commit it prepares the label
+// index's statements.
+func (w *writeTx) Commit(ctx context.Context, wrote bool) error {
+	if _, err := labelindex.Fold(ctx, labelindex.CachedTx{Tx: w.Tx, Cache: &w.e.stmts}, w.e.labelSizes()); err != nil {
+		return err
+	}
+	if err := w.Tx.Commit(); err != nil {
+		return err
+	}
+	if w.e.commits.Add(1) > 1 {
+		w.e.stmts.Warm(ctx, w.e.write)
+	}
+	return nil
+}
+
+// Rollback rolls back; nothing after Commit.
+func (w *writeTx) Rollback() error {
+	if err := w.Tx.Rollback(); !errors.Is(err, sql.ErrTxDone) {
+		return err
+	}
+	return nil
 }
 
 // DataVersion returns PRAGMA data_version on a dedicated connection.

@@ -55,22 +55,16 @@ type Engine interface {
 	// read-only transactions.
 	Write() *sql.DB
 	Read() *sql.DB
-	// Update runs attempt, which begins, runs and commits one write
-	// transaction with the options given, under the engine's policy:
-	// once (SQLite: BEGIN IMMEDIATE, the single writer), or again after a
-	// serialization failure until the busy timeout (PostgreSQL), so
-	// attempt may run more than once. Errors: attempt's last.
-	Update(ctx context.Context, attempt func(*sql.TxOptions) error) error
-	// Began prepares a write transaction just begun by attempt (a lock
-	// timeout, an advisory lock); nothing on SQLite.
-	Began(ctx context.Context, tx *sql.Tx) error
-	// Committing runs in tx after the caller's work succeeded, before
-	// COMMIT: wrote says a statement wrote. PostgreSQL queues its change
-	// notification there; SQLite folds new task names into its label
-	// index.
-	Committing(ctx context.Context, tx *sql.Tx, wrote bool) error
-	// Committed runs after a COMMIT succeeded.
-	Committed(ctx context.Context)
+	// Update runs attempt, which begins (Begin), runs and commits one
+	// write transaction, under the engine's policy: once (SQLite: BEGIN
+	// IMMEDIATE, the single writer), or again after a serialization
+	// failure until the busy timeout (PostgreSQL), so attempt may run more
+	// than once. Errors: attempt's last.
+	Update(ctx context.Context, attempt func() error) error
+	// Begin opens one write transaction on the write pool with the
+	// engine's per-transaction settings applied (a lock timeout, an
+	// advisory lock). Errors: the database's, unmapped.
+	Begin(ctx context.Context) (WriteTx, error)
 	// ViewOptions are the options of a read transaction: read only, one
 	// snapshot for the whole transaction.
 	ViewOptions() *sql.TxOptions
@@ -88,6 +82,26 @@ type Engine interface {
 	ChangedAfter(since int64) <-chan struct{}
 	// Close stops the engine's goroutines and closes both pools.
 	Close() error
+}
+
+// WriteTx is one write transaction an Engine began: store's statements run
+// on it, then Commit or Rollback ends it (Rollback after Commit, or a
+// second time, does nothing).
+type WriteTx interface {
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+	// PrepareContext prepares q for the rest of the transaction; the
+	// statement is closed when the transaction ends.
+	PrepareContext(ctx context.Context, q string) (*sql.Stmt, error)
+	// Commit runs what the engine does before COMMIT (wrote: a statement
+	// wrote; PostgreSQL queues its change notification, SQLite folds new
+	// task names into its label index), then commits. Errors: the
+	// database's, unmapped; PostgreSQL's pgx.ErrTxCommitRollback when the
+	// server rolled back instead.
+	Commit(ctx context.Context, wrote bool) error
+	// Rollback ends the transaction without committing.
+	Rollback() error
 }
 
 // MigrationNames lists the migration files of dir in fsys, in the order
