@@ -152,6 +152,29 @@ func TestOnlyTheSupervisorControlsProcesses(t *testing.T) {
 	}
 }
 
+// TestFixturesStayInTests: the registry fixture (internal/registrytest)
+// opens a store, which core's code may not import; core's tests and
+// maintain/sweep's share it, so only test files import it. A package's
+// code that did would carry a fake clock and a fake job controller into
+// the binary.
+func TestFixturesStayInTests(t *testing.T) {
+	const fixture = modulePath + "/internal/registrytest"
+	code := moduleImports(t, false)
+	if _, ok := code[fixture]; !ok {
+		t.Fatal("no package internal/registrytest")
+	}
+	var bad []string
+	for pkg, imps := range code {
+		if slices.Contains(imps, fixture) {
+			bad = append(bad, pkg+" imports "+fixture+" outside its tests")
+		}
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Error(b)
+	}
+}
+
 // walkGoFiles calls fn with every .go file of the module (test files too
 // when tests), parsed with mode, and its directory relative to the root
 // (slash-separated, "." for the root). testdata, hidden and _ directories

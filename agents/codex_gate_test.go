@@ -261,7 +261,11 @@ func TestCodexGateOnAsk(t *testing.T) {
 
 // startCodexTUI starts the interactive `codex -C WORK args…` in a tmux
 // window (120×40, --no-alt-screen) with the agent's environment but for
-// TERM and NO_COLOR; it is killed when the test ends.
+// TERM and NO_COLOR. When the test ends it is ended, and so is what it
+// started: the TUI leaves Codex's background app-server (`codex
+// app-server --managed-daemon`, in a session of its own) running, which
+// would otherwise keep writing under the scratch HOME after the test's
+// temp dirs are removed (e2e.StartTerm).
 func startCodexTUI(t *testing.T, g *agentGate, args ...string) *e2e.Term {
 	t.Helper()
 	var env []string

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 // BenchmarkTransitions measures registry state changes in-process on a real
@@ -11,18 +12,18 @@ import (
 // (running → succeeded), i.e. two transitions, each its own BEGIN IMMEDIATE
 // transaction with its journal row. Task creation happens outside the timer.
 func BenchmarkTransitions(b *testing.B) {
-	f := newRegFixture(b)
+	f := registrytest.New(b)
 	ids := make([]string, b.N)
 	for i := range ids {
-		ids[i] = f.task(core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "bench"}).ID
+		ids[i] = f.Task(core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "bench"}).ID
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, res, err := f.reg.StartTask(f.ctx, ids[i], "", core.ActorRuntime); err != nil || !res.Applied {
+		if _, res, err := f.Reg.StartTask(f.Ctx, ids[i], "", core.ActorRuntime); err != nil || !res.Applied {
 			b.Fatalf("start: %v %+v", err, res)
 		}
-		if _, res, err := f.reg.FinishTask(f.ctx, ids[i], core.Finish{Subtype: "success"}, core.ActorRuntime); err != nil || !res.Applied {
+		if _, res, err := f.Reg.FinishTask(f.Ctx, ids[i], core.Finish{Subtype: "success"}, core.ActorRuntime); err != nil || !res.Applied {
 			b.Fatalf("finish: %v %+v", err, res)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 // row is a usage row of model with input and output tokens.
@@ -109,50 +110,36 @@ func TestBudgetSpecValidate(t *testing.T) {
 	}
 }
 
-// budgetCount counts the alerts of crossed budgets.
-func (f *regFixture) budgetAlerts() []core.Notification {
-	f.t.Helper()
-	ns, err := f.reg.ListNotifications(f.ctx, core.NotificationFilter{})
-	f.must(err)
-	var out []core.Notification
-	for _, n := range ns {
-		if n.Kind == core.NotifyBudgetExceeded {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
 // TestBudgetAlertOncePerCrossing: the count that crosses a session's budget
 // raises one alert, saying why; counts past it raise no more; a raised
 // budget crossed again raises another; the gate holds until the raise.
 func TestBudgetAlertOncePerCrossing(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	const m = "claude-sonnet-4-5" // $3 per million input tokens
-	f.session("s1")
-	_, err := f.reg.SetBudget(f.ctx, core.BudgetSpec{Session: core.Limit{MicroUSD: 5_000_000}, Action: core.BudgetGate}, "op@host")
-	f.must(err)
+	f.Session("s1")
+	_, err := f.Reg.SetBudget(f.Ctx, core.BudgetSpec{Session: core.Limit{MicroUSD: 5_000_000}, Action: core.BudgetGate}, "op@host")
+	f.Must(err)
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	ref := core.TranscriptRef{Path: path, Session: "s1"}
 	count := func(id string, in int64) {
 		t.Helper()
 		writeFile(t, path, asst(id, m, in, 0, 0, 0, false), true)
-		_, err := f.reg.RecordTranscriptUsage(f.ctx, ref)
-		f.must(err)
-		f.clock.Advance(time.Second)
+		_, err := f.Reg.RecordTranscriptUsage(f.Ctx, ref)
+		f.Must(err)
+		f.Clock.Advance(time.Second)
 	}
 	breaches := func() []core.BudgetBreach {
 		t.Helper()
-		br, _, err := f.reg.BudgetBreaches(f.ctx, "s1", "")
-		f.must(err)
+		br, _, err := f.Reg.BudgetBreaches(f.Ctx, "s1", "")
+		f.Must(err)
 		return br
 	}
 	count("m1", 1_000_000) // $3.00
-	if n := f.budgetAlerts(); len(n) != 0 || len(breaches()) != 0 {
+	if n := f.Notifications(core.NotifyBudgetExceeded); len(n) != 0 || len(breaches()) != 0 {
 		t.Fatalf("under budget: alerts %+v", n)
 	}
 	count("m2", 706_667) // $5.12
-	alerts := f.budgetAlerts()
+	alerts := f.Notifications(core.NotifyBudgetExceeded)
 	if len(alerts) != 1 || alerts[0].Session != "s1" || alerts[0].SubjectID != "s1" ||
 		!strings.HasPrefix(alerts[0].Text, "session over its budget of $5.00: $5.12 spent; its tool calls now wait") {
 		t.Fatalf("alerts %+v", alerts)
@@ -161,23 +148,23 @@ func TestBudgetAlertOncePerCrossing(t *testing.T) {
 		t.Fatalf("breaches %+v", br)
 	}
 	count("m3", 100_000)
-	if n := f.budgetAlerts(); len(n) != 1 {
+	if n := f.Notifications(core.NotifyBudgetExceeded); len(n) != 1 {
 		t.Fatalf("a count past the crossing alerted again: %+v", n)
 	}
 	// The operator raises it: no breach, until $10 is crossed.
-	_, res, err := f.reg.RaiseBudget(f.ctx, core.UsageSession, "s1", core.Limit{MicroUSD: 10_000_000}, "op@host")
-	f.must(err)
+	_, res, err := f.Reg.RaiseBudget(f.Ctx, core.UsageSession, "s1", core.Limit{MicroUSD: 10_000_000}, "op@host")
+	f.Must(err)
 	if !res.Applied || len(breaches()) != 0 {
 		t.Fatalf("raise: %+v, breaches %+v", res, breaches())
 	}
 	count("m4", 2_000_000) // $11.42
-	alerts = f.budgetAlerts()
+	alerts = f.Notifications(core.NotifyBudgetExceeded)
 	if len(alerts) != 2 ||
 		!containsText(alerts, "session over its budget of $10.00: $11.42 spent") {
 		t.Fatalf("alerts after the raise: %+v", alerts)
 	}
 	// Another session is not over.
-	if br, _, err := f.reg.BudgetBreaches(f.ctx, "s2", ""); err != nil || len(br) != 0 {
+	if br, _, err := f.Reg.BudgetBreaches(f.Ctx, "s2", ""); err != nil || len(br) != 0 {
 		t.Fatalf("s2: %+v %v", br, err)
 	}
 }
@@ -195,26 +182,26 @@ func containsText(ns []core.Notification, s string) bool {
 // last 60 minutes across sessions and tracked tasks; an hour later they no
 // longer count.
 func TestHourlyBudgetWindow(t *testing.T) {
-	f := newRegFixture(t)
-	_, err := f.reg.SetBudget(f.ctx, core.BudgetSpec{Hour: core.Limit{Tokens: 1000}}, "op@host")
-	f.must(err)
+	f := registrytest.New(t)
+	_, err := f.Reg.SetBudget(f.Ctx, core.BudgetSpec{Hour: core.Limit{Tokens: 1000}}, "op@host")
+	f.Must(err)
 	add := func(scope core.UsageScope, id string, in int64) {
 		t.Helper()
-		f.must(f.reg.AddUsage(f.ctx, []core.UsageRow{{Scope: scope, ID: id, Model: "m", Tokens: core.Tokens{Input: in}, CountedAt: f.now()}}))
+		f.Must(f.Reg.AddUsage(f.Ctx, []core.UsageRow{{Scope: scope, ID: id, Model: "m", Tokens: core.Tokens{Input: in}, CountedAt: f.Now()}}))
 	}
 	add(core.UsageSession, "a", 600)
-	f.clock.Advance(30 * time.Minute)
+	f.Clock.Advance(30 * time.Minute)
 	add(core.UsageTask, "t1", 500) // 1,100 in the last hour
-	br, _, err := f.reg.BudgetBreaches(f.ctx, "b", "")
-	f.must(err)
+	br, _, err := f.Reg.BudgetBreaches(f.Ctx, "b", "")
+	f.Must(err)
 	if len(br) != 1 || br[0].Reason() != "all agents over the hourly budget of 1,000 tokens: 1,100 in the last hour" {
 		t.Fatalf("breaches %+v", br)
 	}
-	if a := f.budgetAlerts(); len(a) != 1 || a[0].Session != "" {
+	if a := f.Notifications(core.NotifyBudgetExceeded); len(a) != 1 || a[0].Session != "" {
 		t.Fatalf("alerts %+v", a)
 	}
-	f.clock.Advance(31 * time.Minute) // the first count is over an hour old
-	if br, _, err = f.reg.BudgetBreaches(f.ctx, "b", ""); err != nil || len(br) != 0 {
+	f.Clock.Advance(31 * time.Minute) // the first count is over an hour old
+	if br, _, err = f.Reg.BudgetBreaches(f.Ctx, "b", ""); err != nil || len(br) != 0 {
 		t.Fatalf("an hour later: %+v %v", br, err)
 	}
 }
@@ -222,17 +209,17 @@ func TestHourlyBudgetWindow(t *testing.T) {
 // TestOverBudgetCallIgnoresGrants: a call over a gating budget waits
 // though a grant would approve it, and its rationale says why.
 func TestOverBudgetCallIgnoresGrants(t *testing.T) {
-	f := newRegFixture(t)
-	f.session("s1")
-	a := f.request("s1", "", "git status")
-	_, _, _, err := f.reg.ApproveApproval(f.ctx, a.ID, core.ScopeSession, "op@host")
-	f.must(err)
-	if again := f.request("s1", "", "git status"); again.Status != core.ApprovalApproved {
+	f := registrytest.New(t)
+	f.Session("s1")
+	a := f.Request("s1", "", "git status")
+	_, _, _, err := f.Reg.ApproveApproval(f.Ctx, a.ID, core.ScopeSession, "op@host")
+	f.Must(err)
+	if again := f.Request("s1", "", "git status"); again.Status != core.ApprovalApproved {
 		t.Fatalf("the grant did not approve: %+v", again)
 	}
-	got, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s1", Tool: "Bash", Command: "git status",
+	got, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s1", Tool: "Bash", Command: "git status",
 		Rationale: "check", OverBudget: "session over its budget of $5.00: $5.12 spent"}, core.ActorRuntime)
-	f.must(err)
+	f.Must(err)
 	if got.Status != core.ApprovalPending || got.Rationale != "over budget: session over its budget of $5.00: $5.12 spent — check" {
 		t.Fatalf("over budget: %+v", got)
 	}
@@ -241,26 +228,26 @@ func TestOverBudgetCallIgnoresGrants(t *testing.T) {
 // TestSumUsageSince: a window sums the tokens counted within it, not every
 // token of a row last counted within it; no window is the running total.
 func TestSumUsageSince(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	add := func(in int64) {
 		t.Helper()
-		f.must(f.reg.AddUsage(f.ctx, []core.UsageRow{{Scope: core.UsageSession, ID: "s1", Model: "m", Tokens: core.Tokens{Input: in}, CountedAt: f.now()}}))
+		f.Must(f.Reg.AddUsage(f.Ctx, []core.UsageRow{{Scope: core.UsageSession, ID: "s1", Model: "m", Tokens: core.Tokens{Input: in}, CountedAt: f.Now()}}))
 	}
 	add(100)
-	f.clock.Advance(2 * time.Hour)
+	f.Clock.Advance(2 * time.Hour)
 	add(50)
-	since := core.TS(f.clock.Now().Add(-time.Hour))
-	rows, err := f.reg.SumUsage(f.ctx, core.UsageFilter{Scope: core.UsageSession, Since: since})
-	f.must(err)
-	if len(rows) != 1 || rows[0].Tokens.Input != 50 || rows[0].CountedAt != f.now() {
+	since := core.TS(f.Clock.Now().Add(-time.Hour))
+	rows, err := f.Reg.SumUsage(f.Ctx, core.UsageFilter{Scope: core.UsageSession, Since: since})
+	f.Must(err)
+	if len(rows) != 1 || rows[0].Tokens.Input != 50 || rows[0].CountedAt != f.Now() {
 		t.Fatalf("the last hour: %+v, want 50 input tokens", rows)
 	}
-	all, err := f.reg.ListUsage(f.ctx, core.UsageFilter{Scope: core.UsageSession})
-	f.must(err)
+	all, err := f.Reg.ListUsage(f.Ctx, core.UsageFilter{Scope: core.UsageSession})
+	f.Must(err)
 	if len(all) != 1 || all[0].Tokens.Input != 150 {
 		t.Fatalf("the total: %+v, want 150", all)
 	}
-	if rows, err = f.reg.SumUsage(f.ctx, core.UsageFilter{Since: core.TS(f.clock.Now().Add(time.Minute))}); err != nil || len(rows) != 0 {
+	if rows, err = f.Reg.SumUsage(f.Ctx, core.UsageFilter{Since: core.TS(f.Clock.Now().Add(time.Minute))}); err != nil || len(rows) != 0 {
 		t.Fatalf("a window with no count: %+v %v", rows, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 // codexRollout is a real Codex 0.169.0 rollout (codex exec against the
@@ -56,17 +57,17 @@ func TestReadCodexRollout(t *testing.T) {
 // TestRecordCodexRolloutUsage: through the registry, a Codex rollout's
 // tokens are the session's, and a sub-agent's the run's too.
 func TestRecordCodexRolloutUsage(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	b, err := os.ReadFile(codexRollout)
-	f.must(err)
+	f.Must(err)
 	path := filepath.Join(t.TempDir(), "sub.jsonl")
 	writeFile(t, path, string(b), false)
-	_, err = f.reg.RecordTranscriptUsage(f.ctx, core.TranscriptRef{Path: path, Session: "s1", RunID: "agent-1", Format: core.TranscriptCodex})
-	f.must(err)
-	if got := f.usage(core.UsageSession, "s1")["agenttest-model"]; got != codexWant {
+	_, err = f.Reg.RecordTranscriptUsage(f.Ctx, core.TranscriptRef{Path: path, Session: "s1", RunID: "agent-1", Format: core.TranscriptCodex})
+	f.Must(err)
+	if got := usageOf(f, core.UsageSession, "s1")["agenttest-model"]; got != codexWant {
 		t.Errorf("session: %+v, want %+v", got, codexWant)
 	}
-	if got := f.usage(core.UsageRun, "agent-1")["agenttest-model"]; got != codexWant {
+	if got := usageOf(f, core.UsageRun, "agent-1")["agenttest-model"]; got != codexWant {
 		t.Errorf("run: %+v, want %+v", got, codexWant)
 	}
 }

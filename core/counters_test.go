@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 func TestSatAdd(t *testing.T) {
@@ -35,9 +36,9 @@ func TestSatAdd(t *testing.T) {
 // TestAddTaskOutputSaturates: output_count stops at its maximum, the
 // journal never shows a negative count, and a count below 1 is refused.
 func TestAddTaskOutputSaturates(t *testing.T) {
-	f := newRegFixture(t)
-	k, err := f.reg.CreateTask(f.ctx, core.NewTask{Runtime: core.RuntimeCLI}, core.ActorRuntime)
-	f.must(err)
+	f := registrytest.New(t)
+	k, err := f.Reg.CreateTask(f.Ctx, core.NewTask{Runtime: core.RuntimeCLI}, core.ActorRuntime)
+	f.Must(err)
 	for _, c := range []struct {
 		n    int64
 		want int64
@@ -47,22 +48,22 @@ func TestAddTaskOutputSaturates(t *testing.T) {
 		{math.MaxInt64, math.MaxInt64, "at its maximum"},
 		{1, math.MaxInt64, "at its maximum"},
 	} {
-		got, res, err := f.reg.AddTaskOutput(f.ctx, k.ID, c.n, core.ActorRuntime)
+		got, res, err := f.Reg.AddTaskOutput(f.Ctx, k.ID, c.n, core.ActorRuntime)
 		if err != nil || !res.Applied || got.OutputCount != c.want {
 			t.Fatalf("AddTaskOutput(+%d) = %+v, %+v, %v; want output_count %d", c.n, got, res, err, c.want)
 		}
-		_, evs, err := f.reg.GetTask(f.ctx, k.ID)
-		f.must(err)
+		_, evs, err := f.Reg.GetTask(f.Ctx, k.ID)
+		f.Must(err)
 		if last := evs[len(evs)-1].Reason; !strings.Contains(last, c.note) || strings.Contains(last, "count -") {
 			t.Fatalf("journal %q, want %q", last, c.note)
 		}
 	}
-	got, _, err := f.reg.FinishTask(f.ctx, k.ID, core.Finish{Subtype: "success", Text: "one more"}, core.ActorRuntime)
+	got, _, err := f.Reg.FinishTask(f.Ctx, k.ID, core.Finish{Subtype: "success", Text: "one more"}, core.ActorRuntime)
 	if err != nil || got.OutputCount != math.MaxInt64 {
 		t.Fatalf("FinishTask with text at the maximum: %+v, %v", got, err)
 	}
 	for _, n := range []int64{0, -1, math.MinInt64} {
-		if _, _, err := f.reg.AddTaskOutput(f.ctx, k.ID, n, core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
+		if _, _, err := f.Reg.AddTaskOutput(f.Ctx, k.ID, n, core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
 			t.Errorf("AddTaskOutput(%d): %v, want invalid", n, err)
 		}
 	}

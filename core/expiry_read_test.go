@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 // TestExpiryWithoutSweeper: with no sweeper running, an approval past its
@@ -13,36 +14,36 @@ import (
 // the expiry recorded (released wait, journal, notification), and the
 // reads show an overdue one expired before anything records it.
 func TestExpiryWithoutSweeper(t *testing.T) {
-	f := newRegFixture(t)
-	f.session("s")
+	f := registrytest.New(t)
+	f.Session("s")
 	req := func(cmd string) *core.Approval {
-		a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: cmd, ExpiresIn: time.Minute}, core.ActorRuntime)
-		f.must(err)
+		a, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: cmd, ExpiresIn: time.Minute}, core.ActorRuntime)
+		f.Must(err)
 		return a
 	}
 	// A millisecond apart, so that newest first is kept, read, waited.
 	waited := req("deploy")
-	f.clock.Advance(time.Millisecond)
+	f.Clock.Advance(time.Millisecond)
 	read := req("ls")
-	f.clock.Advance(time.Millisecond)
+	f.Clock.Advance(time.Millisecond)
 	kept := req("make")
 
 	// The waiter: still waiting before the expiry, expired at it.
 	done := make(chan *core.Approval, 1)
 	go func() {
-		got, err := f.reg.WaitApproval(f.ctx, waited.ID, time.Millisecond)
+		got, err := f.Reg.WaitApproval(f.Ctx, waited.ID, time.Millisecond)
 		if err != nil {
 			t.Error(err)
 		}
 		done <- got
 	}()
-	f.clock.Advance(59*time.Second - 2*time.Millisecond)
+	f.Clock.Advance(59*time.Second - 2*time.Millisecond)
 	select {
 	case got := <-done:
 		t.Fatalf("the waiter returned before the expiry: %+v", got)
 	case <-time.After(50 * time.Millisecond):
 	}
-	f.clock.Advance(time.Second)
+	f.Clock.Advance(time.Second)
 	select {
 	case got := <-done:
 		if got == nil || got.Status != core.ApprovalExpired || got.DecidedBy != string(core.ActorSweeper) {
@@ -51,21 +52,21 @@ func TestExpiryWithoutSweeper(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the waiter did not end at the expiry")
 	}
-	if ev := f.lastEvent(core.EntityApproval, waited.ID); ev.To != string(core.ApprovalExpired) || !ev.Applied {
+	if ev := f.LastEvent(core.EntityApproval, waited.ID); ev.To != string(core.ApprovalExpired) || !ev.Applied {
 		t.Fatalf("the waiter's expiry is not journalled: %+v", ev)
 	}
 
 	// The reads: overdue reads expired, without a write.
-	f.clock.Advance(2 * time.Millisecond)
-	got, _, err := f.reg.GetApproval(f.ctx, read.ID)
-	f.must(err)
+	f.Clock.Advance(2 * time.Millisecond)
+	got, _, err := f.Reg.GetApproval(f.Ctx, read.ID)
+	f.Must(err)
 	if got.Status != core.ApprovalExpired || got.DecidedAt != got.ExpiresAt || got.Reason == "" {
 		t.Fatalf("show: %+v, want expired at its expires_at", got)
 	}
-	if ev := f.lastEvent(core.EntityApproval, read.ID); ev.To == string(core.ApprovalExpired) {
+	if ev := f.LastEvent(core.EntityApproval, read.ID); ev.To == string(core.ApprovalExpired) {
 		t.Fatalf("a read wrote the expiry: %+v", ev)
 	}
-	f.must(f.db.View(f.ctx, func(tx core.Tx) error {
+	f.Must(f.DB.View(f.Ctx, func(tx core.Tx) error {
 		a, err := tx.GetApproval(read.ID)
 		if err == nil && a.Status != core.ApprovalPending {
 			t.Errorf("stored status %s after a read, want pending", a.Status)
@@ -84,8 +85,8 @@ func TestExpiryWithoutSweeper(t *testing.T) {
 		{"denied", core.ApprovalFilter{Statuses: []core.ApprovalStatus{core.ApprovalDenied}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			aps, err := f.reg.ListApprovals(f.ctx, tc.f)
-			f.must(err)
+			aps, err := f.Reg.ListApprovals(f.Ctx, tc.f)
+			f.Must(err)
 			var ids []string
 			for _, a := range aps {
 				if a.Status != core.ApprovalExpired {

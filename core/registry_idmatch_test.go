@@ -5,38 +5,39 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 // TestIDMatchModes: MatchWhole finds a row only by its whole id; MatchPrefix
 // (the operator's) also by a unique prefix of 4+ characters. An exact id
 // wins in both, even when it is a prefix of another id.
 func TestIDMatchModes(t *testing.T) {
-	f := newRegFixture(t)
-	f.session("sess-5f1c9a2e")
+	f := registrytest.New(t)
+	f.Session("sess-5f1c9a2e")
 	for _, id := range []string{"agent-7f3a9c21", "agent-0b1c"} {
-		_, err := f.reg.RegisterRun(f.ctx, core.NewRun{RunID: id, ChildSession: "sess-5f1c9a2e"}, core.ActorRuntime)
-		f.must(err)
+		_, err := f.Reg.RegisterRun(f.Ctx, core.NewRun{RunID: id, ChildSession: "sess-5f1c9a2e"}, core.ActorRuntime)
+		f.Must(err)
 	}
-	task, err := f.reg.CreateTask(f.ctx, core.NewTask{Runtime: core.RuntimeCLI, ID: "build-20260101"}, core.ActorRuntime)
-	f.must(err)
+	task, err := f.Reg.CreateTask(f.Ctx, core.NewTask{Runtime: core.RuntimeCLI, ID: "build-20260101"}, core.ActorRuntime)
+	f.Must(err)
 
 	type lookup func(r *core.Registry, id string) (string, error)
 	getRun := func(r *core.Registry, id string) (string, error) {
-		run, _, err := r.GetRun(f.ctx, id)
+		run, _, err := r.GetRun(f.Ctx, id)
 		if err != nil {
 			return "", err
 		}
 		return run.RunID, nil
 	}
 	getSession := func(r *core.Registry, id string) (string, error) {
-		s, _, err := r.GetSession(f.ctx, id)
+		s, _, err := r.GetSession(f.Ctx, id)
 		if err != nil {
 			return "", err
 		}
 		return s.ID, nil
 	}
 	getTask := func(r *core.Registry, id string) (string, error) {
-		k, _, err := r.GetTask(f.ctx, id)
+		k, _, err := r.GetTask(f.Ctx, id)
 		if err != nil {
 			return "", err
 		}
@@ -65,9 +66,9 @@ func TestIDMatchModes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			reg := f.reg
+			reg := f.Reg
 			if c.match == core.MatchWhole {
-				reg = f.reg.WholeIDs()
+				reg = f.Reg.WholeIDs()
 			}
 			if reg.IDMatch() != c.match {
 				t.Fatalf("IDMatch() = %s, want %s", reg.IDMatch(), c.match)
@@ -87,15 +88,15 @@ func TestIDMatchModes(t *testing.T) {
 
 	// A change through the whole view: the stop of agent-7f3a is not the
 	// stop of agent-7f3a9c21.
-	whole := f.reg.WholeIDs()
-	if _, _, _, err := whole.CompleteRun(f.ctx, "agent-7f3a", core.OutcomeOK, "", core.ActorRuntime); !errors.Is(err, core.ErrNotFound) {
+	whole := f.Reg.WholeIDs()
+	if _, _, _, err := whole.CompleteRun(f.Ctx, "agent-7f3a", core.OutcomeOK, "", core.ActorRuntime); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("CompleteRun(agent-7f3a) whole: %v, want not found", err)
 	}
-	if run, _, err := f.reg.GetRun(f.ctx, "agent-7f3a9c21"); err != nil || !run.Running() {
+	if run, _, err := f.Reg.GetRun(f.Ctx, "agent-7f3a9c21"); err != nil || !run.Running() {
 		t.Fatalf("agent-7f3a9c21 after a whole-id stop of agent-7f3a: %+v, %v", run, err)
 	}
 	// The view leaves the registry it came from as it was.
-	if f.reg.IDMatch() != core.MatchPrefix {
-		t.Fatalf("WholeIDs changed its registry's match to %s", f.reg.IDMatch())
+	if f.Reg.IDMatch() != core.MatchPrefix {
+		t.Fatalf("WholeIDs changed its registry's match to %s", f.Reg.IDMatch())
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clawpit/clawpit/core"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 // testKey returns a fresh ed25519 public key in authorized_keys form.
@@ -26,38 +28,38 @@ func testKey(t *testing.T, comment string) (string, ssh.PublicKey) {
 }
 
 func TestOperatorsAddListRemove(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	k1, pk1 := testKey(t, "alice@laptop")
 	k2, pk2 := testKey(t, "alice@desk")
-	o, err := f.reg.AddOperator(f.ctx, "alice", core.RoleOperator, []byte("# keys\n"+k1+"\n\n"+k2+"\n"), "root@host")
-	f.must(err)
+	o, err := f.Reg.AddOperator(f.Ctx, "alice", core.RoleOperator, []byte("# keys\n"+k1+"\n\n"+k2+"\n"), "root@host")
+	f.Must(err)
 	if len(o.Keys) != 2 || o.Keys[0].Fingerprint != ssh.FingerprintSHA256(pk1) {
 		t.Fatalf("keys = %+v", o.Keys)
 	}
-	got, err := f.reg.OperatorByKey(f.ctx, pk2)
-	f.must(err)
-	if got.Name != "alice" || got.Role != core.RoleOperator || got.CreatedBy != "root@host" || got.CreatedAt != f.now() {
+	got, err := f.Reg.OperatorByKey(f.Ctx, pk2)
+	f.Must(err)
+	if got.Name != "alice" || got.Role != core.RoleOperator || got.CreatedBy != "root@host" || got.CreatedAt != f.Now() {
 		t.Fatalf("by key = %+v", got)
 	}
 	k3, pk3 := testKey(t, "bob")
-	if _, err := f.reg.AddOperator(f.ctx, "bob", core.RoleReadonly, []byte(k3), "root@host"); err != nil {
+	if _, err := f.Reg.AddOperator(f.Ctx, "bob", core.RoleReadonly, []byte(k3), "root@host"); err != nil {
 		t.Fatal(err)
 	}
-	ops, err := f.reg.ListOperators(f.ctx)
-	f.must(err)
+	ops, err := f.Reg.ListOperators(f.Ctx)
+	f.Must(err)
 	if len(ops) != 2 || ops[0].Name != "alice" || ops[1].Name != "bob" || ops[1].Role != core.RoleReadonly || len(ops[1].Keys) != 1 {
 		t.Fatalf("list = %+v", ops)
 	}
-	f.must(f.reg.RemoveOperator(f.ctx, "alice", "root@host"))
-	if _, err := f.reg.OperatorByKey(f.ctx, pk1); !errors.Is(err, core.ErrNotFound) {
+	f.Must(f.Reg.RemoveOperator(f.Ctx, "alice", "root@host"))
+	if _, err := f.Reg.OperatorByKey(f.Ctx, pk1); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("removed operator's key: err = %v", err)
 	}
-	if got, err := f.reg.OperatorByKey(f.ctx, pk3); err != nil || got.Name != "bob" {
+	if got, err := f.Reg.OperatorByKey(f.Ctx, pk3); err != nil || got.Name != "bob" {
 		t.Fatalf("bob = %+v, %v", got, err)
 	}
 	// The journal names who did it.
 	var evs []core.Event
-	f.must(f.db.View(f.ctx, func(tx core.Tx) error {
+	f.Must(f.DB.View(f.Ctx, func(tx core.Tx) error {
 		var err error
 		evs, err = tx.Events(core.EntityOperator, "alice")
 		return err
@@ -68,11 +70,11 @@ func TestOperatorsAddListRemove(t *testing.T) {
 }
 
 func TestOperatorsErrors(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	k1, _ := testKey(t, "a")
 	k2, _ := testKey(t, "b")
-	f.must(func() error {
-		_, err := f.reg.AddOperator(f.ctx, "alice", core.RoleOperator, []byte(k1), "x")
+	f.Must(func() error {
+		_, err := f.Reg.AddOperator(f.Ctx, "alice", core.RoleOperator, []byte(k1), "x")
 		return err
 	}())
 	cases := []struct {
@@ -93,7 +95,7 @@ func TestOperatorsErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := f.reg.AddOperator(f.ctx, c.op, c.role, []byte(c.keys), "x")
+			_, err := f.Reg.AddOperator(f.Ctx, c.op, c.role, []byte(c.keys), "x")
 			if !errors.Is(err, c.want) {
 				t.Fatalf("err = %v, want %v", err, c.want)
 			}
@@ -102,11 +104,11 @@ func TestOperatorsErrors(t *testing.T) {
 			}
 		})
 	}
-	if err := f.reg.RemoveOperator(f.ctx, "nobody", "x"); !errors.Is(err, core.ErrNotFound) {
+	if err := f.Reg.RemoveOperator(f.Ctx, "nobody", "x"); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("remove unknown: %v", err)
 	}
-	ops, err := f.reg.ListOperators(f.ctx)
-	f.must(err)
+	ops, err := f.Reg.ListOperators(f.Ctx)
+	f.Must(err)
 	if len(ops) != 1 {
 		t.Fatalf("a refused add left rows: %+v", ops)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 	"github.com/clawpit/clawpit/store"
 	"github.com/clawpit/clawpit/store/storetest"
 )
@@ -21,12 +22,12 @@ func TestConcurrentKillCompleteCancel(t *testing.T) {
 }
 
 func testConcurrentKillCompleteCancel(t *testing.T) {
-	f := newRegFixture(t)
-	db2, err := store.Open(f.ctx, f.loc, store.Options{})
-	f.must(err)
+	f := registrytest.New(t)
+	db2, err := store.Open(f.Ctx, f.Loc, store.Options{})
+	f.Must(err)
 	t.Cleanup(func() { db2.Close() })
-	reg2 := core.NewRegistry(db2, f.clock, core.DefaultThresholds())
-	regs := []*core.Registry{f.reg, reg2}
+	reg2 := core.NewRegistry(db2, f.Clock, core.DefaultThresholds())
+	regs := []*core.Registry{f.Reg, reg2}
 
 	const runs = 12
 	type row struct {
@@ -36,14 +37,14 @@ func testConcurrentKillCompleteCancel(t *testing.T) {
 	rows := make([]row, runs)
 	for i := range rows {
 		id := fmt.Sprintf("race-run-%02d", i)
-		f.run(id, "child")
-		sub := f.task(core.NewTask{RunID: id, OwnerSession: "parent"})
-		peer := f.task(core.NewTask{Runtime: core.RuntimeCLI, SourceID: id, OwnerSession: "child"})
+		f.Run(id, "child")
+		sub := f.Task(core.NewTask{RunID: id, OwnerSession: "parent"})
+		peer := f.Task(core.NewTask{Runtime: core.RuntimeCLI, SourceID: id, OwnerSession: "child"})
 		for _, tk := range []string{sub.ID, peer.ID} {
-			_, _, err := f.reg.StartTask(f.ctx, tk, "", core.ActorRuntime)
-			f.must(err)
+			_, _, err := f.Reg.StartTask(f.Ctx, tk, "", core.ActorRuntime)
+			f.Must(err)
 		}
-		f.request("child", id, "deploy")
+		f.Request("child", id, "deploy")
 		rows[i] = row{id, sub.ID, peer.ID}
 	}
 	var wg sync.WaitGroup
@@ -51,29 +52,29 @@ func testConcurrentKillCompleteCancel(t *testing.T) {
 	for i, rw := range rows {
 		ops := []func(r *core.Registry) error{
 			func(r *core.Registry) error {
-				_, _, err := r.KillRun(f.ctx, rw.run, "", core.OperatorActor())
+				_, _, err := r.KillRun(f.Ctx, rw.run, "", core.OperatorActor())
 				return err
 			},
 			func(r *core.Registry) error {
-				_, _, _, err := r.CompleteRun(f.ctx, rw.run, core.OutcomeOK, "", core.ActorRuntime)
+				_, _, _, err := r.CompleteRun(f.Ctx, rw.run, core.OutcomeOK, "", core.ActorRuntime)
 				return err
 			},
 			func(r *core.Registry) error {
-				_, _, err := r.MarkTaskLost(f.ctx, rw.sub, "subagent run ended (killed)")
+				_, _, err := r.MarkTaskLost(f.Ctx, rw.sub, "subagent run ended (killed)")
 				return err
 			},
 			func(r *core.Registry) error {
-				_, _, err := r.MarkTaskLost(f.ctx, rw.peer, "subagent run ended (killed)")
+				_, _, err := r.MarkTaskLost(f.Ctx, rw.peer, "subagent run ended (killed)")
 				return err
 			},
 			func(r *core.Registry) error {
-				_, _, _, err := r.CompleteRun(f.ctx, rw.run, core.OutcomeError, "late boom", core.ActorRuntime)
+				_, _, _, err := r.CompleteRun(f.Ctx, rw.run, core.OutcomeError, "late boom", core.ActorRuntime)
 				return err
 			},
 		}
 		if i%3 == 0 {
 			ops = append(ops, func(r *core.Registry) error {
-				_, _, err := r.CancelTask(f.ctx, rw.peer, "", core.OperatorActor())
+				_, _, err := r.CancelTask(f.Ctx, rw.peer, "", core.OperatorActor())
 				return err
 			})
 		}
@@ -94,23 +95,23 @@ func testConcurrentKillCompleteCancel(t *testing.T) {
 	}
 	th := core.DefaultThresholds()
 	for _, rw := range rows {
-		run := f.getRun(rw.run)
-		pending, err := f.reg.ListApprovals(f.ctx, core.ApprovalFilter{RunID: rw.run, Statuses: []core.ApprovalStatus{core.ApprovalPending}})
-		f.must(err)
+		run := f.GetRun(rw.run)
+		pending, err := f.Reg.ListApprovals(f.Ctx, core.ApprovalFilter{RunID: rw.run, Statuses: []core.ApprovalStatus{core.ApprovalPending}})
+		f.Must(err)
 		// Completion does not cancel approvals (only kill and close do, R9),
 		// so the counter must equal the approvals still pending.
 		if run.Running() || run.PendingApprovalWaits != int64(len(pending)) {
 			t.Errorf("run %s: %d pending approvals: %+v", rw.run, len(pending), run)
 		}
 		for _, id := range []string{rw.sub, rw.peer} {
-			tk := f.getTask(id)
+			tk := f.GetTask(id)
 			if tk.Status == core.TaskSucceeded && tk.Error != "" {
 				t.Errorf("succeeded task %s kept error %q", id, tk.Error)
 			}
 			if tk.Status.Terminal() && (tk.EndedAt == 0 || tk.CleanupAfter != tk.EndedAt.Add(th.TaskRetention(tk.Status))) {
 				t.Errorf("terminal task %s stamps: %+v", id, tk)
 			}
-			for _, e := range f.events(core.EntityTask, id) {
+			for _, e := range f.Events(core.EntityTask, id) {
 				if e.Applied && e.From == string(core.TaskSucceeded) && e.To != e.From {
 					t.Errorf("succeeded downgraded: %+v", e)
 				}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 	"github.com/clawpit/clawpit/redact"
 	"github.com/clawpit/clawpit/store"
 )
@@ -61,7 +62,7 @@ func newRedactEnv(t *testing.T) *redactEnv {
 		t.Fatalf("open store: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
-	clock := core.NewFakeClock(regStart)
+	clock := core.NewFakeClock(registrytest.Start)
 	reg := core.NewRegistry(db, clock, core.DefaultThresholds())
 	return &redactEnv{t: t, ctx: ctx, path: path, db: db, reg: reg, clock: clock}
 }

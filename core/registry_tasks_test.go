@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 func TestCreateTaskDefaults(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	yes, no := true, false
 	cases := []struct {
 		name     string
@@ -26,19 +27,19 @@ func TestCreateTaskDefaults(t *testing.T) {
 		{"acp expects output, silent", core.NewTask{Runtime: core.RuntimeACP, ExpectsOutput: &yes, NotifyPolicy: core.NotifySilent}, core.DeliveryNotApplicable, true, core.NotifySilent},
 	}
 	for _, c := range cases {
-		tk, err := f.reg.CreateTask(f.ctx, c.in, core.ActorRuntime)
+		tk, err := f.Reg.CreateTask(f.Ctx, c.in, core.ActorRuntime)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if tk.Status != core.TaskQueued || tk.DeliveryStatus != c.delivery || tk.ExpectsOutput != c.expects ||
-			tk.NotifyPolicy != c.policy || tk.CreatedAt != f.now() || len(tk.ID) != core.TaskIDLen {
+			tk.NotifyPolicy != c.policy || tk.CreatedAt != f.Now() || len(tk.ID) != core.TaskIDLen {
 			t.Errorf("%s: %+v", c.name, tk)
 		}
-		if ev := f.lastEvent(core.EntityTask, tk.ID); !ev.Applied || ev.To != "queued" {
+		if ev := f.LastEvent(core.EntityTask, tk.ID); !ev.Applied || ev.To != "queued" {
 			t.Errorf("%s: journal %+v", c.name, ev)
 		}
 	}
-	if _, err := f.reg.CreateTask(f.ctx, core.NewTask{ID: "my-task-1", Runtime: core.RuntimeCLI}, core.ActorRuntime); err != nil {
+	if _, err := f.Reg.CreateTask(f.Ctx, core.NewTask{ID: "my-task-1", Runtime: core.RuntimeCLI}, core.ActorRuntime); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []struct {
@@ -50,7 +51,7 @@ func TestCreateTaskDefaults(t *testing.T) {
 		{core.NewTask{}, "runtime is required"},
 		{core.NewTask{Runtime: core.RuntimeCLI, NotifyPolicy: "loud"}, `"loud"`},
 	} {
-		_, err := f.reg.CreateTask(f.ctx, bad.in, core.ActorRuntime)
+		_, err := f.Reg.CreateTask(f.Ctx, bad.in, core.ActorRuntime)
 		if !errors.Is(err, core.ErrInvalid) || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: err %v, want ErrInvalid containing %q", bad.in, err, bad.want)
 		}
@@ -58,48 +59,48 @@ func TestCreateTaskDefaults(t *testing.T) {
 }
 
 func TestTaskProgressOutputDeliver(t *testing.T) {
-	f := newRegFixture(t)
-	tk := f.task(core.NewTask{OwnerSession: "s", Label: "x"})
-	f.clock.Advance(time.Second)
-	st, res, err := f.reg.StartTask(f.ctx, tk.ID[:8], "booting", core.ActorRuntime)
-	if err != nil || !res.Applied || st.StartedAt != f.now() || st.ProgressSummary != "booting" {
+	f := registrytest.New(t)
+	tk := f.Task(core.NewTask{OwnerSession: "s", Label: "x"})
+	f.Clock.Advance(time.Second)
+	st, res, err := f.Reg.StartTask(f.Ctx, tk.ID[:8], "booting", core.ActorRuntime)
+	if err != nil || !res.Applied || st.StartedAt != f.Now() || st.ProgressSummary != "booting" {
 		t.Fatalf("start: %v %+v %+v", err, res, st)
 	}
-	f.clock.Advance(time.Second)
-	p, res, err := f.reg.ProgressTask(f.ctx, tk.ID, "step 2", core.ActorRuntime)
-	if err != nil || !res.Applied || p.LastEventAt != f.now() || p.ProgressSummary != "step 2" || p.Status != core.TaskRunning {
+	f.Clock.Advance(time.Second)
+	p, res, err := f.Reg.ProgressTask(f.Ctx, tk.ID, "step 2", core.ActorRuntime)
+	if err != nil || !res.Applied || p.LastEventAt != f.Now() || p.ProgressSummary != "step 2" || p.Status != core.TaskRunning {
 		t.Fatalf("progress: %v %+v %+v", err, res, p)
 	}
-	o, _, err := f.reg.AddTaskOutput(f.ctx, tk.ID, 3, core.ActorRuntime)
+	o, _, err := f.Reg.AddTaskOutput(f.Ctx, tk.ID, 3, core.ActorRuntime)
 	if err != nil || o.OutputCount != 3 {
 		t.Fatalf("output: %v %+v", err, o)
 	}
-	if _, _, err := f.reg.AddTaskOutput(f.ctx, tk.ID, 0, core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
+	if _, _, err := f.Reg.AddTaskOutput(f.Ctx, tk.ID, 0, core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
 		t.Fatalf("output 0: %v", err)
 	}
-	_, _, err = f.reg.FinishTask(f.ctx, tk.ID, core.Finish{Subtype: "success", Text: "done"}, core.ActorRuntime)
-	f.must(err)
-	if got := f.getTask(tk.ID); got.OutputCount != 4 || got.ResultSubtype != "success" {
+	_, _, err = f.Reg.FinishTask(f.Ctx, tk.ID, core.Finish{Subtype: "success", Text: "done"}, core.ActorRuntime)
+	f.Must(err)
+	if got := f.GetTask(tk.ID); got.OutputCount != 4 || got.ResultSubtype != "success" {
 		t.Fatalf("after finish: %+v", got)
 	}
-	if _, res, _ := f.reg.ProgressTask(f.ctx, tk.ID, "", core.ActorRuntime); res.Applied || res.Reason != "progress refused: task already succeeded" {
+	if _, res, _ := f.Reg.ProgressTask(f.Ctx, tk.ID, "", core.ActorRuntime); res.Applied || res.Reason != "progress refused: task already succeeded" {
 		t.Fatalf("progress after end: %+v", res)
 	}
-	d, res, err := f.reg.DeliverTask(f.ctx, tk.ID, core.DeliveryDelivered, core.ActorRuntime)
+	d, res, err := f.Reg.DeliverTask(f.Ctx, tk.ID, core.DeliveryDelivered, core.ActorRuntime)
 	if err != nil || !res.Applied || d.DeliveryStatus != core.DeliveryDelivered {
 		t.Fatalf("deliver: %v %+v", err, res)
 	}
-	if _, res, _ := f.reg.DeliverTask(f.ctx, tk.ID, core.DeliveryDelivered, core.ActorRuntime); res.Applied || res.Reason != "already delivered" {
+	if _, res, _ := f.Reg.DeliverTask(f.Ctx, tk.ID, core.DeliveryDelivered, core.ActorRuntime); res.Applied || res.Reason != "already delivered" {
 		t.Fatalf("deliver again: %+v", res)
 	}
-	if _, _, err := f.reg.DeliverTask(f.ctx, tk.ID, "teleported", core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
+	if _, _, err := f.Reg.DeliverTask(f.Ctx, tk.ID, "teleported", core.ActorRuntime); !errors.Is(err, core.ErrInvalid) {
 		t.Fatalf("bad delivery: %v", err)
 	}
-	noOwner := f.task(core.NewTask{Runtime: core.RuntimeCLI})
-	if _, res, _ := f.reg.DeliverTask(f.ctx, noOwner.ID, core.DeliveryDelivered, core.ActorRuntime); res.Applied {
+	noOwner := f.Task(core.NewTask{Runtime: core.RuntimeCLI})
+	if _, res, _ := f.Reg.DeliverTask(f.Ctx, noOwner.ID, core.DeliveryDelivered, core.ActorRuntime); res.Applied {
 		t.Fatalf("delivered a not_applicable task: %+v", res)
 	}
-	if _, _, err := f.reg.GetTask(f.ctx, "zzzzzzzz"); !errors.Is(err, core.ErrNotFound) {
+	if _, _, err := f.Reg.GetTask(f.Ctx, "zzzzzzzz"); !errors.Is(err, core.ErrNotFound) {
 		t.Fatalf("unknown prefix: %v", err)
 	}
 }
@@ -107,49 +108,49 @@ func TestTaskProgressOutputDeliver(t *testing.T) {
 // TestR3CancelAlwaysEndsTheTask covers queued, running (with its run killed
 // and its job cancelled) and terminal tasks.
 func TestR3CancelAlwaysEndsTheTask(t *testing.T) {
-	f := newRegFixture(t)
-	q := f.task(core.NewTask{OwnerSession: "s"})
-	f.clock.Advance(time.Second)
-	got, res, err := f.reg.CancelTask(f.ctx, q.ID, "", core.OperatorActor())
+	f := registrytest.New(t)
+	q := f.Task(core.NewTask{OwnerSession: "s"})
+	f.Clock.Advance(time.Second)
+	got, res, err := f.Reg.CancelTask(f.Ctx, q.ID, "", core.OperatorActor())
 	if err != nil || !res.Applied || got.Status != core.TaskCancelled || got.Error != "Cancelled by operator." ||
-		got.EndedAt != f.now() || got.CleanupAfter != f.now().Add(week) {
+		got.EndedAt != f.Now() || got.CleanupAfter != f.Now().Add(week) {
 		t.Fatalf("cancel queued: %v %+v %+v", err, res, got)
 	}
-	if ev := f.lastEvent(core.EntityTask, q.ID); ev.Actor != core.OperatorActor() || !ev.Applied {
+	if ev := f.LastEvent(core.EntityTask, q.ID); ev.Actor != core.OperatorActor() || !ev.Applied {
 		t.Fatalf("journal actor: %+v", ev)
 	}
 
 	// Running task backed by a run and a job: both are ended afterwards.
-	run := f.run("run-cancel", "child")
-	f.insertJob("0123456789ab", "child", core.JobRunning)
-	r := f.task(core.NewTask{RunID: run.RunID, SourceID: "0123456789ab", OwnerSession: "s"})
-	_, _, err = f.reg.StartTask(f.ctx, r.ID, "", core.ActorRuntime)
-	f.must(err)
-	f.request("child", run.RunID, "make deploy")
-	got, res, err = f.reg.CancelTask(f.ctx, r.ID, "user changed their mind", core.OperatorActor())
+	run := f.Run("run-cancel", "child")
+	f.InsertJob("0123456789ab", "child", core.JobRunning)
+	r := f.Task(core.NewTask{RunID: run.RunID, SourceID: "0123456789ab", OwnerSession: "s"})
+	_, _, err = f.Reg.StartTask(f.Ctx, r.ID, "", core.ActorRuntime)
+	f.Must(err)
+	f.Request("child", run.RunID, "make deploy")
+	got, res, err = f.Reg.CancelTask(f.Ctx, r.ID, "user changed their mind", core.OperatorActor())
 	if err != nil || !res.Applied || got.Status != core.TaskCancelled || got.Error != "user changed their mind" {
 		t.Fatalf("cancel running: %v %+v %+v", err, res, got)
 	}
 	if !strings.Contains(res.Reason, "run run-cancel killed") || !strings.Contains(res.Reason, "job 0123456789ab cancelled") {
 		t.Fatalf("cancel notes: %q", res.Reason)
 	}
-	if kr := f.getRun(run.RunID); kr.Outcome != core.OutcomeKilled || kr.PendingApprovalWaits != 0 {
+	if kr := f.GetRun(run.RunID); kr.Outcome != core.OutcomeKilled || kr.PendingApprovalWaits != 0 {
 		t.Fatalf("run after cancel: %+v", kr)
 	}
-	if len(f.jobs.cancelled) != 1 || f.jobs.cancelled[0] != "0123456789ab" {
-		t.Fatalf("jobs cancelled: %v", f.jobs.cancelled)
+	if len(f.Jobs.Cancelled()) != 1 || f.Jobs.Cancelled()[0] != "0123456789ab" {
+		t.Fatalf("jobs cancelled: %v", f.Jobs.Cancelled())
 	}
 
 	// Cancel with the run already gone still ends the task.
-	gone := f.task(core.NewTask{RunID: "never-registered", OwnerSession: "s"})
-	if _, res, err := f.reg.CancelTask(f.ctx, gone.ID, "", core.OperatorActor()); err != nil || !res.Applied {
+	gone := f.Task(core.NewTask{RunID: "never-registered", OwnerSession: "s"})
+	if _, res, err := f.Reg.CancelTask(f.Ctx, gone.ID, "", core.OperatorActor()); err != nil || !res.Applied {
 		t.Fatalf("cancel unbacked: %v %+v", err, res)
 	}
 
 	// Terminal tasks: "already <status>", nothing changes.
 	for _, st := range []core.TaskStatus{core.TaskSucceeded, core.TaskFailed, core.TaskTimedOut, core.TaskCancelled, core.TaskLost} {
 		tk := taskIn(f, st)
-		got, res, err := f.reg.CancelTask(f.ctx, tk.ID, "", core.OperatorActor())
+		got, res, err := f.Reg.CancelTask(f.Ctx, tk.ID, "", core.OperatorActor())
 		if err != nil || res.Applied || res.Reason != "already "+string(st) || got.Status != st || got.Rev != tk.Rev {
 			t.Fatalf("cancel %s: %v %+v %+v", st, err, res, got)
 		}
@@ -190,11 +191,11 @@ func TestR4ResultSubtypes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newRegFixture(t)
-			tk := f.task(core.NewTask{Runtime: core.RuntimeCron, OwnerSession: "owner", Label: "nightly", NotifyPolicy: c.policy})
-			_, _, err := f.reg.StartTask(f.ctx, tk.ID, "", core.ActorRuntime)
-			f.must(err)
-			got, res, err := f.reg.FinishTask(f.ctx, tk.ID, c.fin, core.ActorRuntime)
+			f := registrytest.New(t)
+			tk := f.Task(core.NewTask{Runtime: core.RuntimeCron, OwnerSession: "owner", Label: "nightly", NotifyPolicy: c.policy})
+			_, _, err := f.Reg.StartTask(f.Ctx, tk.ID, "", core.ActorRuntime)
+			f.Must(err)
+			got, res, err := f.Reg.FinishTask(f.Ctx, tk.ID, c.fin, core.ActorRuntime)
 			if err != nil || !res.Applied {
 				t.Fatalf("%v %+v", err, res)
 			}
@@ -202,10 +203,10 @@ func TestR4ResultSubtypes(t *testing.T) {
 				t.Fatalf("got %s %q %q outputs=%d", got.Status, got.Error, got.ResultSubtype, got.OutputCount)
 			}
 			// A repeated report changes nothing and never re-notifies.
-			if _, res, _ := f.reg.FinishTask(f.ctx, tk.ID, c.fin, core.ActorRuntime); res.Applied {
+			if _, res, _ := f.Reg.FinishTask(f.Ctx, tk.ID, c.fin, core.ActorRuntime); res.Applied {
 				t.Fatalf("second finish applied: %+v", res)
 			}
-			ns := f.notifications(core.NotifyTaskFailed)
+			ns := f.Notifications(core.NotifyTaskFailed)
 			if c.notify == "" {
 				if len(ns) != 0 {
 					t.Fatalf("unexpected notifications: %+v", ns)
@@ -224,8 +225,8 @@ func TestR4ResultSubtypes(t *testing.T) {
 }
 
 func TestR4InvalidFinish(t *testing.T) {
-	f := newRegFixture(t)
-	tk := f.task(core.NewTask{})
+	f := registrytest.New(t)
+	tk := f.Task(core.NewTask{})
 	for _, bad := range []struct {
 		fin  core.Finish
 		want string
@@ -237,17 +238,17 @@ func TestR4InvalidFinish(t *testing.T) {
 		{core.Finish{Status: "done"}, `"done"`},
 		{core.Finish{Status: core.TaskFailed, Subtype: "error_max_turns"}, "not both"},
 	} {
-		_, _, err := f.reg.FinishTask(f.ctx, tk.ID, bad.fin, core.ActorRuntime)
+		_, _, err := f.Reg.FinishTask(f.Ctx, tk.ID, bad.fin, core.ActorRuntime)
 		if !errors.Is(err, core.ErrInvalid) || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%+v: err %v, want ErrInvalid containing %q", bad.fin, err, bad.want)
 		}
 	}
-	if got := f.getTask(tk.ID); got.Status != core.TaskQueued || got.Rev != tk.Rev {
+	if got := f.GetTask(tk.ID); got.Status != core.TaskQueued || got.Rev != tk.Rev {
 		t.Fatalf("invalid finish wrote the task: %+v", got)
 	}
 	// is_error with a non-error subtype other than success still fails the task.
-	got, _, err := f.reg.FinishTask(f.ctx, tk.ID, core.Finish{Subtype: "weird", IsError: true}, core.ActorRuntime)
-	f.must(err)
+	got, _, err := f.Reg.FinishTask(f.Ctx, tk.ID, core.Finish{Subtype: "weird", IsError: true}, core.ActorRuntime)
+	f.Must(err)
 	if got.Status != core.TaskFailed || got.Error != "Task did not complete: weird" {
 		t.Fatalf("is_error weird: %+v", got)
 	}
@@ -256,18 +257,18 @@ func TestR4InvalidFinish(t *testing.T) {
 // TestR4LostUpgradeByFinish: a lost task that reports failure is upgraded to
 // failed with the new error (lost-derived error replaced) and notifies.
 func TestR4LostUpgradeByFinish(t *testing.T) {
-	f := newRegFixture(t)
-	tk := f.task(core.NewTask{OwnerSession: "o", Label: "L"})
-	_, _, err := f.reg.MarkTaskLost(f.ctx, tk.ID, "backing session missing")
-	f.must(err)
-	got, res, err := f.reg.FinishTask(f.ctx, tk.ID, core.Finish{Subtype: "error_max_turns"}, core.ActorRuntime)
+	f := registrytest.New(t)
+	tk := f.Task(core.NewTask{OwnerSession: "o", Label: "L"})
+	_, _, err := f.Reg.MarkTaskLost(f.Ctx, tk.ID, "backing session missing")
+	f.Must(err)
+	got, res, err := f.Reg.FinishTask(f.Ctx, tk.ID, core.Finish{Subtype: "error_max_turns"}, core.ActorRuntime)
 	if err != nil || !res.Applied || got.Status != core.TaskFailed || got.Error != "Task did not complete: error_max_turns" {
 		t.Fatalf("%v %+v %+v", err, res, got)
 	}
 	if got.CleanupAfter != got.EndedAt.Add(week) {
 		t.Fatalf("cleanup_after not recomputed: %+v", got)
 	}
-	if n := f.notifications(core.NotifyTaskFailed); len(n) != 1 {
+	if n := f.Notifications(core.NotifyTaskFailed); len(n) != 1 {
 		t.Fatalf("notifications: %+v", n)
 	}
 }

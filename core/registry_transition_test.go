@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 // TestCanTransitionTaskTable checks every cell of the docs/contract.md "Entities and statuses" task transition
@@ -57,23 +58,23 @@ func TestCanTransitionTaskTable(t *testing.T) {
 }
 
 // taskIn creates a task and drives it to status through the registry.
-func taskIn(f *regFixture, st core.TaskStatus) *core.Task {
-	f.t.Helper()
-	tk := f.task(core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "s1", Label: "cell"})
+func taskIn(f *registrytest.Fixture, st core.TaskStatus) *core.Task {
+	f.T.Helper()
+	tk := f.Task(core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "s1", Label: "cell"})
 	var err error
 	switch st {
 	case core.TaskQueued:
 	case core.TaskRunning:
-		_, _, err = f.reg.StartTask(f.ctx, tk.ID, "", core.ActorRuntime)
+		_, _, err = f.Reg.StartTask(f.Ctx, tk.ID, "", core.ActorRuntime)
 	case core.TaskLost:
-		_, _, err = f.reg.MarkTaskLost(f.ctx, tk.ID, "backing session missing")
+		_, _, err = f.Reg.MarkTaskLost(f.Ctx, tk.ID, "backing session missing")
 	default:
-		_, _, err = f.reg.FinishTask(f.ctx, tk.ID, core.Finish{Status: st}, core.ActorRuntime)
+		_, _, err = f.Reg.FinishTask(f.Ctx, tk.ID, core.Finish{Status: st}, core.ActorRuntime)
 	}
-	f.must(err)
-	got := f.getTask(tk.ID)
+	f.Must(err)
+	got := f.GetTask(tk.ID)
 	if got.Status != st {
-		f.t.Fatalf("setup: task is %s, want %s", got.Status, st)
+		f.T.Fatalf("setup: task is %s, want %s", got.Status, st)
 	}
 	return got
 }
@@ -81,23 +82,23 @@ func taskIn(f *regFixture, st core.TaskStatus) *core.Task {
 // TestTransitionsThroughRegistry applies representative cells of the status
 // table through the registry and checks the journal row (applied true/false).
 func TestTransitionsThroughRegistry(t *testing.T) {
-	type op func(f *regFixture, id string) (core.Result, error)
+	type op func(f *registrytest.Fixture, id string) (core.Result, error)
 	finish := func(st core.TaskStatus) op {
-		return func(f *regFixture, id string) (core.Result, error) {
-			_, res, err := f.reg.FinishTask(f.ctx, id, core.Finish{Status: st, Error: "late report"}, core.ActorRuntime)
+		return func(f *registrytest.Fixture, id string) (core.Result, error) {
+			_, res, err := f.Reg.FinishTask(f.Ctx, id, core.Finish{Status: st, Error: "late report"}, core.ActorRuntime)
 			return res, err
 		}
 	}
-	start := func(f *regFixture, id string) (core.Result, error) {
-		_, res, err := f.reg.StartTask(f.ctx, id, "go", core.ActorRuntime)
+	start := func(f *registrytest.Fixture, id string) (core.Result, error) {
+		_, res, err := f.Reg.StartTask(f.Ctx, id, "go", core.ActorRuntime)
 		return res, err
 	}
-	lost := func(f *regFixture, id string) (core.Result, error) {
-		_, res, err := f.reg.MarkTaskLost(f.ctx, id, "")
+	lost := func(f *registrytest.Fixture, id string) (core.Result, error) {
+		_, res, err := f.Reg.MarkTaskLost(f.Ctx, id, "")
 		return res, err
 	}
-	cancel := func(f *regFixture, id string) (core.Result, error) {
-		_, res, err := f.reg.CancelTask(f.ctx, id, "", core.OperatorActor())
+	cancel := func(f *registrytest.Fixture, id string) (core.Result, error) {
+		_, res, err := f.Reg.CancelTask(f.Ctx, id, "", core.OperatorActor())
 		return res, err
 	}
 	cases := []struct {
@@ -127,9 +128,9 @@ func TestTransitionsThroughRegistry(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.from)+"/"+c.name, func(t *testing.T) {
-			f := newRegFixture(t)
+			f := registrytest.New(t)
 			tk := taskIn(f, c.from)
-			f.clock.Advance(1e9)
+			f.Clock.Advance(1e9)
 			res, err := c.op(f, tk.ID)
 			if err != nil {
 				t.Fatal(err)
@@ -140,11 +141,11 @@ func TestTransitionsThroughRegistry(t *testing.T) {
 			if !c.ok && res.Reason == "" {
 				t.Fatal("refusal without a reason")
 			}
-			got := f.getTask(tk.ID)
+			got := f.GetTask(tk.ID)
 			if got.Status != c.to {
 				t.Fatalf("status %s, want %s", got.Status, c.to)
 			}
-			ev := f.lastEvent(core.EntityTask, tk.ID)
+			ev := f.LastEvent(core.EntityTask, tk.ID)
 			if ev.Applied != c.ok {
 				t.Fatalf("journal applied=%v, want %v: %+v", ev.Applied, c.ok, ev)
 			}

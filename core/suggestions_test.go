@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 // Claude Code 2.1.328's PermissionRequest permission_suggestions for a
@@ -57,23 +58,23 @@ func TestApproveWithSuggestion(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newRegFixture(t)
-			f.session("s")
-			a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "ls /tmp/outside",
+			f := registrytest.New(t)
+			f.Session("s")
+			a, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "ls /tmp/outside",
 				Suggestions: json.RawMessage(tc.suggestions)}, core.ActorRuntime)
-			f.must(err)
-			got, _, err := f.reg.ApproveWithSuggestion(f.ctx, a.ID, tc.n, "op@host")
+			f.Must(err)
+			got, _, err := f.Reg.ApproveWithSuggestion(f.Ctx, a.ID, tc.n, "op@host")
 			if tc.wantErr {
-				back, _, gerr := f.reg.GetApproval(f.ctx, a.ID)
-				f.must(gerr)
+				back, _, gerr := f.Reg.GetApproval(f.Ctx, a.ID)
+				f.Must(gerr)
 				if !errors.Is(err, core.ErrInvalid) || back.Status != core.ApprovalPending {
 					t.Fatalf("suggestion %d: %v, status %s; want ErrInvalid, pending", tc.n, err, back.Status)
 				}
 				return
 			}
-			f.must(err)
-			back, _, err := f.reg.GetApproval(f.ctx, a.ID)
-			f.must(err)
+			f.Must(err)
+			back, _, err := f.Reg.GetApproval(f.Ctx, a.ID)
+			f.Must(err)
 			for _, x := range []*core.Approval{got, back} {
 				if x.Status != core.ApprovalApproved || x.Scope != core.ScopeOnce || x.Suggestion != tc.n ||
 					string(x.ChosenSuggestion()) != tc.want {

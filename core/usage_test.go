@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 )
 
 // asst is a Claude Code transcript line of an assistant message.
@@ -88,10 +89,11 @@ func TestReadClaudeTranscript(t *testing.T) {
 	}
 }
 
-func (f *regFixture) usage(scope core.UsageScope, id string) map[string]core.Tokens {
-	f.t.Helper()
-	rows, err := f.reg.ListUsage(f.ctx, core.UsageFilter{Scope: scope, IDs: []string{id}})
-	f.must(err)
+// usageOf is the tokens recorded for one scope id, by model.
+func usageOf(f *registrytest.Fixture, scope core.UsageScope, id string) map[string]core.Tokens {
+	f.T.Helper()
+	rows, err := f.Reg.ListUsage(f.Ctx, core.UsageFilter{Scope: scope, IDs: []string{id}})
+	f.Must(err)
 	out := map[string]core.Tokens{}
 	for _, r := range rows {
 		out[r.Model] = r.Tokens
@@ -100,27 +102,27 @@ func (f *regFixture) usage(scope core.UsageScope, id string) map[string]core.Tok
 }
 
 func TestRecordTranscriptUsageIncremental(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	const m = "claude-sonnet-4-5"
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	ref := core.TranscriptRef{Path: path, Session: "s1"}
 	writeFile(t, path, userLine+asst("msg_1", m, 10, 1, 100, 1000, false)+asst("msg_1", m, 10, 1, 100, 1000, false), false)
-	rep, err := f.reg.RecordTranscriptUsage(f.ctx, ref)
-	f.must(err)
+	rep, err := f.Reg.RecordTranscriptUsage(f.Ctx, ref)
+	f.Must(err)
 	if rep.Note != "" || rep.Lines != 3 {
 		t.Errorf("first read: %+v", rep)
 	}
 	// The same message's last block, a new message and a partial line.
 	writeFile(t, path, asst("msg_1", m, 10, 9, 100, 1000, false)+asst("msg_2", m, 5, 5, 5, 5, false)+`{"type":"assist`, true)
-	_, err = f.reg.RecordTranscriptUsage(f.ctx, ref)
-	f.must(err)
-	if got, want := f.usage(core.UsageSession, "s1")[m], tk(15, 14, 105, 1005); got != want {
+	_, err = f.Reg.RecordTranscriptUsage(f.Ctx, ref)
+	f.Must(err)
+	if got, want := usageOf(f, core.UsageSession, "s1")[m], tk(15, 14, 105, 1005); got != want {
 		t.Fatalf("after the second read: %v, want %v", got, want)
 	}
 	// Nothing new: nothing added.
-	_, err = f.reg.RecordTranscriptUsage(f.ctx, ref)
-	f.must(err)
-	if got, want := f.usage(core.UsageSession, "s1")[m], tk(15, 14, 105, 1005); got != want {
+	_, err = f.Reg.RecordTranscriptUsage(f.Ctx, ref)
+	f.Must(err)
+	if got, want := usageOf(f, core.UsageSession, "s1")[m], tk(15, 14, 105, 1005); got != want {
 		t.Fatalf("after a read of nothing new: %v, want %v", got, want)
 	}
 }
@@ -139,23 +141,23 @@ func TestRecordTranscriptUsageResets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newRegFixture(t)
+			f := registrytest.New(t)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
 			ref := core.TranscriptRef{Path: path, Session: "s1"}
 			writeFile(t, path, asst("msg_1", m, 100, 100, 100, 100, false), false)
-			_, err := f.reg.RecordTranscriptUsage(f.ctx, ref)
-			f.must(err)
+			_, err := f.Reg.RecordTranscriptUsage(f.Ctx, ref)
+			f.Must(err)
 			writeFile(t, path, tt.rewrite, false)
-			rep, err := f.reg.RecordTranscriptUsage(f.ctx, ref)
-			f.must(err)
+			rep, err := f.Reg.RecordTranscriptUsage(f.Ctx, ref)
+			f.Must(err)
 			if !strings.Contains(rep.Note, tt.wantNote) {
 				t.Errorf("note %q, want %q", rep.Note, tt.wantNote)
 			}
-			if got := f.usage(core.UsageSession, "s1")[m]; got != tt.want {
+			if got := usageOf(f, core.UsageSession, "s1")[m]; got != tt.want {
 				t.Errorf("tokens %v, want %v", got, tt.want)
 			}
-			ns, err := f.reg.ListNotifications(f.ctx, core.NotificationFilter{Session: "s1"})
-			f.must(err)
+			ns, err := f.Reg.ListNotifications(f.Ctx, core.NotificationFilter{Session: "s1"})
+			f.Must(err)
 			if len(ns) != 1 || ns[0].Kind != core.NotifyRuntimeNotice || !strings.Contains(ns[0].Text, tt.wantNote) {
 				t.Errorf("notices %+v, want one saying %q", ns, tt.wantNote)
 			}
@@ -164,8 +166,8 @@ func TestRecordTranscriptUsageResets(t *testing.T) {
 }
 
 func TestRecordTranscriptUsageUnreadableIsNoted(t *testing.T) {
-	f := newRegFixture(t)
-	rep, err := f.reg.RecordTranscriptUsage(f.ctx, core.TranscriptRef{Path: filepath.Join(t.TempDir(), "gone.jsonl"), Session: "s1"})
+	f := registrytest.New(t)
+	rep, err := f.Reg.RecordTranscriptUsage(f.Ctx, core.TranscriptRef{Path: filepath.Join(t.TempDir(), "gone.jsonl"), Session: "s1"})
 	if err != nil {
 		t.Fatalf("an unreadable transcript failed the call: %v", err)
 	}
@@ -175,24 +177,24 @@ func TestRecordTranscriptUsageUnreadableIsNoted(t *testing.T) {
 }
 
 func TestRecordTranscriptUsageSubagent(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	const h = "claude-haiku-4-5"
 	path := filepath.Join(t.TempDir(), "agent-a1.jsonl")
 	writeFile(t, path, asst("msg_1", h, 1, 2, 3, 4, true), false)
-	_, err := f.reg.RecordTranscriptUsage(f.ctx, core.TranscriptRef{Path: path, Session: "s1", RunID: "a1"})
-	f.must(err)
+	_, err := f.Reg.RecordTranscriptUsage(f.Ctx, core.TranscriptRef{Path: path, Session: "s1", RunID: "a1"})
+	f.Must(err)
 	want := tk(1, 2, 3, 4)
-	if got := f.usage(core.UsageRun, "a1")[h]; got != want {
+	if got := usageOf(f, core.UsageRun, "a1")[h]; got != want {
 		t.Errorf("run: %v, want %v", got, want)
 	}
-	if got := f.usage(core.UsageSession, "s1")[h]; got != want {
+	if got := usageOf(f, core.UsageSession, "s1")[h]; got != want {
 		t.Errorf("parent session: %v, want %v", got, want)
 	}
 }
 
 // Hooks of one session racing on one transcript count each line once.
 func TestRecordTranscriptUsageConcurrentCountsOnce(t *testing.T) {
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	const m = "claude-sonnet-4-5"
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	var b strings.Builder
@@ -205,13 +207,13 @@ func TestRecordTranscriptUsageConcurrentCountsOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := f.reg.RecordTranscriptUsage(f.ctx, core.TranscriptRef{Path: path, Session: "s1"}); err != nil {
+			if _, err := f.Reg.RecordTranscriptUsage(f.Ctx, core.TranscriptRef{Path: path, Session: "s1"}); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
 	wg.Wait()
-	if got, want := f.usage(core.UsageSession, "s1")[m], tk(200, 200, 200, 200); got != want {
+	if got, want := usageOf(f, core.UsageSession, "s1")[m], tk(200, 200, 200, 200); got != want {
 		t.Errorf("tokens %v, want %v", got, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -391,6 +392,95 @@ func TestMapErr(t *testing.T) {
 	if err := mapErr(core.ErrConflict); !errors.Is(err, core.ErrConflict) {
 		t.Errorf("sentinel did not pass through: %v", err)
 	}
+}
+
+// TestMapErrUnreachableIsPostgreSQLs: only an error of the PostgreSQL
+// driver or of the network is "cannot reach the registry database
+// (PostgreSQL)"; a context deadline on a SQLite registry stays the
+// deadline (it implements net.Error, which once made it PostgreSQL's).
+// The errors are the real ones each engine returns.
+func TestMapErrUnreachableIsPostgreSQLs(t *testing.T) {
+	// endless never finishes on either engine: its deadline cuts it.
+	const endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c"
+	for _, tc := range []struct {
+		name        string
+		pg          bool // needs storetest.Env's server
+		err         func(t *testing.T) error
+		unreachable bool // want core.ErrUnavailable, "(PostgreSQL)"
+	}{
+		{name: "sqlite deadline mid-query", err: func(t *testing.T) error {
+			db := openAt(t, filepath.Join(t.TempDir(), "registry.db"))
+			ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+			defer cancel()
+			var n int64
+			return db.read.QueryRowContext(ctx, endless).Scan(&n)
+		}},
+		{name: "sqlite deadline before the transaction", err: func(t *testing.T) error {
+			db := openAt(t, filepath.Join(t.TempDir(), "registry.db"))
+			ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+			defer cancel()
+			return db.Update(ctx, func(tx core.Tx) error { return nil })
+		}},
+		{name: "postgres connect refused", unreachable: true, err: func(t *testing.T) error {
+			conn, err := sql.Open("pgx", "postgres://clawpit@"+closedPort(t)+"/clawpit?sslmode=disable&connect_timeout=5")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			return conn.PingContext(context.Background())
+		}},
+		{name: "postgres deadline mid-query", pg: true, unreachable: true, err: func(t *testing.T) error {
+			db := openAt(t, freshPGSchema(t, os.Getenv(storetest.Env)))
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			defer cancel()
+			var n int64
+			return db.read.QueryRowContext(ctx, "SELECT 1 FROM pg_sleep(10)").Scan(&n)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.pg && os.Getenv(storetest.Env) == "" {
+				t.Skip(storetest.Env + " is not set")
+			}
+			raw := tc.err(t)
+			if raw == nil {
+				t.Fatal("no error")
+			}
+			err := mapErr(raw)
+			pgText := strings.Contains(err.Error(), "PostgreSQL")
+			if errors.Is(err, core.ErrUnavailable) != tc.unreachable || pgText != tc.unreachable {
+				t.Fatalf("mapErr(%v) = %v; want unreachable (PostgreSQL): %v", raw, err, tc.unreachable)
+			}
+			if !tc.unreachable && !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("mapErr(%v) = %v; want the context's deadline kept", raw, err)
+			}
+		})
+	}
+}
+
+// openAt opens the registry at loc, closed when t ends.
+func openAt(t *testing.T, loc string) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), loc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// closedPort is host:port of a local TCP port nothing listens on (it
+// listened a moment ago), so a connect there is refused.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }
 
 // TestBusyPastTimeout: a writer that holds the lock longer than another

@@ -755,7 +755,12 @@ func (a *app) decideRetrying(ctx context.Context, cfg claude.Config, p *claude.P
 			// run because something failed while it waited.
 			return claude.Decision{}, err
 		}
-		if err == nil || !registryBusy(err) {
+		// A try the hook's own deadline cut short (SQLite's busy wait,
+		// a slow read) ends the retries as a busy registry does: it is
+		// the deadline of waiting for the registry, not a failure of its
+		// own.
+		cut := ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded)
+		if err == nil || !registryBusy(err) && !cut {
 			return d, err
 		}
 		if errors.Is(err, core.ErrBusy) {

@@ -3,10 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/clawpit/clawpit/adapters/claude"
 )
 
 // hooks status reports every file, and its exit status says whether one of
@@ -72,5 +77,28 @@ func TestHooksInstallBadInputWritesNothing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGatedHookDeadlineIsTheRegistrysWait: a gated call whose try the
+// hook's own deadline cut short (on SQLite a bare context deadline, no
+// PostgreSQL server in sight) is denied as a registry that stayed busy
+// until the deadline, and the reason names no PostgreSQL.
+func TestGatedHookDeadlineIsTheRegistrysWait(t *testing.T) {
+	ta := newTestApp(t)
+	if _, err := ta.registryCreate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	p := &claude.Payload{SessionID: "s1", HookEventName: "PreToolUse", ToolName: "Bash",
+		ToolInput: json.RawMessage(`{"command":"make"}`), ToolUseID: "toolu_1"}
+	d, err := ta.decideRetrying(ctx, claude.Config{ApprovalTimeout: time.Second}, p)
+	if err == nil || d.Permission != claude.Deny {
+		t.Fatalf("decision %+v, err %v; want a deny", d, err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(d.Reason, "the registry stayed busy until the hook's deadline") ||
+		strings.Contains(d.Reason, "PostgreSQL") {
+		t.Fatalf("reason %q (err %v); want the registry's wait until the deadline, no PostgreSQL", d.Reason, err)
 	}
 }

@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -56,9 +60,13 @@ func StartTerm(t testing.TB, w, h int, env []string, argv ...string) *Term {
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// mark is in the environment of every process the pane starts, and
+	// of theirs (a real agent's TUI leaves a background server behind,
+	// in a session of its own, that inherits it).
+	mark := termMark + "=" + tm.socket
 	full := []string{"env", "-i",
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "LANG=C.UTF-8", "LC_ALL=C.UTF-8",
-		"TERM=screen-256color", "USER=tester", "TZ=UTC"}
+		"TERM=screen-256color", "USER=tester", "TZ=UTC", mark}
 	full = append(append(full, env...), argv...)
 	var sockPath string
 	t.Cleanup(func() {
@@ -66,10 +74,81 @@ func StartTerm(t testing.TB, w, h int, env []string, argv ...string) *Term {
 		if sockPath != "" { // tmux 3.3 leaves its socket behind
 			_ = os.Remove(sockPath)
 		}
+		// kill-server hangs the pane up and returns at once: what the
+		// pane started may still be writing under the test's temp dirs,
+		// recreating one t.TempDir's cleanup (registered earlier, so run
+		// after this one) has removed.
+		if killed := endMarked(mark); len(killed) > 0 {
+			t.Logf("processes %v of the tmux pane outlived its hang-up and SIGTERM: killed", killed)
+		}
 	})
 	tm.Must("-f", conf, "new-session", "-d", "-s", "e2e", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), ShellJoin(full))
 	sockPath = strings.TrimSpace(tm.Must("display-message", "-p", "#{socket_path}"))
 	return tm
+}
+
+// termMark names the environment variable that marks the processes of a
+// StartTerm pane (its value: the pane's tmux socket name).
+const termMark = "CLAWPIT_E2E_TERM"
+
+// endMarked ends every process whose environment holds mark
+// ("NAME=value"): it gives them a second to exit (on the hang-up already
+// sent), then sends SIGTERM and gives them 2 s, then SIGKILL and 5 s. It
+// returns the processes that needed SIGKILL. A zombie counts as ended: it
+// holds no files and writes nothing.
+func endMarked(mark string) []int {
+	var left, killed []int
+	for _, step := range []struct {
+		sig  syscall.Signal // sent to the ones left first; 0: none
+		wait time.Duration
+	}{{0, time.Second}, {syscall.SIGTERM, 2 * time.Second}, {syscall.SIGKILL, 5 * time.Second}} {
+		if step.sig != 0 {
+			for _, pid := range left {
+				_ = syscall.Kill(pid, step.sig)
+			}
+			if step.sig == syscall.SIGKILL {
+				killed = left
+			}
+		}
+		for deadline := time.Now().Add(step.wait); ; time.Sleep(20 * time.Millisecond) {
+			if left = marked(mark); len(left) == 0 {
+				return killed
+			}
+			if time.Now().After(deadline) {
+				break
+			}
+		}
+	}
+	return killed
+}
+
+// marked lists the live processes (not zombies) whose environment holds
+// mark, from /proc; processes it may not read are not listed.
+func marked(mark string) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !slices.ContainsFunc(bytes.Split(env, []byte{0}), func(v []byte) bool { return string(v) == mark }) {
+			continue // gone, not ours, or unmarked
+		}
+		// A zombie's environ reads empty, so it was not matched above;
+		// one exiting right now may still match: check its state.
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(stat, ')'); i > 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+				continue
+			}
+		}
+		out = append(out, pid)
+	}
+	return out
 }
 
 // ShellJoin quotes argv for the shell tmux runs the command with.

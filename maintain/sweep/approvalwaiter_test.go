@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/internal/registrytest"
 	"github.com/clawpit/clawpit/maintain/sweep"
 	"github.com/clawpit/clawpit/supervisor"
 )
@@ -37,8 +38,8 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 	if self.Host != "this-host" {
 		t.Fatalf("ThisProcess host %q", self.Host)
 	}
-	f := newRegFixture(t)
-	run := f.run("run-w", "s")
+	f := registrytest.New(t)
+	run := f.Run("run-w", "s")
 	dead := deadPID(t)
 	// A zombie: exited, not yet reaped by its parent (this test).
 	zcmd := exec.Command("true")
@@ -53,9 +54,9 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 	waitZombie(t, zcmd.Process.Pid)
 	ns := self.NS
 	ask := func(runID, cmd string, w core.Waiter, expires time.Duration) *core.Approval {
-		a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", RunID: runID, Tool: "Bash", Command: cmd,
+		a, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", RunID: runID, Tool: "Bash", Command: cmd,
 			Waiter: w, ExpiresIn: expires}, core.ActorRuntime)
-		f.must(err)
+		f.Must(err)
 		return a
 	}
 	cases := []struct {
@@ -73,40 +74,40 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 		{"zombie", ask("", "make g", core.Waiter{Host: "this-host", PID: zcmd.Process.Pid, Start: zstart, NS: ns}, time.Hour), core.ApprovalCancelled},
 		{"unjudgeable pid", ask("", "make h", core.Waiter{Host: "this-host", PID: -5, NS: ns}, time.Hour), core.ApprovalPending},
 	}
-	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 1 {
+	if r := f.GetRun(run.RunID); r.PendingApprovalWaits != 1 {
 		t.Fatalf("run waits %d", r.PendingApprovalWaits)
 	}
-	f.clock.Advance(2 * time.Minute)
+	f.Clock.Advance(2 * time.Minute)
 	// The supervisor's front end judges waiters (core.WaiterLiveness, from
 	// /proc); its host is this-host, read from CLAWPIT_HOST above.
-	sw := sweep.New(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()}))
+	sw := sweep.New(f.Reg, supervisor.NewJobs(f.Reg, supervisor.JobsOptions{Dir: t.TempDir()}))
 
-	dry, err := sw.Sweep(f.ctx, true)
-	f.must(err)
+	dry, err := sw.Sweep(f.Ctx, true)
+	f.Must(err)
 	if dry.Counts.Withdrawn != 3 || !strings.Contains(dry.Summary(), "· 3 withdrawn ·") {
 		t.Fatalf("dry run: %+v\n%s", dry.Counts, dry.Text())
 	}
 	for _, c := range cases {
-		if got := f.getApproval(c.a.ID); got.Status != core.ApprovalPending {
+		if got := f.GetApproval(c.a.ID); got.Status != core.ApprovalPending {
 			t.Fatalf("%s: %s after a dry run", c.name, got.Status)
 		}
 	}
 
 	// A decision between plan and apply wins over the withdrawal.
-	p, err := sw.Plan(f.ctx)
-	f.must(err)
-	_, _, res, err := f.reg.ApproveApproval(f.ctx, cases[1].a.ID, core.ScopeOnce, core.OperatorActor())
+	p, err := sw.Plan(f.Ctx)
+	f.Must(err)
+	_, _, res, err := f.Reg.ApproveApproval(f.Ctx, cases[1].a.ID, core.ScopeOnce, core.OperatorActor())
 	if err != nil || !res.Applied {
 		t.Fatalf("approve: %v %+v", err, res)
 	}
-	rep, err := sw.Apply(f.ctx, p)
-	f.must(err)
+	rep, err := sw.Apply(f.Ctx, p)
+	f.Must(err)
 	if rep.Counts.Withdrawn != 2 || rep.Counts.Raced != 1 || rep.Counts.Expired != 1 {
 		t.Fatalf("applied: %+v\n%s", rep.Counts, rep.Text())
 	}
 	cases[1].want = core.ApprovalApproved
 	for _, c := range cases {
-		got := f.getApproval(c.a.ID)
+		got := f.GetApproval(c.a.ID)
 		if got.Status != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got.Status, c.want)
 		}
@@ -117,10 +118,10 @@ func TestSweepWithdrawsApprovalsOfGoneWaiters(t *testing.T) {
 			}
 		}
 	}
-	if r := f.getRun(run.RunID); r.PendingApprovalWaits != 0 {
+	if r := f.GetRun(run.RunID); r.PendingApprovalWaits != 0 {
 		t.Fatalf("run still waits on a withdrawn approval: %+v", r)
 	}
-	if rep, err := sw.Sweep(f.ctx, false); err != nil || rep.Counts.Withdrawn != 0 {
+	if rep, err := sw.Sweep(f.Ctx, false); err != nil || rep.Counts.Withdrawn != 0 {
 		t.Fatalf("second sweep: %v %+v", err, rep.Counts)
 	}
 }
@@ -148,18 +149,18 @@ func TestRepeatedToolCallTakesOverTheWait(t *testing.T) {
 	if !ok {
 		t.Skip("no /proc")
 	}
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	gone := core.Waiter{Host: self.Host, PID: deadPID(t), Start: 1, NS: self.NS}
-	first, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", InputHash: "h1", Waiter: gone}, core.ActorRuntime)
-	f.must(err)
-	again, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", InputHash: "h1", Waiter: self}, core.ActorRuntime)
-	f.must(err)
-	if again.ID != first.ID || again.Waiter != self || f.getApproval(first.ID).Waiter != self {
-		t.Fatalf("repeated request: %+v, stored waiter %+v; want the same approval waited by %+v", again, f.getApproval(first.ID).Waiter, self)
+	first, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", InputHash: "h1", Waiter: gone}, core.ActorRuntime)
+	f.Must(err)
+	again, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", ToolUseID: "toolu_1", InputHash: "h1", Waiter: self}, core.ActorRuntime)
+	f.Must(err)
+	if again.ID != first.ID || again.Waiter != self || f.GetApproval(first.ID).Waiter != self {
+		t.Fatalf("repeated request: %+v, stored waiter %+v; want the same approval waited by %+v", again, f.GetApproval(first.ID).Waiter, self)
 	}
-	rep, err := sweep.New(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.ctx, false)
-	f.must(err)
-	if rep.Counts.Withdrawn != 0 || f.getApproval(first.ID).Status != core.ApprovalPending {
+	rep, err := sweep.New(f.Reg, supervisor.NewJobs(f.Reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.Ctx, false)
+	f.Must(err)
+	if rep.Counts.Withdrawn != 0 || f.GetApproval(first.ID).Status != core.ApprovalPending {
 		t.Fatalf("sweep withdrew the approval its new asker waits for: %+v", rep.Counts)
 	}
 }
@@ -173,18 +174,18 @@ func TestSweepWithoutWaiterJudgeLeavesWaiters(t *testing.T) {
 	if !ok {
 		t.Skip("no /proc")
 	}
-	f := newRegFixture(t)
+	f := registrytest.New(t)
 	gone := core.Waiter{Host: self.Host, PID: deadPID(t), Start: 1, NS: self.NS}
-	a, err := f.reg.RequestApproval(f.ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", Waiter: gone, ExpiresIn: time.Hour}, core.ActorRuntime)
-	f.must(err)
-	rep, err := sweep.New(f.reg, nil).Sweep(f.ctx, false)
-	f.must(err)
-	if rep.Counts.Withdrawn != 0 || f.getApproval(a.ID).Status != core.ApprovalPending {
-		t.Fatalf("a sweep without a judge withdrew %d approvals; status %s", rep.Counts.Withdrawn, f.getApproval(a.ID).Status)
+	a, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s", Tool: "Bash", Command: "make", Waiter: gone, ExpiresIn: time.Hour}, core.ActorRuntime)
+	f.Must(err)
+	rep, err := sweep.New(f.Reg, nil).Sweep(f.Ctx, false)
+	f.Must(err)
+	if rep.Counts.Withdrawn != 0 || f.GetApproval(a.ID).Status != core.ApprovalPending {
+		t.Fatalf("a sweep without a judge withdrew %d approvals; status %s", rep.Counts.Withdrawn, f.GetApproval(a.ID).Status)
 	}
-	rep, err = sweep.New(f.reg, supervisor.NewJobs(f.reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.ctx, false)
-	f.must(err)
-	if rep.Counts.Withdrawn != 1 || f.getApproval(a.ID).Status != core.ApprovalCancelled {
-		t.Fatalf("with the supervisor's judge: withdrew %d, status %s; want 1, cancelled", rep.Counts.Withdrawn, f.getApproval(a.ID).Status)
+	rep, err = sweep.New(f.Reg, supervisor.NewJobs(f.Reg, supervisor.JobsOptions{Dir: t.TempDir()})).Sweep(f.Ctx, false)
+	f.Must(err)
+	if rep.Counts.Withdrawn != 1 || f.GetApproval(a.ID).Status != core.ApprovalCancelled {
+		t.Fatalf("with the supervisor's judge: withdrew %d, status %s; want 1, cancelled", rep.Counts.Withdrawn, f.GetApproval(a.ID).Status)
 	}
 }

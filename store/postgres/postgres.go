@@ -618,6 +618,16 @@ func Code(err error) string {
 // only transaction to core.ErrReadOnly, an unreachable server to
 // core.ErrUnavailable. nil when err is not one of those (store goes on with
 // SQLite's).
+//
+// Unreachable is what only the PostgreSQL driver or the network reports: a
+// failed connect (*pgconn.ConnectError: refused, unknown host, a
+// handshake cut short by the deadline), a failed network operation
+// (*net.OpError: reset, broken pipe), a server that did not answer before
+// the context's deadline (pgconn.Timeout), or an error pgconn calls safe
+// to retry (nothing was sent). A bare context.DeadlineExceeded is none of
+// those: it implements net.Error, but database/sql and SQLite return it
+// too (a SQLite registry's deadline is not a PostgreSQL server out of
+// reach), so it is left as it is.
 func MapErr(err error) error {
 	if errors.Is(err, core.ErrBusy) || errors.Is(err, core.ErrReadOnly) || errors.Is(err, core.ErrUnavailable) {
 		return err // mapped already
@@ -633,8 +643,8 @@ func MapErr(err error) error {
 		return nil
 	}
 	var ce *pgconn.ConnectError
-	var ne net.Error
-	if errors.As(err, &ce) || errors.As(err, &ne) || pgconn.SafeToRetry(err) {
+	var oe *net.OpError
+	if errors.As(err, &ce) || errors.As(err, &oe) || pgconn.Timeout(err) || pgconn.SafeToRetry(err) {
 		return fmt.Errorf("%w (PostgreSQL): %w", core.ErrUnavailable, err)
 	}
 	return nil
