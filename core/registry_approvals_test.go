@@ -310,8 +310,12 @@ func TestGrants(t *testing.T) {
 	}
 	// Hidden text: what a terminal shows is not what runs.
 	for _, cmd := range []string{"git push\b\b\b\bx", "git push \u202eorigin", "git push\u200b origin", "git push x\x00"} {
-		if hidden := f.Request("s1", "", cmd); hidden.Status != core.ApprovalPending {
-			t.Fatalf("%q approved by grant: %+v", cmd, hidden)
+		hidden, err := f.Reg.RequestApproval(f.Ctx, core.NewApproval{Session: "s1", Tool: "Bash", Command: cmd}, core.ActorRuntime)
+		if err != nil && strings.Contains(cmd, "\x00") && strings.HasPrefix(f.Loc, "postgres") && errors.Is(err, core.ErrInvalid) {
+			continue // PostgreSQL's text cannot hold a NUL byte: refused, never approved
+		}
+		if err != nil || hidden.Status != core.ApprovalPending {
+			t.Fatalf("%q approved by grant: %v %+v", cmd, err, hidden)
 		}
 	}
 	// Approving another request with the same scope reuses the grant.

@@ -64,9 +64,14 @@ func concurrentWriters(ctx context.Context, base string, counts []int, d time.Du
 	}
 	defer admin.Close()
 	fmt.Printf("%d s per cell, each writer its own connection, ProgressTask on its own task\n", int(d.Seconds()))
-	fmt.Printf("%7s  %-28s  %-28s  %-28s  %s\n", "writers", "before (advisory lock)", "after (row conflicts only)", "after/before",
-		fmt.Sprintf("CPUs busy after (of %d; this process)", runtime.NumCPU()))
-	var one float64
+	pgbench := pgbenchPath()
+	baseline := "pgbench, same statements"
+	if pgbench == "" {
+		baseline = "(no pgbench found)"
+	}
+	fmt.Printf("%7s  %-28s  %-28s  %-28s  %-28s  %s\n", "writers", "before (advisory lock)", "after (row conflicts only)", "after/before",
+		fmt.Sprintf("CPUs busy after (of %d; this)", runtime.NumCPU()), baseline)
+	var one, pgOne float64
 	for _, n := range counts {
 		var cells [2]writerResult
 		for i, lock := range []bool{true, false} {
@@ -83,8 +88,20 @@ func concurrentWriters(ctx context.Context, base string, counts []int, d time.Du
 		if one > 0 {
 			scale = fmt.Sprintf("; %.1f× 1 writer", cells[1].perSecond()/one)
 		}
-		fmt.Printf("%7d  %-28s  %-28s  %-28s  %.2f (%.2f)\n", n, cellText(cells[0]), cellText(cells[1]),
-			fmt.Sprintf("%.1f×%s", cells[1].perSecond()/cells[0].perSecond(), scale), cells[1].cores, cells[1].client)
+		bcell := ""
+		if pgbench != "" {
+			tps, err := pgbenchOnce(ctx, pgbench, admin, base, n, d)
+			if err != nil {
+				return fmt.Errorf("%d pgbench clients: %w", n, err)
+			}
+			if n == 1 {
+				pgOne = tps
+			}
+			bcell = pgbenchCell(tps, pgOne)
+		}
+		fmt.Printf("%7d  %-28s  %-28s  %-28s  %-28s  %s\n", n, cellText(cells[0]), cellText(cells[1]),
+			fmt.Sprintf("%.1f×%s", cells[1].perSecond()/cells[0].perSecond(), scale),
+			fmt.Sprintf("%.2f (%.2f)", cells[1].cores, cells[1].client), bcell)
 	}
 	return nil
 }

@@ -615,7 +615,8 @@ func Code(err error) string {
 
 // MapErr maps PostgreSQL errors to core's sentinels, keeping the original
 // text: lock and serialization failures to core.ErrBusy, a write in a read
-// only transaction to core.ErrReadOnly, an unreachable server to
+// only transaction to core.ErrReadOnly, text PostgreSQL cannot hold (a NUL
+// byte, bytes that are not UTF-8) to core.ErrInvalid, an unreachable server to
 // core.ErrUnavailable. nil when err is not one of those (store goes on with
 // SQLite's).
 //
@@ -639,6 +640,12 @@ func MapErr(err error) error {
 		return fmt.Errorf("%w (still locked, or conflicting, after the busy timeout): %w", core.ErrBusy, err)
 	case "25006": // read_only_sql_transaction
 		return fmt.Errorf("%w: %v", core.ErrReadOnly, err)
+	case "22021", "22P05": // character_not_in_repertoire, untranslatable_character
+		// SQLite stores any bytes; PostgreSQL's text holds valid UTF-8
+		// without NUL, so such a value (a tool call's input from a hook's
+		// JSON may carry \u0000) is refused rather than altered: the
+		// operator decides on exact text or not at all.
+		return fmt.Errorf("%w: text holding a NUL byte (\\x00) or bytes that are not UTF-8 cannot be stored in a PostgreSQL registry, and clawpit does not alter it: %v", core.ErrInvalid, err)
 	default:
 		return nil
 	}
