@@ -246,7 +246,7 @@ func lookup[T any](tx Tx, entity, id string, m IDMatch, get func(string) (*T, er
 			return row, id, nil
 		}
 		if !errors.Is(err, ErrNotFound) {
-			return nil, "", fmt.Errorf("%s %s: %w", entity, id, err)
+			return nil, "", fmt.Errorf("%s %q: %w", entity, id, err)
 		}
 	}
 	full, err := resolve(tx, entity, id, m)

@@ -159,8 +159,8 @@ func (db *DB) update(ctx context.Context, fn func(core.Tx) error) error {
 		return mapErr(err)
 	}
 	// Roll back on every path that does not commit, a panic in fn included:
-	// the write pool has a single connection, so a leaked transaction would
-	// block every later Update of this process.
+	// the write pool is small (SQLite: one connection), so a leaked
+	// transaction would block later Updates of this process.
 	defer wtx.Rollback()
 	t := &tx{ctx: ctx, tx: wtx, db: db}
 	if err := fn(t); err != nil {

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -42,7 +43,19 @@ func main() {
 	hosts := flag.Int("hosts", 0, "instead: this many sweepers (\"hosts\") at once over -due orphans on PostgreSQL; report applied, raced and time")
 	writers := flag.String("writers", "", "instead: writes per second and p50/p99 with this many concurrent writers each (e.g. 1,4,16,64), before (registry-wide advisory lock) and after, side by side")
 	duration := flag.Duration("duration", 3*time.Second, "with -writers: how long each cell writes")
+	cpuProfile := flag.String("cpuprofile", "", "write this process's CPU profile to this file (go tool pprof)")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pg:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *url == "" {
 		fmt.Fprintln(os.Stderr, "pg: no PostgreSQL server: pass -url or set "+storetest.Env+" (.ci/pg start prints one)")
 		os.Exit(2)

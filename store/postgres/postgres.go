@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/store/internal/driver"
@@ -286,7 +287,12 @@ func pgChannel(schema string) string {
 		c = "clawpit_" + schema
 	}
 	if len(c) > 63 {
+		// At a character's boundary, as PostgreSQL cuts identifiers: a
+		// cut inside one is not UTF-8, which pg_notify refuses.
 		c = c[:63]
+		for !utf8.ValidString(c) {
+			c = c[:len(c)-1]
+		}
 	}
 	return c
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	sqldriver "database/sql/driver"
+
 	"github.com/clawpit/clawpit/store/internal/driver"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -33,11 +35,24 @@ func (e *Engine) Update(ctx context.Context, attempt func() error) error {
 // COMMITTED holding the registry-wide advisory lock), READ ONLY with
 // Options.ReadOnly. BEGIN and its SET LOCAL go in one round trip, and
 // Commit sends the change notification with COMMIT in one more: a task
-// write is then five round trips where it was eight (bench/pg -writers;
+// write is then five round trips where it was nine (bench/pg -writers;
 // every hook event of a fleet is one). Both are simple-protocol
 // statements inside one transaction, so a pooler in transaction mode
 // keeps them on one server connection. Errors: the database's, unmapped.
 func (e *Engine) Begin(ctx context.Context) (driver.WriteTx, error) {
+	// database/sql's BeginTx takes another connection when the one it
+	// drew turns out broken (a server restart, a pooler's idle timeout);
+	// so does Begin, a few times, before BEGIN has done anything.
+	for try := 1; ; try++ {
+		w, err := e.begin(ctx)
+		if !errors.Is(err, sqldriver.ErrBadConn) || try == 3 {
+			return w, err
+		}
+	}
+}
+
+// begin is one try of Begin.
+func (e *Engine) begin(ctx context.Context) (driver.WriteTx, error) {
 	c, err := e.write.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -69,7 +84,6 @@ type writeTx struct {
 	conn   *sql.Conn
 	notify string // "SELECT pg_notify('<channel>', ''); COMMIT"
 	done   bool
-	stmts  []*sql.Stmt // prepared in the transaction, closed at its end
 }
 
 func (w *writeTx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -84,23 +98,15 @@ func (w *writeTx) QueryRowContext(ctx context.Context, q string, args ...any) *s
 	return w.conn.QueryRowContext(ctx, q, args...)
 }
 
-func (w *writeTx) PrepareContext(ctx context.Context, q string) (*sql.Stmt, error) {
-	st, err := w.conn.PrepareContext(ctx, q)
-	if err == nil {
-		w.stmts = append(w.stmts, st)
-	}
-	return st, err
+// PrepareContext refuses: a named prepared statement is session state,
+// which a pooler in transaction mode does not keep (store sends unnamed
+// statements on PostgreSQL). Errors: always.
+func (w *writeTx) PrepareContext(context.Context, string) (*sql.Stmt, error) {
+	return nil, errors.New("postgres: no named prepared statements in a write transaction (poolers in transaction mode do not keep them)")
 }
 
-// release closes the transaction's statements and returns the connection
-// to the pool.
-func (w *writeTx) release() error {
-	var errs []error
-	for _, st := range w.stmts {
-		errs = append(errs, st.Close())
-	}
-	return errors.Join(append(errs, w.conn.Close())...)
-}
+// release returns the connection to the pool.
+func (w *writeTx) release() error { return w.conn.Close() }
 
 // Commit commits, queuing the registry's change notification in the same
 // round trip when wrote (listeners hear it when, and only if, the
@@ -120,7 +126,7 @@ func (w *writeTx) Commit(ctx context.Context, wrote bool) error {
 			return fmt.Errorf("postgres: write connection is a %T, not pgx's", dc)
 		}
 		tag, err := c.Conn().Exec(ctx, q)
-		if err == nil && tag.String() != "COMMIT" {
+		if err == nil && tag.String() == "ROLLBACK" { // as pgx's own Tx.Commit
 			err = pgx.ErrTxCommitRollback
 		}
 		return err
@@ -132,7 +138,9 @@ func (w *writeTx) Commit(ctx context.Context, wrote bool) error {
 		return err
 	}
 	w.done = true
-	return w.release()
+	// Committed: what returning the connection says is not the write's.
+	w.release()
+	return nil
 }
 
 // Rollback rolls the transaction back and returns the connection to the
@@ -151,10 +159,14 @@ func (w *writeTx) Rollback() error {
 	return errors.Join(err, w.release())
 }
 
-// quoteLiteral quotes s as a PostgreSQL string literal (standard strings:
-// a quote doubled; the texts quoted are clawpit's own, a channel name and
-// a duration, never a runtime's).
-func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+// quoteLiteral quotes s as a PostgreSQL escape string literal (E'…',
+// backslashes and quotes doubled), which reads the same whatever
+// standard_conforming_strings says: a schema name, and so the channel,
+// may hold either (a plain '…' literal with a backslash in it, read with
+// that setting off, ended early and ran what followed).
+func quoteLiteral(s string) string {
+	return "E'" + strings.NewReplacer(`\`, `\\`, "'", "''").Replace(s) + "'"
+}
 
 // retry runs attempt until it succeeds, fails with anything but a
 // serialization failure or deadlock (isSerializationFailure: the attempt

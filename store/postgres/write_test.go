@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -151,5 +153,50 @@ func TestPGWriteTxRegistryLock(t *testing.T) {
 	}
 	if iso != "read committed" || !held {
 		t.Fatalf("isolation %q, advisory lock held %v; want read committed, true", iso, held)
+	}
+}
+
+// quoteLiteral's literal reads back as the text itself whether
+// standard_conforming_strings is on or off (off, a plain '…' literal with
+// a backslash ended early: what followed ran as SQL).
+func TestPGQuoteLiteral(t *testing.T) {
+	u := pgOnly(t)
+	ctx := context.Background()
+	for _, scs := range []string{"on", "off"} {
+		c, err := pgx.Connect(ctx, u+"&options=-c%20standard_conforming_strings%3D"+scs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []string{"clawpit_changes", `team\a`, `x\', $$$$); CREATE TABLE pwned(i int); COMMIT; --`, `a''b\\`, "é'\\"} {
+			// The wire protocol's simple query, as Begin and Commit send
+			// theirs (pgx's own simple mode refuses to run with the
+			// setting off).
+			var got string
+			res, err := c.PgConn().Exec(ctx, "SELECT "+quoteLiteral(s)).ReadAll()
+			if err == nil && len(res) == 1 && len(res[0].Rows) == 1 {
+				got = string(res[0].Rows[0][0])
+			}
+			if err != nil || got != s {
+				t.Errorf("standard_conforming_strings %s: %s read back %q, %v; want %q", scs, quoteLiteral(s), got, err, s)
+			}
+		}
+		var pwned bool
+		c.QueryRow(ctx, "SELECT to_regclass('pwned') IS NOT NULL").Scan(&pwned)
+		c.Close(ctx)
+		if pwned {
+			t.Fatalf("standard_conforming_strings %s: a quoted text ran as SQL", scs)
+		}
+	}
+}
+
+// The registry's channel is cut at 63 bytes on a character's boundary,
+// as PostgreSQL cuts identifiers: pg_notify refuses a name that is not
+// UTF-8.
+func TestPGChannelCutsWholeCharacters(t *testing.T) {
+	for _, schema := range []string{"public", "t_0123", strings.Repeat("é", 28), strings.Repeat("x", 60)} {
+		c := pgChannel(schema)
+		if len(c) > 63 || !utf8.ValidString(c) || !strings.HasPrefix(c, "clawpit_") {
+			t.Errorf("pgChannel(%q) = %q (%d bytes)", schema, c, len(c))
+		}
 	}
 }
