@@ -98,8 +98,8 @@ func TestOpenclawConsoleLargeTmux(t *testing.T) {
 	}
 	before := dirState(t, filepath.Dir(db))
 	tm := startTerm(t, 120, 40, []string{"CLAWPIT_HOME=" + t.TempDir()}, clawpitBin, "openclaw", "--state-dir", stateDir)
-	s := tm.waitConsole()
-	s = tm.waitText("newest 5,000 finished rows")
+	tm.waitConsole()
+	s := tm.waitText("newest 5,000 finished rows")
 	total := tabCount(t, s)
 	if total < 5000+spec.Orphans {
 		t.Fatalf("Tasks tab counts %d rows, want at least %d:\n%s", total, 5000+spec.Orphans, strings.Join(s, "\n"))
