@@ -64,6 +64,16 @@ type LoadResult struct {
 	// became failed, timed out or lost: the attention bell's news, whose
 	// rows a windowed pane does not read.
 	NewPending, NewFailed int
+	// NewBudgets counts the budget_exceeded notifications a load brings
+	// that the source did not hold before (MemoryWindow: delta and full
+	// loads; the store reports none).
+	NewBudgets int
+	// FullNews says a full load's NewPending, NewFailed and NewBudgets are
+	// counted against the rows the source held before it (MemoryWindow):
+	// the console rings for them as for a delta's. Without it a full
+	// load's news are unknown (the store's: the console compares the
+	// header's counts instead).
+	FullNews bool
 	// Spent is what every agent spent in the 24 hours before
 	// LoadRequest.Now (sessions and tracked tasks, each count at its
 	// time; the header's "spent 24h"); nil from a Source that does not
@@ -111,6 +121,12 @@ type WindowResult struct {
 	Total   int64 // rows in the table
 	Matched int64 // rows passing the filter (Total without one)
 	Capped  bool  // Matched stopped at the count limit: there are more
+	// Unique, when not nil, holds for each row sent, in order, the fewest
+	// leading bytes of its id that no other row of its table starts with
+	// (the CLI takes a unique prefix: docs/contract.md "Entities and
+	// statuses"). MemoryWindow sets it; the store does not (the console
+	// then shows whole ids).
+	Unique []int
 }
 
 // Sink receives loaded rows. The pointers are only valid during the call:

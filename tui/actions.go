@@ -321,7 +321,7 @@ func (m *Model) runState(t Target, runID string) (string, bool) {
 	if t.Kind == feed.KindRun {
 		return t.Status, true
 	}
-	if s, ok := m.runs.ids[runID]; ok && !m.runs.gone[s] {
+	if s, ok := m.runs.ids[runID]; ok {
 		return m.runs.rows[s].state, true
 	}
 	return "", false
@@ -337,11 +337,11 @@ func (m *Model) reapDisabled(t Target) refusal {
 	return refusal{}
 }
 
-// activeJobs counts the loaded jobs of session that are pending or running:
-// the ones a reap kills.
+// activeJobs counts the jobs of the Jobs window of session that are
+// pending or running: the ones a reap kills.
 func (m *Model) activeJobs(session string) int {
 	n := 0
-	for _, s := range m.jobs.order {
+	for s := range m.jobs.rows {
 		if r := &m.jobs.rows[s]; r.session == session && r.status.Active() {
 			n++
 		}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"cmp"
 	"path"
 	"strconv"
 	"strings"
@@ -245,16 +244,10 @@ var taskSpec = &listSpec[taskRow]{
 		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
 	},
 	statusCol: 1,
-	tally:     tallyTask,
-	sorts: sortsOf(core.EntityTask, map[string]func(a, b *taskRow) int{
-		view.KeyUrgency: func(a, b *taskRow) int { return cmp.Compare(a.urgency, b.urgency) },
-		view.KeyLast:    func(a, b *taskRow) int { return cmp.Compare(a.last, b.last) },
-		view.KeyCreated: func(a, b *taskRow) int { return cmp.Compare(a.created, b.created) },
-		view.KeyName:    func(a, b *taskRow) int { return strings.Compare(a.name, b.name) },
-	}),
-	id:     func(r *taskRow) string { return r.id },
-	prefix: func(r *taskRow) *uint8 { return &r.idn },
-	status: func(r *taskRow) string { return string(r.status) },
+	sorts:     view.SortNames(core.EntityTask),
+	id:        func(r *taskRow) string { return r.id },
+	prefix:    func(r *taskRow) *uint8 { return &r.idn },
+	status:    func(r *taskRow) string { return string(r.status) },
 	cells: func(r *taskRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.shortID(), string(r.status), string(r.runtime), r.agent, r.name, r.session,
 			string(r.delivery), r.err, r.spent, c.age(now, r.last), c.age(now, r.created))
@@ -287,15 +280,9 @@ var runSpec = &listSpec[runRow]{
 		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
 	},
 	statusCol: 1,
-	tally:     tallyRun,
-	sorts: sortsOf(core.EntityRun, map[string]func(a, b *runRow) int{
-		view.KeyUrgency: func(a, b *runRow) int { return cmp.Compare(a.urgency, b.urgency) },
-		view.KeyLast:    func(a, b *runRow) int { return cmp.Compare(a.last(), b.last()) },
-		view.KeyStarted: func(a, b *runRow) int { return cmp.Compare(a.started, b.started) },
-		view.KeyLabel:   func(a, b *runRow) int { return strings.Compare(a.label, b.label) },
-	}),
-	id:     func(r *runRow) string { return r.id },
-	status: func(r *runRow) string { return r.state },
+	sorts:     view.SortNames(core.EntityRun),
+	id:        func(r *runRow) string { return r.id },
+	status:    func(r *runRow) string { return r.state },
 	cells: func(r *runRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.id, r.state, r.agent, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
 			r.spent, c.age(now, r.last()), c.age(now, r.started))
@@ -326,16 +313,9 @@ var approvalSpec = &listSpec[approvalRow]{
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
-	tally:     tallyApproval,
-	sorts: sortsOf(core.EntityApproval, map[string]func(a, b *approvalRow) int{
-		view.KeyPending: func(a, b *approvalRow) int {
-			return cmp.Compare(view.ApprovalUrgency(a.status), view.ApprovalUrgency(b.status))
-		},
-		view.KeyRequested: func(a, b *approvalRow) int { return cmp.Compare(a.requested, b.requested) },
-		view.KeyTool:      func(a, b *approvalRow) int { return strings.Compare(a.tool, b.tool) },
-	}),
-	id:     func(r *approvalRow) string { return r.id },
-	status: func(r *approvalRow) string { return string(r.status) },
+	sorts:     view.SortNames(core.EntityApproval),
+	id:        func(r *approvalRow) string { return r.id },
+	status:    func(r *approvalRow) string { return string(r.status) },
 	cells: func(r *approvalRow, c *Context, now core.Timestamp, dst []string) []string {
 		exp, st := "-", r.status
 		if st == core.ApprovalPending {
@@ -375,15 +355,10 @@ var jobSpec = &listSpec[jobRow]{
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
-	tally:     tallyJob,
 	openLog:   true,
-	sorts: sortsOf(core.EntityJob, map[string]func(a, b *jobRow) int{
-		view.KeyUrgency: func(a, b *jobRow) int { return cmp.Compare(a.urgency, b.urgency) },
-		view.KeyCreated: func(a, b *jobRow) int { return cmp.Compare(a.created, b.created) },
-		view.KeyCommand: func(a, b *jobRow) int { return strings.Compare(a.command, b.command) },
-	}),
-	id:     func(r *jobRow) string { return r.id },
-	status: func(r *jobRow) string { return string(r.status) },
+	sorts:     view.SortNames(core.EntityJob),
+	id:        func(r *jobRow) string { return r.id },
+	status:    func(r *jobRow) string { return string(r.status) },
 	cells: func(r *jobRow, c *Context, now core.Timestamp, dst []string) []string {
 		ran := "-"
 		if r.started != 0 {
@@ -418,17 +393,10 @@ var alertSpec = &listSpec[alertRow]{
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
-	tally:     tallyAlert,
-	sorts: sortsOf(core.EntityNotification, map[string]func(a, b *alertRow) int{
-		view.KeyUnread: func(a, b *alertRow) int {
-			return cmp.Compare(view.AlertUrgency(a.delivered), view.AlertUrgency(b.delivered))
-		},
-		view.KeyID:   func(a, b *alertRow) int { return cmp.Compare(a.id, b.id) },
-		view.KeyKind: func(a, b *alertRow) int { return strings.Compare(a.kind, b.kind) },
-	}),
-	dim:    func(r *alertRow) bool { return r.delivered != 0 },
-	id:     func(r *alertRow) string { return r.idStr },
-	status: func(r *alertRow) string { return r.state() },
+	sorts:     view.SortNames(core.EntityNotification),
+	dim:       func(r *alertRow) bool { return r.delivered != 0 },
+	id:        func(r *alertRow) string { return r.idStr },
+	status:    func(r *alertRow) string { return r.state() },
 	cells: func(r *alertRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.idStr, r.state(), r.kind, r.text, r.session, c.taskPrefix(r.subject), c.age(now, r.created))
 	},

@@ -15,9 +15,8 @@ import (
 	"github.com/clawpit/clawpit/feed"
 )
 
-// Windowed panes over a real registry (issue 14): every pane reads windows
-// (WindowOver < 0), the screen shows 120×24 (a page of 17 rows), so a few
-// hundred tasks span many windows.
+// Panes over a real registry's windows (issue 14): the screen shows 120×24
+// (a page of 17 rows), so a few hundred tasks span many windows.
 
 // seedTasks inserts n tasks with a few statuses, labels and times (many
 // ties), each journaled like the registry does.
@@ -51,19 +50,16 @@ func insertJournaled(tx core.Tx, k *core.Task) error {
 		Actor: core.ActorRuntime, Applied: true})
 }
 
-// windowHarness is the console over r with every pane windowed.
+// windowHarness is the console over r's windows at 120×24.
 func windowHarness(t *testing.T, r *realReg) *harness {
 	t.Helper()
 	hs := &harness{clk: r.clk}
-	o := Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1}
+	o := Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk}
 	hs.opts = o
 	hs.m = New(o)
 	hs.m.ticks = false
 	hs.send(teaSize(120, 24))
 	hs.run(hs.m.Init())
-	if !hs.m.tasks.windowed() {
-		t.Fatal("the Tasks pane does not read windows")
-	}
 	return hs
 }
 
@@ -299,41 +295,6 @@ func TestWindowDetailAndAction(t *testing.T) {
 	}
 }
 
-// TestWindowOrderMatchesPanes: the store orders windows as the panes order
-// whole tables (urgency, recency, creation; label by name — ties by id,
-// ascending in the store).
-func TestWindowOrderMatchesPanes(t *testing.T) {
-	r := openReal(t)
-	seedTasks(t, r, 300)
-	b := newBatch()
-	_, err := r.src.(feed.WindowSource).Window(context.Background(), feed.WindowRequest{Kind: feed.KindTask, After: 1000}, b)
-	check(t, err)
-	for i, sk := range taskSpec.sorts {
-		tb := newTable(taskSpec, slices.Clone(b.tasks), i)
-		var mem []string
-		for _, s := range tb.order {
-			mem = append(mem, tb.rows[s].id)
-		}
-		got := storeOrder(t, r, sk.name, "")
-		if sk.name == "label" {
-			name := func(ids []string) []string {
-				out := make([]string, len(ids))
-				for j, id := range ids {
-					out[j] = tb.rows[tb.ids[id]].name
-				}
-				return out
-			}
-			if !slices.Equal(name(got), name(mem)) {
-				t.Fatalf("label: the store's names are not in the pane's order")
-			}
-			continue
-		}
-		if !slices.Equal(got, mem) {
-			t.Fatalf("%s: the store's order differs from the pane's\nstore %v\npane  %v", sk.name, got[:20], mem[:20])
-		}
-	}
-}
-
 // TestWindowLiveInsertAtTopStaysInView: an operator who moved the cursor and
 // came back to the top of a windowed pane sees rows that arrive above it (as
 // in a pane loaded whole), and the cursor keeps its row. (It used to keep
@@ -374,7 +335,7 @@ func TestWindowCappedCountInTab(t *testing.T) {
 	hs.keys("/")
 	hs.typeText("alpha")
 	hs.keys("enter")
-	w := hs.m.tasks.win
+	w := &hs.m.tasks.win
 	if !w.counted || w.capped {
 		t.Fatalf("fixture: counted %v capped %v", w.counted, w.capped)
 	}
@@ -613,7 +574,7 @@ func TestWindowFirstScreenReadsAlone(t *testing.T) {
 	seedTasks(t, r, 400)
 	log := &callLog{WindowSource: r.src.(feed.WindowSource)}
 	hs := &harness{clk: r.clk}
-	hs.opts = Options{Source: log, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1}
+	hs.opts = Options{Source: log, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk}
 	hs.m = New(hs.opts)
 	hs.m.ticks = false
 	hs.send(teaSize(120, 24))
@@ -704,15 +665,12 @@ func TestWindowAttention(t *testing.T) {
 				r := openReal(t)
 				seedTasks(t, r, 400)
 				hs := &harness{clk: r.clk}
-				hs.opts = Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1,
+				hs.opts = Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk,
 					Attention: Attention{Approvals: true, Failures: true}}
 				hs.m = New(hs.opts)
 				hs.m.ticks = false
 				hs.send(teaSize(120, 24))
 				hs.run(hs.m.Init())
-				if !hs.m.approvals.windowed() || !hs.m.tasks.windowed() {
-					t.Fatal("panes do not read windows")
-				}
 				tc.write(t, r)
 				awaitWrite(t, hs, r.src)
 				hs.m.forceFull = full
@@ -754,7 +712,7 @@ func TestWindowNarrowingReadsFromFirstRow(t *testing.T) {
 			for range i {
 				hs.keys("s")
 			}
-			if got := hs.m.tasks.spec.sorts[hs.m.tasks.sort].name; got != sort {
+			if got := hs.m.tasks.spec.sorts[hs.m.tasks.sort]; got != sort {
 				t.Fatalf("sort %s, want %s", got, sort)
 			}
 			alpha, alphaT := storeOrder(t, r, sort, "alpha"), storeOrder(t, r, sort, "alpha t")

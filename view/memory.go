@@ -40,6 +40,18 @@ type Memory[R any] struct {
 
 	rows []R
 	hay  [][]string // per row, its fields' text lower-cased (ASCII)
+	// last is the order the last Window or Count read (its sort and
+	// filter): the next window of the same order (the cursor moving on,
+	// a reread after a change elsewhere) slices it instead of sorting
+	// every row again. Set clears it.
+	last *memOrder
+}
+
+// memOrder is one sort's order of the rows passing one filter.
+type memOrder struct {
+	sort   int
+	filter string
+	rows   []int
 }
 
 // NewMemory returns an empty Memory of entity's rows (core.EntityTask, ...).
@@ -75,7 +87,7 @@ func NewMemory[R any](entity string, v Values[R]) (*Memory[R], error) {
 // Set replaces the rows (the slice is kept: the caller must not change it
 // afterwards) and reads their searchable text.
 func (m *Memory[R]) Set(rows []R) {
-	m.rows = rows
+	m.rows, m.last = rows, nil
 	m.hay = make([][]string, len(rows))
 	for i := range rows {
 		h := make([]string, len(m.fields))
@@ -187,8 +199,18 @@ func (m *Memory[R]) sortIndex(name string) (int, error) {
 }
 
 // ordered returns the indexes of the rows passing filter (lower-cased), in
-// sort si's order.
+// sort si's order (the caller must not change them).
 func (m *Memory[R]) ordered(si int, filter string) []int {
+	if l := m.last; l != nil && l.sort == si && l.filter == filter {
+		return l.rows
+	}
+	out := m.sortRows(si, filter)
+	m.last = &memOrder{sort: si, filter: filter, rows: out}
+	return out
+}
+
+// sortRows sorts the indexes of the rows passing filter in sort si's order.
+func (m *Memory[R]) sortRows(si int, filter string) []int {
 	type keyed struct {
 		i   int
 		key []any
