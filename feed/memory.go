@@ -353,8 +353,9 @@ func (t *memTable[R]) remove(id string) {
 
 func (t *memTable[R]) window(q core.WindowQuery, req WindowRequest, send func(*R)) (WindowResult, error) {
 	if t.dirty {
-		// view.Memory keeps the slice it is given: hand it its own.
-		t.mem.Set(append([]R(nil), t.rows...))
+		// view.Memory keeps the slice: every change to rows marks the
+		// table dirty, so it is set again before its next read.
+		t.mem.Set(t.rows)
 		t.unique = uniquePrefixes(t.at)
 		t.dirty = false
 	}
