@@ -64,10 +64,15 @@ type LoadResult struct {
 	// became failed, timed out or lost: the attention bell's news, whose
 	// rows a windowed pane does not read.
 	NewPending, NewFailed int
-	// NewBudgets counts the budget_exceeded notifications a load brings
-	// that the source did not hold before (MemoryWindow: delta and full
-	// loads; the store reports none).
+	// NewBudgets counts the budget_exceeded notifications of a windowed
+	// Alerts pane that a load brings: those after LoadRequest.AfterAlertID
+	// (the store, when that is set), or not held before (MemoryWindow,
+	// after its first full load).
 	NewBudgets int
+	// AlertID is the newest notification id the source has seen: the next
+	// load's AfterAlertID (a windowed Alerts pane is sent no rows to take
+	// it from).
+	AlertID int64
 	// FullNews says a full load's NewPending, NewFailed and NewBudgets are
 	// counted against the rows the source held before it (MemoryWindow):
 	// the console rings for them as for a delta's. Without it a full

@@ -106,6 +106,7 @@ func (m *MemoryWindow) Load(ctx context.Context, req LoadRequest, sink Sink) (Lo
 	}
 	drifted := !res.Full && res.Counts != nil && !m.holds(*res.Counts)
 	m.loaded = true
+	res.AlertID = m.alertID
 	m.mu.Unlock()
 	if drifted {
 		full := req

@@ -241,16 +241,42 @@ func loadFull(tx core.Tx, req LoadRequest, sink Sink) (LoadResult, error) {
 			sink.Job(&jobs[i])
 		}
 	}
-	if !win[KindAlert] {
-		ns, err := tx.ListNotifications(core.NotificationFilter{})
-		if err != nil {
-			return res, err
-		}
-		for i := range ns {
-			sink.Alert(&ns[i])
-		}
+	if win[KindAlert] {
+		res.NewBudgets, res.AlertID, err = alertNews(tx, req.AfterAlertID, req.AfterEventID == 0 && req.AfterAlertID == 0)
+		return res, err
+	}
+	ns, err := tx.ListNotifications(core.NotificationFilter{})
+	if err != nil {
+		return res, err
+	}
+	for i := range ns {
+		sink.Alert(&ns[i])
+		res.AlertID = max(res.AlertID, ns[i].ID)
 	}
 	return res, nil
+}
+
+// alertNews counts the budget_exceeded notifications after the console's
+// cursor (after) and returns the newest notification id (after when there
+// is none newer). The first load (first: no cursor of either kind) brings
+// no news: only the newest id is read, not every notification.
+func alertNews(tx core.Tx, after int64, first bool) (budgets int, last int64, err error) {
+	if first {
+		last, err = tx.SweepLastNotificationID()
+		return 0, last, err
+	}
+	ns, err := tx.ListNotifications(core.NotificationFilter{AfterID: after})
+	if err != nil {
+		return 0, after, err
+	}
+	last = after
+	for i := range ns {
+		if ns[i].Kind == core.NotifyBudgetExceeded {
+			budgets++
+		}
+		last = max(last, ns[i].ID)
+	}
+	return budgets, last, nil
 }
 
 // journalNews counts, over the applied journal rows evs (oldest first), the
@@ -342,14 +368,20 @@ func loadDelta(tx core.Tx, req LoadRequest, evs []core.Event, sink Sink) (LoadRe
 		// Notifications have no journal of their own: any newer id, or any
 		// change at all (a delivery), rereads the pane's window.
 		res.Touched[KindAlert] = true
+		var err error
+		if res.NewBudgets, res.AlertID, err = alertNews(tx, req.AfterAlertID, false); err != nil {
+			return res, err
+		}
 		return res, countRows(tx, req, &res)
 	}
 	ns, err := tx.ListNotifications(core.NotificationFilter{AfterID: req.AfterAlertID})
 	if err != nil {
 		return res, err
 	}
+	res.AlertID = req.AfterAlertID
 	for i := range ns {
 		sink.Alert(&ns[i])
+		res.AlertID = max(res.AlertID, ns[i].ID)
 	}
 	un, err := tx.ListNotifications(core.NotificationFilter{UndeliveredOnly: true})
 	if err != nil {

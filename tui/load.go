@@ -132,6 +132,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		ring, cmds = m.onDelta(msg)
 	}
 	m.eventID = msg.res.EventID
+	m.alertID = max(m.alertID, msg.res.AlertID)
 	if h := m.headerRead(); h != nil {
 		cmds = append(cmds, h)
 	}
@@ -207,8 +208,9 @@ func (m *Model) onFullLoad(msg loadedMsg) (ring tea.Cmd, cmds []tea.Cmd) {
 
 // reloadRing is the bell for a reload after the first: for the news the
 // source counted against what it held before (LoadResult.FullNews, as a
-// delta's), else for what the next header read gains over the counts
-// before it (m.news; headerNewsRing).
+// delta's), else for the budgets crossed since the last load and, at the
+// next header read, for what the header's counts gained (m.news;
+// headerNewsRing).
 func (m *Model) reloadRing(res feed.LoadResult) tea.Cmd {
 	if res.FullNews {
 		return m.noticeNew(res.NewPending, res.NewFailed, res.NewBudgets)
@@ -216,7 +218,7 @@ func (m *Model) reloadRing(res feed.LoadResult) tea.Cmd {
 	if m.headerKnown {
 		m.news = &headerNews{base: m.counts, at: m.ctx.now()}
 	}
-	return nil
+	return m.noticeNew(0, 0, res.NewBudgets)
 }
 
 // onDelta takes a delta (the journal since the last load): every pane

@@ -100,6 +100,7 @@ type Model struct {
 	forceFull bool
 	version   int64
 	eventID   int64
+	alertID   int64 // the newest notification id the source has seen (LoadResult.AlertID)
 	busy      bool
 	offline   bool   // the registry server cannot be reached (header badge)
 	changes   string // how the Source learns of writes (ChangeNoter; header)
@@ -219,7 +220,7 @@ func (m *Model) startLoad(full bool) tea.Cmd {
 	m.loadStart = m.ctx.now()
 	// Every pane reads windows: a load sends no rows, only what changed
 	// (LoadResult.Touched) and the attention bell's news.
-	req := feed.LoadRequest{Full: full, AfterEventID: m.eventID, WindowOver: -1, Now: m.ctx.now()}
+	req := feed.LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, WindowOver: -1, Now: m.ctx.now()}
 	for k := range req.Windowed {
 		req.Windowed[k] = true
 	}

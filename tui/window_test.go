@@ -649,6 +649,13 @@ func TestWindowAttention(t *testing.T) {
 			_, _, err = r.reg.FinishTask(context.Background(), k.ID, core.Finish{Status: core.TaskFailed, Error: "boom"}, core.ActorRuntime)
 			check(t, err)
 		}, true, "1 task failed or lost"},
+		{"budget crossed", func(t *testing.T, r *realReg) {
+			check(t, r.db.Update(context.Background(), func(tx core.Tx) error {
+				_, err := tx.InsertNotification(&core.Notification{Kind: core.NotifyBudgetExceeded, Session: "s", SubjectID: "s",
+					Text: "session over its budget", CreatedAt: at(0), DedupKey: "budget:s"})
+				return err
+			}))
+		}, true, "1 budget crossed"},
 		{"new running task", func(t *testing.T, r *realReg) {
 			_, err := r.reg.CreateTask(context.Background(), core.NewTask{Runtime: core.RuntimeCLI, Label: "y"}, core.ActorRuntime)
 			check(t, err)
@@ -666,7 +673,7 @@ func TestWindowAttention(t *testing.T) {
 				seedTasks(t, r, 400)
 				hs := &harness{clk: r.clk}
 				hs.opts = Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk,
-					Attention: Attention{Approvals: true, Failures: true}}
+					Attention: Attention{Approvals: true, Failures: true, Budgets: true}}
 				hs.m = New(hs.opts)
 				hs.m.ticks = false
 				hs.send(teaSize(120, 24))
