@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -190,15 +189,15 @@ func treeCell(containment string) string {
 	return containment
 }
 
-// shortArgv shows argv[0] by its base name in the Jobs table, so long
-// executable paths (go run's cache, /usr/local/…) don't crowd out what the
-// job does; the detail view keeps the full command.
+// shortArgv shows argv[0] by its base name in the Jobs table
+// (view.JobProgram, which the command sort reads first), so long executable
+// paths (go run's cache, /usr/local/…) don't crowd out what the job does;
+// the detail view keeps the full command.
 func shortArgv(argv []string) []string {
 	if len(argv) == 0 || !strings.Contains(argv[0], "/") {
 		return argv
 	}
-	out := append([]string{path.Base(argv[0])}, argv[1:]...)
-	return out
+	return append([]string{view.JobProgram(argv)}, argv[1:]...)
 }
 
 // alertRow is a notification as the Alerts pane keeps it.
