@@ -129,8 +129,10 @@ type WindowResult struct {
 	// Unique, when not nil, holds for each row sent, in order, the fewest
 	// leading bytes of its id that no other row of its table starts with
 	// (the CLI takes a unique prefix: docs/contract.md "Entities and
-	// statuses"). MemoryWindow sets it; the store does not (the console
-	// then shows whole ids).
+	// statuses"); nil: unknown (the console then shows whole ids).
+	// MemoryWindow sets it for every kind; the store for a window of tasks
+	// holding an id longer than 13 characters (an older registry's UUIDv7:
+	// shorter ids are shown whole anyway).
 	Unique []int
 }
 

@@ -380,9 +380,7 @@ func (t *memTable[R]) window(q core.WindowQuery, req WindowRequest, send func(*R
 }
 
 // uniquePrefixes maps each id of ids to the length of its shortest prefix
-// that no other id starts with: one past its longest common prefix with its
-// neighbours in sorted order (they share the most with it), at most its
-// length.
+// that no other id starts with (uniqueLen).
 func uniquePrefixes(ids map[string]int) map[string]int {
 	sorted := make([]string, 0, len(ids))
 	for id := range ids {
@@ -391,16 +389,25 @@ func uniquePrefixes(ids map[string]int) map[string]int {
 	slices.Sort(sorted)
 	out := make(map[string]int, len(sorted))
 	for i, id := range sorted {
-		n := 1
+		var prev, next string
 		if i > 0 {
-			n = max(n, commonPrefix(id, sorted[i-1])+1)
+			prev = sorted[i-1]
 		}
 		if i+1 < len(sorted) {
-			n = max(n, commonPrefix(id, sorted[i+1])+1)
+			next = sorted[i+1]
 		}
-		out[id] = min(n, len(id))
+		out[id] = uniqueLen(id, prev, next)
 	}
 	return out
+}
+
+// uniqueLen is the length of id's shortest prefix that neither of its
+// neighbours in sorted order (prev, next; "" at an end) starts with: one
+// past its longest common prefix with either (they share the most with
+// it), at most its length.
+func uniqueLen(id, prev, next string) int {
+	n := max(1, commonPrefix(id, prev)+1, commonPrefix(id, next)+1)
+	return min(n, len(id))
 }
 
 func commonPrefix(a, b string) int {

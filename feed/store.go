@@ -80,12 +80,16 @@ func (s *storeSource) Window(ctx context.Context, req WindowRequest, sink Sink) 
 			if err != nil {
 				return err
 			}
-			fill := newSpentFill(tx, sink, prices)
+			rec := &taskIDs{Sink: sink}
+			fill := newSpentFill(tx, rec, prices)
 			if res.Page, err = wt.Window(q, fill); err != nil {
 				return err
 			}
 			if fill.err != nil {
 				return fill.err
+			}
+			if res.Unique, err = uniqueTaskIDs(tx, rec.ids); err != nil {
+				return err
 			}
 		}
 		if !req.Count {
@@ -110,6 +114,41 @@ func (s *storeSource) Window(ctx context.Context, req WindowRequest, sink Sink) 
 		return nil
 	})
 	return res, err
+}
+
+// taskIDs passes a window's rows on to Sink and keeps its tasks' ids in
+// order.
+type taskIDs struct {
+	Sink
+	ids []string
+}
+
+func (r *taskIDs) Task(t *core.Task) {
+	r.ids = append(r.ids, t.ID)
+	r.Sink.Task(t)
+}
+
+// wholeIDLen is the longest id the console shows whole whatever its unique
+// prefix (every id clawpit writes now has 12 characters; tui's minPrefix).
+const wholeIDLen = 13
+
+// uniqueTaskIDs is WindowResult.Unique for a window of tasks with ids
+// (nil for another kind's): read from each id's neighbours in the table,
+// only when some id is longer than the console shows whole (the UUIDv7
+// ids of older registries), so a window of short ids costs no read.
+func uniqueTaskIDs(tx core.Tx, ids []string) ([]int, error) {
+	if !slices.ContainsFunc(ids, func(id string) bool { return len(id) > wholeIDLen }) {
+		return nil, nil
+	}
+	nb, err := tx.IDNeighbours(core.EntityTask, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = uniqueLen(id, nb[i][0], nb[i][1])
+	}
+	return out, nil
 }
 
 // Header implements WindowSource.

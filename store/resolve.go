@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
@@ -102,4 +103,43 @@ func successor(p string) (string, bool) {
 	}
 	b[len(b)-1]++
 	return string(b), true
+}
+
+// IDNeighbours implements core.Tx: one statement, two primary-key seeks per
+// id (the largest id below it, the smallest above), each tagged with the
+// id's position so the rows come back in order.
+func (t *tx) IDNeighbours(entity string, ids []string) ([][2]string, error) {
+	tc, ok := idTables[entity]
+	if !ok {
+		return nil, core.Invalidf("unknown entity %q", entity)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	table, col := tc[0], tc[1]
+	var q strings.Builder
+	args := make([]any, 0, 2*len(ids))
+	for i, id := range ids {
+		if i > 0 {
+			q.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&q, "SELECT %d, COALESCE((SELECT MAX(%[2]s) FROM %[3]s WHERE %[2]s < ?), ''), "+
+			"COALESCE((SELECT MIN(%[2]s) FROM %[3]s WHERE %[2]s > ?), '')", i, col, table)
+		args = append(args, id, id)
+	}
+	q.WriteString(" ORDER BY 1")
+	out := make([][2]string, len(ids))
+	type row struct {
+		i    int
+		prev string
+		next string
+	}
+	rows, err := queryAll(t, q.String(), args, func(r rowScanner, x *row) error { return r.Scan(&x.i, &x.prev, &x.next) })
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.i] = [2]string{r.prev, r.next}
+	}
+	return out, nil
 }

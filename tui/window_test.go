@@ -421,25 +421,46 @@ func TestWindowFilterCountsOnlyMatches(t *testing.T) {
 	}
 }
 
-// TestWindowShowsWholeIDs: a windowed pane shows whole ids: a prefix
-// unique among the window's rows need not be unique in the table, and an
-// operator copies what the ID column shows.
-func TestWindowShowsWholeIDs(t *testing.T) {
+// TestWindowShowsUniqueIDs: a pane over the store's windows shows each
+// task id by its shortest prefix no other task of the table shares (not
+// only of the window), at least 13 characters, and what the ID column shows
+// resolves to the row's id, as an operator copying it into a command
+// expects.
+func TestWindowShowsUniqueIDs(t *testing.T) {
 	r := openReal(t)
 	seedTasks(t, r, 400)
+	var all []string
+	check(t, r.db.View(context.Background(), func(tx core.Tx) error {
+		return tx.EachTask(func(k *core.Task) error { all = append(all, k.ID); return nil })
+	}))
 	hs := windowHarness(t, r)
 	l := hs.m.tasks
 	if len(l.rows) == 0 {
 		t.Fatal("no rows in the window")
 	}
 	for i := range l.rows {
-		if got := l.rows[i].shortID(); got != l.rows[i].id {
-			t.Fatalf("row %s shows id %q", l.rows[i].id, got)
+		id, shown := l.rows[i].id, l.rows[i].shortID()
+		if !strings.HasPrefix(id, shown) || len(shown) < minPrefix || len(shown) == len(id) {
+			t.Fatalf("row %s shows id %q", id, shown)
+		}
+		for _, other := range all {
+			if other != id && strings.HasPrefix(other, shown) {
+				t.Fatalf("row %s shows %q, also a prefix of %s", id, shown, other)
+			}
+		}
+		var got string
+		check(t, r.db.View(context.Background(), func(tx core.Tx) error {
+			var err error
+			got, err = tx.ResolveID(core.EntityTask, shown)
+			return err
+		}))
+		if got != id {
+			t.Fatalf("%q resolves to %s, shown for %s", shown, got, id)
 		}
 	}
 	screen := ansi.Strip(hs.m.View().Content)
-	if id := hs.selectedID(); !strings.Contains(screen, id) {
-		t.Fatalf("the selected row's whole id %s is not on screen:\n%s", id, screen)
+	if tg, _ := l.Selected(); !strings.Contains(screen, tg.Short+" ") {
+		t.Fatalf("the selected row's id %s is not on screen:\n%s", tg.Short, screen)
 	}
 }
 
