@@ -88,8 +88,8 @@ type LoadResult struct {
 
 // WindowSource is a Source that also reads windows of a table's rows in a
 // pane's sort order and filter (keyset pagination, filter and sort in the
-// store, never whole tables). The console uses it for tables over
-// LoadRequest.WindowOver rows; a Source without it is loaded whole.
+// store, never whole tables). Every pane of the console reads through it;
+// the console wraps a Source without it in NewMemoryWindow.
 type WindowSource interface {
 	Source
 	// Window sends one window of req.Kind's rows to sink, in window order.

@@ -118,7 +118,7 @@ type Model struct {
 
 	status statusLine
 
-	// news, after a reload of whole tables with windowed panes, waits for
+	// news, after a full reload the source counted no news for, waits for
 	// the next header read to ring for what the header's counts gained
 	// (attention.go headerNewsRing).
 	news *headerNews

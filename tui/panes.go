@@ -26,10 +26,10 @@ type pane interface {
 	Kind() feed.Kind
 	Selected() (Target, bool)
 	Counts() (shown, total int)
-	// CountCapped reports that shown is a lower bound (a windowed pane's
+	// CountCapped reports that shown is a lower bound (the pane's
 	// filter counted up to its limit).
 	CountCapped() bool
-	// CountKnown is false for a windowed pane whose table has not been
+	// CountKnown is false for a pane whose table has not been
 	// counted yet (its tab then shows "…", not 0).
 	CountKnown() bool
 	Editing() bool

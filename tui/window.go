@@ -251,9 +251,9 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 		return l.fetch(req, jumpTop), nil
 	}
 	line := l.cursor - l.offset
-	// Viewing the top of the list: rows that arrive above stay in view (as
-	// in a pane loaded whole, whose offset stays), while the cursor keeps
-	// its row as long as it stays on the page.
+	// Viewing the top of the list: rows that arrive above stay in view
+	// (the offset stays at 0), while the cursor keeps its row as long as
+	// it stays on the page.
 	atTop := l.offset == 0 && !l.win.moreBefore
 	l.table = newTable(l.spec, rows, msg.res.Unique)
 	l.view = make([]int32, len(rows))
@@ -325,7 +325,7 @@ func (l *list[R]) narrowedCursor() int {
 	return len(l.view) - 1
 }
 
-// wmove moves the cursor in a windowed pane: past the window's edge the
+// wmove moves the cursor: past the window's edge the
 // rest of the movement waits for the next window (the view never waits).
 func (l *list[R]) wmove(d int) tea.Cmd {
 	l.moved = true
@@ -449,7 +449,7 @@ func (l *list[R]) wsort() tea.Cmd {
 	return l.fetch(l.around(), jumpKeep)
 }
 
-// wcounts are the numbers the info line shows for a windowed pane.
+// wcounts are the numbers the info line shows.
 func (l *list[R]) wcounts() string {
 	w := l.win
 	if w.fetching && len(l.query) > 0 {
