@@ -449,7 +449,8 @@ func (l *list[R]) wsort() tea.Cmd {
 	return l.fetch(l.around(), jumpKeep)
 }
 
-// wcounts are the numbers the info line shows.
+// wcounts are the numbers the info line shows: the rows, or those the
+// filter passes of them.
 func (l *list[R]) wcounts() string {
 	w := l.win
 	if w.fetching && len(l.query) > 0 {
@@ -458,14 +459,14 @@ func (l *list[R]) wcounts() string {
 	if !w.counted {
 		return "counting…"
 	}
-	if len(l.query) == 0 {
+	switch {
+	case len(l.query) == 0:
 		return counts(int(w.total), int(w.total))
+	case w.capped:
+		return termtext.Thousands(w.matched) + "+ of " + termtext.Thousands(w.total)
 	}
-	shown := termtext.Thousands(w.matched)
-	if w.capped {
-		shown += "+"
-	}
-	return shown + " of " + termtext.Thousands(w.total)
+	// A filter every row passes reads as no filter: "3 rows".
+	return counts(int(w.matched), int(w.total))
 }
 
 // ctxErr reports a read cancelled because a newer one replaced it.
