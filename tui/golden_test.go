@@ -80,7 +80,7 @@ var goldenScreens = []struct {
 	// An action waits for its pane's rows: each pane reads its window after
 	// the first screen's.
 	{"dialog_kill", []step{{keys: []string{"2"}, wait: "run-7f3a"}, {keys: []string{"down", "k"}, wait: "Kill run run-7f3a"}}},
-	{"dialog_reap", []step{{keys: []string{"4"}, wait: "npm run dev"}, {keys: []string{"r"}, wait: "Reap the jobs"}}},
+	{"dialog_reap", []step{{keys: []string{"4"}, wait: "npm run dev"}, {keys: []string{"r"}, wait: "Kills the"}}},
 	{"dialog_maintenance", []step{{keys: []string{"m"}, wait: "enter apply"}}},
 	{"log", []step{{keys: []string{"4"}, wait: "npm run dev"}, {keys: []string{"enter"}, wait: "log of job"}}},
 }

@@ -292,6 +292,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case statusMsg:
 		m.setStatus(msg.text, msg.lvl)
 		return m, msg.next
+	case reapCountMsg:
+		if d, ok := m.dialog.(*confirmDialog); ok && d.counting == msg.session && msg.session != "" {
+			d.lines, d.counting = []string{reapLine(msg)}, ""
+		}
+		return m, nil
 	case planMsg:
 		if d, ok := m.dialog.(*planDialog); ok {
 			d.plan, d.err, d.loading = msg.plan, msg.err, false
