@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/clawpit/clawpit/core"
@@ -106,8 +105,8 @@ func successor(p string) (string, bool) {
 }
 
 // IDNeighbours implements core.Tx: one statement, two primary-key seeks per
-// id (the largest id below it, the smallest above), each tagged with the
-// id's position so the rows come back in order.
+// id (the largest id below it, the smallest above), the ids passed as a
+// VALUES table with their positions.
 func (t *tx) IDNeighbours(entity string, ids []string) ([][2]string, error) {
 	tc, ok := idTables[entity]
 	if !ok {
@@ -117,27 +116,23 @@ func (t *tx) IDNeighbours(entity string, ids []string) ([][2]string, error) {
 		return nil, nil
 	}
 	table, col := tc[0], tc[1]
-	var q strings.Builder
+	q := fmt.Sprintf("WITH args(i, id) AS (VALUES %[3]s) SELECT args.i, "+
+		"COALESCE((SELECT MAX(%[2]s) FROM %[1]s WHERE %[2]s < args.id), ''), "+
+		"COALESCE((SELECT MIN(%[2]s) FROM %[1]s WHERE %[2]s > args.id), '') FROM args ORDER BY args.i",
+		table, col, typedRowsOf(len(ids), "INTEGER", "TEXT"))
 	args := make([]any, 0, 2*len(ids))
 	for i, id := range ids {
-		if i > 0 {
-			q.WriteString(" UNION ALL ")
-		}
-		fmt.Fprintf(&q, "SELECT %d, COALESCE((SELECT MAX(%[2]s) FROM %[3]s WHERE %[2]s < ?), ''), "+
-			"COALESCE((SELECT MIN(%[2]s) FROM %[3]s WHERE %[2]s > ?), '')", i, col, table)
-		args = append(args, id, id)
+		args = append(args, int64(i), id)
 	}
-	q.WriteString(" ORDER BY 1")
-	out := make([][2]string, len(ids))
 	type row struct {
-		i    int
-		prev string
-		next string
+		i          int
+		prev, next string
 	}
-	rows, err := queryAll(t, q.String(), args, func(r rowScanner, x *row) error { return r.Scan(&x.i, &x.prev, &x.next) })
+	rows, err := queryAll(t, q, args, func(r rowScanner, x *row) error { return r.Scan(&x.i, &x.prev, &x.next) })
 	if err != nil {
 		return nil, err
 	}
+	out := make([][2]string, len(ids))
 	for _, r := range rows {
 		out[r.i] = [2]string{r.prev, r.next}
 	}
