@@ -68,7 +68,8 @@ func TestClaudeFleetTwoHosts(t *testing.T) {
 		t.Errorf("serve's header does not say its registry is live (LISTEN):\n%s", strings.Join(scr, "\n"))
 	}
 	// Filter the pane down to the approval (e2e.SelectRow waits for the
-	// local console's "1/N" count; a PostgreSQL pane's window says "1 row").
+	// local console's "1/N" count; the pane, holding one approval, says
+	// "1 row").
 	tm.Keys("/")
 	tm.WaitText("filter: ")
 	tm.TypeText(a.ID)

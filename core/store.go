@@ -54,6 +54,12 @@ type Tx interface {
 	// message names entity and prefix), *AmbiguousError, ErrInvalid for a
 	// non-exact prefix shorter than 4 characters.
 	ResolveID(entity, prefix string) (string, error)
+	// IDNeighbours returns, for each of ids (of entity, as ResolveID), the
+	// ids just before and just after it among entity's rows in byte order
+	// ("" at either end), in one read: with them the console shows each id
+	// by its shortest prefix no other row shares. Errors: ErrInvalid for an
+	// unknown entity.
+	IDNeighbours(entity string, ids []string) ([][2]string, error)
 
 	GetSession(id string) (*Session, error)
 	InsertSession(s *Session) error // ErrConflict when the id exists

@@ -64,6 +64,21 @@ type LoadResult struct {
 	// became failed, timed out or lost: the attention bell's news, whose
 	// rows a windowed pane does not read.
 	NewPending, NewFailed int
+	// NewBudgets counts the budget_exceeded notifications of a windowed
+	// Alerts pane that a load brings: those after LoadRequest.AfterAlertID
+	// (the store, when that is set), or not held before (MemoryWindow,
+	// after its first full load).
+	NewBudgets int
+	// AlertID is the newest notification id the source has seen: the next
+	// load's AfterAlertID (a windowed Alerts pane is sent no rows to take
+	// it from).
+	AlertID int64
+	// FullNews says a full load's NewPending, NewFailed and NewBudgets are
+	// counted against the rows the source held before it (MemoryWindow):
+	// the console rings for them as for a delta's. Without it a full
+	// load's news are unknown (the store's: the console compares the
+	// header's counts instead).
+	FullNews bool
 	// Spent is what every agent spent in the 24 hours before
 	// LoadRequest.Now (sessions and tracked tasks, each count at its
 	// time; the header's "spent 24h"); nil from a Source that does not
@@ -73,8 +88,8 @@ type LoadResult struct {
 
 // WindowSource is a Source that also reads windows of a table's rows in a
 // pane's sort order and filter (keyset pagination, filter and sort in the
-// store, never whole tables). The console uses it for tables over
-// LoadRequest.WindowOver rows; a Source without it is loaded whole.
+// store, never whole tables). Every pane of the console reads through it;
+// the console wraps a Source without it in NewMemoryWindow.
 type WindowSource interface {
 	Source
 	// Window sends one window of req.Kind's rows to sink, in window order.
@@ -111,6 +126,14 @@ type WindowResult struct {
 	Total   int64 // rows in the table
 	Matched int64 // rows passing the filter (Total without one)
 	Capped  bool  // Matched stopped at the count limit: there are more
+	// Unique, when not nil, holds for each row sent, in order, the fewest
+	// leading bytes of its id that no other row of its table starts with
+	// (the CLI takes a unique prefix: docs/contract.md "Entities and
+	// statuses"); nil: unknown (the console then shows whole ids).
+	// MemoryWindow sets it for every kind; the store for a window of tasks
+	// holding an id longer than 13 characters (an older registry's UUIDv7:
+	// shorter ids are shown whole anyway).
+	Unique []int
 }
 
 // Sink receives loaded rows. The pointers are only valid during the call:

@@ -3,6 +3,7 @@ package feed
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -20,12 +21,14 @@ import (
 type MemoryWindow struct {
 	Source
 
-	mu     sync.Mutex
-	tasks  *memTable[core.Task]
-	runs   *memTable[core.Run]
-	apprs  *memTable[core.Approval]
-	jobs   *memTable[core.Job]
-	alerts *memTable[core.Notification]
+	mu      sync.Mutex
+	tasks   *memTable[core.Task]
+	runs    *memTable[core.Run]
+	apprs   *memTable[core.Approval]
+	jobs    *memTable[core.Job]
+	alerts  *memTable[core.Notification]
+	loaded  bool  // a full load has filled the copy
+	alertID int64 // the newest notification id kept (the next AfterAlertID)
 }
 
 // NewMemoryWindow wraps src (a Source that loads whole tables).
@@ -44,37 +47,43 @@ func NewMemoryWindow(src Source) *MemoryWindow {
 // them on to sink in the order they came, except a windowed kind's: a full
 // load withholds the rows of a table holding more than req.WindowOver rows
 // (every table when negative; LoadResult.Windowed), a delta load those of
-// req.Windowed's kinds (LoadResult.Touched, ChangeSink.Changed,
-// NewPending, NewFailed). Errors: the wrapped Load's.
+// req.Windowed's kinds (LoadResult.Touched, ChangeSink.Changed). For the
+// windowed kinds it counts the attention bell's news against the rows it
+// held (NewPending, NewFailed, NewBudgets; after a full load too, with
+// FullNews). A delta marks the notifications no longer undelivered
+// (LoadResult.Undelivered) read at req.Now; one whose table sizes
+// (LoadResult.Counts) differ from the copy's (rows pruned without a
+// journal) is followed at once by a full load, whose result it returns.
+// Errors: the wrapped Load's.
 func (m *MemoryWindow) Load(ctx context.Context, req LoadRequest, sink Sink) (LoadResult, error) {
 	rec := &recordSink{}
 	// The wrapped Source sends every row (it may window on its own): the
 	// copy must hold them all.
 	whole := req
 	whole.WindowOver, whole.Windowed = 0, [NumKinds]bool{}
+	m.mu.Lock()
+	// The notifications after those the copy holds: the console's cursor
+	// moves only with the rows it was sent.
+	whole.AfterAlertID = max(whole.AfterAlertID, m.alertID)
+	m.mu.Unlock()
 	res, err := m.Source.Load(ctx, whole, rec)
 	if err != nil {
 		return res, err
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	var windowed [NumKinds]bool
+	windowed := req.Windowed
 	if res.Full {
-		m.tasks.reset()
-		m.runs.reset()
-		m.apprs.reset()
-		m.jobs.reset()
-		m.alerts.reset()
-		var n [NumKinds]int
-		for _, e := range rec.events {
-			n[e.kind]++
-		}
-		for k := range NumKinds {
-			windowed[k] = req.WindowOver < 0 || (req.WindowOver > 0 && n[k] > req.WindowOver)
-		}
+		windowed = m.windowedOf(rec, req.WindowOver)
 		res.Windowed = windowed
-	} else {
-		windowed = req.Windowed
+		res.FullNews = m.loaded
+		if m.loaded {
+			for _, e := range rec.events {
+				if windowed[e.kind] {
+					m.countNews(e, &res)
+				}
+			}
+		}
+		m.reset()
 	}
 	changes, _ := sink.(ChangeSink)
 	for _, e := range rec.events {
@@ -92,12 +101,80 @@ func (m *MemoryWindow) Load(ctx context.Context, req LoadRequest, sink Sink) (Lo
 			}
 		}
 	}
+	if !res.Full && windowed[KindAlert] && m.markRead(res.Undelivered, req.Now, changes) {
+		res.Touched[KindAlert] = true
+	}
+	drifted := !res.Full && res.Counts != nil && !m.holds(*res.Counts)
+	m.loaded = true
+	res.AlertID = m.alertID
+	m.mu.Unlock()
+	if drifted {
+		full := req
+		full.Full = true
+		return m.Load(ctx, full, sink)
+	}
 	return res, nil
 }
 
-// countNews counts, before e is kept, an approval that became pending and
-// a task that became failed, timed out or lost (LoadResult.NewPending,
-// NewFailed).
+// windowedOf is which kinds a full load withholds (Load).
+func (m *MemoryWindow) windowedOf(rec *recordSink, over int) [NumKinds]bool {
+	var n [NumKinds]int
+	for _, e := range rec.events {
+		n[e.kind]++
+	}
+	var w [NumKinds]bool
+	for k := range NumKinds {
+		w[k] = over < 0 || (over > 0 && n[k] > over)
+	}
+	return w
+}
+
+func (m *MemoryWindow) reset() {
+	m.alertID = 0
+	m.tasks.reset()
+	m.runs.reset()
+	m.apprs.reset()
+	m.jobs.reset()
+	m.alerts.reset()
+}
+
+// markRead marks read (delivered at now) the kept notifications that are
+// not in undelivered (every undelivered id; nil: not reported), telling
+// changes; it reports whether any was.
+func (m *MemoryWindow) markRead(undelivered []int64, now core.Timestamp, changes ChangeSink) bool {
+	if undelivered == nil {
+		return false
+	}
+	still := make(map[int64]bool, len(undelivered))
+	for _, id := range undelivered {
+		still[id] = true
+	}
+	now = max(now, 1) // a delivery time is never 0 (0 is unread)
+	changed := false
+	for i := range m.alerts.rows {
+		n := &m.alerts.rows[i]
+		if n.DeliveredAt == 0 && !still[n.ID] {
+			n.DeliveredAt = now
+			m.alerts.dirty, changed = true, true
+			if changes != nil {
+				changes.Changed(KindAlert, strconv.FormatInt(n.ID, 10))
+			}
+		}
+	}
+	return changed
+}
+
+// holds reports whether the copy holds as many rows as c counts.
+func (m *MemoryWindow) holds(c core.TableCounts) bool {
+	return int64(len(m.tasks.rows)) == c.Tasks && int64(len(m.runs.rows)) == c.Runs &&
+		int64(len(m.apprs.rows)) == c.Approvals && int64(len(m.jobs.rows)) == c.Jobs &&
+		int64(len(m.alerts.rows)) == c.Notifications
+}
+
+// countNews counts, before e is kept, an approval that became pending, a
+// task that became failed, timed out or lost, and a budget_exceeded
+// notification not held before (LoadResult.NewPending, NewFailed,
+// NewBudgets).
 func (m *MemoryWindow) countNews(e loadEvent, res *LoadResult) {
 	switch {
 	case e.appr != nil && e.appr.Status == core.ApprovalPending:
@@ -107,6 +184,10 @@ func (m *MemoryWindow) countNews(e loadEvent, res *LoadResult) {
 	case e.task != nil && failedTask(e.task.Status):
 		if old, ok := m.tasks.get(e.id); !ok || !failedTask(old.Status) {
 			res.NewFailed++
+		}
+	case e.alert != nil && e.alert.Kind == core.NotifyBudgetExceeded:
+		if _, ok := m.alerts.get(e.id); !ok {
+			res.NewBudgets++
 		}
 	}
 }
@@ -141,6 +222,7 @@ func (m *MemoryWindow) keep(e loadEvent) {
 		m.jobs.put(*e.job)
 	case e.alert != nil:
 		m.alerts.put(*e.alert)
+		m.alertID = max(m.alertID, e.alert.ID)
 	}
 }
 
@@ -216,6 +298,9 @@ type memTable[R any] struct {
 	rows  []R
 	at    map[string]int // id → index in rows
 	dirty bool
+	// unique is each row's id's shortest prefix no other id starts with
+	// (WindowResult.Unique), rebuilt with mem.
+	unique map[string]int
 }
 
 func newMemTable[R any](entity string, v view.Values[R], id func(*R) string) *memTable[R] {
@@ -269,13 +354,19 @@ func (t *memTable[R]) remove(id string) {
 
 func (t *memTable[R]) window(q core.WindowQuery, req WindowRequest, send func(*R)) (WindowResult, error) {
 	if t.dirty {
-		// view.Memory keeps the slice it is given: hand it its own.
-		t.mem.Set(append([]R(nil), t.rows...))
+		// view.Memory keeps the slice: every change to rows marks the
+		// table dirty, so it is set again before its next read.
+		t.mem.Set(t.rows)
+		t.unique = uniquePrefixes(t.at)
 		t.dirty = false
 	}
 	var res WindowResult
 	var err error
-	if res.Page, err = t.mem.Window(q, send); err != nil {
+	res.Unique = []int{}
+	if res.Page, err = t.mem.Window(q, func(r *R) {
+		res.Unique = append(res.Unique, t.unique[t.id(r)])
+		send(r)
+	}); err != nil {
 		return WindowResult{}, err
 	}
 	if req.Count {
@@ -286,6 +377,47 @@ func (t *memTable[R]) window(q core.WindowQuery, req WindowRequest, send func(*R
 		}
 	}
 	return res, nil
+}
+
+// uniquePrefixes maps each id of ids to the length of its shortest prefix
+// that no other id starts with (uniqueLen).
+func uniquePrefixes(ids map[string]int) map[string]int {
+	sorted := make([]string, 0, len(ids))
+	for id := range ids {
+		sorted = append(sorted, id)
+	}
+	slices.Sort(sorted)
+	out := make(map[string]int, len(sorted))
+	for i, id := range sorted {
+		var prev, next string
+		if i > 0 {
+			prev = sorted[i-1]
+		}
+		if i+1 < len(sorted) {
+			next = sorted[i+1]
+		}
+		out[id] = uniqueLen(id, prev, next)
+	}
+	return out
+}
+
+// uniqueLen is the length of id's shortest prefix that neither of its
+// neighbours in sorted order (prev, next; "" at an end) starts with: one
+// past its longest common prefix with either (they share the most with
+// it), at most its length.
+func uniqueLen(id, prev, next string) int {
+	n := max(1, commonPrefix(id, prev)+1, commonPrefix(id, next)+1)
+	return min(n, len(id))
+}
+
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 // recordSink keeps a load's rows (copies) and gone ids in order.

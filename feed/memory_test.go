@@ -69,6 +69,21 @@ func varied(t *testing.T) *store.DB {
 			}
 		}
 	}
+	// Jobs run by a path and by a name: the command order reads the
+	// program's base name first, then the stored arguments.
+	commands := [][]string{{"make", "b"}, {"/usr/bin/make", "a"}, {"./deploy.sh"}, {"/opt/x/zz"}, {"make", "a"}, nil, {"Make"}}
+	if err := db.Update(ctx, func(tx core.Tx) error {
+		for i, c := range commands {
+			j := &core.Job{ID: fmt.Sprintf("job%09d", i), Session: "sess-a", Command: c, Status: core.JobStatuses[i%len(core.JobStatuses)],
+				CreatedAt: core.Timestamp(1_000 + i%3)}
+			if err := tx.InsertJob(j); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	return db
 }
 
@@ -130,6 +145,14 @@ func testMemoryWindowAgreesWithStore(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The command order as the pane shows the command: by the program's
+	// base name (bytewise), then the stored arguments; no program first.
+	byCommand := &ids{}
+	must[feed.WindowResult](t)(ws.Window(ctx, feed.WindowRequest{Kind: feed.KindJob, Sort: "command", After: 100}, byCommand))
+	if want := []string{"job000000005", "job000000006", "job000000002", "job000000001", "job000000004", "job000000000",
+		"job000000003"}; !slices.Equal(byCommand.got, want) {
+		t.Fatalf("jobs by command: %v, want %v", byCommand.got, want)
 	}
 	since := core.Timestamp(0)
 	if h, w := must[core.HeaderCounts](t)(mem.Header(ctx, since)), must[core.HeaderCounts](t)(ws.Header(ctx, since)); h != w {

@@ -80,12 +80,16 @@ func (s *storeSource) Window(ctx context.Context, req WindowRequest, sink Sink) 
 			if err != nil {
 				return err
 			}
-			fill := newSpentFill(tx, sink, prices)
+			rec := &taskIDs{Sink: sink}
+			fill := newSpentFill(tx, rec, prices)
 			if res.Page, err = wt.Window(q, fill); err != nil {
 				return err
 			}
 			if fill.err != nil {
 				return fill.err
+			}
+			if res.Unique, err = uniqueTaskIDs(tx, rec.ids); err != nil {
+				return err
 			}
 		}
 		if !req.Count {
@@ -110,6 +114,41 @@ func (s *storeSource) Window(ctx context.Context, req WindowRequest, sink Sink) 
 		return nil
 	})
 	return res, err
+}
+
+// taskIDs passes a window's rows on to Sink and keeps its tasks' ids in
+// order.
+type taskIDs struct {
+	Sink
+	ids []string
+}
+
+func (r *taskIDs) Task(t *core.Task) {
+	r.ids = append(r.ids, t.ID)
+	r.Sink.Task(t)
+}
+
+// wholeIDLen is the longest id the console shows whole whatever its unique
+// prefix (every id clawpit writes now has 12 characters; tui's minPrefix).
+const wholeIDLen = 13
+
+// uniqueTaskIDs is WindowResult.Unique for a window of tasks with ids
+// (nil for another kind's): read from each id's neighbours in the table,
+// only when some id is longer than the console shows whole (the UUIDv7
+// ids of older registries), so a window of short ids costs no read.
+func uniqueTaskIDs(tx core.Tx, ids []string) ([]int, error) {
+	if !slices.ContainsFunc(ids, func(id string) bool { return len(id) > wholeIDLen }) {
+		return nil, nil
+	}
+	nb, err := tx.IDNeighbours(core.EntityTask, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(ids))
+	for i, id := range ids {
+		out[i] = uniqueLen(id, nb[i][0], nb[i][1])
+	}
+	return out, nil
 }
 
 // Header implements WindowSource.
@@ -241,16 +280,42 @@ func loadFull(tx core.Tx, req LoadRequest, sink Sink) (LoadResult, error) {
 			sink.Job(&jobs[i])
 		}
 	}
-	if !win[KindAlert] {
-		ns, err := tx.ListNotifications(core.NotificationFilter{})
-		if err != nil {
-			return res, err
-		}
-		for i := range ns {
-			sink.Alert(&ns[i])
-		}
+	if win[KindAlert] {
+		res.NewBudgets, res.AlertID, err = alertNews(tx, req.AfterAlertID, req.AfterEventID == 0 && req.AfterAlertID == 0)
+		return res, err
+	}
+	ns, err := tx.ListNotifications(core.NotificationFilter{})
+	if err != nil {
+		return res, err
+	}
+	for i := range ns {
+		sink.Alert(&ns[i])
+		res.AlertID = max(res.AlertID, ns[i].ID)
 	}
 	return res, nil
+}
+
+// alertNews counts the budget_exceeded notifications after the console's
+// cursor (after) and returns the newest notification id (after when there
+// is none newer). The first load (first: no cursor of either kind) brings
+// no news: only the newest id is read, not every notification.
+func alertNews(tx core.Tx, after int64, first bool) (budgets int, last int64, err error) {
+	if first {
+		last, err = tx.SweepLastNotificationID()
+		return 0, last, err
+	}
+	ns, err := tx.ListNotifications(core.NotificationFilter{AfterID: after})
+	if err != nil {
+		return 0, after, err
+	}
+	last = after
+	for i := range ns {
+		if ns[i].Kind == core.NotifyBudgetExceeded {
+			budgets++
+		}
+		last = max(last, ns[i].ID)
+	}
+	return budgets, last, nil
 }
 
 // journalNews counts, over the applied journal rows evs (oldest first), the
@@ -342,14 +407,20 @@ func loadDelta(tx core.Tx, req LoadRequest, evs []core.Event, sink Sink) (LoadRe
 		// Notifications have no journal of their own: any newer id, or any
 		// change at all (a delivery), rereads the pane's window.
 		res.Touched[KindAlert] = true
+		var err error
+		if res.NewBudgets, res.AlertID, err = alertNews(tx, req.AfterAlertID, false); err != nil {
+			return res, err
+		}
 		return res, countRows(tx, req, &res)
 	}
 	ns, err := tx.ListNotifications(core.NotificationFilter{AfterID: req.AfterAlertID})
 	if err != nil {
 		return res, err
 	}
+	res.AlertID = req.AfterAlertID
 	for i := range ns {
 		sink.Alert(&ns[i])
+		res.AlertID = max(res.AlertID, ns[i].ID)
 	}
 	un, err := tx.ListNotifications(core.NotificationFilter{UndeliveredOnly: true})
 	if err != nil {

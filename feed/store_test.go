@@ -165,3 +165,63 @@ func testStoreFeedDetail(t *testing.T) {
 		t.Fatalf("detail of a missing task: %v, want not found", err)
 	}
 }
+
+// TestStoreWindowUniqueIDs: a window of tasks holding ids longer than the
+// console shows whole (an older registry's UUIDv7s) says each one's
+// shortest prefix no other task of the table shares, in or out of the
+// window; a window of short ids reads nothing for it (Unique nil).
+func TestStoreWindowUniqueIDs(t *testing.T) { storetest.Each(t, testStoreWindowUniqueIDs) }
+
+func testStoreWindowUniqueIDs(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, storetest.Location(t, "registry.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	src := feed.NewStoreSource(db).(feed.WindowSource)
+	insert := func(ids ...string) {
+		t.Helper()
+		if err := db.Update(ctx, func(tx core.Tx) error {
+			for i, id := range ids {
+				k := &core.Task{ID: id, Runtime: core.RuntimeCLI, Status: core.TaskQueued, DeliveryStatus: core.DeliveryPending,
+					NotifyPolicy: core.NotifyDoneOnly, Label: id, CreatedAt: core.Timestamp(1000 + i)}
+				if err := tx.InsertTask(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	window := func(after int) ([]string, []int) {
+		t.Helper()
+		got := &ids{}
+		res := must[feed.WindowResult](t)(src.Window(ctx, feed.WindowRequest{Kind: feed.KindTask, Sort: "label", After: after}, got))
+		return got.got, res.Unique
+	}
+	insert("abcdefghijk1", "abcdefghijk2")
+	if _, u := window(10); u != nil {
+		t.Fatalf("short ids: unique %v, want none read", u)
+	}
+	insert("0190aaaa-0001-7abc-8000-000000000001", "0190aaaa-0001-7abd-8000-000000000002", "0190aaaa-0002-7000-8000-000000000003")
+	// Label order: the three long ids first; a window of the first two
+	// still knows the third.
+	got, u := window(2)
+	want := map[string]int{"0190aaaa-0001-7abc-8000-000000000001": 18, "0190aaaa-0001-7abd-8000-000000000002": 18}
+	if len(got) != 2 || len(u) != 2 {
+		t.Fatalf("window %v, unique %v", got, u)
+	}
+	for i, id := range got {
+		if u[i] != want[id] {
+			t.Errorf("%s: unique prefix %d, want %d", id, u[i], want[id])
+		}
+	}
+	got, u = window(10)
+	for i, id := range got {
+		if id == "0190aaaa-0002-7000-8000-000000000003" && u[i] != 13 || id == "abcdefghijk1" && u[i] != 12 {
+			t.Errorf("%s: unique prefix %d", id, u[i])
+		}
+	}
+}

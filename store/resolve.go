@@ -103,3 +103,38 @@ func successor(p string) (string, bool) {
 	b[len(b)-1]++
 	return string(b), true
 }
+
+// IDNeighbours implements core.Tx: one statement, two primary-key seeks per
+// id (the largest id below it, the smallest above), the ids passed as a
+// VALUES table with their positions.
+func (t *tx) IDNeighbours(entity string, ids []string) ([][2]string, error) {
+	tc, ok := idTables[entity]
+	if !ok {
+		return nil, core.Invalidf("unknown entity %q", entity)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	table, col := tc[0], tc[1]
+	q := fmt.Sprintf("WITH args(i, id) AS (VALUES %[3]s) SELECT args.i, "+
+		"COALESCE((SELECT MAX(%[2]s) FROM %[1]s WHERE %[2]s < args.id), ''), "+
+		"COALESCE((SELECT MIN(%[2]s) FROM %[1]s WHERE %[2]s > args.id), '') FROM args ORDER BY args.i",
+		table, col, typedRowsOf(len(ids), "INTEGER", "TEXT"))
+	args := make([]any, 0, 2*len(ids))
+	for i, id := range ids {
+		args = append(args, int64(i), id)
+	}
+	type row struct {
+		i          int
+		prev, next string
+	}
+	rows, err := queryAll(t, q, args, func(r rowScanner, x *row) error { return r.Scan(&x.i, &x.prev, &x.next) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([][2]string, len(ids))
+	for _, r := range rows {
+		out[r.i] = [2]string{r.prev, r.next}
+	}
+	return out, nil
+}

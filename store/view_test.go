@@ -68,8 +68,11 @@ func testMigrationsRankAsTheView(t *testing.T) {
 				return err
 			}
 		}
+		// Programs by path, by name, with escapes in JSON, none.
+		commands := [][]string{{"make"}, {"/usr/bin/make", "test"}, {"./run.sh", "a/b"}, {"dir/"}, nil,
+			{`we"ird/na\me`, "x"}, {"/opt/<a&b>/é", "ü"}, {"", "x"}}
 		for i, st := range core.JobStatuses {
-			j := &core.Job{ID: "j-" + string(st), Session: "s", Command: []string{"make"}, Status: st, CreatedAt: core.Timestamp(100 + i)}
+			j := &core.Job{ID: "j-" + string(st), Session: "s", Command: commands[i%len(commands)], Status: st, CreatedAt: core.Timestamp(100 + i)}
 			jobs[j.ID] = j
 			if err := tx.InsertJob(j); err != nil {
 				return err
@@ -144,8 +147,9 @@ func testMigrationsRankAsTheView(t *testing.T) {
 		check("runs.win_urgency", id+" ("+views.RunState(r)+")", g.urgency, views.RunUrgency(views.RunState(r)))
 		check("runs.win_last", id, g.last, int64(views.RunLast(r.EndedAt, r.LastProgressAt, r.StartedAt)))
 	}
-	for id, g := range all("jobs", read("SELECT id, win_urgency, 0, '' FROM jobs"), len(jobs)) {
+	for id, g := range all("jobs", read("SELECT id, win_urgency, 0, win_program FROM jobs"), len(jobs)) {
 		check("jobs.win_urgency", id, g.urgency, views.JobUrgency(jobs[id].Status))
+		check("jobs.win_program", id, g.name, views.JobProgram(jobs[id].Command))
 	}
 	for id, g := range all("approvals", read("SELECT id, win_pending, 0, '' FROM approvals"), len(approvals)) {
 		check("approvals.win_pending", id, g.urgency, views.ApprovalUrgency(approvals[id].Status))

@@ -280,7 +280,7 @@ func TestPGWindowQueriesUseIndexes(t *testing.T) {
 					for i := range key {
 						key[i] = int64(1)
 						if k := s.keys[i]; k == w.id && entity != core.EntityNotification || k == taskName ||
-							k == "label" || k == "tool" || k == "command" || k == "kind" {
+							k == "label" || k == "tool" || k == "command" || k == "kind" || k == "win_program" {
 							key[i] = "1"
 						}
 					}

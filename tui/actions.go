@@ -11,6 +11,7 @@ import (
 	"github.com/clawpit/clawpit/core"
 	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/maintain"
+	"github.com/clawpit/clawpit/view"
 )
 
 // actionMsg reports an action's outcome for the status line.
@@ -321,7 +322,7 @@ func (m *Model) runState(t Target, runID string) (string, bool) {
 	if t.Kind == feed.KindRun {
 		return t.Status, true
 	}
-	if s, ok := m.runs.ids[runID]; ok && !m.runs.gone[s] {
+	if s, ok := m.runs.ids[runID]; ok {
 		return m.runs.rows[s].state, true
 	}
 	return "", false
@@ -337,29 +338,58 @@ func (m *Model) reapDisabled(t Target) refusal {
 	return refusal{}
 }
 
-// activeJobs counts the loaded jobs of session that are pending or running:
-// the ones a reap kills.
-func (m *Model) activeJobs(session string) int {
-	n := 0
-	for _, s := range m.jobs.order {
-		if r := &m.jobs.rows[s]; r.session == session && r.status.Active() {
-			n++
+// reapCountMax is the most of a session's jobs the reap dialog reads to
+// count its pending and running ones.
+const reapCountMax = 1000
+
+// reapCountMsg is how many pending or running jobs a session has: the reap
+// dialog's line.
+type reapCountMsg struct {
+	session string
+	n       int
+	err     error
+}
+
+// reapCountCmd counts session's pending and running jobs in the registry,
+// not only the Jobs window's: one window in the urgency order (running and
+// pending first) filtered by the session (which keeps rows that merely
+// mention it too: the session is compared here).
+func reapCountCmd(ctx context.Context, src feed.WindowSource, session string) tea.Cmd {
+	return func() tea.Msg {
+		b := newBatch()
+		req := feed.WindowRequest{Kind: feed.KindJob, Sort: view.SortNames(core.EntityJob)[0], Query: session, After: reapCountMax}
+		if _, err := src.Window(ctx, req, b); err != nil {
+			return reapCountMsg{session: session, err: err}
 		}
+		n := 0
+		for i := range b.jobs {
+			if r := &b.jobs[i]; r.session == session && r.status.Active() {
+				n++
+			}
+		}
+		return reapCountMsg{session: session, n: n}
 	}
-	return n
+}
+
+// reapLine is the reap dialog's line once the session's jobs are counted.
+func reapLine(msg reapCountMsg) string {
+	switch {
+	case msg.err != nil:
+		return "Counting the session's jobs failed (" + oneLine(errText(msg.err)) + "); reap kills every pending or running one."
+	case msg.n == 0:
+		return "The session has no pending or running job: nothing to kill; reap records that."
+	}
+	return fmt.Sprintf("Kills the %d pending or running job%s of the session and marks %s reaped.",
+		msg.n, pluralS(msg.n), plural(msg.n, "it", "them"))
 }
 
 func (m *Model) reapDialog(t Target) (dialog, tea.Cmd) {
 	jobs, op, ctx, s := m.opts.Jobs, m.ctx.Operator, m.bg, t.Session
-	what := "The session has no pending or running job: nothing to kill; reap records that."
-	if n := m.activeJobs(s); n > 0 {
-		what = fmt.Sprintf("Kills the %d pending or running job%s of the session and marks %s reaped.",
-			n, pluralS(n), plural(n, "it", "them"))
-	}
+	what := "Counting the session's pending and running jobs…"
 	return &confirmDialog{
 		title: "Reap the jobs of session " + s + "?",
-		lines: []string{what},
-		yes:   "reap", no: "keep them",
+		lines: []string{what}, counting: s,
+		yes: "reap", no: "keep them",
 		run: func() tea.Msg {
 			rep, err := jobs.ReapSession(ctx, s, op)
 			if err != nil {
@@ -374,7 +404,7 @@ func (m *Model) reapDialog(t Target) (dialog, tea.Cmd) {
 			}
 			return actionMsg{text, lvlOK}
 		},
-	}, nil
+	}, reapCountCmd(ctx, m.src, s)
 }
 
 // approveCmd approves t with scope, or (n > 0) once with its agent's

@@ -8,19 +8,21 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
+	"github.com/clawpit/clawpit/feed"
 	"github.com/clawpit/clawpit/themes"
 )
 
 // TestConsoleAgent: the Tasks, Runs and Approvals panes show each row's
-// session's agent and the filter matches it, loaded whole (the agent looked
-// up per session, agentFill) and through windows (joined in by the store),
-// after a full load and after a delta; the detail view says it.
+// session's agent and the filter matches it, read from the store's windows
+// (joined in by the store) and from its whole tables through the memory
+// window (the agent looked up per session, agentFill), after a full load
+// and after a delta; the detail view says it.
 func TestConsoleAgent(t *testing.T) {
-	t.Run("whole", func(t *testing.T) { testConsoleAgent(t, 0) })
-	t.Run("windows", func(t *testing.T) { testConsoleAgent(t, -1) })
+	t.Run("whole", func(t *testing.T) { testConsoleAgent(t, true) })
+	t.Run("windows", func(t *testing.T) { testConsoleAgent(t, false) })
 }
 
-func testConsoleAgent(t *testing.T, over int) {
+func testConsoleAgent(t *testing.T, whole bool) {
 	ctx := context.Background()
 	r := openReal(t)
 	for _, s := range []struct{ id, agent string }{{"sess-x", "codex"}, {"sess-y", "claude"}, {"sess-z", ""}} {
@@ -37,7 +39,11 @@ func testConsoleAgent(t *testing.T, over int) {
 	must[*core.Run](t)(r.reg.RegisterRun(ctx, core.NewRun{RunID: "run-2", ChildSession: "sub-2", RequesterSession: "sess-y", Label: "helper"}, core.ActorRuntime))
 	apx := must[*core.Approval](t)(r.reg.RequestApproval(ctx, core.NewApproval{Session: "sess-x", Tool: "Bash", Command: "make"}, core.ActorRuntime))
 	apy := must[*core.Approval](t)(r.reg.RequestApproval(ctx, core.NewApproval{Session: "sess-y", Tool: "Bash", Command: "make"}, core.ActorRuntime))
-	hs := realHarnessOver(t, r, false, over)
+	var src feed.Source = r.src
+	if whole {
+		src = wholeOnly{r.src}
+	}
+	hs := realHarnessOn(t, r, false, src)
 	hs.send(teaSize(160, 40))
 	// A delta: a task created after the first load.
 	tx2 := task("sess-x", "four")

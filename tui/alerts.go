@@ -120,14 +120,11 @@ func unreadNote(c *Context, total int) string {
 	return termtext.Thousands(n) + " unread of " + termtext.Thousands(total)
 }
 
-// delivers reports whether a loaded task has a delivery outcome (a status
-// other than pending and not_applicable): the Tasks pane then shows its
-// DELIVERY column.
+// delivers reports whether a task of the Tasks window has a delivery
+// outcome (a status other than pending and not_applicable): the Tasks pane
+// then shows its DELIVERY column.
 func delivers(t table[taskRow]) bool {
 	for i := range t.rows {
-		if i < len(t.gone) && t.gone[i] {
-			continue
-		}
 		switch t.rows[i].delivery {
 		case core.DeliveryPending, core.DeliveryNotApplicable, "":
 		default:

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -10,8 +9,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
-	"github.com/clawpit/clawpit/feed"
-	"github.com/clawpit/clawpit/view"
 )
 
 // bigSource is the fixture plus n generated tasks: most finished, some
@@ -67,25 +64,25 @@ func bigHarness(tb testing.TB, n int) *harness {
 	return hs
 }
 
-// press is what the P6 target measures: a key message through Update, then
-// the whole screen rendered by View.
-func press(m *Model, k tea.KeyPressMsg) {
-	m.Update(k)
-	_ = m.View()
+// press is what the P6 target measures: a key message through Update, the
+// window reads it starts (feed.MemoryWindow's, over the rows held in
+// memory) and their messages, then the whole screen rendered by View.
+func press(hs *harness, k tea.KeyPressMsg) {
+	hs.send(k)
+	_ = hs.m.View()
 }
 
 // BenchmarkKeyPress measures bench/README.md P6 with 100,000 tasks: one key press
 // handled and rendered (< 5 ms each).
 func BenchmarkKeyPress(b *testing.B) {
 	hs := bigHarness(b, 100_000)
-	m := hs.m
 	down, up := keyMsg("down"), keyMsg("up")
 	b.Run("move", func(b *testing.B) {
 		for i := range b.N {
 			if i%2 == 0 {
-				press(m, down)
+				press(hs, down)
 			} else {
-				press(m, up)
+				press(hs, up)
 			}
 		}
 	})
@@ -93,101 +90,71 @@ func BenchmarkKeyPress(b *testing.B) {
 		pd, pu := keyMsg("pgdown"), tea.KeyPressMsg{Code: tea.KeyPgUp}
 		for i := range b.N {
 			if i%64 < 32 {
-				press(m, pd)
+				press(hs, pd)
 			} else {
-				press(m, pu)
+				press(hs, pu)
 			}
 		}
 	})
 	b.Run("switch_pane", func(b *testing.B) {
 		keys := []tea.KeyPressMsg{keyMsg("2"), keyMsg("3"), keyMsg("4"), keyMsg("5"), keyMsg("1")}
 		for i := range b.N {
-			press(m, keys[i%len(keys)])
+			press(hs, keys[i%len(keys)])
 		}
 	})
 	b.Run("switch_to_tasks", func(b *testing.B) {
 		one, two := keyMsg("1"), keyMsg("2")
 		for i := range b.N {
 			if i%2 == 0 {
-				press(m, one)
+				press(hs, one)
 			} else {
-				press(m, two)
+				press(hs, two)
 			}
 		}
 	})
-	press(m, keyMsg("1"))
+	press(hs, keyMsg("1"))
 	// filter_keystroke: typing a query one key at a time ("refactor the p"),
 	// each key narrowing the previous view; the first key scans all rows.
 	b.Run("filter_keystroke", func(b *testing.B) {
 		query := []rune("refactor the p")
-		press(m, keyMsg("/"))
+		press(hs, keyMsg("/"))
 		n := 0
 		for range b.N {
 			if n == len(query) {
 				b.StopTimer()
-				m.Update(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
+				hs.send(tea.KeyPressMsg{Code: 'u', Mod: tea.ModCtrl})
 				n = 0
 				b.StartTimer()
 			}
-			press(m, tea.KeyPressMsg{Code: query[n], Text: string(query[n])})
+			press(hs, tea.KeyPressMsg{Code: query[n], Text: string(query[n])})
 			n++
 		}
 		b.StopTimer()
-		press(m, keyMsg("esc"))
+		press(hs, keyMsg("esc"))
 	})
 	// filter_first_key: the worst keystroke, a one-letter query over every row.
 	b.Run("filter_first_key", func(b *testing.B) {
-		press(m, keyMsg("/"))
+		press(hs, keyMsg("/"))
 		for range b.N {
-			press(m, keyMsg("e"))
+			press(hs, keyMsg("e"))
 			b.StopTimer()
-			m.Update(keyMsg("backspace"))
+			hs.send(keyMsg("backspace"))
 			b.StartTimer()
 		}
 		b.StopTimer()
-		press(m, keyMsg("esc"))
+		press(hs, keyMsg("esc"))
 	})
 	b.Run("filter_backspace_to_all", func(b *testing.B) {
-		press(m, keyMsg("/"))
+		press(hs, keyMsg("/"))
 		for range b.N {
 			b.StopTimer()
-			m.Update(keyMsg("e"))
+			hs.send(keyMsg("e"))
 			b.StartTimer()
-			press(m, keyMsg("backspace"))
+			press(hs, keyMsg("backspace"))
 		}
 		b.StopTimer()
-		press(m, keyMsg("esc"))
+		press(hs, keyMsg("esc"))
 	})
-}
-
-// BenchmarkDelta is one live update (a task changes status) merged into
-// 100,000 rows, header counts adjusted.
-func BenchmarkDelta(b *testing.B) {
-	hs := bigHarness(b, 100_000)
-	m := hs.m
-	id := hs.src.tasks[0].ID
-	for i := range b.N {
-		row := m.tasks.rows[m.tasks.ids[id]]
-		if i%2 == 0 {
-			row.status = core.TaskRunning
-		} else {
-			row.status = core.TaskSucceeded
-		}
-		row.urgency = int8(view.TaskUrgency(row.status))
-		applyCounted(m.tasks, []taskRow{row}, nil, m.ctx.now()-day, &m.counts)
-	}
-}
-
-// BenchmarkFullLoad is the Cmd side of a full load of 100,000 tasks: rows
-// built and sanitised, indexed and sorted (off the UI goroutine).
-func BenchmarkFullLoad(b *testing.B) {
-	src := bigSource(100_000)
-	for range b.N {
-		b := newBatch()
-		src.Load(context.Background(), feed.LoadRequest{Full: true}, b)
-		t := newTable(taskSpec, b.tasks, 0)
-		_ = t
-	}
 }
 
 // BenchmarkHeap100k measures the heap the console holds with 100,000 tasks
@@ -209,7 +176,7 @@ func BenchmarkHeap100k(b *testing.B) {
 		hs.m.ticks = false
 		hs.send(tea.WindowSizeMsg{Width: 160, Height: 48})
 		hs.run(hs.m.Init())
-		press(hs.m, keyMsg("down"))
+		press(hs, keyMsg("down"))
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		held = max(held, int64(after.HeapInuse)-int64(before.HeapInuse))

@@ -34,9 +34,9 @@ type Context struct {
 	paints     map[string]paint
 	paintTheme *themes.Theme
 	tasks      interface{ prefixOf(id string) string } // the Tasks pane, for ids shown elsewhere
-	multiHost  bool                                    // jobs of more than one host are loaded: show HOST
-	delivers   bool                                    // a loaded task has a delivery outcome: show DELIVERY
-	win        feed.WindowSource                       // nil: every pane holds its whole table
+	multiHost  bool                                    // the Jobs window holds jobs of more than one host: show HOST
+	delivers   bool                                    // a task of the Tasks window has a delivery outcome: show DELIVERY
+	win        feed.WindowSource                       // where every pane reads its windows (Model.src)
 	unread     func() (n int, known bool)              // the header's unread alerts (the Alerts tab and info line)
 	bg         context.Context                         // cancelled when the console quits
 	redrawAt   core.Timestamp                          // while rendering: when the screen next changes by itself (ticks.go)
@@ -167,6 +167,12 @@ type Maintenance interface {
 
 // Options configure the console.
 type Options struct {
+	// Source is the registry shown. Every pane reads windows of its rows
+	// (feed.WindowSource: sorted, filtered and counted by the source); a
+	// Source that only loads whole tables is wrapped in
+	// feed.NewMemoryWindow, which answers windows from a copy of its rows
+	// with the store's sorts and searchable fields, so a pane shows the
+	// same order whatever the source.
 	Source      feed.Source
 	Actions     Actions     // nil with ReadOnly
 	Jobs        JobActions  // nil: cancel/reap of jobs answer that jobs are unavailable
@@ -198,12 +204,6 @@ type Options struct {
 	// place of this console's own (a `clawpit serve` session: the server
 	// sweeps, not the session).
 	SweepNote string
-
-	// WindowOver: a pane whose table holds more rows than this reads
-	// windows of rows (when Source is a WindowSource) instead of the whole
-	// table; 0 selects DefaultWindowOver, a negative value windows every
-	// pane.
-	WindowOver int
 
 	// LogView builds the job log view; nil uses a built-in placeholder.
 	LogView func(ctx *Context, job Target) LogComponent

@@ -78,6 +78,9 @@ type confirmDialog struct {
 	lines   []string // sanitised
 	yes, no string
 	run     tea.Cmd // the action; its message is an actionMsg
+	// counting is the session whose jobs a reap dialog is counting: its
+	// line is replaced when the count arrives (reapCountMsg).
+	counting string
 }
 
 func (d *confirmDialog) update(ctx *Context, msg tea.Msg) (bool, tea.Cmd) {

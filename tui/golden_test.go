@@ -74,13 +74,15 @@ var goldenScreens = []struct {
 	{"detail", []step{{keys: []string{"enter"}, wait: "expects_output"}}},
 	{"help", []step{{keys: []string{"?"}, wait: "Keys — Tasks pane"}}},
 	{"filter", []step{{keys: []string{"/"}, text: "run", wait: "3 of 7"}}},
-	{"dialog_approve", []step{{keys: []string{"3", "a", "right"}, wait: "[session]"}}},
-	{"dialog_deny", []step{{keys: []string{"3", "d"}, text: "not on prod", wait: "not on prod"}}},
+	{"dialog_approve", []step{{keys: []string{"3"}, wait: "ap2beef00002"}, {keys: []string{"a", "right"}, wait: "[session]"}}},
+	{"dialog_deny", []step{{keys: []string{"3"}, wait: "ap2beef00002"}, {keys: []string{"d"}, text: "not on prod", wait: "not on prod"}}},
 	{"dialog_cancel", []step{{keys: []string{"c"}, wait: "Cancel task"}}},
-	{"dialog_kill", []step{{keys: []string{"2", "down", "k"}, wait: "Kill run run-7f3a"}}},
-	{"dialog_reap", []step{{keys: []string{"4", "r"}, wait: "Reap the jobs"}}},
+	// An action waits for its pane's rows: each pane reads its window after
+	// the first screen's.
+	{"dialog_kill", []step{{keys: []string{"2"}, wait: "run-7f3a"}, {keys: []string{"down", "k"}, wait: "Kill run run-7f3a"}}},
+	{"dialog_reap", []step{{keys: []string{"4"}, wait: "npm run dev"}, {keys: []string{"r"}, wait: "Kills the"}}},
 	{"dialog_maintenance", []step{{keys: []string{"m"}, wait: "enter apply"}}},
-	{"log", []step{{keys: []string{"4", "enter"}, wait: "log of job"}}},
+	{"log", []step{{keys: []string{"4"}, wait: "npm run dev"}, {keys: []string{"enter"}, wait: "log of job"}}},
 }
 
 func TestGolden(t *testing.T) {

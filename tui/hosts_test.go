@@ -6,7 +6,7 @@ import (
 )
 
 // TestJobsHostColumn (README "Many hosts: PostgreSQL"): the Jobs pane shows HOST only while the
-// loaded jobs ran on more than one host.
+// jobs of its window ran on more than one host.
 func TestJobsHostColumn(t *testing.T) {
 	hosts := func(hs ...string) hopt {
 		return func(o *Options) {
@@ -26,7 +26,7 @@ func TestJobsHostColumn(t *testing.T) {
 		{"two hosts", []string{"host-a", "host-b"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			screen := stripANSI(goldenRun(t, 160, 48, []step{{keys: []string{"4"}, wait: "COMMAND"}}, hosts(c.hosts...)))
+			screen := stripANSI(goldenRun(t, 160, 48, []step{{keys: []string{"4"}, wait: "npm run dev"}}, hosts(c.hosts...)))
 			if got := strings.Contains(screen, " HOST "); got != c.want {
 				t.Errorf("HOST column shown = %v, want %v:\n%s", got, c.want, screen)
 			}

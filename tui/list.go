@@ -13,56 +13,53 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// sortKey is one sort order of a pane: a comparison (ties are broken by id,
-// newest first, so every order is total and stable across reloads).
-type sortKey[R any] struct {
-	name string
-	cmp  func(a, b *R) int
-}
-
 // listSpec is what makes a list a Tasks, Runs, ... pane.
 type listSpec[R any] struct {
 	kind      feed.Kind
 	title     string
 	columns   []column
 	statusCol int
-	sorts     []sortKey[R] // sorts[0] is the default: urgency, then recency
-	id        func(*R) string
-	status    func(*R) string
-	cells     func(r *R, c *Context, now core.Timestamp, dst []string) []string
-	hay       func(r *R, dst []byte) []byte // appends the row's searchable text
-	// prefix, when set, points at the row's shown id length: the table keeps
-	// it at the shortest prefix of the id that no other live row shares, at
-	// least minPrefix characters (docs/contract.md "Entities and statuses": the CLI takes a unique prefix).
-	// Column 0 shows that prefix and widens to the longest one.
+	// sorts are the names of the entity's sorts (view.Sorts), the default
+	// (urgency, then recency) first: the source orders the rows.
+	sorts  []string
+	id     func(*R) string
+	status func(*R) string
+	cells  func(r *R, c *Context, now core.Timestamp, dst []string) []string
+	hay    func(r *R, dst []byte) []byte // appends the row's searchable text
+	// prefix, when set, points at the row's shown id length: the shortest
+	// prefix of the id that no other row of the table shares, at least
+	// minPrefix characters, when the source says it
+	// (feed.WindowResult.Unique; docs/contract.md "Entities and statuses":
+	// the CLI takes a unique prefix), else the whole id. Column 0 shows that
+	// prefix and widens to the longest one.
 	prefix  func(*R) *uint8
 	target  func(*R) Target
-	tally   func(r *R, since core.Timestamp, c *headerCounts, sign int) // the row's part of the header counts
-	openLog bool                                                        // enter opens the log view (jobs)
-	dim     func(*R) bool                                               // the row is drawn muted (a read alert)
+	openLog bool          // enter opens the log view (jobs)
+	dim     func(*R) bool // the row is drawn muted (a read alert)
 }
 
-// list is the generic live table behind every pane. Rows are compact structs
-// with their display strings computed (and sanitised) once at load; the
-// sorted order and the filtered view are slices of row slots, so a key press
-// touches only the rows on screen, and a filter keystroke that extends the
-// query narrows the current view instead of rescanning everything.
+// list is the generic live table behind every pane: a cursor, a viewport
+// and the rendering of one window of rows read from the source
+// (feed.WindowSource; window.go), which sorts, filters and counts them.
+// Rows are compact structs with their display strings computed (and
+// sanitised) once, when their window arrives.
 type list[R any] struct {
 	ctx  *Context
 	spec *listSpec[R]
 	table[R]
-	win *window // set while the pane reads windows of rows (a large table)
+	win  window
+	sort int // index in spec.sorts
 
-	view  []int32 // order filtered by query (aliases order when no filter)
-	match bits    // slots matching query (when there is one)
-	hist  []found // earlier queries of this filter, for backspace
+	// view are the slots shown, in order: the window's rows, or those of
+	// them a longer filter kept without a read (narrow).
+	view []int32
 
-	query   []byte // lowercased filter
+	query   []byte // the filter, ASCII letters lowercased (as the source folds them)
 	input   lineInput
 	editing bool
 
 	cursor, offset int
-	selID          string // id under the cursor, kept across reloads
+	selID          string // id under the cursor, kept across windows
 	// moved: the operator has moved the cursor in this pane. Until then it
 	// stays on the first row, also as rows sort in above it; after, it
 	// follows its row (selID) across re-sorts and reloads.
@@ -75,7 +72,7 @@ type list[R any] struct {
 }
 
 func newList[R any](ctx *Context, spec *listSpec[R]) *list[R] {
-	return &list[R]{ctx: ctx, spec: spec, table: newTable(spec, nil, 0)}
+	return &list[R]{ctx: ctx, spec: spec, table: newTable(spec, nil, nil)}
 }
 
 // SetSize sets the table's size; h includes the column header row.
@@ -86,7 +83,7 @@ func (l *list[R]) SetSize(w, h int) {
 }
 
 // layout computes the column widths; the id column widens to the longest
-// unique id prefix (specs with prefix), so no shown id is ever truncated.
+// id prefix shown (specs with prefix), so no shown id is ever truncated.
 func (l *list[R]) layout() {
 	cols := l.spec.columns
 	if l.spec.prefix != nil && l.wide > cols[0].Width {
@@ -107,54 +104,6 @@ func (l *list[R]) layout() {
 
 func (l *list[R]) pageRows() int { return max(1, l.h-1) }
 
-// install swaps in a table built by newTable (possibly in a Cmd). If the
-// sort key changed meanwhile, it is re-sorted here.
-func (l *list[R]) install(t table[R]) {
-	sort := l.sort
-	l.table = t
-	l.match, l.hist = nil, nil
-	if t.sort != sort {
-		l.table.sort = sort
-		l.sortOrder(l.order)
-	}
-	if l.wide != l.laidWide {
-		l.layout()
-	}
-	l.refilter()
-	l.restoreCursor()
-}
-
-// applyDelta merges changed and gone rows and keeps the cursor on its row.
-func (l *list[R]) applyDelta(up []R, goneIDs []string) {
-	if len(up) == 0 && len(goneIDs) == 0 {
-		return
-	}
-	touched := l.table.apply(up, goneIDs)
-	if l.wide != l.laidWide {
-		l.layout()
-	}
-	l.hist = nil
-	if len(l.query) > 0 {
-		for _, s := range touched {
-			if !l.gone[s] && l.contains(s) {
-				l.match.set(s)
-			} else {
-				l.match.clear(s)
-			}
-		}
-	}
-	l.refilter()
-	l.restoreCursor()
-}
-
-// cycleSort switches to the next sort key.
-func (l *list[R]) cycleSort() {
-	l.sort = (l.sort + 1) % len(l.spec.sorts)
-	l.sortOrder(l.order)
-	l.refilter()
-	l.restoreCursor()
-}
-
 // restoreCursor puts the cursor back on the row it was on (by id), or keeps
 // its position when that row is gone or filtered out.
 func (l *list[R]) restoreCursor() {
@@ -163,21 +112,9 @@ func (l *list[R]) restoreCursor() {
 		l.clamp()
 		return
 	}
-	if l.selID != "" {
-		if s, ok := l.ids[l.selID]; ok {
-			// Near the old position first: reloads rarely move the row far.
-			c := min(l.cursor, len(l.view))
-			lo, hi := max(0, c-64), min(len(l.view), c+64)
-			if i := slices.Index(l.view[lo:hi], s); i >= 0 {
-				l.cursor = lo + i
-				l.clamp()
-				return
-			}
-			if i := slices.Index(l.view, s); i >= 0 {
-				l.cursor = i
-				l.clamp()
-				return
-			}
+	if s, ok := l.ids[l.selID]; ok && l.selID != "" {
+		if i := slices.Index(l.view, s); i >= 0 {
+			l.cursor = i
 		}
 	}
 	l.clamp()
@@ -212,12 +149,6 @@ func (l *list[R]) pin() {
 	}
 }
 
-func (l *list[R]) move(d int) {
-	l.cursor += d
-	l.moved = true
-	l.clamp()
-}
-
 // selected returns the row under the cursor.
 func (l *list[R]) selected() (*R, bool) {
 	if len(l.view) == 0 {
@@ -227,8 +158,8 @@ func (l *list[R]) selected() (*R, bool) {
 }
 
 // prefixOf is id as this list shows it: its unique prefix when the row is
-// loaded, else up to 18 characters (a whole 12-character task id, or an older
-// UUIDv7's timestamp, version and 12 random bits).
+// in the window, else up to 18 characters (a whole 12-character task id, or
+// an older UUIDv7's timestamp, version and 12 random bits).
 func (l *list[R]) prefixOf(id string) string {
 	if s, ok := l.ids[id]; ok && l.spec.prefix != nil {
 		if n := int(*l.spec.prefix(&l.rows[s])); n > 0 && n <= len(id) {
@@ -238,9 +169,9 @@ func (l *list[R]) prefixOf(id string) string {
 	return id[:min(len(id), 18)]
 }
 
-// statusOf is the status the loaded row with id shows.
+// statusOf is the status the row with id shows, when it is in the window.
 func (l *list[R]) statusOf(id string) (string, bool) {
-	if s, ok := l.ids[id]; ok && !l.gone[s] {
+	if s, ok := l.ids[id]; ok {
 		return l.spec.status(&l.rows[s]), true
 	}
 	return "", false
@@ -255,21 +186,15 @@ func (l *list[R]) Selected() (Target, bool) {
 	return l.spec.target(r), true
 }
 
-// Counts returns the rows shown (after the filter) and all live rows (a
-// windowed pane: the store's counts, 0 until counted).
-func (l *list[R]) Counts() (int, int) {
-	if l.win != nil {
-		return int(l.win.matched), int(l.win.total)
-	}
-	return len(l.view), l.live
-}
+// Counts returns the rows passing the filter and all rows, as the source
+// counted them (0 until counted).
+func (l *list[R]) Counts() (int, int) { return int(l.win.matched), int(l.win.total) }
 
-// CountCapped implements pane: a windowed pane's filtered count stopped at
-// its limit.
-func (l *list[R]) CountCapped() bool { return l.win != nil && l.win.capped }
+// CountCapped implements pane: the filtered count stopped at its limit.
+func (l *list[R]) CountCapped() bool { return l.win.capped }
 
 // CountKnown implements pane.
-func (l *list[R]) CountKnown() bool { return l.win == nil || l.win.totalRead }
+func (l *list[R]) CountKnown() bool { return l.win.totalRead }
 
 // Editing reports whether the filter prompt has the keyboard.
 func (l *list[R]) Editing() bool { return l.editing }
@@ -284,7 +209,7 @@ func (l *list[R]) Title() string { return l.spec.title }
 func (l *list[R]) Kind() feed.Kind { return l.spec.kind }
 
 // SortName names the current sort key.
-func (l *list[R]) SortName() string { return l.spec.sorts[l.sort].name }
+func (l *list[R]) SortName() string { return l.spec.sorts[l.sort] }
 
 // Update handles navigation, filter and sort keys. It reports whether the
 // key was used; other keys are left to the root (actions, panes, quit).
@@ -292,22 +217,16 @@ func (l *list[R]) Update(msg tea.Msg) (bool, tea.Cmd) {
 	if l.editing {
 		switch l.input.update(msg) {
 		case inputChanged:
-			if l.win != nil {
-				return true, l.wquery([]byte(strings.ToLower(l.input.value())))
-			}
-			l.setQuery(l.input.value())
-			return true, nil
+			q := []byte(l.input.value())
+			lowerASCII(q)
+			return true, l.wquery(q)
 		case inputSubmit:
 			l.editing = false
 			return true, nil
 		case inputCancel:
 			l.editing = false
 			l.input.set("")
-			if l.win != nil {
-				return true, l.wquery(nil)
-			}
-			l.setQuery("")
-			return true, nil
+			return true, l.wquery(nil)
 		case inputSame:
 			return true, nil
 		}
@@ -318,53 +237,29 @@ func (l *list[R]) Update(msg tea.Msg) (bool, tea.Cmd) {
 		return false, nil
 	}
 	keys := l.ctx.Keys
-	if l.win != nil {
-		switch {
-		case key.Matches(k, keys.Up):
-			return true, l.wmove(-1)
-		case key.Matches(k, keys.Down):
-			return true, l.wmove(1)
-		case key.Matches(k, keys.PageUp):
-			return true, l.wmove(-l.pageRows())
-		case key.Matches(k, keys.PageDown):
-			return true, l.wmove(l.pageRows())
-		case key.Matches(k, keys.Top):
-			return true, l.wtop()
-		case key.Matches(k, keys.Bottom):
-			return true, l.wbottom()
-		case key.Matches(k, keys.Sort):
-			return true, l.wsort()
-		case key.Matches(k, keys.Back) && l.Filtered():
-			l.input.set("")
-			return true, l.wquery(nil)
-		}
-	}
 	switch {
 	case key.Matches(k, keys.Up):
-		l.move(-1)
+		return true, l.wmove(-1)
 	case key.Matches(k, keys.Down):
-		l.move(1)
+		return true, l.wmove(1)
 	case key.Matches(k, keys.PageUp):
-		l.move(-l.pageRows())
+		return true, l.wmove(-l.pageRows())
 	case key.Matches(k, keys.PageDown):
-		l.move(l.pageRows())
+		return true, l.wmove(l.pageRows())
 	case key.Matches(k, keys.Top):
-		l.cursor = 0
-		l.move(0)
+		return true, l.wtop()
 	case key.Matches(k, keys.Bottom):
-		l.cursor = len(l.view) - 1
-		l.move(0)
+		return true, l.wbottom()
 	case key.Matches(k, keys.Filter):
 		l.editing = true
+		return true, nil
 	case key.Matches(k, keys.Sort):
-		l.cycleSort()
+		return true, l.wsort()
 	case key.Matches(k, keys.Back) && l.Filtered():
 		l.input.set("")
-		l.setQuery("")
-	default:
-		return false, nil
+		return true, l.wquery(nil)
 	}
-	return true, nil
+	return false, nil
 }
 
 // View renders the column titles and the visible rows, exactly h lines of w
@@ -476,11 +371,8 @@ func (l *list[R]) line(cells []string, status string) string {
 // key and the counts.
 func (l *list[R]) InfoLine(w int) string {
 	th := l.ctx.Theme
-	shown, total := l.Counts()
-	right := "sort: " + l.SortName() + "  " + counts(shown, total)
-	if l.win != nil {
-		right = "sort: " + l.SortName() + "  " + l.wcounts()
-	}
+	_, total := l.Counts()
+	right := "sort: " + l.SortName() + "  " + l.wcounts()
 	if l.spec.kind == feed.KindAlert {
 		if note := unreadNote(l.ctx, total); note != "" && !l.Filtered() {
 			right = "sort: " + l.SortName() + "  " + note

@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"slices"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/clawpit/clawpit/core"
@@ -20,7 +19,6 @@ type batch struct {
 	jobs      []jobRow
 	alerts    []alertRow
 	gone      [feed.NumKinds][]string
-	maxAlert  int64
 	touched   map[Target]bool // (kind, id) of every row sent, for the detail view
 }
 
@@ -54,12 +52,11 @@ func (b *batch) Job(j *core.Job) {
 
 func (b *batch) Alert(n *core.Notification) {
 	b.alerts = append(b.alerts, alertRowOf(n))
-	b.maxAlert = max(b.maxAlert, n.ID)
 	b.touch(feed.KindAlert, alertRowOf(n).idStr)
 }
 
-// Changed hears of a changed row of a windowed pane (feed.ChangeSink): only the
-// detail view needs its id.
+// Changed hears of a changed row (feed.ChangeSink): only the detail view
+// needs its id (the pane rereads its window).
 func (b *batch) Changed(k feed.Kind, id string) { b.touch(k, id) }
 
 func (b *batch) Gone(k feed.Kind, id string) {
@@ -68,7 +65,8 @@ func (b *batch) Gone(k feed.Kind, id string) {
 }
 
 // loadedMsg is the result of one poll: nothing changed (same), an error, or
-// rows (full tables built off the UI goroutine, or deltas).
+// what changed (every pane reads windows: a load brings no rows, only the
+// ids that changed, for the detail view, and the attention bell's news).
 type loadedMsg struct {
 	same    bool
 	err     error
@@ -76,21 +74,10 @@ type loadedMsg struct {
 	res     feed.LoadResult
 	b       *batch
 	note    string // the Source's ChangeNote
-
-	// Full loads: tables already indexed and sorted.
-	tasks     *table[taskRow]
-	runs      *table[runRow]
-	approvals *table[approvalRow]
-	jobs      *table[jobRow]
-	alerts    *table[alertRow]
 }
 
-// sortKeys are the panes' sort keys when a load starts, so a full load
-// sorts in the Cmd.
-type sortKeys [feed.NumKinds]int
-
 // loadCmd polls data_version and, when it changed (or full), loads.
-func loadCmd(ctx context.Context, src feed.Source, req feed.LoadRequest, version int64, known bool, sorts sortKeys) tea.Cmd {
+func loadCmd(ctx context.Context, src feed.Source, req feed.LoadRequest, version int64, known bool) tea.Cmd {
 	return func() tea.Msg {
 		v, err := src.DataVersion(ctx)
 		if err != nil {
@@ -108,17 +95,7 @@ func loadCmd(ctx context.Context, src feed.Source, req feed.LoadRequest, version
 		if err != nil {
 			return loadedMsg{err: err}
 		}
-		msg := loadedMsg{version: v, res: res, b: b, note: note}
-		if res.Full {
-			t := newTable(taskSpec, b.tasks, sorts[feed.KindTask])
-			r := newTable(runSpec, b.runs, sorts[feed.KindRun])
-			a := newTable(approvalSpec, b.approvals, sorts[feed.KindApproval])
-			j := newTable(jobSpec, b.jobs, sorts[feed.KindJob])
-			n := newTable(alertSpec, b.alerts, sorts[feed.KindAlert])
-			msg.tasks, msg.runs, msg.approvals, msg.jobs, msg.alerts = &t, &r, &a, &j, &n
-			b.tasks, b.runs, b.approvals, b.jobs, b.alerts = nil, nil, nil, nil, nil
-		}
-		return msg
+		return loadedMsg{version: v, res: res, b: b, note: note}
 	}
 }
 
@@ -128,33 +105,10 @@ func isBusy(err error) bool {
 	return errors.Is(err, core.ErrBusy) || errors.Is(err, context.DeadlineExceeded)
 }
 
-// markRead turns unread alerts that are no longer undelivered into read
-// rows (a delivery elsewhere: `notifications --ack`, a notify command).
-func markRead(l *list[alertRow], undelivered []int64, now core.Timestamp) []alertRow {
-	if undelivered == nil {
-		return nil
-	}
-	slices.Sort(undelivered)
-	var up []alertRow
-	for s := range l.rows {
-		r := &l.rows[s]
-		if l.gone[s] || r.delivered != 0 {
-			continue
-		}
-		if _, found := slices.BinarySearch(undelivered, r.id); !found {
-			c := *r
-			c.delivered = now
-			up = append(up, c)
-		}
-	}
-	return up
-}
-
 // onLoaded takes a load's result: a failed read is shown and retried, an
-// unchanged version changes nothing, a full load installs whole tables (or
-// switches panes to windows) and a delta is merged; then what depends on the
-// rows follows (columns shown, header counts, the bell, an open detail or
-// log view).
+// unchanged version changes nothing, and a change rereads every pane's
+// window; then what depends on it follows (header counts, the bell, an open
+// detail or log view).
 func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	m.loading = false
 	if !m.loadSucceeded(msg) {
@@ -177,10 +131,9 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	} else {
 		ring, cmds = m.onDelta(msg)
 	}
-	m.relayoutColumns()
 	m.eventID = msg.res.EventID
-	m.alertID = max(m.alertID, msg.b.maxAlert)
-	if h := m.headerRead(msg.res.Full); h != nil {
+	m.alertID = max(m.alertID, msg.res.AlertID)
+	if h := m.headerRead(); h != nil {
 		cmds = append(cmds, h)
 	}
 	cmds = append(cmds, ring)
@@ -219,22 +172,21 @@ func (m *Model) loadSucceeded(msg loadedMsg) bool {
 	return true
 }
 
-// onFullLoad installs a load of whole tables: each pane takes its table or,
-// when the source said its table is too large, switches to windows and
-// reads its first window and counts. A reload after the first rings for
-// what it brings (reloadRing). It returns the bell and the reads to start.
+// onFullLoad takes a full load (the first, or a burst of changes past
+// MaxEvents, or rows pruned elsewhere): each pane reads its window and
+// counts again. A reload after the first rings for what it brings
+// (reloadRing). It returns the bell and the reads to start.
 func (m *Model) onFullLoad(msg loadedMsg) (ring tea.Cmd, cmds []tea.Cmd) {
-	w := msg.res.Windowed
 	if m.loaded {
-		ring = m.reloadRing(msg)
+		ring = m.reloadRing(msg.res)
 	}
 	var reads, counts [feed.NumKinds]tea.Cmd
-	reads[feed.KindTask], counts[feed.KindTask] = installOrWindow(m.tasks, msg.tasks, w[feed.KindTask])
-	reads[feed.KindRun], counts[feed.KindRun] = installOrWindow(m.runs, msg.runs, w[feed.KindRun])
-	reads[feed.KindApproval], counts[feed.KindApproval] = installOrWindow(m.approvals, msg.approvals, w[feed.KindApproval])
-	reads[feed.KindJob], counts[feed.KindJob] = installOrWindow(m.jobs, msg.jobs, w[feed.KindJob])
-	reads[feed.KindAlert], counts[feed.KindAlert] = installOrWindow(m.alerts, msg.alerts, w[feed.KindAlert])
-	if !m.loaded && w[m.active] {
+	reads[feed.KindTask], counts[feed.KindTask] = m.tasks.reload()
+	reads[feed.KindRun], counts[feed.KindRun] = m.runs.reload()
+	reads[feed.KindApproval], counts[feed.KindApproval] = m.approvals.reload()
+	reads[feed.KindJob], counts[feed.KindJob] = m.jobs.reload()
+	reads[feed.KindAlert], counts[feed.KindAlert] = m.alerts.reload()
+	if !m.loaded {
 		// The screen's rows first, alone: on a registry whose pages are
 		// not in memory every other read (the other panes, the counts,
 		// the header) competes for the disk. 10,000,000 tasks, cold:
@@ -254,60 +206,39 @@ func (m *Model) onFullLoad(msg loadedMsg) (ring tea.Cmd, cmds []tea.Cmd) {
 	return ring, cmds
 }
 
-// reloadRing is the bell for a reload of whole tables (a burst of changes
-// past MaxEvents, rows pruned by another process): it rings for what the
-// reload brings, as a delta would, in panes that hold their tables before
-// and after. A windowed pane's news are in the journal rows the reload
-// skipped: the header's counts, read next, say how many came (m.news).
-func (m *Model) reloadRing(msg loadedMsg) tea.Cmd {
-	w := msg.res.Windowed
-	wa, wt := m.approvals.windowed() || w[feed.KindApproval], m.tasks.windowed() || w[feed.KindTask]
-	var aps []approvalRow
-	var ts []taskRow
-	if !wa {
-		aps = msg.approvals.rows
+// reloadRing is the bell for a reload after the first: for the news the
+// source counted against what it held before (LoadResult.FullNews, as a
+// delta's), else for the budgets crossed since the last load and, at the
+// next header read, for what the header's counts gained (m.news;
+// headerNewsRing).
+func (m *Model) reloadRing(res feed.LoadResult) tea.Cmd {
+	if res.FullNews {
+		return m.noticeNew(res.NewPending, res.NewFailed, res.NewBudgets)
 	}
-	if !wt {
-		ts = msg.tasks.rows
+	if m.headerKnown {
+		m.news = &headerNews{base: m.counts, at: m.ctx.now()}
 	}
-	ring := m.noticeNew(aps, ts, 0, 0)
-	if !m.alerts.windowed() && !w[feed.KindAlert] {
-		ring = m.noticeBudgets(msg.alerts.rows, ring)
-	}
-	if m.headerKnown && (wa || wt) {
-		m.news = &headerNews{base: m.counts, at: m.ctx.now(), approvals: wa, failures: wt}
-	}
-	return ring
+	return m.noticeNew(0, 0, res.NewBudgets)
 }
 
-// onDelta merges a delta (the journal since the last load) into the panes
-// holding their tables and rereads the windowed panes' windows; it rings for
-// new pending approvals, failures and budget alerts. Pane sizes that no
-// longer match the tables' (msg.res.Counts: rows changed without a journal
-// entry) ask for a full load. It returns the bell and the reads to start.
+// onDelta takes a delta (the journal since the last load): every pane
+// rereads its window, touched or not (rows pruned by another process leave
+// no journal: docs/contract.md "Retention"; a window read costs one
+// indexed range of a few pages, or a slice of the rows held in memory),
+// and the panes whose rows changed recount. It rings for new pending
+// approvals, failures and budget alerts. It returns the bell and the reads
+// to start.
 func (m *Model) onDelta(msg loadedMsg) (ring tea.Cmd, cmds []tea.Cmd) {
-	b := msg.b
-	ring = m.noticeBudgets(b.alerts, m.noticeNew(b.approvals, b.tasks, msg.res.NewPending, msg.res.NewFailed))
-	since, c := m.ctx.now()-day, &m.counts
-	t := msg.res.Touched
-	cmds = append(cmds, applyOrRefresh(m.tasks, b.tasks, b.gone[feed.KindTask], since, c, t[feed.KindTask]),
-		applyOrRefresh(m.runs, b.runs, b.gone[feed.KindRun], since, c, t[feed.KindRun]),
-		applyOrRefresh(m.approvals, b.approvals, b.gone[feed.KindApproval], since, c, t[feed.KindApproval]),
-		applyOrRefresh(m.jobs, b.jobs, b.gone[feed.KindJob], since, c, t[feed.KindJob]),
-		applyOrRefresh(m.alerts, b.alerts, b.gone[feed.KindAlert], since, c, t[feed.KindAlert]))
-	if !m.alerts.windowed() {
-		applyCounted(m.alerts, markRead(m.alerts, msg.res.Undelivered, m.ctx.now()), nil, since, c)
-	}
+	res := msg.res
+	ring = m.noticeNew(res.NewPending, res.NewFailed, res.NewBudgets)
+	cmds = append(cmds, m.tasks.refresh(), m.runs.refresh(), m.approvals.refresh(), m.jobs.refresh(), m.alerts.refresh())
 	cmds = append(cmds, m.recounts(m.ctx.now())...)
-	if c := msg.res.Counts; c != nil && !m.holds(*c) {
-		m.forceFull = true
-	}
 	return ring, cmds
 }
 
-// relayoutColumns shows or hides the columns that depend on the rows: the
-// Jobs pane's HOST (jobs from more than one host) and the Tasks pane's
-// delivery column.
+// relayoutColumns shows or hides the columns that depend on the rows in the
+// windows: the Jobs pane's HOST (jobs from more than one host) and the Tasks
+// pane's delivery column.
 func (m *Model) relayoutColumns() {
 	if mh := multiHost(m.jobs.table); mh != m.ctx.multiHost {
 		m.ctx.multiHost = mh
@@ -319,72 +250,17 @@ func (m *Model) relayoutColumns() {
 	}
 }
 
-// headerRead brings the header's counts up to date after a load: with a
-// windowed pane they come from the store (indexed counts, not rows the panes
-// no longer hold), returned as a read, or held back with the other reads
-// until the first window arrives; else a full load counts the panes' rows
-// here (a delta already counted what it merged). It returns nil when
-// nothing is to read now.
-func (m *Model) headerRead(full bool) tea.Cmd {
-	if m.anyWindowed() {
-		h := headerCmd(m.bg, m.ctx.win, m.ctx.now())
-		if m.afterFirst != nil {
-			m.afterFirst = append(m.afterFirst, h)
-			return nil
-		}
-		return h
+// headerRead reads the header's counts from the source after a load
+// (indexed counts in the store, or the rows feed.MemoryWindow holds), or
+// holds the read back with the other reads until the first window arrives.
+// It returns nil when nothing is to read now.
+func (m *Model) headerRead() tea.Cmd {
+	h := headerCmd(m.bg, m.src, m.ctx.now())
+	if m.afterFirst != nil {
+		m.afterFirst = append(m.afterFirst, h)
+		return nil
 	}
-	if full {
-		m.countHeader()
-	}
-	return nil
-}
-
-// holds reports whether the panes hold exactly as many rows as the tables
-// (windowed panes hold a window: not compared).
-func (m *Model) holds(c core.TableCounts) bool {
-	ok := func(win bool, live int, n int64) bool { return win || int64(live) == n }
-	return ok(m.tasks.windowed(), m.tasks.live, c.Tasks) && ok(m.runs.windowed(), m.runs.live, c.Runs) &&
-		ok(m.approvals.windowed(), m.approvals.live, c.Approvals) && ok(m.jobs.windowed(), m.jobs.live, c.Jobs) &&
-		ok(m.alerts.windowed(), m.alerts.live, c.Notifications)
-}
-
-// windowedKinds are the kinds whose panes read windows.
-func (m *Model) windowedKinds() [feed.NumKinds]bool {
-	return [feed.NumKinds]bool{m.tasks.windowed(), m.runs.windowed(), m.approvals.windowed(), m.jobs.windowed(), m.alerts.windowed()}
-}
-
-func (m *Model) anyWindowed() bool {
-	for _, w := range m.windowedKinds() {
-		if w {
-			return true
-		}
-	}
-	return false
-}
-
-// installOrWindow installs a full load's table, or switches the pane to
-// windows (its table was too large to load) and reads its first window.
-func installOrWindow[R any](l *list[R], t *table[R], windowed bool) (read, count tea.Cmd) {
-	if windowed {
-		return l.setWindowed()
-	}
-	l.setWhole()
-	l.install(*t)
-	return nil, nil
-}
-
-// applyOrRefresh merges a delta into a pane holding its table, or rereads a
-// windowed pane's window (a change outside the window changes only its
-// counts). A windowed pane rereads after every change, touched or not: rows
-// pruned by another process leave no journal (docs/contract.md "Retention"), and a window read
-// costs one indexed range of a few pages.
-func applyOrRefresh[R any](l *list[R], up []R, gone []string, since core.Timestamp, c *headerCounts, touched bool) tea.Cmd {
-	if l.windowed() {
-		return l.refresh()
-	}
-	applyCounted(l, up, gone, since, c)
-	return nil
+	return h
 }
 
 // onWindow routes a window to its pane. The first one after the first load
@@ -412,6 +288,7 @@ func (m *Model) onWindow(msg windowMsg) tea.Cmd {
 	if err != nil {
 		m.readFailed(err)
 	}
+	m.relayoutColumns()
 	return tea.Batch(first, cmd, m.jobEnded())
 }
 
@@ -435,7 +312,7 @@ func (m *Model) onCount(msg countMsg) {
 	}
 }
 
-// recounts starts the counts of windowed panes whose rows changed, each
+// recounts starts the counts of the panes whose rows changed, each
 // after its back-off.
 func (m *Model) recounts(now core.Timestamp) []tea.Cmd {
 	var cmds []tea.Cmd
@@ -474,12 +351,13 @@ func (m *Model) readFailed(err error) {
 	m.setStatus("reading the registry failed (retrying): "+oneLine(err.Error()), lvlErr)
 }
 
-// multiHost reports whether the loaded jobs ran on more than one host (README "Many hosts: PostgreSQL"): the Jobs pane then shows its HOST column. Jobs recorded before hosts
-// ("") count as no host.
+// multiHost reports whether the jobs of the Jobs window ran on more than one
+// host (README "Many hosts: PostgreSQL"): the Jobs pane then shows its HOST
+// column. Jobs recorded before hosts ("") count as no host.
 func multiHost(t table[jobRow]) bool {
 	first := ""
 	for i := range t.rows {
-		if h := t.rows[i].host; h != "" && (i >= len(t.gone) || !t.gone[i]) {
+		if h := t.rows[i].host; h != "" {
 			if first == "" {
 				first = h
 			} else if h != first {

@@ -65,7 +65,7 @@ func (s statusLine) expired(now core.Timestamp) bool {
 type Model struct {
 	ctx  *Context
 	opts Options
-	src  feed.Source
+	src  feed.WindowSource // Options.Source, wrapped in feed.MemoryWindow unless it reads windows
 
 	tasks     *list[taskRow]
 	runs      *list[runRow]
@@ -100,7 +100,7 @@ type Model struct {
 	forceFull bool
 	version   int64
 	eventID   int64
-	alertID   int64
+	alertID   int64 // the newest notification id the source has seen (LoadResult.AlertID)
 	busy      bool
 	offline   bool   // the registry server cannot be reached (header badge)
 	changes   string // how the Source learns of writes (ChangeNoter; header)
@@ -118,7 +118,7 @@ type Model struct {
 
 	status statusLine
 
-	// news, after a reload of whole tables with windowed panes, waits for
+	// news, after a full reload the source counted no news for, waits for
 	// the next header read to ring for what the header's counts gained
 	// (attention.go headerNewsRing).
 	news *headerNews
@@ -170,12 +170,13 @@ func New(opts Options) *Model {
 		Theme: opts.Theme, Keys: &keys, ReadOnly: opts.ReadOnly,
 		Operator: opts.Operator, Clock: opts.Clock, DBPath: opts.Source.Path(),
 	}
-	m := &Model{ctx: ctx, opts: opts, src: opts.Source, ticks: true}
-	m.bg, m.stop = context.WithCancel(context.Background())
-	ctx.bg = m.bg
-	if ws, ok := opts.Source.(feed.WindowSource); ok {
-		ctx.win = ws
+	src, ok := opts.Source.(feed.WindowSource)
+	if !ok {
+		src = feed.NewMemoryWindow(opts.Source)
 	}
+	m := &Model{ctx: ctx, opts: opts, src: src, ticks: true}
+	m.bg, m.stop = context.WithCancel(context.Background())
+	ctx.bg, ctx.win = m.bg, src
 	ctx.unread = m.unreadAlerts
 	m.tasks = newList(ctx, taskSpec)
 	ctx.tasks = m.tasks
@@ -217,17 +218,13 @@ func (m *Model) startLoad(full bool) tea.Cmd {
 	m.forceFull = false
 	m.loading = true
 	m.loadStart = m.ctx.now()
-	var sorts sortKeys
-	sorts[feed.KindTask], sorts[feed.KindRun], sorts[feed.KindApproval] = m.tasks.sort, m.runs.sort, m.approvals.sort
-	sorts[feed.KindJob], sorts[feed.KindAlert] = m.jobs.sort, m.alerts.sort
-	req := feed.LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, Windowed: m.windowedKinds(), Now: m.ctx.now()}
-	if m.ctx.win != nil {
-		req.WindowOver = m.opts.WindowOver
-		if req.WindowOver == 0 {
-			req.WindowOver = DefaultWindowOver
-		}
+	// Every pane reads windows: a load sends no rows, only what changed
+	// (LoadResult.Touched) and the attention bell's news.
+	req := feed.LoadRequest{Full: full, AfterEventID: m.eventID, AfterAlertID: m.alertID, WindowOver: -1, Now: m.ctx.now()}
+	for k := range req.Windowed {
+		req.Windowed[k] = true
 	}
-	return loadCmd(m.bg, m.src, req, m.version, m.loaded, sorts)
+	return loadCmd(m.bg, m.src, req, m.version, m.loaded)
 }
 
 // Update handles one message. Reads and writes happen only in the Cmds it
@@ -295,6 +292,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case statusMsg:
 		m.setStatus(msg.text, msg.lvl)
 		return m, msg.next
+	case reapCountMsg:
+		if d, ok := m.dialog.(*confirmDialog); ok && d.counting == msg.session && msg.session != "" {
+			d.lines, d.counting = []string{reapLine(msg)}, ""
+		}
+		return m, nil
 	case planMsg:
 		if d, ok := m.dialog.(*planDialog); ok {
 			d.plan, d.err, d.loading = msg.plan, msg.err, false
@@ -343,12 +345,8 @@ func (m *Model) onTick() tea.Cmd {
 		cmds = append(cmds, m.startLoad(false))
 	}
 	if m.loaded && m.afterFirst == nil && now.Sub(m.countedAt) >= recountEvery {
-		if m.anyWindowed() {
-			m.countedAt = now // the read below sets it again
-			cmds = append(cmds, headerCmd(m.bg, m.ctx.win, now))
-		} else {
-			m.countHeader()
-		}
+		m.countedAt = now // the read below sets it again
+		cmds = append(cmds, headerCmd(m.bg, m.src, now))
 	}
 	cmds = append(cmds, m.recounts(now)...)
 	if mt := m.opts.Maintenance; mt != nil && !m.ctx.ReadOnly {

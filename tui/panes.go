@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"cmp"
-	"path"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,10 +26,10 @@ type pane interface {
 	Kind() feed.Kind
 	Selected() (Target, bool)
 	Counts() (shown, total int)
-	// CountCapped reports that shown is a lower bound (a windowed pane's
+	// CountCapped reports that shown is a lower bound (the pane's
 	// filter counted up to its limit).
 	CountCapped() bool
-	// CountKnown is false for a windowed pane whose table has not been
+	// CountKnown is false for a pane whose table has not been
 	// counted yet (its tab then shows "…", not 0).
 	CountKnown() bool
 	Editing() bool
@@ -191,15 +189,15 @@ func treeCell(containment string) string {
 	return containment
 }
 
-// shortArgv shows argv[0] by its base name in the Jobs table, so long
-// executable paths (go run's cache, /usr/local/…) don't crowd out what the
-// job does; the detail view keeps the full command.
+// shortArgv shows argv[0] by its base name in the Jobs table
+// (view.JobProgram, which the command sort reads first), so long executable
+// paths (go run's cache, /usr/local/…) don't crowd out what the job does;
+// the detail view keeps the full command.
 func shortArgv(argv []string) []string {
 	if len(argv) == 0 || !strings.Contains(argv[0], "/") {
 		return argv
 	}
-	out := append([]string{path.Base(argv[0])}, argv[1:]...)
-	return out
+	return append([]string{view.JobProgram(argv)}, argv[1:]...)
 }
 
 // alertRow is a notification as the Alerts pane keeps it.
@@ -245,16 +243,10 @@ var taskSpec = &listSpec[taskRow]{
 		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
 	},
 	statusCol: 1,
-	tally:     tallyTask,
-	sorts: sortsOf(core.EntityTask, map[string]func(a, b *taskRow) int{
-		view.KeyUrgency: func(a, b *taskRow) int { return cmp.Compare(a.urgency, b.urgency) },
-		view.KeyLast:    func(a, b *taskRow) int { return cmp.Compare(a.last, b.last) },
-		view.KeyCreated: func(a, b *taskRow) int { return cmp.Compare(a.created, b.created) },
-		view.KeyName:    func(a, b *taskRow) int { return strings.Compare(a.name, b.name) },
-	}),
-	id:     func(r *taskRow) string { return r.id },
-	prefix: func(r *taskRow) *uint8 { return &r.idn },
-	status: func(r *taskRow) string { return string(r.status) },
+	sorts:     view.SortNames(core.EntityTask),
+	id:        func(r *taskRow) string { return r.id },
+	prefix:    func(r *taskRow) *uint8 { return &r.idn },
+	status:    func(r *taskRow) string { return string(r.status) },
 	cells: func(r *taskRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.shortID(), string(r.status), string(r.runtime), r.agent, r.name, r.session,
 			string(r.delivery), r.err, r.spent, c.age(now, r.last), c.age(now, r.created))
@@ -287,15 +279,9 @@ var runSpec = &listSpec[runRow]{
 		{Title: "AGE", Width: 4, Right: true, MinScreen: 100},
 	},
 	statusCol: 1,
-	tally:     tallyRun,
-	sorts: sortsOf(core.EntityRun, map[string]func(a, b *runRow) int{
-		view.KeyUrgency: func(a, b *runRow) int { return cmp.Compare(a.urgency, b.urgency) },
-		view.KeyLast:    func(a, b *runRow) int { return cmp.Compare(a.last(), b.last()) },
-		view.KeyStarted: func(a, b *runRow) int { return cmp.Compare(a.started, b.started) },
-		view.KeyLabel:   func(a, b *runRow) int { return strings.Compare(a.label, b.label) },
-	}),
-	id:     func(r *runRow) string { return r.id },
-	status: func(r *runRow) string { return r.state },
+	sorts:     view.SortNames(core.EntityRun),
+	id:        func(r *runRow) string { return r.id },
+	status:    func(r *runRow) string { return r.state },
 	cells: func(r *runRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.id, r.state, r.agent, r.label, r.child, strconv.FormatInt(r.waits, 10), r.reason,
 			r.spent, c.age(now, r.last()), c.age(now, r.started))
@@ -326,16 +312,9 @@ var approvalSpec = &listSpec[approvalRow]{
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
-	tally:     tallyApproval,
-	sorts: sortsOf(core.EntityApproval, map[string]func(a, b *approvalRow) int{
-		view.KeyPending: func(a, b *approvalRow) int {
-			return cmp.Compare(view.ApprovalUrgency(a.status), view.ApprovalUrgency(b.status))
-		},
-		view.KeyRequested: func(a, b *approvalRow) int { return cmp.Compare(a.requested, b.requested) },
-		view.KeyTool:      func(a, b *approvalRow) int { return strings.Compare(a.tool, b.tool) },
-	}),
-	id:     func(r *approvalRow) string { return r.id },
-	status: func(r *approvalRow) string { return string(r.status) },
+	sorts:     view.SortNames(core.EntityApproval),
+	id:        func(r *approvalRow) string { return r.id },
+	status:    func(r *approvalRow) string { return string(r.status) },
 	cells: func(r *approvalRow, c *Context, now core.Timestamp, dst []string) []string {
 		exp, st := "-", r.status
 		if st == core.ApprovalPending {
@@ -375,15 +354,10 @@ var jobSpec = &listSpec[jobRow]{
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
-	tally:     tallyJob,
 	openLog:   true,
-	sorts: sortsOf(core.EntityJob, map[string]func(a, b *jobRow) int{
-		view.KeyUrgency: func(a, b *jobRow) int { return cmp.Compare(a.urgency, b.urgency) },
-		view.KeyCreated: func(a, b *jobRow) int { return cmp.Compare(a.created, b.created) },
-		view.KeyCommand: func(a, b *jobRow) int { return strings.Compare(a.command, b.command) },
-	}),
-	id:     func(r *jobRow) string { return r.id },
-	status: func(r *jobRow) string { return string(r.status) },
+	sorts:     view.SortNames(core.EntityJob),
+	id:        func(r *jobRow) string { return r.id },
+	status:    func(r *jobRow) string { return string(r.status) },
 	cells: func(r *jobRow, c *Context, now core.Timestamp, dst []string) []string {
 		ran := "-"
 		if r.started != 0 {
@@ -418,17 +392,10 @@ var alertSpec = &listSpec[alertRow]{
 		{Title: "AGE", Width: 4, Right: true},
 	},
 	statusCol: 1,
-	tally:     tallyAlert,
-	sorts: sortsOf(core.EntityNotification, map[string]func(a, b *alertRow) int{
-		view.KeyUnread: func(a, b *alertRow) int {
-			return cmp.Compare(view.AlertUrgency(a.delivered), view.AlertUrgency(b.delivered))
-		},
-		view.KeyID:   func(a, b *alertRow) int { return cmp.Compare(a.id, b.id) },
-		view.KeyKind: func(a, b *alertRow) int { return strings.Compare(a.kind, b.kind) },
-	}),
-	dim:    func(r *alertRow) bool { return r.delivered != 0 },
-	id:     func(r *alertRow) string { return r.idStr },
-	status: func(r *alertRow) string { return r.state() },
+	sorts:     view.SortNames(core.EntityNotification),
+	dim:       func(r *alertRow) bool { return r.delivered != 0 },
+	id:        func(r *alertRow) string { return r.idStr },
+	status:    func(r *alertRow) string { return r.state() },
 	cells: func(r *alertRow, c *Context, now core.Timestamp, dst []string) []string {
 		return append(dst, r.idStr, r.state(), r.kind, r.text, r.session, c.taskPrefix(r.subject), c.age(now, r.created))
 	},

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +75,7 @@ func taskAt(ms int64, randA, randB string) core.Task {
 // shownIDs maps each task's full id to the id the Tasks pane shows.
 func shownIDs(l *list[taskRow]) map[string]string {
 	out := map[string]string{}
-	for _, s := range l.order {
+	for _, s := range l.view {
 		out[l.rows[s].id] = l.prefixOf(l.rows[s].id)
 	}
 	return out
@@ -133,6 +135,7 @@ func TestTaskIDsShownAsUniquePrefixes(t *testing.T) {
 		t.Errorf("target short id %q", tg.Short)
 	}
 
+	hs.keys("esc") // every task in the window again
 	// A delta: a third task in millisecond ms+1 sharing rand_a's first two
 	// digits with task 3.
 	hs.src.mutate(func(s *fakeSource) []change {
@@ -151,39 +154,50 @@ func TestTaskIDsShownAsUniquePrefixes(t *testing.T) {
 	}
 }
 
-// loadedMsgFull runs a full load of the harness's source.
+// loadedMsgFull runs a full load of the harness's source (through the
+// console's memory window).
 func loadedMsgFull(hs *harness) loadedMsg {
-	return loadCmd(hs.m.bg, hs.src, feed.LoadRequest{Full: true}, 0, false, sortKeys{})().(loadedMsg)
+	return loadCmd(hs.m.bg, hs.m.src, feed.LoadRequest{Full: true, WindowOver: -1}, 0, false)().(loadedMsg)
 }
 
-// Many random ids: every shown prefix is unique, after a full load and
-// after deltas that add and remove rows.
+// Many random ids: every shown prefix is unique among all the tasks (not
+// only the window's), after a full load and after deltas that add and
+// remove rows.
 func TestUniquePrefixesRandom(t *testing.T) {
-	var rows []taskRow
-	var ids []string
+	var tasks []core.Task
 	for i := range 2000 {
-		tk := taskAt(int64(0x01a20126007b+i/50), fmt.Sprintf("%x%x%x", i%16, (i/16)%3, (i/48)%16), fmt.Sprintf("123-%012d", i))
-		ids = append(ids, tk.ID)
-		rows = append(rows, taskRowOf(&tk))
+		tasks = append(tasks, taskAt(int64(0x01a20126007b+i/50), fmt.Sprintf("%x%x%x", i%16, (i/16)%3, (i/48)%16), fmt.Sprintf("123-%012d", i)))
 	}
-	tb := newTable(taskSpec, rows[:1500], 0)
-	check := func() {
+	hs := newHarness(t, 120, 24, func(o *Options) { o.Source.(*fakeSource).tasks = slices.Clone(tasks[:1500]) })
+	// check pages through the whole pane, collecting every shown id.
+	check := func(want int) {
 		t.Helper()
+		hs.keys("g")
 		shown := map[string]string{}
-		for _, s := range tb.byID {
-			if tb.gone[s] {
-				t.Fatalf("gone slot %d in byID", s)
+		for range want {
+			maps.Copy(shown, shownIDs(hs.m.tasks))
+			if len(shown) >= want {
+				break
 			}
-			shown[tb.rows[s].id] = tb.rows[s].shortID()
+			hs.keys("pgdown")
 		}
-		if len(shown) != tb.live {
-			t.Fatalf("byID has %d ids, %d live", len(shown), tb.live)
+		if len(shown) != want {
+			t.Fatalf("paged through %d tasks, want %d", len(shown), want)
 		}
 		checkUnique(t, shown)
 	}
-	check()
-	tb.apply(rows[1500:], ids[:300])
-	check()
-	tb.apply(rows[1000:1100], ids[1500:1510]) // updates keep their prefix
-	check()
+	check(1500)
+	hs.src.mutate(func(s *fakeSource) []change {
+		var ch []change
+		for _, tk := range s.tasks[:300] {
+			ch = append(ch, change{feed.KindTask, tk.ID})
+		}
+		s.tasks = append(slices.Clone(s.tasks[300:]), tasks[1500:]...)
+		for _, tk := range tasks[1500:] {
+			ch = append(ch, change{feed.KindTask, tk.ID})
+		}
+		return ch
+	})
+	hs.send(tickMsg{})
+	check(1700)
 }

@@ -236,7 +236,7 @@ func testSearchParityEveryPane(t *testing.T) {
 // fields (the view's, as the pane shows them).
 func memOf[R any](spec *listSpec[R], rows func(*batch) []R) func(*batch) ([]string, [][]byte, [][]string) {
 	return func(b *batch) ([]string, [][]byte, [][]string) {
-		tb := newTable(spec, rows(b), 0)
+		tb := newTable(spec, rows(b), nil)
 		var ids []string
 		var hays [][]byte
 		var fields [][]string

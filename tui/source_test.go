@@ -36,13 +36,16 @@ func openReal(t *testing.T) *realReg {
 }
 
 // realHarness is the console over a real registry, ticks off.
-func realHarness(t *testing.T, r *realReg, ro bool) *harness { return realHarnessOver(t, r, ro, 0) }
+func realHarness(t *testing.T, r *realReg, ro bool) *harness { return realHarnessOn(t, r, ro, r.src) }
 
-// realHarnessOver is realHarness with Options.WindowOver (-1: every pane
-// reads windows).
-func realHarnessOver(t *testing.T, r *realReg, ro bool, over int) *harness {
+// wholeOnly hides a source's windows: the console reads it through
+// feed.MemoryWindow, as it reads a source that loads whole tables.
+type wholeOnly struct{ feed.Source }
+
+// realHarnessOn is realHarness reading src (r.src, or wholeOnly{r.src}).
+func realHarnessOn(t *testing.T, r *realReg, ro bool, src feed.Source) *harness {
 	hs := &harness{clk: r.clk}
-	o := Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, ReadOnly: ro, WindowOver: over}
+	o := Options{Source: src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, ReadOnly: ro}
 	if ro {
 		o.Actions = nil
 	}
@@ -71,22 +74,14 @@ func check(t *testing.T, err error) {
 	}
 }
 
-// TestStoreSourceLiveUpdates runs with whole tables and with every pane
-// reading windows (issue 14: the same behaviour over windows).
+// TestStoreSourceLiveUpdates: the console over a real registry follows
+// another process's writes and its own actions.
 func TestStoreSourceLiveUpdates(t *testing.T) {
-	t.Run("whole", func(t *testing.T) { testStoreSourceLiveUpdates(t, 0) })
-	t.Run("windows", func(t *testing.T) { testStoreSourceLiveUpdates(t, -1) })
-}
-
-func testStoreSourceLiveUpdates(t *testing.T, over int) {
 	ctx := context.Background()
 	r := openReal(t)
 	check(t, func() error { _, _, err := r.reg.OpenSession(ctx, "sess-a", "", core.ActorRuntime); return err }())
 	t1 := must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, OwnerSession: "sess-a", Label: "first"}, core.ActorRuntime))
-	hs := realHarnessOver(t, r, false, over)
-	if over < 0 && !hs.m.tasks.windowed() {
-		t.Fatal("the Tasks pane holds its whole table")
-	}
+	hs := realHarness(t, r, false)
 	if _, n := hs.m.tasks.Counts(); n != 1 {
 		t.Fatalf("full load: %d tasks", n)
 	}
@@ -170,14 +165,9 @@ func must2[A, B any](t *testing.T) func(A, B, error) (A, B) {
 	}
 }
 
-// TestStoreSourcePruneForcesFullReload: whole tables reload; windowed panes
-// reread their window and counts.
+// TestStoreSourcePruneForcesFullReload: rows pruned by another process,
+// which leaves no journal: the panes reread their windows and counts.
 func TestStoreSourcePruneForcesFullReload(t *testing.T) {
-	t.Run("whole", func(t *testing.T) { testStoreSourcePrune(t, 0) })
-	t.Run("windows", func(t *testing.T) { testStoreSourcePrune(t, -1) })
-}
-
-func testStoreSourcePrune(t *testing.T, over int) {
 	ctx := context.Background()
 	r := openReal(t)
 	tk := must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: "old"}, core.ActorRuntime))
@@ -186,7 +176,7 @@ func testStoreSourcePrune(t *testing.T, over int) {
 		return err
 	}())
 	must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: "kept"}, core.ActorRuntime))
-	hs := realHarnessOver(t, r, false, over)
+	hs := realHarness(t, r, false)
 	if _, n := hs.m.tasks.Counts(); n != 2 {
 		t.Fatalf("loaded %d", n)
 	}
@@ -255,21 +245,5 @@ func awaitWrite(t *testing.T, hs *harness, src feed.Source) {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// TestWindowOverCountsEveryRow: a pane whose table holds more rows than
-// WindowOver reads windows, one that holds no more reads its whole table.
-func TestWindowOverCountsEveryRow(t *testing.T) {
-	ctx := context.Background()
-	r := openReal(t)
-	for _, label := range []string{"a", "b", "c"} {
-		must[*core.Task](t)(r.reg.CreateTask(ctx, core.NewTask{Runtime: core.RuntimeCLI, Label: label}, core.ActorRuntime))
-	}
-	if hs := realHarnessOver(t, r, false, 2); !hs.m.tasks.windowed() {
-		t.Fatal("3 tasks over a window threshold of 2: the Tasks pane holds its whole table")
-	}
-	if hs := realHarnessOver(t, r, false, 3); hs.m.tasks.windowed() {
-		t.Fatal("3 tasks within a window threshold of 3: the Tasks pane reads windows")
 	}
 }

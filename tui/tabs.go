@@ -60,7 +60,7 @@ func (m *Model) tabLabels(f tabForm) []string {
 }
 
 // tabCount is a tab's number: the rows, "shown/total" under a filter, "…"
-// before a windowed pane is counted; for alerts unread/total.
+// before a pane is counted; for alerts unread/total.
 func (m *Model) tabCount(k feed.Kind) string {
 	p := m.panes[k]
 	shown, total := p.Counts()

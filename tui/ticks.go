@@ -297,10 +297,10 @@ func quietMsg(msg tea.Msg) bool {
 	return false
 }
 
-// recountAt is when the windowed list's next recount falls due (0: none
+// recountAt is when the list's next recount falls due (0: none
 // pending): countDue's moment.
 func (l *list[R]) recountAt() core.Timestamp {
-	if l.win == nil || !l.win.countDirty || l.win.counting {
+	if !l.win.countDirty || l.win.counting {
 		return 0
 	}
 	return max(l.win.recountAfter, 1) // never counted: due now

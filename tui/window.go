@@ -12,15 +12,9 @@ import (
 	"github.com/clawpit/clawpit/termtext"
 )
 
-// DefaultWindowOver is the table size above which a pane reads windows of
-// rows from the store instead of holding the whole table (README "Many hosts: PostgreSQL"): small
-// tables stay in memory (exact unique id prefixes, filter without I/O); a
-// large one costs one screen of rows, whatever its size.
-const DefaultWindowOver = 2_000
-
-// window is a pane's state while it reads windows (WindowSource): the
-// table then holds only the rows around the cursor, in the store's order,
-// already filtered.
+// window is a pane's reading of windows (feed.WindowSource): the table
+// holds only the rows around the cursor, in the source's order, already
+// filtered.
 type window struct {
 	moreBefore, moreAfter bool // rows exist beyond the window's ends
 
@@ -102,36 +96,11 @@ func headerCmd(ctx context.Context, src feed.WindowSource, now core.Timestamp) t
 	}
 }
 
-// windowed reports whether the pane reads windows.
-func (l *list[R]) windowed() bool { return l.win != nil }
-
-// setWindowed switches the pane to windows: its rows are dropped; read
-// reads the first window and count the counts (the caller may hold count
-// back).
-func (l *list[R]) setWindowed() (read, count tea.Cmd) {
-	if l.win == nil {
-		l.win = &window{}
-		l.table = newTable(l.spec, nil, l.sort)
-		l.view, l.match, l.hist = l.order, nil, nil
-	}
+// reload reads the pane's window again after a full load: read reads the
+// window around the cursor's row and count the counts (the caller may hold
+// count back).
+func (l *list[R]) reload() (read, count tea.Cmd) {
 	return l.fetch(l.around(), jumpKeep), l.recount(false)
-}
-
-// setWhole switches the pane back to holding its whole table.
-func (l *list[R]) setWhole() {
-	if l.win != nil {
-		l.stopWindow()
-		l.win = nil
-	}
-}
-
-func (l *list[R]) stopWindow() {
-	if l.win.cancel != nil {
-		l.win.cancel()
-	}
-	if l.win.countCancel != nil {
-		l.win.countCancel()
-	}
 }
 
 // span is how many rows a window reads after and before its anchor: a few
@@ -154,16 +123,13 @@ func (l *list[R]) around() feed.WindowRequest {
 }
 
 func (l *list[R]) winRequest() feed.WindowRequest {
-	return feed.WindowRequest{Kind: l.spec.kind, Sort: l.spec.sorts[l.sort].name, Query: string(l.query)}
+	return feed.WindowRequest{Kind: l.spec.kind, Sort: l.spec.sorts[l.sort], Query: string(l.query)}
 }
 
 // fetch starts reading a window; a read still running is cancelled (its
 // reply would be dropped anyway).
 func (l *list[R]) fetch(req feed.WindowRequest, jump int) tea.Cmd {
 	src := l.ctx.win
-	if src == nil {
-		return nil
-	}
 	if l.win.cancel != nil {
 		l.win.cancel()
 	}
@@ -184,9 +150,6 @@ func (l *list[R]) fetch(req feed.WindowRequest, jump int) tea.Cmd {
 // stands).
 func (l *list[R]) recount(matchedOnly bool) tea.Cmd {
 	src := l.ctx.win
-	if src == nil {
-		return nil
-	}
 	l.stopCount()
 	req := l.winRequest()
 	req.Count = true
@@ -224,7 +187,7 @@ func (l *list[R]) stopCount() {
 
 // onCount installs counts.
 func (l *list[R]) onCount(msg countMsg) error {
-	if l.win == nil || msg.seq != l.win.countSeq {
+	if msg.seq != l.win.countSeq {
 		return nil
 	}
 	l.win.counting = false
@@ -255,7 +218,7 @@ func (l *list[R]) onCount(msg countMsg) error {
 // countDue reports whether a recount should start now (rows changed, none
 // running, the back-off passed).
 func (l *list[R]) countDue(now core.Timestamp) bool {
-	return l.win != nil && l.win.countDirty && !l.win.counting && now >= l.win.recountAfter
+	return l.win.countDirty && !l.win.counting && now >= l.win.recountAfter
 }
 
 // refresh rereads the window around the cursor's row after a change, and
@@ -269,7 +232,7 @@ func (l *list[R]) refresh() tea.Cmd {
 // screen line, and any movement that went past the old window's edge is
 // applied now.
 func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
-	if l.win == nil || msg.seq != l.win.seq {
+	if msg.seq != l.win.seq {
 		return nil, nil
 	}
 	l.win.fetching = false
@@ -288,17 +251,15 @@ func (l *list[R]) onWindow(rows []R, msg windowMsg) (tea.Cmd, error) {
 		return l.fetch(req, jumpTop), nil
 	}
 	line := l.cursor - l.offset
-	// Viewing the top of the list: rows that arrive above stay in view (as
-	// in a pane loaded whole, whose offset stays), while the cursor keeps
-	// its row as long as it stays on the page.
+	// Viewing the top of the list: rows that arrive above stay in view
+	// (the offset stays at 0), while the cursor keeps its row as long as
+	// it stays on the page.
 	atTop := l.offset == 0 && !l.win.moreBefore
-	t := newTable(l.spec, rows, l.sort)
-	t.showWholeIDs()
-	for i := range t.order {
-		t.order[i] = int32(i) // the store's order, not re-sorted here
+	l.table = newTable(l.spec, rows, msg.res.Unique)
+	l.view = make([]int32, len(rows))
+	for i := range l.view {
+		l.view[i] = int32(i) // the source's order
 	}
-	l.table = t
-	l.view, l.match, l.hist = l.order, nil, nil
 	if l.wide != l.laidWide {
 		l.layout()
 	}
@@ -364,7 +325,7 @@ func (l *list[R]) narrowedCursor() int {
 	return len(l.view) - 1
 }
 
-// wmove moves the cursor in a windowed pane: past the window's edge the
+// wmove moves the cursor: past the window's edge the
 // rest of the movement waits for the next window (the view never waits).
 func (l *list[R]) wmove(d int) tea.Cmd {
 	l.moved = true
@@ -468,13 +429,12 @@ func (l *list[R]) wquery(low []byte) tea.Cmd {
 // narrow keeps the window's rows that contain the query (all of its
 // matches are in the window), and counts them.
 func (l *list[R]) narrow() {
-	keep := l.order[:0:0]
-	for _, s := range l.order {
-		if l.contains(s) {
+	keep := make([]int32, 0, len(l.view))
+	for _, s := range l.view {
+		if l.contains(s, l.query) {
 			keep = append(keep, s)
 		}
 	}
-	l.order = keep
 	l.view = keep
 	l.stopCount()
 	l.win.countNext = false
@@ -485,12 +445,12 @@ func (l *list[R]) narrow() {
 // wsort switches to the next sort key: the window is read again in it.
 func (l *list[R]) wsort() tea.Cmd {
 	l.sort = (l.sort + 1) % len(l.spec.sorts)
-	l.table.sort = l.sort
 	l.win.pending = 0
 	return l.fetch(l.around(), jumpKeep)
 }
 
-// wcounts are the numbers the info line shows for a windowed pane.
+// wcounts are the numbers the info line shows: the rows, or those the
+// filter passes of them.
 func (l *list[R]) wcounts() string {
 	w := l.win
 	if w.fetching && len(l.query) > 0 {
@@ -499,14 +459,14 @@ func (l *list[R]) wcounts() string {
 	if !w.counted {
 		return "counting…"
 	}
-	if len(l.query) == 0 {
+	switch {
+	case len(l.query) == 0:
 		return counts(int(w.total), int(w.total))
+	case w.capped:
+		return termtext.Thousands(w.matched) + "+ of " + termtext.Thousands(w.total)
 	}
-	shown := termtext.Thousands(w.matched)
-	if w.capped {
-		shown += "+"
-	}
-	return shown + " of " + termtext.Thousands(w.total)
+	// A filter every row passes reads as no filter: "3 rows".
+	return counts(int(w.matched), int(w.total))
 }
 
 // ctxErr reports a read cancelled because a newer one replaced it.

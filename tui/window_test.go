@@ -15,9 +15,8 @@ import (
 	"github.com/clawpit/clawpit/feed"
 )
 
-// Windowed panes over a real registry (issue 14): every pane reads windows
-// (WindowOver < 0), the screen shows 120×24 (a page of 17 rows), so a few
-// hundred tasks span many windows.
+// Panes over a real registry's windows (issue 14): the screen shows 120×24
+// (a page of 17 rows), so a few hundred tasks span many windows.
 
 // seedTasks inserts n tasks with a few statuses, labels and times (many
 // ties), each journaled like the registry does.
@@ -51,19 +50,16 @@ func insertJournaled(tx core.Tx, k *core.Task) error {
 		Actor: core.ActorRuntime, Applied: true})
 }
 
-// windowHarness is the console over r with every pane windowed.
+// windowHarness is the console over r's windows at 120×24.
 func windowHarness(t *testing.T, r *realReg) *harness {
 	t.Helper()
 	hs := &harness{clk: r.clk}
-	o := Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1}
+	o := Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk}
 	hs.opts = o
 	hs.m = New(o)
 	hs.m.ticks = false
 	hs.send(teaSize(120, 24))
 	hs.run(hs.m.Init())
-	if !hs.m.tasks.windowed() {
-		t.Fatal("the Tasks pane does not read windows")
-	}
 	return hs
 }
 
@@ -299,41 +295,6 @@ func TestWindowDetailAndAction(t *testing.T) {
 	}
 }
 
-// TestWindowOrderMatchesPanes: the store orders windows as the panes order
-// whole tables (urgency, recency, creation; label by name — ties by id,
-// ascending in the store).
-func TestWindowOrderMatchesPanes(t *testing.T) {
-	r := openReal(t)
-	seedTasks(t, r, 300)
-	b := newBatch()
-	_, err := r.src.(feed.WindowSource).Window(context.Background(), feed.WindowRequest{Kind: feed.KindTask, After: 1000}, b)
-	check(t, err)
-	for i, sk := range taskSpec.sorts {
-		tb := newTable(taskSpec, slices.Clone(b.tasks), i)
-		var mem []string
-		for _, s := range tb.order {
-			mem = append(mem, tb.rows[s].id)
-		}
-		got := storeOrder(t, r, sk.name, "")
-		if sk.name == "label" {
-			name := func(ids []string) []string {
-				out := make([]string, len(ids))
-				for j, id := range ids {
-					out[j] = tb.rows[tb.ids[id]].name
-				}
-				return out
-			}
-			if !slices.Equal(name(got), name(mem)) {
-				t.Fatalf("label: the store's names are not in the pane's order")
-			}
-			continue
-		}
-		if !slices.Equal(got, mem) {
-			t.Fatalf("%s: the store's order differs from the pane's\nstore %v\npane  %v", sk.name, got[:20], mem[:20])
-		}
-	}
-}
-
 // TestWindowLiveInsertAtTopStaysInView: an operator who moved the cursor and
 // came back to the top of a windowed pane sees rows that arrive above it (as
 // in a pane loaded whole), and the cursor keeps its row. (It used to keep
@@ -374,7 +335,7 @@ func TestWindowCappedCountInTab(t *testing.T) {
 	hs.keys("/")
 	hs.typeText("alpha")
 	hs.keys("enter")
-	w := hs.m.tasks.win
+	w := &hs.m.tasks.win
 	if !w.counted || w.capped {
 		t.Fatalf("fixture: counted %v capped %v", w.counted, w.capped)
 	}
@@ -460,25 +421,46 @@ func TestWindowFilterCountsOnlyMatches(t *testing.T) {
 	}
 }
 
-// TestWindowShowsWholeIDs: a windowed pane shows whole ids: a prefix
-// unique among the window's rows need not be unique in the table, and an
-// operator copies what the ID column shows.
-func TestWindowShowsWholeIDs(t *testing.T) {
+// TestWindowShowsUniqueIDs: a pane over the store's windows shows each
+// task id by its shortest prefix no other task of the table shares (not
+// only of the window), at least 13 characters, and what the ID column shows
+// resolves to the row's id, as an operator copying it into a command
+// expects.
+func TestWindowShowsUniqueIDs(t *testing.T) {
 	r := openReal(t)
 	seedTasks(t, r, 400)
+	var all []string
+	check(t, r.db.View(context.Background(), func(tx core.Tx) error {
+		return tx.EachTask(func(k *core.Task) error { all = append(all, k.ID); return nil })
+	}))
 	hs := windowHarness(t, r)
 	l := hs.m.tasks
 	if len(l.rows) == 0 {
 		t.Fatal("no rows in the window")
 	}
 	for i := range l.rows {
-		if got := l.rows[i].shortID(); got != l.rows[i].id {
-			t.Fatalf("row %s shows id %q", l.rows[i].id, got)
+		id, shown := l.rows[i].id, l.rows[i].shortID()
+		if !strings.HasPrefix(id, shown) || len(shown) < minPrefix || len(shown) == len(id) {
+			t.Fatalf("row %s shows id %q", id, shown)
+		}
+		for _, other := range all {
+			if other != id && strings.HasPrefix(other, shown) {
+				t.Fatalf("row %s shows %q, also a prefix of %s", id, shown, other)
+			}
+		}
+		var got string
+		check(t, r.db.View(context.Background(), func(tx core.Tx) error {
+			var err error
+			got, err = tx.ResolveID(core.EntityTask, shown)
+			return err
+		}))
+		if got != id {
+			t.Fatalf("%q resolves to %s, shown for %s", shown, got, id)
 		}
 	}
 	screen := ansi.Strip(hs.m.View().Content)
-	if id := hs.selectedID(); !strings.Contains(screen, id) {
-		t.Fatalf("the selected row's whole id %s is not on screen:\n%s", id, screen)
+	if tg, _ := l.Selected(); !strings.Contains(screen, tg.Short+" ") {
+		t.Fatalf("the selected row's id %s is not on screen:\n%s", tg.Short, screen)
 	}
 }
 
@@ -613,7 +595,7 @@ func TestWindowFirstScreenReadsAlone(t *testing.T) {
 	seedTasks(t, r, 400)
 	log := &callLog{WindowSource: r.src.(feed.WindowSource)}
 	hs := &harness{clk: r.clk}
-	hs.opts = Options{Source: log, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1}
+	hs.opts = Options{Source: log, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk}
 	hs.m = New(hs.opts)
 	hs.m.ticks = false
 	hs.send(teaSize(120, 24))
@@ -688,6 +670,13 @@ func TestWindowAttention(t *testing.T) {
 			_, _, err = r.reg.FinishTask(context.Background(), k.ID, core.Finish{Status: core.TaskFailed, Error: "boom"}, core.ActorRuntime)
 			check(t, err)
 		}, true, "1 task failed or lost"},
+		{"budget crossed", func(t *testing.T, r *realReg) {
+			check(t, r.db.Update(context.Background(), func(tx core.Tx) error {
+				_, err := tx.InsertNotification(&core.Notification{Kind: core.NotifyBudgetExceeded, Session: "s", SubjectID: "s",
+					Text: "session over its budget", CreatedAt: at(0), DedupKey: "budget:s"})
+				return err
+			}))
+		}, true, "1 budget crossed"},
 		{"new running task", func(t *testing.T, r *realReg) {
 			_, err := r.reg.CreateTask(context.Background(), core.NewTask{Runtime: core.RuntimeCLI, Label: "y"}, core.ActorRuntime)
 			check(t, err)
@@ -704,15 +693,12 @@ func TestWindowAttention(t *testing.T) {
 				r := openReal(t)
 				seedTasks(t, r, 400)
 				hs := &harness{clk: r.clk}
-				hs.opts = Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk, WindowOver: -1,
-					Attention: Attention{Approvals: true, Failures: true}}
+				hs.opts = Options{Source: r.src, Actions: r.reg, Keys: testKeys(), Operator: "op@host", Clock: r.clk,
+					Attention: Attention{Approvals: true, Failures: true, Budgets: true}}
 				hs.m = New(hs.opts)
 				hs.m.ticks = false
 				hs.send(teaSize(120, 24))
 				hs.run(hs.m.Init())
-				if !hs.m.approvals.windowed() || !hs.m.tasks.windowed() {
-					t.Fatal("panes do not read windows")
-				}
 				tc.write(t, r)
 				awaitWrite(t, hs, r.src)
 				hs.m.forceFull = full
@@ -754,7 +740,7 @@ func TestWindowNarrowingReadsFromFirstRow(t *testing.T) {
 			for range i {
 				hs.keys("s")
 			}
-			if got := hs.m.tasks.spec.sorts[hs.m.tasks.sort].name; got != sort {
+			if got := hs.m.tasks.spec.sorts[hs.m.tasks.sort]; got != sort {
 				t.Fatalf("sort %s, want %s", got, sort)
 			}
 			alpha, alphaT := storeOrder(t, r, sort, "alpha"), storeOrder(t, r, sort, "alpha t")

@@ -262,7 +262,8 @@ func TestDialogAnswersWithCmds(t *testing.T) {
 	}
 }
 
-// Issue 11 item 7: the reap dialog says how many jobs it will kill.
+// The reap dialog says how many jobs it will kill (counted in the
+// registry once it opens).
 func TestReapDialogCountsJobs(t *testing.T) {
 	hs := newHarness(t, 100, 30)
 	hs.keys("4", "r")
@@ -283,6 +284,23 @@ func TestReapDialogCountsJobs(t *testing.T) {
 	hs.keys("enter")
 	if c := hs.act.last(); c.op != "reap" || c.id != "sess-main" {
 		t.Fatalf("reap called %#v", c)
+	}
+	// The count reads the registry, not the Jobs window: filtered to
+	// nothing, the pane holds none of the session's jobs.
+	hs.keys("/")
+	hs.typeText("zzz")
+	hs.keys("enter")
+	if len(hs.m.jobs.rows) != 0 {
+		t.Fatalf("the filtered Jobs window holds %d rows", len(hs.m.jobs.rows))
+	}
+	d, cmd := hs.m.reapDialog(Target{Kind: feed.KindTask, Session: "sess-main"})
+	hs.m.dialog = d
+	if got := d.(*confirmDialog).lines[0]; !strings.HasPrefix(got, "Counting") {
+		t.Fatalf("before the count: %q", got)
+	}
+	hs.run(cmd)
+	if got := d.(*confirmDialog).lines[0]; !strings.Contains(got, "Kills the 2 pending or running jobs of the session") {
+		t.Fatalf("reap dialog over a filtered Jobs pane: %q", got)
 	}
 }
 

@@ -39,7 +39,27 @@ type Memory[R any] struct {
 	id     func(*R) any
 
 	rows []R
-	hay  [][]string // per row, its fields' text lower-cased (ASCII)
+	// hay is each row's fields' text, lower-cased (ASCII), joined by a
+	// newline: one search per row for a filter without one (a filter is
+	// one line; matches tests the fields apart for one with a newline).
+	hay []string
+	at  map[any]int // id → index in rows
+	// full is each sort's order of every row, sorted when first read;
+	// last the order the last Window read (its sort and filter). A
+	// filter keeps the rows of an order that pass it, in that order, so
+	// after the first read of a sort nothing is sorted again: a longer
+	// filter (typing on) tests only the rows the last one kept, and the
+	// next window of the same order (the cursor moving on) slices it.
+	// Set clears both.
+	full [][]int
+	last *memOrder
+}
+
+// memOrder is one sort's order of the rows passing one filter.
+type memOrder struct {
+	sort   int
+	filter string
+	rows   []int
 }
 
 // NewMemory returns an empty Memory of entity's rows (core.EntityTask, ...).
@@ -72,17 +92,23 @@ func NewMemory[R any](entity string, v Values[R]) (*Memory[R], error) {
 	return m, nil
 }
 
-// Set replaces the rows (the slice is kept: the caller must not change it
-// afterwards) and reads their searchable text.
+// Set replaces the rows and reads their searchable text. The slice is
+// kept: the caller must not change it until it calls Set again.
 func (m *Memory[R]) Set(rows []R) {
-	m.rows = rows
-	m.hay = make([][]string, len(rows))
+	m.rows, m.full, m.last = rows, nil, nil
+	m.hay = make([]string, len(rows))
+	m.at = make(map[any]int, len(rows))
+	var b strings.Builder
 	for i := range rows {
-		h := make([]string, len(m.fields))
+		m.at[m.id(&rows[i])] = i
+		b.Reset()
 		for j, get := range m.fields {
-			h[j] = lowerASCII(get(&rows[i]))
+			if j > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(get(&rows[i]))
 		}
-		m.hay[i] = h
+		m.hay[i] = lowerASCII(b.String())
 	}
 }
 
@@ -116,12 +142,11 @@ func (m *Memory[R]) Window(q core.WindowQuery, send func(*R)) (core.WindowPage, 
 				return page, err
 			}
 		} else {
-			i := -1
+			i, ok := -1, false
 			if len(m.rows) > 0 {
-				want := anyID(q.Anchor, m.id(&m.rows[0]))
-				i = slices.IndexFunc(m.rows, func(r R) bool { return m.id(&r) == want })
+				i, ok = m.at[anyID(q.Anchor, m.id(&m.rows[0]))]
 			}
-			if i < 0 {
+			if !ok {
 				return page, nil // gone: an empty window
 			}
 			key = m.keyOf(si, i)
@@ -162,6 +187,15 @@ func (m *Memory[R]) Count(filter string, limit int64) (n int64, capped bool) {
 		limit = 10_000
 	}
 	f := lowerASCII(filter)
+	if f == "" {
+		n := int64(len(m.rows))
+		return min(n, limit), n > limit
+	}
+	if l := m.last; l != nil && l.filter == f {
+		// The window just read for this filter: its rows are the count.
+		n := int64(len(l.rows))
+		return min(n, limit), n > limit
+	}
 	for i := range m.rows {
 		if m.matches(i, f) {
 			if n == limit {
@@ -187,17 +221,50 @@ func (m *Memory[R]) sortIndex(name string) (int, error) {
 }
 
 // ordered returns the indexes of the rows passing filter (lower-cased), in
-// sort si's order.
+// sort si's order (the caller must not change them).
 func (m *Memory[R]) ordered(si int, filter string) []int {
+	if filter == "" {
+		return m.fullOrder(si)
+	}
+	base := m.fullOrder(si)
+	if l := m.last; l != nil && l.sort == si {
+		if l.filter == filter {
+			return l.rows
+		}
+		if strings.Contains(filter, l.filter) {
+			base = l.rows // a row holding filter holds l.filter too
+		}
+	}
+	out := make([]int, 0, min(len(base), 1024))
+	for _, i := range base {
+		if m.matches(i, filter) {
+			out = append(out, i)
+		}
+	}
+	m.last = &memOrder{sort: si, filter: filter, rows: out}
+	return out
+}
+
+// fullOrder is every row in sort si's order, sorted on first use.
+func (m *Memory[R]) fullOrder(si int) []int {
+	if m.full == nil {
+		m.full = make([][]int, len(m.sorts))
+	}
+	if m.full[si] == nil {
+		m.full[si] = m.sortRows(si)
+	}
+	return m.full[si]
+}
+
+// sortRows sorts the indexes of every row in sort si's order.
+func (m *Memory[R]) sortRows(si int) []int {
 	type keyed struct {
 		i   int
 		key []any
 	}
-	rows := make([]keyed, 0, len(m.rows))
+	rows := make([]keyed, len(m.rows))
 	for i := range m.rows {
-		if m.matches(i, filter) {
-			rows = append(rows, keyed{i, m.keyOf(si, i)}) // read once, not per comparison
-		}
+		rows[i] = keyed{i, m.keyOf(si, i)} // read once, not per comparison
 	}
 	slices.SortFunc(rows, func(a, b keyed) int { return m.compareKeys(si, a.key, b.key) })
 	out := make([]int, len(rows))
@@ -212,8 +279,11 @@ func (m *Memory[R]) matches(i int, filter string) bool {
 	if filter == "" {
 		return true
 	}
-	for _, h := range m.hay[i] {
-		if strings.Contains(h, filter) {
+	if strings.IndexByte(filter, '\n') < 0 {
+		return strings.Contains(m.hay[i], filter)
+	}
+	for _, get := range m.fields { // a filter never spans two fields
+		if strings.Contains(lowerASCII(get(&m.rows[i])), filter) {
 			return true
 		}
 	}

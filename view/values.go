@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/clawpit/clawpit/core"
 )
@@ -32,6 +33,15 @@ func TaskLast(t *core.Task) core.Timestamp { return max(t.LastActivity(), t.Ende
 // ms): its end, else its last progress, else its start.
 func RunLast(ended, progress, started core.Timestamp) core.Timestamp {
 	return core.Coalesce(ended, progress, started)
+}
+
+// JobProgram is a job's program as the Jobs pane shows it (KeyProgram,
+// jobs.win_program): argv[0] after its last '/', "" without arguments.
+func JobProgram(argv []string) string {
+	if len(argv) == 0 {
+		return ""
+	}
+	return argv[0][strings.LastIndexByte(argv[0], '/')+1:]
 }
 
 // TaskValues reads a task's sort keys and searchable fields as the store
@@ -99,13 +109,15 @@ func ApprovalValues() Values[core.Approval] {
 	}
 }
 
-// JobValues: as TaskValues, for jobs. The command sorts as the store's
-// column holds it (argv as a JSON array) and is searched as one line.
+// JobValues: as TaskValues, for jobs. The command sorts by its program
+// (JobProgram), then as the store's column holds it (argv as a JSON array),
+// and is searched as one line.
 func JobValues() Values[core.Job] {
 	return Values[core.Job]{
 		Keys: map[string]func(*core.Job) any{
 			KeyUrgency: func(j *core.Job) any { return int64(JobUrgency(j.Status)) },
 			KeyCreated: func(j *core.Job) any { return int64(j.CreatedAt) },
+			KeyProgram: func(j *core.Job) any { return JobProgram(j.Command) },
 			KeyCommand: func(j *core.Job) any {
 				b, _ := json.Marshal(j.Command) // a []string always encodes
 				return string(b)

@@ -44,7 +44,8 @@ const (
 	KeyName      = "name"      // a task's name: label, else kind, else what was asked
 	KeyLabel     = "label"
 	KeyTool      = "tool"
-	KeyCommand   = "command"
+	KeyProgram   = "program" // a job's program: argv[0]'s base name (JobProgram), as the Jobs pane shows it
+	KeyCommand   = "command" // a job's command as stored: its arguments as a JSON array
 	KeyKind      = "kind"
 )
 
@@ -82,7 +83,9 @@ func Sorts(entity string) []Sort {
 		return []Sort{
 			{"urgency", []Key{{KeyUrgency, "win_urgency"}, created}, true},
 			{"recent", []Key{created}, true},
-			{"command", []Key{{KeyCommand, "command"}}, false},
+			// The program by the name the pane shows (not its directory),
+			// then the stored command.
+			{"command", []Key{{KeyProgram, "win_program"}, {KeyCommand, "command"}}, false},
 		}
 	case core.EntityNotification:
 		id := Key{KeyID, "id"}

@@ -343,11 +343,11 @@ func runOpenclawConsole(cmd *cobra.Command, a *app, f *openclawFlags) error {
 }
 
 // openclawConsoleOptions are the console's options over src: read-only, no
-// sweeper, the OPENCLAW badge and the window note. src loads whole tables;
-// feed.NewMemoryWindow answers windows from its rows, so a pane past the
-// console's window threshold reads windows as over clawpit's own registry.
+// sweeper, the OPENCLAW badge and the window note. src loads whole tables:
+// the console reads its windows through feed.NewMemoryWindow, in the same
+// orders and with the same filter as over clawpit's own registry.
 func openclawConsoleOptions(src feed.Source, th *themes.Theme) tui.Options {
-	return tui.Options{Source: feed.NewMemoryWindow(src), Theme: th, Keys: tui.DefaultKeyMap(), ReadOnly: true, Operator: core.OperatorActor(),
+	return tui.Options{Source: src, Theme: th, Keys: tui.DefaultKeyMap(), ReadOnly: true, Operator: core.OperatorActor(),
 		Owner: &tui.Owner{Name: "OPENCLAW", Note: fmt.Sprintf("active + newest %s finished rows", termtext.Thousands(openclaw.ConsoleWindow)),
 			Explain: openclawExplain}}
 }
