@@ -43,6 +43,12 @@ type Memory[R any] struct {
 	// newline: one search per row for a filter without one (a filter is
 	// one line; matches tests the fields apart for one with a newline).
 	hay []string
+	// buf is every row's hay in row order, each followed by a newline;
+	// hay[i] is buf[off[i] : off[i+1]-1]. A filter without a newline
+	// cannot match across two rows in it, so a filter that must test most
+	// rows reads buf in one pass (scan) instead of one search per row.
+	buf string
+	off []int
 	at  map[any]int // id → index in rows
 	// full is each sort's order of every row, sorted when first read;
 	// last the order the last Window read (its sort and filter). A
@@ -97,18 +103,51 @@ func NewMemory[R any](entity string, v Values[R]) (*Memory[R], error) {
 func (m *Memory[R]) Set(rows []R) {
 	m.rows, m.full, m.last = rows, nil, nil
 	m.hay = make([]string, len(rows))
+	m.off = make([]int, len(rows)+1)
 	m.at = make(map[any]int, len(rows))
 	var b strings.Builder
 	for i := range rows {
 		m.at[m.id(&rows[i])] = i
-		b.Reset()
+		m.off[i] = b.Len()
 		for j, get := range m.fields {
 			if j > 0 {
 				b.WriteByte('\n')
 			}
 			b.WriteString(get(&rows[i]))
 		}
-		m.hay[i] = lowerASCII(b.String())
+		b.WriteByte('\n')
+	}
+	m.off[len(rows)] = b.Len()
+	m.buf = lowerASCII(b.String())
+	for i := range rows {
+		m.hay[i] = m.buf[m.off[i] : m.off[i+1]-1]
+	}
+}
+
+// scan marks the rows whose hay holds filter (one line), reading buf once:
+// for a filter that tests most rows, one pass over one string is several
+// times faster than a search per row (bench P6, a keystroke over 100,000
+// rows).
+func (m *Memory[R]) scan(filter string) []bool {
+	hit := make([]bool, len(m.rows))
+	if filter == "" {
+		for i := range hit {
+			hit[i] = true
+		}
+		return hit
+	}
+	r, pos := 0, 0
+	for {
+		j := strings.Index(m.buf[pos:], filter)
+		if j < 0 {
+			return hit
+		}
+		at := pos + j
+		for m.off[r+1] <= at {
+			r++
+		}
+		hit[r] = true
+		pos = m.off[r+1] // on to the next row
 	}
 }
 
@@ -236,9 +275,18 @@ func (m *Memory[R]) ordered(si int, filter string) []int {
 		}
 	}
 	out := make([]int, 0, min(len(base), 1024))
-	for _, i := range base {
-		if m.matches(i, filter) {
-			out = append(out, i)
+	if len(base) > len(m.rows)/8 && strings.IndexByte(filter, '\n') < 0 {
+		hit := m.scan(filter)
+		for _, i := range base {
+			if hit[i] {
+				out = append(out, i)
+			}
+		}
+	} else {
+		for _, i := range base {
+			if m.matches(i, filter) {
+				out = append(out, i)
+			}
 		}
 	}
 	m.last = &memOrder{sort: si, filter: filter, rows: out}

@@ -240,3 +240,35 @@ func BenchmarkMemoryWindow(b *testing.B) {
 		}
 	}
 }
+
+// TestMemoryFilterTyped types filters a key at a time, as an operator does,
+// over enough rows that each keystroke takes one of the two paths (one pass
+// over every row's text, or a test of each row the last filter kept), and
+// checks every result against the order computed by hand.
+func TestMemoryFilterTyped(t *testing.T) {
+	rows := alerts(600, 9)
+	m, err := view.NewMemory(core.EntityNotification, view.AlertValues())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Set(rows)
+	r := rand.New(rand.NewPCG(9, 2))
+	words := []string{"text b1", "unread", "task_failed", "read", "7", "text a59", "approval_pending", "xyz", "job_lost"}
+	for range 40 {
+		w := words[r.IntN(len(words))]
+		if r.IntN(3) == 0 { // a piece of one row's text, cut anywhere
+			s := rows[r.IntN(len(rows))].Text
+			a := r.IntN(len(s))
+			w = s[a : a+1+r.IntN(len(s)-a)]
+		}
+		sort := []string{"urgency", "recent", "kind"}[r.IntN(3)]
+		for k := 1; k <= len(w); k++ {
+			f := w[:k]
+			want := wantOrder(rows, sort, f)
+			got, _ := readWindow(t, m, core.WindowQuery{Entity: core.EntityNotification, Sort: sort, Filter: f, After: len(rows) + 1})
+			if !slices.Equal(got, want) {
+				t.Fatalf("filter %q in %s order: %d rows %v, want %d %v", f, sort, len(got), got, len(want), want)
+			}
+		}
+	}
+}
