@@ -236,28 +236,27 @@ func resolve(tx Tx, entity, prefix string, m IDMatch) (string, error) {
 // lookup reads the row id names, as resolve then get would: the row whose
 // id is exactly id in one read (hooks, the console and scripts pass whole
 // ids, and every hook event is a write: a fleet's registry saves a
-// statement on each), else the one row id is a prefix of. The whole id
-// is returned with the row; errors are resolve's, and get's wrapped as
-// "<entity> <id>: …".
-func lookup[T any](tx Tx, entity, id string, m IDMatch, get func(string) (*T, error)) (*T, string, error) {
+// statement on each), else the one row id is a prefix of. Errors are
+// resolve's, and get's wrapped as "<entity> <id>: …".
+func lookup[T any](tx Tx, entity, id string, m IDMatch, get func(string) (*T, error)) (*T, error) {
 	if id != "" {
 		row, err := get(id)
 		if err == nil {
-			return row, id, nil
+			return row, nil
 		}
 		if !errors.Is(err, ErrNotFound) {
-			return nil, "", fmt.Errorf("%s %q: %w", entity, id, err)
+			return nil, fmt.Errorf("%s %q: %w", entity, id, err)
 		}
 	}
 	full, err := resolve(tx, entity, id, m)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	row, err := get(full)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s %s: %w", entity, full, err)
+		return nil, fmt.Errorf("%s %s: %w", entity, full, err)
 	}
-	return row, full, nil
+	return row, nil
 }
 
 // wrapWrite names the row a failed write was about. ErrConflict cannot

@@ -81,7 +81,7 @@ func (r *Registry) runOp(ctx context.Context, id string, fn func(tx Tx, run *Run
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		run, _, err := lookup(tx, EntityRun, id, r.match, tx.GetRun)
+		run, err := lookup(tx, EntityRun, id, r.match, tx.GetRun)
 		if err != nil {
 			return err
 		}

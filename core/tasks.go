@@ -182,7 +182,7 @@ func (r *Registry) taskOp(ctx context.Context, id string, fn func(tx Tx, t *Task
 		res Result
 	)
 	err := r.store.Update(ctx, func(tx Tx) error {
-		t, _, err := lookup(tx, EntityTask, id, r.match, tx.GetTask)
+		t, err := lookup(tx, EntityTask, id, r.match, tx.GetTask)
 		if err != nil {
 			return err
 		}

@@ -39,14 +39,11 @@ type Memory[R any] struct {
 	id     func(*R) any
 
 	rows []R
-	// hay is each row's fields' text, lower-cased (ASCII), joined by a
-	// newline: one search per row for a filter without one (a filter is
-	// one line; matches tests the fields apart for one with a newline).
-	hay []string
-	// buf is every row's hay in row order, each followed by a newline;
-	// hay[i] is buf[off[i] : off[i+1]-1]. A filter without a newline
-	// cannot match across two rows in it, so a filter that must test most
-	// rows reads buf in one pass (scan) instead of one search per row.
+	// buf is every row's fields' text, lower-cased (ASCII), joined by a
+	// newline, each row followed by one too (row i's text is hay(i), from
+	// off[i]). A filter is one line, so it cannot match across two fields
+	// or two rows: one that must test most rows reads buf in one pass
+	// (scan), one that tests few searches each row's text (matches).
 	buf string
 	off []int
 	at  map[any]int // id → index in rows
@@ -102,7 +99,6 @@ func NewMemory[R any](entity string, v Values[R]) (*Memory[R], error) {
 // kept: the caller must not change it until it calls Set again.
 func (m *Memory[R]) Set(rows []R) {
 	m.rows, m.full, m.last = rows, nil, nil
-	m.hay = make([]string, len(rows))
 	m.off = make([]int, len(rows)+1)
 	m.at = make(map[any]int, len(rows))
 	var b strings.Builder
@@ -119,10 +115,10 @@ func (m *Memory[R]) Set(rows []R) {
 	}
 	m.off[len(rows)] = b.Len()
 	m.buf = lowerASCII(b.String())
-	for i := range rows {
-		m.hay[i] = m.buf[m.off[i] : m.off[i+1]-1]
-	}
 }
+
+// hay is row i's searchable text in buf.
+func (m *Memory[R]) hay(i int) string { return m.buf[m.off[i] : m.off[i+1]-1] }
 
 // scan marks the rows whose hay holds filter (one line), reading buf once:
 // for a filter that tests most rows, one pass over one string is several
@@ -328,7 +324,7 @@ func (m *Memory[R]) matches(i int, filter string) bool {
 		return true
 	}
 	if strings.IndexByte(filter, '\n') < 0 {
-		return strings.Contains(m.hay[i], filter)
+		return strings.Contains(m.hay(i), filter)
 	}
 	for _, get := range m.fields { // a filter never spans two fields
 		if strings.Contains(lowerASCII(get(&m.rows[i])), filter) {
